@@ -1,0 +1,657 @@
+//! The out-of-core CSR builder: any [`EdgeSource`] in, a `.sl` file out, with
+//! peak memory bounded by a budget whatever the input's size.
+//!
+//! Arcs are collected in a buffer sized from the budget; when it fills, it is
+//! sorted, deduplicated and spilled to a run file on disk. At the end the runs
+//! are merged (in one pass unless there are very many) straight into the CSR
+//! sections of the output, which is written under a temporary name and renamed
+//! only when complete.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use swapless_format::{GraphFlags, GraphWriter, SectionKind, SectionWriter};
+
+use crate::record::Record;
+use crate::reorder::{Reorder, degree_based_grouping, invert_permutation};
+use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate, write_run};
+use crate::source::{Direction, EdgeSource, InputEdge};
+use crate::{BuildError, Result};
+
+/// Memory kept out of the arc buffers for everything else the process holds:
+/// the binary and its libraries, thread stacks, input batches, decompressors
+/// and the output's write buffers. The builder's peak RSS stays within
+/// `--memory` when this reserve covers those; tests hold it to that.
+pub const RESERVED_BYTES: u64 = 40 << 20;
+/// The smallest arc buffer worth running with.
+const MIN_WORKING_BYTES: u64 = 16 << 20;
+/// Edges per batch handed over by a source.
+pub const BATCH_EDGES: usize = 1 << 16;
+/// Smallest read buffer per run in the final merge.
+const MIN_MERGE_BUFFER_BYTES: u64 = 256 << 10;
+
+/// Receives progress while a build runs (the CLI draws a bar from it).
+pub trait BuildProgress: Send + Sync {
+    /// A new phase begins; `total` is its amount of work, if known.
+    fn phase(&self, name: &str, total: Option<u64>);
+    /// Work done so far in the current phase.
+    fn position(&self, done: u64);
+}
+
+/// How to build.
+#[derive(Clone)]
+pub struct BuildOptions {
+    /// Peak memory the builder may use, in bytes.
+    pub memory_bytes: u64,
+    /// Where temporary runs go (default: next to the output).
+    pub temp_dir: Option<PathBuf>,
+    /// Vertex renumbering.
+    pub reorder: Reorder,
+    /// Set to `true` (e.g. by a Ctrl-C handler) to stop the build and clean up.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Progress receiver.
+    pub progress: Option<Arc<dyn BuildProgress>>,
+}
+
+impl BuildOptions {
+    /// Options with a budget and defaults for the rest.
+    pub fn with_memory(memory_bytes: u64) -> BuildOptions {
+        BuildOptions {
+            memory_bytes,
+            temp_dir: None,
+            reorder: Reorder::None,
+            cancel: None,
+            progress: None,
+        }
+    }
+}
+
+/// What a build produced and dropped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildReport {
+    /// Vertices in the output.
+    pub vertices: u64,
+    /// Edges in the output (undirected edges counted once).
+    pub edges: u64,
+    /// Stored out-neighbor entries.
+    pub arcs: u64,
+    /// Whether the output is directed.
+    pub directed: bool,
+    /// Whether the output carries weights.
+    pub weighted: bool,
+    /// Whether vertices were renumbered.
+    pub reordered: bool,
+    /// Edges the input held.
+    pub input_edges: u64,
+    /// Input edges from a vertex to itself, dropped.
+    pub self_loops_dropped: u64,
+    /// Input edges that repeated an earlier one, dropped (the smallest weight is kept).
+    pub duplicate_edges_dropped: u64,
+    /// Sorted runs written to disk (0: the build fit in memory).
+    pub runs_spilled: u64,
+    /// Extra merge passes needed because there were too many runs for one.
+    pub merge_passes: u64,
+    /// Size of the output file.
+    pub output_bytes: u64,
+    /// The budget the build ran under.
+    pub memory_budget_bytes: u64,
+    /// Bytes of it given to arc buffers.
+    pub working_memory_bytes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+struct Context<'a> {
+    options: &'a BuildOptions,
+    temp_dir: PathBuf,
+    working_bytes: u64,
+    next_run_id: u64,
+    report: BuildReport,
+}
+
+impl Context<'_> {
+    fn check_cancelled(&self) -> Result<()> {
+        match &self.options.cancel {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(BuildError::Interrupted),
+            _ => Ok(()),
+        }
+    }
+
+    fn phase(&self, name: &str, total: Option<u64>) {
+        if let Some(progress) = &self.options.progress {
+            progress.phase(name, total);
+        }
+    }
+
+    fn position(&self, done: u64) {
+        if let Some(progress) = &self.options.progress {
+            progress.position(done);
+        }
+    }
+
+    fn new_run_path(&mut self) -> PathBuf {
+        self.next_run_id += 1;
+        self.temp_dir.join(format!("run-{}.bin", self.next_run_id))
+    }
+}
+
+/// Builds `output` from `source` within `options.memory_bytes`.
+pub fn build_graph(
+    source: &mut dyn EdgeSource,
+    output: &Path,
+    options: &BuildOptions,
+) -> Result<BuildReport> {
+    let started = Instant::now();
+    let temp_parent = match (&options.temp_dir, output.parent()) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(parent)) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // Dropping the TempDir removes every run, on success, on error and on Ctrl-C.
+    let temp = tempfile::Builder::new()
+        .prefix(".swapless-build-")
+        .tempdir_in(&temp_parent)
+        .map_err(|source| BuildError::io(&temp_parent, source))?;
+    let fixed = RESERVED_BYTES + source.memory_bytes();
+    let working_bytes = options.memory_bytes.saturating_sub(fixed);
+    if working_bytes < MIN_WORKING_BYTES {
+        return Err(BuildError::BudgetTooSmall {
+            budget_bytes: options.memory_bytes,
+            needed_bytes: fixed + MIN_WORKING_BYTES,
+        });
+    }
+    let mut context = Context {
+        options,
+        temp_dir: temp.path().to_path_buf(),
+        working_bytes,
+        next_run_id: 0,
+        report: BuildReport {
+            memory_budget_bytes: options.memory_bytes,
+            working_memory_bytes: working_bytes,
+            ..BuildReport::default()
+        },
+    };
+    let mut report = match options.reorder {
+        Reorder::None => build_sorted(source, output, None, &mut context)?,
+        Reorder::DegreeBasedGrouping => {
+            let (mut replay, new_to_old) = spill_and_reorder(source, &mut context)?;
+            build_sorted(&mut replay, output, Some(new_to_old), &mut context)?
+        }
+    };
+    report.output_bytes = std::fs::metadata(output)
+        .map_err(|source| BuildError::io(output, source))?
+        .len();
+    report.seconds = started.elapsed().as_secs_f64();
+    drop(temp);
+    Ok(report)
+}
+
+fn build_sorted(
+    source: &mut dyn EdgeSource,
+    output: &Path,
+    new_to_old: Option<Vec<u32>>,
+    context: &mut Context,
+) -> Result<BuildReport> {
+    if source.weighted() {
+        build_with::<u128>(source, output, new_to_old, context)
+    } else {
+        build_with::<u64>(source, output, new_to_old, context)
+    }
+}
+
+/// Collects arcs, spilling sorted runs when the buffer is full.
+struct ArcCollector<R: Record> {
+    buffer: Vec<R>,
+    capacity: usize,
+    runs: Vec<PathBuf>,
+    pushed: u64,
+}
+
+impl<R: Record> ArcCollector<R> {
+    fn new(capacity: usize) -> Self {
+        ArcCollector {
+            buffer: Vec::new(),
+            capacity,
+            runs: Vec::new(),
+            pushed: 0,
+        }
+    }
+
+    fn push(&mut self, record: R, context: &mut Context) -> Result<()> {
+        if self.buffer.len() == self.capacity {
+            self.spill(context)?;
+        }
+        if self.buffer.capacity() == 0 {
+            self.buffer.reserve_exact(self.capacity);
+        }
+        self.buffer.push(record);
+        self.pushed += 1;
+        Ok(())
+    }
+
+    fn spill(&mut self, context: &mut Context) -> Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        context.check_cancelled()?;
+        sort_and_deduplicate(&mut self.buffer);
+        let path = context.new_run_path();
+        write_run(&self.buffer, &path)?;
+        self.runs.push(path);
+        context.report.runs_spilled += 1;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+fn build_with<R: Record>(
+    source: &mut dyn EdgeSource,
+    output: &Path,
+    new_to_old: Option<Vec<u32>>,
+    context: &mut Context,
+) -> Result<BuildReport> {
+    let directed = source.direction() == Direction::Directed;
+    let permutation_bytes = new_to_old.as_ref().map_or(0, |p| p.len() as u64 * 8);
+    let buffer_bytes = context.working_bytes.saturating_sub(permutation_bytes);
+    let sides = if directed { 2 } else { 1 };
+    let capacity = ((buffer_bytes / sides) / std::mem::size_of::<R>() as u64).max(1024) as usize;
+    let mut out_arcs = ArcCollector::<R>::new(capacity);
+    let mut in_arcs = ArcCollector::<R>::new(if directed { capacity } else { 0 });
+
+    context.phase("reading", source.progress_bytes().1);
+    let mut batch: Vec<InputEdge> = Vec::with_capacity(crate::builder::BATCH_EDGES);
+    let mut max_id: Option<u32> = None;
+    while source.next_batch(&mut batch)? {
+        context.check_cancelled()?;
+        for edge in &batch {
+            context.report.input_edges += 1;
+            let larger = edge.source.max(edge.destination);
+            max_id = Some(max_id.map_or(larger, |m| m.max(larger)));
+            if edge.source == edge.destination {
+                context.report.self_loops_dropped += 1;
+                continue;
+            }
+            out_arcs.push(R::new(edge.source, edge.destination, edge.weight), context)?;
+            let reverse = R::new(edge.destination, edge.source, edge.weight);
+            if directed {
+                in_arcs.push(reverse, context)?;
+            } else {
+                out_arcs.push(reverse, context)?;
+            }
+        }
+        match source.progress_bytes() {
+            (done, Some(_)) => context.position(done),
+            _ => context.position(context.report.input_edges),
+        }
+    }
+    if context.report.input_edges == 0 {
+        return Err(BuildError::bad_input(
+            source.name(),
+            "the input contains no edges; check the file and its format",
+        ));
+    }
+    let seen_vertices = max_id.map_or(0, |m| m as u64 + 1);
+    let vertices = match source.declared_vertices() {
+        Some(declared) if declared < seen_vertices => {
+            return Err(BuildError::bad_input(
+                source.name(),
+                format!("the input declares {declared} vertices but uses id {}", seen_vertices - 1),
+            ));
+        }
+        Some(declared) => declared,
+        None => seen_vertices,
+    };
+
+    let mut writer = GraphWriter::create(output)?;
+    let out_sections = [SectionKind::OutOffsets, SectionKind::OutNeighbors, SectionKind::OutWeights];
+    let arcs = write_adjacency(out_arcs, &mut writer, out_sections, vertices, context)?;
+    if directed {
+        let in_sections = [SectionKind::InOffsets, SectionKind::InNeighbors, SectionKind::InWeights];
+        let in_count = write_adjacency(in_arcs, &mut writer, in_sections, vertices, context)?;
+        debug_assert_eq!(in_count, arcs);
+    }
+    if let Some(new_to_old) = &new_to_old {
+        let mut section = writer.begin_section(SectionKind::Permutation, Some(vertices * 4))?;
+        section.write_values(new_to_old)?;
+        writer.finish_section(section)?;
+    }
+    let flags = GraphFlags {
+        directed,
+        weighted: R::WEIGHTED,
+        reordered: new_to_old.is_some(),
+    };
+    context.check_cancelled()?;
+    context.phase("syncing", None);
+    writer.finish(flags, vertices, arcs)?;
+
+    let report = &mut context.report;
+    let duplicate_arcs = report.input_edges - report.self_loops_dropped;
+    let duplicate_edges = if directed {
+        duplicate_arcs - arcs
+    } else {
+        duplicate_arcs - arcs / 2
+    };
+    report.vertices = vertices;
+    report.arcs = arcs;
+    report.edges = if directed { arcs } else { arcs / 2 };
+    report.directed = directed;
+    report.weighted = R::WEIGHTED;
+    report.reordered = new_to_old.is_some();
+    report.duplicate_edges_dropped =
+        duplicate_edges.saturating_sub(source.expected_duplicate_edges());
+    Ok(report.clone())
+}
+
+/// Sorts (in memory or by merging runs) one direction's arcs and writes its CSR sections.
+fn write_adjacency<R: Record>(
+    mut collector: ArcCollector<R>,
+    writer: &mut GraphWriter,
+    sections: [SectionKind; 3],
+    vertices: u64,
+    context: &mut Context,
+) -> Result<u64> {
+    let label = if sections[0] == SectionKind::OutOffsets { "out" } else { "in" };
+    let expected = Some(collector.pushed);
+    if collector.runs.is_empty() {
+        context.phase(&format!("sorting {label}-edges"), None);
+        sort_and_deduplicate(&mut collector.buffer);
+        context.phase(&format!("writing {label}-edges"), expected);
+        let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, context)?;
+        for (index, &record) in collector.buffer.iter().enumerate() {
+            if index % (1 << 22) == 0 {
+                context.check_cancelled()?;
+                context.position(index as u64);
+            }
+            csr.push(record)?;
+        }
+        return csr.finish(writer, context);
+    }
+    context.phase(&format!("spilling {label}-edges"), None);
+    collector.spill(context)?;
+    collector.buffer = Vec::new();
+    let max_fan_in = (context.working_bytes / MIN_MERGE_BUFFER_BYTES).clamp(2, 1024) as usize;
+    let runs = std::mem::take(&mut collector.runs);
+    if runs.len() > max_fan_in {
+        context.phase(&format!("pre-merging {label}-edges"), None);
+    }
+    let temp_dir = context.temp_dir.clone();
+    let (runs, passes) = reduce_runs::<R>(
+        runs,
+        max_fan_in,
+        context.working_bytes,
+        &temp_dir,
+        &mut context.next_run_id,
+    )?;
+    context.report.merge_passes += passes;
+    context.phase(&format!("merging {label}-edges"), expected);
+    let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, context)?;
+    let mut merged = 0u64;
+    merge_runs::<R>(&runs, context.working_bytes, |record| {
+        merged += 1;
+        if merged % (1 << 22) == 0 {
+            context.check_cancelled()?;
+            context.position(merged);
+        }
+        csr.push(record)
+    })?;
+    for run in &runs {
+        let _ = std::fs::remove_file(run);
+    }
+    csr.finish(writer, context)
+}
+
+/// Turns a sorted, deduplicated arc stream into offsets, neighbors and weights sections.
+struct CsrWriter {
+    offsets: SectionWriter,
+    neighbors: SectionWriter,
+    weights: Option<(PathBuf, BufWriter<File>)>,
+    weights_kind: SectionKind,
+    vertices: u64,
+    next_vertex: u64,
+    arcs: u64,
+    offset_buffer: Vec<u64>,
+    neighbor_buffer: Vec<u32>,
+    weight_buffer: Vec<f32>,
+}
+
+const CSR_BUFFER_ENTRIES: usize = 1 << 15;
+
+impl CsrWriter {
+    fn begin(
+        writer: &mut GraphWriter,
+        sections: [SectionKind; 3],
+        vertices: u64,
+        weighted: bool,
+        context: &mut Context,
+    ) -> Result<CsrWriter> {
+        let offsets = writer.begin_section(sections[0], Some((vertices + 1) * 8))?;
+        let neighbors = writer.begin_section(sections[1], None)?;
+        let weights = if weighted {
+            // Weights follow the neighbors, whose final length dedup decides; they wait in a temporary file.
+            let path = context.temp_dir.join(format!("{}.tmp", sections[2].name()));
+            let file = File::create(&path).map_err(|source| BuildError::io(&path, source))?;
+            Some((path, BufWriter::with_capacity(1 << 20, file)))
+        } else {
+            None
+        };
+        Ok(CsrWriter {
+            offsets,
+            neighbors,
+            weights,
+            weights_kind: sections[2],
+            vertices,
+            next_vertex: 0,
+            arcs: 0,
+            offset_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
+            neighbor_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
+            weight_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
+        })
+    }
+
+    fn push<R: Record>(&mut self, record: R) -> Result<()> {
+        let source = record.source() as u64;
+        while self.next_vertex <= source {
+            self.push_offset()?;
+        }
+        self.neighbor_buffer.push(record.destination());
+        if self.weights.is_some() {
+            self.weight_buffer.push(record.weight());
+        }
+        self.arcs += 1;
+        if self.neighbor_buffer.len() == CSR_BUFFER_ENTRIES {
+            self.flush_lists()?;
+        }
+        Ok(())
+    }
+
+    fn push_offset(&mut self) -> Result<()> {
+        self.offset_buffer.push(self.arcs);
+        self.next_vertex += 1;
+        if self.offset_buffer.len() == CSR_BUFFER_ENTRIES {
+            self.offsets.write_values(&self.offset_buffer)?;
+            self.offset_buffer.clear();
+        }
+        Ok(())
+    }
+
+    fn flush_lists(&mut self) -> Result<()> {
+        self.neighbors.write_values(&self.neighbor_buffer)?;
+        self.neighbor_buffer.clear();
+        if let Some((path, weights)) = &mut self.weights {
+            weights
+                .write_all(bytemuck::cast_slice(&self.weight_buffer))
+                .map_err(|source| BuildError::io(path.as_path(), source))?;
+            self.weight_buffer.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, writer: &mut GraphWriter, context: &mut Context) -> Result<u64> {
+        while self.next_vertex <= self.vertices {
+            self.push_offset()?;
+        }
+        self.offsets.write_values(&self.offset_buffer)?;
+        self.flush_lists()?;
+        writer.finish_section(self.neighbors)?;
+        writer.finish_section(self.offsets)?;
+        if let Some((path, weights)) = self.weights {
+            let io = |source| BuildError::io(path.as_path(), source);
+            weights.into_inner().map_err(|error| io(error.into_error()))?;
+            let mut section = writer.begin_section(self.weights_kind, Some(self.arcs * 4))?;
+            let mut reader = BufReader::with_capacity(1 << 20, File::open(&path).map_err(io)?);
+            let mut chunk = vec![0u8; 1 << 20];
+            loop {
+                context.check_cancelled()?;
+                let read = reader.read(&mut chunk).map_err(io)?;
+                if read == 0 {
+                    break;
+                }
+                section.write(&chunk[..read])?;
+            }
+            writer.finish_section(section)?;
+            let _ = std::fs::remove_file(&path);
+        }
+        Ok(self.arcs)
+    }
+}
+
+/// Reordering needs every vertex's degree before any arc is sorted, so the input
+/// is first copied to a raw spill file while degrees are counted, then replayed
+/// with the new ids.
+fn spill_and_reorder(
+    source: &mut dyn EdgeSource,
+    context: &mut Context,
+) -> Result<(RawReplay, Vec<u32>)> {
+    let path = context.temp_dir.join("input.raw");
+    let file = File::create(&path).map_err(|error| BuildError::io(&path, error))?;
+    let mut spill = BufWriter::with_capacity(1 << 20, file);
+    let mut degrees: Vec<u32> = Vec::new();
+    let mut batch = Vec::with_capacity(BATCH_EDGES);
+    let mut edges = 0u64;
+    // Degrees now, two id maps later: 12 bytes per vertex must leave room for the arc buffers.
+    let max_vertices = (context.working_bytes / 2 / 12) as usize;
+    context.phase("reading (counting degrees)", source.progress_bytes().1);
+    while source.next_batch(&mut batch)? {
+        context.check_cancelled()?;
+        for edge in &batch {
+            let larger = edge.source.max(edge.destination) as usize;
+            if larger >= degrees.len() {
+                if larger >= max_vertices {
+                    return Err(BuildError::BudgetTooSmall {
+                        budget_bytes: context.options.memory_bytes,
+                        needed_bytes: context.options.memory_bytes - context.working_bytes
+                            + (larger as u64 + 1) * 24,
+                    });
+                }
+                degrees.resize(larger + 1, 0);
+            }
+            if edge.source == edge.destination {
+                context.report.input_edges += 1;
+                context.report.self_loops_dropped += 1;
+                continue;
+            }
+            degrees[edge.source as usize] = degrees[edge.source as usize].saturating_add(1);
+            degrees[edge.destination as usize] = degrees[edge.destination as usize].saturating_add(1);
+            let raw = [edge.source, edge.destination, edge.weight.to_bits()];
+            spill
+                .write_all(bytemuck::cast_slice(&raw))
+                .map_err(|error| BuildError::io(&path, error))?;
+            edges += 1;
+        }
+        match source.progress_bytes() {
+            (done, Some(_)) => context.position(done),
+            _ => context.position(edges),
+        }
+    }
+    spill.flush().map_err(|error| BuildError::io(&path, error))?;
+    drop(spill);
+    if let Some(declared) = source.declared_vertices() {
+        if (declared as usize) < degrees.len() {
+            return Err(BuildError::bad_input(
+                source.name(),
+                format!("the input declares {declared} vertices but uses id {}", degrees.len() - 1),
+            ));
+        }
+        degrees.resize(declared as usize, 0);
+    }
+    if edges == 0 && context.report.input_edges == 0 {
+        return Err(BuildError::bad_input(
+            source.name(),
+            "the input contains no edges; check the file and its format",
+        ));
+    }
+    let old_to_new = degree_based_grouping(&degrees);
+    let vertices = degrees.len() as u64;
+    drop(degrees);
+    let new_to_old = invert_permutation(&old_to_new);
+    let file = File::open(&path).map_err(|error| BuildError::io(&path, error))?;
+    let replay = RawReplay {
+        name: source.name(),
+        path,
+        reader: BufReader::with_capacity(1 << 20, file),
+        old_to_new,
+        direction: source.direction(),
+        weighted: source.weighted(),
+        vertices,
+        expected_duplicates: source.expected_duplicate_edges(),
+    };
+    Ok((replay, new_to_old))
+}
+
+/// Replays a raw spill file with vertices renumbered.
+struct RawReplay {
+    name: String,
+    path: PathBuf,
+    reader: BufReader<File>,
+    old_to_new: Vec<u32>,
+    direction: Direction,
+    weighted: bool,
+    vertices: u64,
+    expected_duplicates: u64,
+}
+
+impl EdgeSource for RawReplay {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn direction(&self) -> Direction {
+        self.direction
+    }
+    fn weighted(&self) -> bool {
+        self.weighted
+    }
+    fn declared_vertices(&self) -> Option<u64> {
+        Some(self.vertices)
+    }
+    fn expected_duplicate_edges(&self) -> u64 {
+        self.expected_duplicates
+    }
+    fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
+        batch.clear();
+        let mut raw = vec![[0u32; 3]; BATCH_EDGES];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut raw);
+        let mut filled = 0;
+        while filled < bytes.len() {
+            let read = self
+                .reader
+                .read(&mut bytes[filled..])
+                .map_err(|error| BuildError::io(&self.path, error))?;
+            if read == 0 {
+                break;
+            }
+            filled += read;
+        }
+        for &[source, destination, weight] in &raw[..filled / 12] {
+            batch.push(InputEdge {
+                source: self.old_to_new[source as usize],
+                destination: self.old_to_new[destination as usize],
+                weight: f32::from_bits(weight),
+            });
+        }
+        Ok(!batch.is_empty())
+    }
+}

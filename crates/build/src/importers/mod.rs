@@ -1,0 +1,78 @@
+//! Importers: edge sources that read users' files.
+
+mod compressed;
+mod gap;
+mod matrix_market;
+mod text;
+
+pub use compressed::{InputReader, open_maybe_compressed};
+pub use gap::GapSource;
+pub use matrix_market::MatrixMarketSource;
+pub use text::TextEdgeListSource;
+
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::source::EdgeSource;
+use crate::{BuildError, Result};
+
+/// What the user asked of an import.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ImportOptions {
+    /// Each input edge stands for both directions.
+    pub undirected: bool,
+    /// Keep the input's weights (the input must have them).
+    pub weighted: bool,
+}
+
+/// The input formats swapless reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// `u v` or `u v w` per line.
+    EdgeList,
+    /// Matrix Market coordinate file.
+    MatrixMarket,
+    /// GAP's serialized unweighted graph.
+    GapSerialized,
+    /// GAP's serialized weighted graph.
+    GapWeighted,
+}
+
+/// The path without a trailing `.gz` / `.zst`.
+fn uncompressed_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .unwrap_or(&name)
+        .to_string()
+}
+
+/// Opens `path` with the importer its name (and, for text, its first line) calls for.
+pub fn open_input(path: &Path, options: ImportOptions) -> Result<Box<dyn EdgeSource>> {
+    let name = uncompressed_name(path);
+    if name.ends_with(".wsg") {
+        return Ok(Box::new(GapSource::open(path, true, options)?));
+    }
+    if name.ends_with(".sg") {
+        return Ok(Box::new(GapSource::open(path, false, options)?));
+    }
+    if name.ends_with(".sl") {
+        return Err(BuildError::bad_input(
+            path,
+            "this is already a swapless graph; use `swapless info` or `swapless check` on it",
+        ));
+    }
+    let mut reader = open_maybe_compressed(path)?;
+    let starts_like_matrix_market = reader
+        .fill_buf()
+        .map_err(|source| BuildError::io(path, source))?
+        .starts_with(b"%%MatrixMarket");
+    if name.ends_with(".mtx") || starts_like_matrix_market {
+        Ok(Box::new(MatrixMarketSource::new(path, reader, options)?))
+    } else {
+        Ok(Box::new(TextEdgeListSource::new(path, reader, options)))
+    }
+}

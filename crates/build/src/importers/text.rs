@@ -1,0 +1,235 @@
+//! Text edge lists: `u v` or `u v w` per line, separated by whitespace or commas,
+//! with `#` and `%` starting comments.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use super::ImportOptions;
+use super::compressed::InputReader;
+use crate::builder::BATCH_EDGES;
+use crate::source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
+use crate::{BuildError, Result};
+
+/// Reads a text edge list line by line.
+pub struct TextEdgeListSource {
+    path: PathBuf,
+    reader: InputReader,
+    options: ImportOptions,
+    line_number: u64,
+    columns: Option<usize>,
+    line: Vec<u8>,
+}
+
+/// Shortens a line for an error message.
+pub(crate) fn excerpt(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end();
+    if text.chars().count() > 80 {
+        format!("{}...", text.chars().take(80).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
+/// Parses a vertex id: a non-negative decimal integer no larger than [`MAX_VERTEX_ID`].
+pub(crate) fn parse_vertex_id(token: &[u8]) -> std::result::Result<u64, String> {
+    if token.is_empty() || !token.iter().all(u8::is_ascii_digit) {
+        return Err(format!(
+            "`{}` is not a vertex id (ids are non-negative integers)",
+            String::from_utf8_lossy(token)
+        ));
+    }
+    let mut value: u64 = 0;
+    for &digit in token {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add((digit - b'0') as u64))
+            .filter(|&v| v <= MAX_VERTEX_ID)
+            .ok_or_else(|| {
+                format!(
+                    "vertex id {} does not fit in 32 bits (the largest allowed is {MAX_VERTEX_ID})",
+                    String::from_utf8_lossy(token)
+                )
+            })?;
+    }
+    Ok(value)
+}
+
+/// Parses a weight: any finite number.
+pub(crate) fn parse_weight(token: &[u8]) -> std::result::Result<f32, String> {
+    std::str::from_utf8(token)
+        .ok()
+        .and_then(|text| text.parse::<f32>().ok())
+        .filter(|weight| weight.is_finite())
+        .ok_or_else(|| {
+            format!(
+                "`{}` is not a finite number, so it cannot be a weight",
+                String::from_utf8_lossy(token)
+            )
+        })
+}
+
+/// Splits a line into at most 4 fields, stopping at a comment.
+fn fields(line: &[u8]) -> (usize, [&[u8]; 4]) {
+    let mut found: [&[u8]; 4] = [&[]; 4];
+    let mut count = 0;
+    let mut start = None;
+    for (index, &byte) in line.iter().enumerate() {
+        let separator = byte == b' ' || byte == b'\t' || byte == b',' || byte == b'\r' || byte == b'\n';
+        let comment = byte == b'#' || byte == b'%';
+        if separator || comment {
+            if let Some(begin) = start.take() {
+                if count < 4 {
+                    found[count] = &line[begin..index];
+                }
+                count += 1;
+            }
+            if comment {
+                return (count, found);
+            }
+        } else if start.is_none() {
+            start = Some(index);
+        }
+    }
+    if let Some(begin) = start {
+        if count < 4 {
+            found[count] = &line[begin..];
+        }
+        count += 1;
+    }
+    (count, found)
+}
+
+impl TextEdgeListSource {
+    /// Wraps an opened input.
+    pub fn new(path: &Path, reader: InputReader, options: ImportOptions) -> Self {
+        TextEdgeListSource {
+            path: path.to_path_buf(),
+            reader,
+            options,
+            line_number: 0,
+            columns: None,
+            line: Vec::with_capacity(256),
+        }
+    }
+
+    fn parse_error(&self, detail: String) -> BuildError {
+        BuildError::Parse {
+            path: self.path.clone(),
+            line: self.line_number,
+            text: excerpt(&self.line),
+            detail,
+        }
+    }
+
+    fn parse_line(&mut self) -> Result<Option<InputEdge>> {
+        let (count, tokens) = fields(&self.line);
+        if count == 0 {
+            return Ok(None);
+        }
+        if count > 3 || count < 2 {
+            return Err(self.parse_error(format!(
+                "expected 2 or 3 columns (source, destination, optional weight), found {count}"
+            )));
+        }
+        match self.columns {
+            None => {
+                if self.options.weighted && count == 2 {
+                    return Err(self.parse_error(
+                        "--weighted needs a third column with each edge's weight, but this line has none"
+                            .to_string(),
+                    ));
+                }
+                self.columns = Some(count);
+            }
+            Some(expected) if expected != count => {
+                return Err(self.parse_error(format!(
+                    "this line has {count} columns but the lines before it have {expected}; give a weight on every line or on none"
+                )));
+            }
+            Some(_) => {}
+        }
+        let source = parse_vertex_id(tokens[0]).map_err(|detail| self.parse_error(detail))?;
+        let destination = parse_vertex_id(tokens[1]).map_err(|detail| self.parse_error(detail))?;
+        let weight = if self.options.weighted {
+            parse_weight(tokens[2]).map_err(|detail| self.parse_error(detail))?
+        } else {
+            1.0
+        };
+        Ok(Some(InputEdge {
+            source: source as u32,
+            destination: destination as u32,
+            weight,
+        }))
+    }
+}
+
+impl EdgeSource for TextEdgeListSource {
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn direction(&self) -> Direction {
+        if self.options.undirected {
+            Direction::Undirected
+        } else {
+            Direction::Directed
+        }
+    }
+
+    fn weighted(&self) -> bool {
+        self.options.weighted
+    }
+
+    fn progress_bytes(&self) -> (u64, Option<u64>) {
+        (
+            self.reader.bytes_read.load(Ordering::Relaxed),
+            Some(self.reader.file_bytes),
+        )
+    }
+
+    fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
+        batch.clear();
+        while batch.len() < BATCH_EDGES {
+            self.line.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.line)
+                .map_err(|source| BuildError::io(&self.path, source))?;
+            if read == 0 {
+                break;
+            }
+            self.line_number += 1;
+            if let Some(edge) = self.parse_line()? {
+                batch.push(edge);
+            }
+        }
+        Ok(!batch.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_split_on_whitespace_commas_and_stop_at_comments() {
+        let (count, tokens) = fields(b"  12,\t7 3.5 # note");
+        assert_eq!(count, 3);
+        assert_eq!(&tokens[..3], &[&b"12"[..], b"7", b"3.5"]);
+        assert_eq!(fields(b"% header").0, 0);
+        assert_eq!(fields(b"\r\n").0, 0);
+        assert_eq!(fields(b"1 2 3 4 5").0, 5);
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        assert_eq!(parse_vertex_id(b"4294967294"), Ok(4294967294));
+        assert!(parse_vertex_id(b"4294967295").unwrap_err().contains("does not fit"));
+        assert!(parse_vertex_id(b"-1").unwrap_err().contains("not a vertex id"));
+        assert!(parse_vertex_id(b"1.5").is_err());
+        assert!(parse_weight(b"nan").is_err());
+        assert_eq!(parse_weight(b"1e3"), Ok(1000.0));
+    }
+}

@@ -1,0 +1,22 @@
+//! Building `.sl` graph files: importers (text edge lists, Matrix Market, GAP
+//! `.sg`/`.wsg`, optionally `.gz`/`.zst` compressed), generators (Kronecker,
+//! uniform random, grid), degree-based reordering, and the out-of-core builder
+//! that turns any of them into a `.sl` file within a memory budget.
+
+mod builder;
+mod error;
+pub mod generators;
+pub mod importers;
+pub mod memory;
+mod record;
+mod reorder;
+mod runs;
+mod source;
+
+pub use builder::{BuildOptions, BuildProgress, BuildReport, RESERVED_BYTES, build_graph};
+pub use error::BuildError;
+pub use reorder::{Reorder, degree_based_grouping, invert_permutation};
+pub use source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
+
+/// Result type of this crate.
+pub type Result<T> = std::result::Result<T, BuildError>;

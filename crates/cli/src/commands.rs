@@ -1,0 +1,399 @@
+//! What each subcommand does: parse options, call the library, print a report.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::json;
+use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
+use swapless_build::importers::{ImportOptions, open_input};
+use swapless_build::memory::{parse_size, peak_rss_bytes, physical_memory_bytes};
+use swapless_build::{BuildError, BuildOptions, BuildReport, EdgeSource, Reorder, build_graph};
+use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
+
+use crate::progress::TerminalProgress;
+use crate::text::{bytes, thousands};
+use crate::{BuildCommand, Generator, OutputOptions, ReorderChoice};
+
+
+/// An error the CLI reports in one sentence.
+#[derive(Debug)]
+pub enum CliError {
+    /// Wrong or inconsistent options.
+    Usage(String),
+    /// A build, import or generator failed.
+    Build(BuildError),
+    /// A graph file could not be read or failed its checks.
+    Format(FormatError),
+    /// Writing a report failed.
+    Io(PathBuf, std::io::Error),
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Usage(message) => write!(formatter, "{message}"),
+            CliError::Build(error) => write!(formatter, "{error}"),
+            CliError::Format(error) => write!(formatter, "{error}"),
+            CliError::Io(path, error) => write!(formatter, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl CliError {
+    /// 130 after Ctrl-C (the shell convention), 2 for usage errors, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Build(BuildError::Interrupted) => 130,
+            CliError::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+impl From<BuildError> for CliError {
+    fn from(error: BuildError) -> Self {
+        CliError::Build(error)
+    }
+}
+
+impl From<FormatError> for CliError {
+    fn from(error: FormatError) -> Self {
+        CliError::Format(error)
+    }
+}
+
+type CliResult = Result<(), CliError>;
+
+/// Turns `--memory` into bytes; the default is half of physical memory.
+fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
+    match text {
+        Some(text) => parse_size(text).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
+            ))
+        }),
+        None => Ok(physical_memory_bytes().unwrap_or(8 << 30) / 2),
+    }
+}
+
+/// A flag that Ctrl-C sets; the builder polls it and removes its temporary files.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = flag.clone();
+    // A second Ctrl-C while cleanup runs exits at once.
+    let _ = ctrlc::set_handler(move || {
+        if handler_flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    flag
+}
+
+fn write_json(path: &Path, value: &serde_json::Value) -> CliResult {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    if path == Path::new("-") {
+        println!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text + "\n").map_err(|error| CliError::Io(path.to_path_buf(), error))
+}
+
+/// `swapless generate ...`
+pub fn generate(generator: Generator) -> CliResult {
+    let (mut source, common, default_name): (Box<dyn EdgeSource>, _, String) = match generator {
+        Generator::Kron(args) => (
+            Box::new(SyntheticSource::new(
+                SyntheticKind::Kronecker,
+                args.scale,
+                args.degree,
+                args.common.weighted,
+                args.common.seed,
+            )?),
+            args.common,
+            format!("kron{}.sl", args.scale),
+        ),
+        Generator::Urand(args) => (
+            Box::new(SyntheticSource::new(
+                SyntheticKind::UniformRandom,
+                args.scale,
+                args.degree,
+                args.common.weighted,
+                args.common.seed,
+            )?),
+            args.common,
+            format!("urand{}.sl", args.scale),
+        ),
+        Generator::Grid(args) => {
+            let shortcuts = args
+                .shortcuts
+                .unwrap_or_else(|| GridSource::default_shortcuts(args.rows, args.cols));
+            (
+                Box::new(GridSource::new(
+                    args.rows,
+                    args.cols,
+                    shortcuts,
+                    args.common.weighted,
+                    args.common.seed,
+                )?),
+                args.common,
+                format!("grid{}x{}.sl", args.rows, args.cols),
+            )
+        }
+    };
+    let output = common.output.clone().unwrap_or_else(|| PathBuf::from(default_name));
+    run_build(source.as_mut(), &output, &common.output_options)
+}
+
+/// `swapless build INPUT -o OUTPUT`
+pub fn build(command: BuildCommand) -> CliResult {
+    if command.input == command.output {
+        return Err(CliError::Usage(
+            "the output must be a different file from the input".to_string(),
+        ));
+    }
+    let options = ImportOptions {
+        undirected: command.undirected,
+        weighted: command.weighted,
+    };
+    let mut source = open_input(&command.input, options)?;
+    run_build(source.as_mut(), &command.output, &command.output_options)
+}
+
+fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions) -> CliResult {
+    if output.extension().is_none_or(|ext| ext != "sl") {
+        return Err(CliError::Usage(format!(
+            "the output {} should end in .sl so swapless recognizes it",
+            output.display()
+        )));
+    }
+    let progress = Arc::new(TerminalProgress::new());
+    let mut build_options = BuildOptions::with_memory(memory_budget(options.memory.as_deref())?);
+    build_options.temp_dir = options.tmp_dir.clone();
+    build_options.reorder = match options.reorder {
+        Some(ReorderChoice::Dbg) => Reorder::DegreeBasedGrouping,
+        None => Reorder::None,
+    };
+    build_options.cancel = Some(interrupt_flag());
+    build_options.progress = Some(progress.clone());
+    let result = build_graph(source, output, &build_options);
+    progress.finish();
+    let report = result?;
+    let peak_rss = peak_rss_bytes().unwrap_or(0);
+    print_build_report(output, &report, peak_rss);
+    if let Some(path) = &options.json {
+        write_json(path, &build_report_json(output, &report, peak_rss))?;
+    }
+    Ok(())
+}
+
+fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
+    let kind = format!(
+        "{}, {}{}",
+        if report.directed { "directed" } else { "undirected" },
+        if report.weighted { "weighted" } else { "unweighted" },
+        if report.reordered { ", reordered by degree" } else { "" }
+    );
+    println!(
+        "built {}: {} vertices, {} edges ({kind})",
+        output.display(),
+        thousands(report.vertices),
+        thousands(report.edges)
+    );
+    println!(
+        "  input edges {}; self-loops dropped {}; duplicate edges dropped {}",
+        thousands(report.input_edges),
+        thousands(report.self_loops_dropped),
+        thousands(report.duplicate_edges_dropped)
+    );
+    println!(
+        "  {:.1} s ({:.2} M input edges/s); peak RSS {} of a {} budget; {} sorted runs spilled; output {}",
+        report.seconds,
+        report.input_edges as f64 / report.seconds.max(1e-9) / 1e6,
+        bytes(peak_rss),
+        bytes(report.memory_budget_bytes),
+        report.runs_spilled,
+        bytes(report.output_bytes)
+    );
+}
+
+fn build_report_json(output: &Path, report: &BuildReport, peak_rss: u64) -> serde_json::Value {
+    json!({
+        "output": output.display().to_string(),
+        "vertices": report.vertices,
+        "edges": report.edges,
+        "arcs": report.arcs,
+        "directed": report.directed,
+        "weighted": report.weighted,
+        "reordered": report.reordered,
+        "input_edges": report.input_edges,
+        "self_loops_dropped": report.self_loops_dropped,
+        "duplicate_edges_dropped": report.duplicate_edges_dropped,
+        "runs_spilled": report.runs_spilled,
+        "merge_passes": report.merge_passes,
+        "output_bytes": report.output_bytes,
+        "memory_budget_bytes": report.memory_budget_bytes,
+        "working_memory_bytes": report.working_memory_bytes,
+        "peak_rss_bytes": peak_rss,
+        "seconds": report.seconds,
+        "input_edges_per_second": report.input_edges as f64 / report.seconds.max(1e-9),
+    })
+}
+
+/// Degree statistics over a CSR offsets array.
+struct DegreeStats {
+    max: u64,
+    mean: f64,
+    zero: u64,
+    /// `histogram[0]` counts degree 0, `histogram[k]` degrees in `2^(k-1)..2^k`.
+    histogram: Vec<u64>,
+}
+
+fn degree_stats(offsets: &[u64]) -> DegreeStats {
+    let vertices = offsets.len().saturating_sub(1);
+    let mut histogram = vec![0u64; 66];
+    let mut max = 0;
+    for pair in offsets.windows(2) {
+        let degree = pair[1] - pair[0];
+        max = max.max(degree);
+        let bucket = if degree == 0 { 0 } else { 64 - degree.leading_zeros() as usize };
+        histogram[bucket] += 1;
+    }
+    let used = histogram.iter().rposition(|&count| count > 0).map_or(1, |last| last + 1);
+    histogram.truncate(used);
+    DegreeStats {
+        max,
+        mean: offsets.last().copied().unwrap_or(0) as f64 / vertices.max(1) as f64,
+        zero: histogram[0],
+        histogram,
+    }
+}
+
+/// Bytes a dram run holds: the graph's CSR sections plus two 8-byte property arrays
+/// (a BFS parent array and a frontier are typical; PageRank needs one more).
+fn dram_footprint(graph: &GraphFile) -> (u64, u64) {
+    let graph_bytes: u64 = graph
+        .header()
+        .sections
+        .iter()
+        .filter(|entry| {
+            !matches!(
+                SectionKind::from_name(&entry.name),
+                Some(SectionKind::Checksums) | Some(SectionKind::Permutation)
+            )
+        })
+        .map(|entry| entry.length)
+        .sum();
+    let property_array = graph.num_vertices() as u64 * 8;
+    (graph_bytes, property_array)
+}
+
+/// `swapless info FILE`
+pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
+    let graph = GraphFile::open(path)?;
+    let header = graph.header();
+    let flags = graph.flags();
+    let stats = degree_stats(graph.out_offsets());
+    let (graph_bytes, property_array) = dram_footprint(&graph);
+    let footprint = graph_bytes + 2 * property_array;
+    let label = |bucket: usize| -> String {
+        match bucket {
+            0 => "0".to_string(),
+            1 => "1".to_string(),
+            _ => format!("{}-{}", 1u64 << (bucket - 1), (1u64 << bucket) - 1),
+        }
+    };
+    println!("graph      {} (format v{}, {})", path.display(), header.version, bytes(graph.file_bytes()));
+    println!("vertices   {}", thousands(graph.num_vertices() as u64));
+    println!(
+        "edges      {} ({}; {} stored arcs)",
+        thousands(graph.num_edges()),
+        if flags.directed { "directed" } else { "undirected" },
+        thousands(graph.num_arcs() as u64)
+    );
+    println!(
+        "weighted   {}; reordered by degree: {}",
+        if flags.weighted { "yes (f32)" } else { "no" },
+        if flags.reordered { "yes (results are reported in original ids)" } else { "no" }
+    );
+    println!(
+        "out-degree max {}, mean {:.2}, {} vertices with none",
+        thousands(stats.max),
+        stats.mean,
+        thousands(stats.zero)
+    );
+    println!("histogram  (vertices per out-degree range)");
+    let widest = stats.histogram.iter().copied().max().unwrap_or(1).max(1);
+    for (bucket, &count) in stats.histogram.iter().enumerate() {
+        let bar = "#".repeat(((count as f64 / widest as f64) * 40.0).ceil() as usize);
+        println!("  {:>21} {:>14} {bar}", label(bucket), thousands(count));
+    }
+    println!("sections");
+    for entry in &header.sections {
+        println!("  {:<14} {:>12}  at byte {}", entry.name, bytes(entry.length), thousands(entry.offset));
+    }
+    println!(
+        "in memory  about {} for a run held entirely in DRAM: graph sections {} + {} per 8-byte property array (2 counted)",
+        bytes(footprint),
+        bytes(graph_bytes),
+        bytes(property_array)
+    );
+    if let Some(json_path) = json_path {
+        let sections: Vec<_> = header
+            .sections
+            .iter()
+            .map(|entry| json!({"name": entry.name, "offset": entry.offset, "bytes": entry.length}))
+            .collect();
+        let value = json!({
+            "graph": path.display().to_string(),
+            "version": header.version,
+            "vertices": graph.num_vertices(),
+            "edges": graph.num_edges(),
+            "arcs": graph.num_arcs(),
+            "directed": flags.directed,
+            "weighted": flags.weighted,
+            "reordered": flags.reordered,
+            "file_bytes": graph.file_bytes(),
+            "max_degree": stats.max,
+            "mean_degree": stats.mean,
+            "zero_degree_vertices": stats.zero,
+            "degree_histogram_log2": stats.histogram,
+            "sections": sections,
+            "graph_bytes": graph_bytes,
+            "property_array_bytes": property_array,
+            "footprint_bytes": footprint,
+        });
+        write_json(json_path, &value)?;
+    }
+    Ok(())
+}
+
+/// `swapless check FILE`
+pub fn check(path: &Path) -> CliResult {
+    let report = check_file(path)?;
+    println!(
+        "ok: {} verified ({} checksum blocks, {} vertices, {} arcs)",
+        path.display(),
+        thousands(report.blocks_verified),
+        thousands(report.vertices),
+        thousands(report.arcs)
+    );
+    let _ = std::io::stdout().flush();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn degree_histogram_buckets_by_powers_of_two() {
+        // degrees 0, 1, 2, 3, 4
+        let stats = degree_stats(&[0, 0, 1, 3, 6, 10]);
+        assert_eq!(stats.histogram, vec![1, 1, 2, 1]);
+        assert_eq!(stats.max, 4);
+        assert_eq!(stats.zero, 1);
+        assert!((stats.mean - 2.0).abs() < 1e-12);
+    }
+}

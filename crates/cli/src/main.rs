@@ -1,0 +1,155 @@
+//! The `swapless` command line: generate, build, inspect and check graphs.
+
+mod commands;
+mod progress;
+mod text;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Graph analytics for graphs that do not fit in memory.
+#[derive(Parser)]
+#[command(name = "swapless", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a synthetic graph (GAP's definitions) straight into a .sl file.
+    Generate {
+        #[command(subcommand)]
+        generator: Generator,
+    },
+    /// Build a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (optionally .gz/.zst).
+    Build(BuildCommand),
+    /// Print a graph's size, degree statistics and section sizes.
+    Info {
+        /// The .sl file.
+        graph: PathBuf,
+        /// Also write the facts as JSON to this file ("-" for standard output).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+    /// Verify every checksum and structural invariant of a .sl file.
+    Check {
+        /// The .sl file.
+        graph: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum Generator {
+    /// Kronecker graph (Graph500 RMAT A=0.57 B=0.19 C=0.19), undirected, ids permuted.
+    Kron(SyntheticArgs),
+    /// Uniform random graph, undirected.
+    Urand(SyntheticArgs),
+    /// 2-D grid with a few random shortcuts: high diameter, like a road network.
+    Grid(GridArgs),
+}
+
+#[derive(Args)]
+struct SyntheticArgs {
+    /// 2^scale vertices.
+    #[arg(long)]
+    scale: u32,
+    /// Edges per vertex before symmetrizing (GAP's -k).
+    #[arg(long, default_value_t = 16)]
+    degree: u32,
+    #[command(flatten)]
+    common: GenerateArgs,
+}
+
+#[derive(Args)]
+struct GridArgs {
+    /// Rows of the mesh.
+    #[arg(long)]
+    rows: u64,
+    /// Columns of the mesh.
+    #[arg(long)]
+    cols: u64,
+    /// Random extra edges (default: one per million vertices, at least one).
+    #[arg(long)]
+    shortcuts: Option<u64>,
+    #[command(flatten)]
+    common: GenerateArgs,
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// Output .sl file (default: named after the generator, in the current directory).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Add uniform integer weights 1..255.
+    #[arg(long)]
+    weighted: bool,
+    /// Random seed; the same seed gives the same graph bit for bit.
+    #[arg(long, default_value_t = swapless_build::generators::DEFAULT_SEED)]
+    seed: u64,
+    #[command(flatten)]
+    output_options: OutputOptions,
+}
+
+#[derive(Args)]
+struct BuildCommand {
+    /// Input file: text edge list (.el, .txt, .csv, ...), Matrix Market (.mtx) or GAP (.sg, .wsg); .gz/.zst are decompressed.
+    input: PathBuf,
+    /// Output .sl file.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Each input edge stands for both directions.
+    #[arg(long)]
+    undirected: bool,
+    /// Keep the input's edge weights (third column, Matrix Market values, .wsg weights).
+    #[arg(long)]
+    weighted: bool,
+    #[command(flatten)]
+    output_options: OutputOptions,
+}
+
+#[derive(Args)]
+struct OutputOptions {
+    /// Peak memory for the build, e.g. 512M or 2G (default: half of physical memory).
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Directory for temporary runs (default: next to the output).
+    #[arg(long, value_name = "DIR")]
+    tmp_dir: Option<PathBuf>,
+    /// Renumber vertices: `dbg` groups them by degree, hottest first (results stay in original ids).
+    #[arg(long, value_enum)]
+    reorder: Option<ReorderChoice>,
+    /// Also write the build report as JSON to this file ("-" for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReorderChoice {
+    /// Degree-based grouping.
+    Dbg,
+}
+
+fn main() -> ExitCode {
+    // SAFETY: called first thing, before any thread exists; restores the default
+    // SIGPIPE action so `swapless info g.sl | head` ends quietly instead of panicking.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Generate { generator } => commands::generate(generator),
+        Command::Build(command) => commands::build(command),
+        Command::Info { graph, json } => commands::info(&graph, json.as_deref()),
+        Command::Check { graph } => commands::check(&graph),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

@@ -1,0 +1,82 @@
+use std::path::PathBuf;
+
+/// Everything that can go wrong reading, writing or checking a `.sl` file.
+///
+/// Every message is one sentence that names the file and says what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The operating system refused a read or write.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file does not start with the `.sl` magic bytes.
+    #[error("{path} is not a swapless .sl graph file (wrong magic bytes); build one with `swapless build`")]
+    NotGraphFile {
+        /// The file involved.
+        path: PathBuf,
+    },
+    /// The file was written by a newer swapless.
+    #[error("{path} uses .sl format version {found}, but this swapless reads only up to version {supported}; upgrade swapless")]
+    UnsupportedVersion {
+        /// The file involved.
+        path: PathBuf,
+        /// Version found in the header.
+        found: u32,
+        /// Newest version this build reads.
+        supported: u32,
+    },
+    /// The file is shorter than its header says it must be.
+    #[error("{path} is truncated: {detail}; rebuild it or copy it again")]
+    Truncated {
+        /// The file involved.
+        path: PathBuf,
+        /// What is missing.
+        detail: String,
+    },
+    /// A block of a section does not match its stored checksum.
+    #[error("{path} is corrupt: block {block} of section {section} (bytes {start}..{end} of the file) fails its checksum; rebuild the file")]
+    ChecksumMismatch {
+        /// The file involved.
+        path: PathBuf,
+        /// Section name.
+        section: String,
+        /// Block index inside the section (1 MiB blocks).
+        block: u64,
+        /// First byte of the block in the file.
+        start: u64,
+        /// One past the last byte of the block in the file.
+        end: u64,
+    },
+    /// The header or a section breaks a structural rule of the format.
+    #[error("{path} is corrupt: {detail}; rebuild the file")]
+    Corrupt {
+        /// The file involved.
+        path: PathBuf,
+        /// Which rule is broken and where.
+        detail: String,
+    },
+    /// The caller asked the writer for something the format cannot hold.
+    #[error("cannot write {path}: {detail}")]
+    InvalidWrite {
+        /// The file involved.
+        path: PathBuf,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+impl FormatError {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FormatError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! The fixed 4 KiB header at the start of every `.sl` file.
+
+use std::path::Path;
+
+use crate::{FormatError, Result};
+
+/// Magic bytes that open every `.sl` file.
+pub const MAGIC: &[u8; 8] = b"SWAPLESS";
+/// The format version this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Every section starts at a multiple of this (the page size, and O_DIRECT's alignment).
+pub const SECTION_ALIGN: u64 = 4096;
+/// Size of one checksummed block of a section.
+pub const CHECKSUM_BLOCK_BYTES: u64 = 1 << 20;
+/// Bytes reserved for the header; the first section starts here.
+pub const HEADER_BYTES: u64 = SECTION_ALIGN;
+
+const FIXED_FIELDS_BYTES: usize = 56;
+const SECTION_ENTRY_BYTES: usize = 32;
+const SECTION_NAME_BYTES: usize = 16;
+/// How many sections fit in the header next to the fixed fields and the header checksum.
+pub const MAX_SECTIONS: usize = (HEADER_BYTES as usize - FIXED_FIELDS_BYTES - 8) / SECTION_ENTRY_BYTES;
+
+/// The sections swapless knows; each is stored under its name in the section table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SectionKind {
+    /// `u64 × (n+1)`: where each vertex's out-list starts in `out_neighbors`.
+    OutOffsets,
+    /// `u32` ids, each vertex's list sorted ascending.
+    OutNeighbors,
+    /// `f32`, parallel to `out_neighbors`.
+    OutWeights,
+    /// `u64 × (n+1)` for in-lists (directed graphs only).
+    InOffsets,
+    /// `u32` ids of in-neighbors, each list sorted ascending.
+    InNeighbors,
+    /// `f32`, parallel to `in_neighbors`.
+    InWeights,
+    /// `u32 × n`: new id → original id, after reordering.
+    Permutation,
+    /// `u64` xxh3 per 1 MiB block of every other section, in section-table order.
+    Checksums,
+}
+
+impl SectionKind {
+    /// Every kind, in the order the builder lays sections out.
+    pub const ALL: [SectionKind; 8] = [
+        SectionKind::OutOffsets,
+        SectionKind::OutNeighbors,
+        SectionKind::OutWeights,
+        SectionKind::InOffsets,
+        SectionKind::InNeighbors,
+        SectionKind::InWeights,
+        SectionKind::Permutation,
+        SectionKind::Checksums,
+    ];
+
+    /// The name stored in the section table.
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::OutOffsets => "out_offsets",
+            SectionKind::OutNeighbors => "out_neighbors",
+            SectionKind::OutWeights => "out_weights",
+            SectionKind::InOffsets => "in_offsets",
+            SectionKind::InNeighbors => "in_neighbors",
+            SectionKind::InWeights => "in_weights",
+            SectionKind::Permutation => "permutation",
+            SectionKind::Checksums => "checksums",
+        }
+    }
+
+    /// The kind stored under `name`, if swapless knows it.
+    pub fn from_name(name: &str) -> Option<SectionKind> {
+        SectionKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+}
+
+/// Boolean properties of a graph, stored as bits in the header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphFlags {
+    /// Edges have a direction; the file then also holds in-edges.
+    pub directed: bool,
+    /// Every edge carries an `f32` weight.
+    pub weighted: bool,
+    /// Vertices were renumbered; the `permutation` section maps new ids to original ids.
+    pub reordered: bool,
+}
+
+impl GraphFlags {
+    const DIRECTED: u32 = 1;
+    const WEIGHTED: u32 = 2;
+    const REORDERED: u32 = 4;
+    const KNOWN: u32 = Self::DIRECTED | Self::WEIGHTED | Self::REORDERED;
+
+    fn to_bits(self) -> u32 {
+        (self.directed as u32) * Self::DIRECTED
+            | (self.weighted as u32) * Self::WEIGHTED
+            | (self.reordered as u32) * Self::REORDERED
+    }
+
+    fn from_bits(bits: u32) -> Option<GraphFlags> {
+        (bits & !Self::KNOWN == 0).then_some(GraphFlags {
+            directed: bits & Self::DIRECTED != 0,
+            weighted: bits & Self::WEIGHTED != 0,
+            reordered: bits & Self::REORDERED != 0,
+        })
+    }
+}
+
+/// One row of the section table: where a section lives in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SectionEntry {
+    /// The section's name (see [`SectionKind::name`]).
+    pub name: String,
+    /// First byte of the section; a multiple of [`SECTION_ALIGN`].
+    pub offset: u64,
+    /// Length in bytes (not padded).
+    pub length: u64,
+}
+
+impl SectionEntry {
+    /// How many checksum blocks cover this section.
+    pub fn block_count(&self) -> u64 {
+        self.length.div_ceil(CHECKSUM_BLOCK_BYTES)
+    }
+}
+
+/// The decoded header of a `.sl` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Format version of the file.
+    pub version: u32,
+    /// Directed / weighted / reordered.
+    pub flags: GraphFlags,
+    /// Bytes per vertex id in neighbor lists (4).
+    pub id_bytes: u32,
+    /// Number of vertices `n`; ids are `0..n`.
+    pub num_vertices: u64,
+    /// Number of stored out-neighbor entries (an undirected edge is stored twice).
+    pub num_arcs: u64,
+    /// The section table, in file order.
+    pub sections: Vec<SectionEntry>,
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(word)
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+impl Header {
+    /// The entry for `kind`, if the file has that section.
+    pub fn section(&self, kind: SectionKind) -> Option<&SectionEntry> {
+        self.sections.iter().find(|entry| entry.name == kind.name())
+    }
+
+    /// Serializes the header into its 4 KiB block.
+    pub fn encode(&self) -> Vec<u8> {
+        assert!(self.sections.len() <= MAX_SECTIONS, "too many sections");
+        let mut bytes = vec![0u8; HEADER_BYTES as usize];
+        bytes[0..8].copy_from_slice(MAGIC);
+        bytes[8..12].copy_from_slice(&self.version.to_le_bytes());
+        bytes[12..16].copy_from_slice(&self.flags.to_bits().to_le_bytes());
+        bytes[16..20].copy_from_slice(&self.id_bytes.to_le_bytes());
+        let weight_bytes: u32 = if self.flags.weighted { 4 } else { 0 };
+        bytes[20..24].copy_from_slice(&weight_bytes.to_le_bytes());
+        bytes[24..32].copy_from_slice(&self.num_vertices.to_le_bytes());
+        bytes[32..40].copy_from_slice(&self.num_arcs.to_le_bytes());
+        bytes[40..48].copy_from_slice(&CHECKSUM_BLOCK_BYTES.to_le_bytes());
+        bytes[48..52].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
+        let mut at = FIXED_FIELDS_BYTES;
+        for entry in &self.sections {
+            let name = entry.name.as_bytes();
+            bytes[at..at + name.len()].copy_from_slice(name);
+            bytes[at + 16..at + 24].copy_from_slice(&entry.offset.to_le_bytes());
+            bytes[at + 24..at + 32].copy_from_slice(&entry.length.to_le_bytes());
+            at += SECTION_ENTRY_BYTES;
+        }
+        let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[..at]);
+        bytes[at..at + 8].copy_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    /// Parses and validates a header block read from `path`.
+    pub fn decode(bytes: &[u8], path: &Path) -> Result<Header> {
+        let corrupt = |detail: String| FormatError::Corrupt {
+            path: path.to_path_buf(),
+            detail,
+        };
+        if bytes.len() < 8 || &bytes[0..8] != MAGIC {
+            return Err(FormatError::NotGraphFile {
+                path: path.to_path_buf(),
+            });
+        }
+        if bytes.len() < HEADER_BYTES as usize {
+            return Err(FormatError::Truncated {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "the file has {} bytes but its header alone needs {HEADER_BYTES}",
+                    bytes.len()
+                ),
+            });
+        }
+        let version = read_u32(bytes, 8);
+        if version > FORMAT_VERSION || version == 0 {
+            return Err(FormatError::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let section_count = read_u32(bytes, 48) as usize;
+        if section_count > MAX_SECTIONS {
+            return Err(corrupt(format!(
+                "the header claims {section_count} sections (at most {MAX_SECTIONS} fit)"
+            )));
+        }
+        let end = FIXED_FIELDS_BYTES + section_count * SECTION_ENTRY_BYTES;
+        let stored = read_u64(bytes, end);
+        if stored != xxhash_rust::xxh3::xxh3_64(&bytes[..end]) {
+            return Err(corrupt("the header fails its checksum".to_string()));
+        }
+        let flags = GraphFlags::from_bits(read_u32(bytes, 12))
+            .ok_or_else(|| corrupt(format!("unknown flag bits {:#x}", read_u32(bytes, 12))))?;
+        let id_bytes = read_u32(bytes, 16);
+        if id_bytes != 4 {
+            return Err(corrupt(format!(
+                "vertex ids of {id_bytes} bytes are not supported (only 4)"
+            )));
+        }
+        let block_bytes = read_u64(bytes, 40);
+        if block_bytes != CHECKSUM_BLOCK_BYTES {
+            return Err(corrupt(format!(
+                "checksum blocks of {block_bytes} bytes are not supported"
+            )));
+        }
+        let mut sections = Vec::with_capacity(section_count);
+        for index in 0..section_count {
+            let at = FIXED_FIELDS_BYTES + index * SECTION_ENTRY_BYTES;
+            let raw_name = &bytes[at..at + SECTION_NAME_BYTES];
+            let name_len = raw_name.iter().position(|&b| b == 0).unwrap_or(SECTION_NAME_BYTES);
+            let name = std::str::from_utf8(&raw_name[..name_len])
+                .map_err(|_| corrupt(format!("section {index} has a name that is not UTF-8")))?
+                .to_string();
+            let offset = read_u64(bytes, at + 16);
+            let length = read_u64(bytes, at + 24);
+            if offset % SECTION_ALIGN != 0 || offset < HEADER_BYTES {
+                return Err(corrupt(format!(
+                    "section {name} starts at byte {offset}, not on a 4 KiB boundary after the header"
+                )));
+            }
+            sections.push(SectionEntry {
+                name,
+                offset,
+                length,
+            });
+        }
+        Ok(Header {
+            version,
+            flags,
+            id_bytes,
+            num_vertices: read_u64(bytes, 24),
+            num_arcs: read_u64(bytes, 32),
+            sections,
+        })
+    }
+
+    /// Length in bytes that `kind` must have for this header's counts, if it is fixed.
+    pub fn expected_length(&self, kind: SectionKind) -> Option<u64> {
+        let n = self.num_vertices;
+        let m = self.num_arcs;
+        match kind {
+            SectionKind::OutOffsets | SectionKind::InOffsets => Some((n + 1) * 8),
+            SectionKind::OutNeighbors | SectionKind::InNeighbors => Some(m * self.id_bytes as u64),
+            SectionKind::OutWeights | SectionKind::InWeights => Some(m * 4),
+            SectionKind::Permutation => Some(n * 4),
+            SectionKind::Checksums => Some(
+                self.sections
+                    .iter()
+                    .filter(|entry| entry.name != SectionKind::Checksums.name())
+                    .map(|entry| entry.block_count() * 8)
+                    .sum(),
+            ),
+        }
+    }
+
+    /// The sections this header's flags require.
+    pub fn required_sections(&self) -> Vec<SectionKind> {
+        let mut kinds = vec![SectionKind::OutOffsets, SectionKind::OutNeighbors];
+        if self.flags.weighted {
+            kinds.push(SectionKind::OutWeights);
+        }
+        if self.flags.directed {
+            kinds.extend([SectionKind::InOffsets, SectionKind::InNeighbors]);
+            if self.flags.weighted {
+                kinds.push(SectionKind::InWeights);
+            }
+        }
+        if self.flags.reordered {
+            kinds.push(SectionKind::Permutation);
+        }
+        kinds.push(SectionKind::Checksums);
+        kinds
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Header {
+        Header {
+            version: FORMAT_VERSION,
+            flags: GraphFlags {
+                directed: true,
+                weighted: false,
+                reordered: true,
+            },
+            id_bytes: 4,
+            num_vertices: 10,
+            num_arcs: 20,
+            sections: vec![SectionEntry {
+                name: "out_offsets".into(),
+                offset: 4096,
+                length: 88,
+            }],
+        }
+    }
+
+    #[test]
+    fn header_round_trips() {
+        let header = sample();
+        let bytes = header.encode();
+        assert_eq!(Header::decode(&bytes, Path::new("x")).unwrap(), header);
+    }
+
+    #[test]
+    fn newer_version_is_refused() {
+        let mut header = sample();
+        header.version = FORMAT_VERSION + 1;
+        let bytes = header.encode();
+        let error = Header::decode(&bytes, Path::new("x")).unwrap_err();
+        assert!(matches!(error, FormatError::UnsupportedVersion { found, .. } if found == FORMAT_VERSION + 1));
+        assert!(error.to_string().contains("upgrade swapless"));
+    }
+
+    #[test]
+    fn flipped_header_byte_is_caught() {
+        let mut bytes = sample().encode();
+        bytes[30] ^= 1;
+        let error = Header::decode(&bytes, Path::new("x")).unwrap_err();
+        assert!(error.to_string().contains("header fails its checksum"), "{error}");
+    }
+
+    #[test]
+    fn wrong_magic_is_not_a_graph() {
+        let error = Header::decode(b"hello world, this is text", Path::new("x")).unwrap_err();
+        assert!(matches!(error, FormatError::NotGraphFile { .. }));
+    }
+}

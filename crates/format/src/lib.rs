@@ -1,0 +1,31 @@
+//! The `.sl` graph file: one little-endian file whose sections (CSR offsets,
+//! neighbors, optional weights, in-edges, permutation, checksums) are each
+//! aligned to 4 KiB so that both `mmap` and `O_DIRECT` reads work on it.
+//!
+//! This crate owns the bytes on disk: nothing else in swapless parses a header.
+
+#[cfg(target_endian = "big")]
+compile_error!("the .sl format is little-endian and swapless reads it in place; big-endian targets are not supported");
+
+mod check;
+mod error;
+mod header;
+mod reader;
+mod writer;
+
+pub use check::{CheckReport, check_file};
+pub use error::FormatError;
+pub use header::{
+    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, Header, SECTION_ALIGN, SectionKind,
+    SectionEntry,
+};
+pub use reader::GraphFile;
+pub use writer::{GraphWriter, SectionWriter};
+
+/// Result type of this crate.
+pub type Result<T> = std::result::Result<T, FormatError>;
+
+/// Rounds `bytes` up to the next multiple of [`SECTION_ALIGN`].
+pub fn align_up(bytes: u64) -> u64 {
+    bytes.div_ceil(SECTION_ALIGN) * SECTION_ALIGN
+}

@@ -1,0 +1,245 @@
+//! Opens a `.sl` file, validates its header against the file's real length,
+//! and exposes each section as a typed slice over a memory map.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+
+use crate::header::HEADER_BYTES;
+use crate::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFlags, Header, Result, SectionKind};
+
+/// An open `.sl` graph file.
+pub struct GraphFile {
+    path: PathBuf,
+    header: Header,
+    map: Mmap,
+}
+
+impl GraphFile {
+    /// Opens `path`, refusing a file that is not `.sl`, too new, truncated or structurally inconsistent.
+    ///
+    /// Opening is cheap: it reads the header only. Call [`GraphFile::verify_checksums`]
+    /// or [`crate::check_file`] to read and verify every byte.
+    pub fn open(path: &Path) -> Result<GraphFile> {
+        let file = File::open(path).map_err(|source| FormatError::io(path, source))?;
+        let file_len = file
+            .metadata()
+            .map_err(|source| FormatError::io(path, source))?
+            .len();
+        if file_len == 0 {
+            return Err(FormatError::Truncated {
+                path: path.to_path_buf(),
+                detail: "the file is empty".to_string(),
+            });
+        }
+        // SAFETY: the map is read-only and private to this process. Another process
+        // truncating the file underneath would raise SIGBUS; swapless never writes to a
+        // finished .sl file (the builder writes a temporary file and renames it), and
+        // users are told not to modify graph files in place.
+        let map = unsafe { Mmap::map(&file) }.map_err(|source| FormatError::io(path, source))?;
+        let header_len = (HEADER_BYTES as usize).min(map.len());
+        let header = Header::decode(&map[..header_len], path)?;
+        let graph = GraphFile {
+            path: path.to_path_buf(),
+            header,
+            map,
+        };
+        graph.validate_layout(file_len)?;
+        Ok(graph)
+    }
+
+    fn corrupt(&self, detail: String) -> FormatError {
+        FormatError::Corrupt {
+            path: self.path.clone(),
+            detail,
+        }
+    }
+
+    fn validate_layout(&self, file_len: u64) -> Result<()> {
+        let mut by_offset: Vec<_> = self.header.sections.iter().collect();
+        by_offset.sort_by_key(|entry| entry.offset);
+        let mut previous_end = HEADER_BYTES;
+        for entry in &by_offset {
+            let end = entry.offset.checked_add(entry.length).ok_or_else(|| {
+                self.corrupt(format!("section {} has an impossible length", entry.name))
+            })?;
+            if entry.offset < previous_end {
+                return Err(self.corrupt(format!("section {} overlaps the one before it", entry.name)));
+            }
+            if end > file_len {
+                return Err(FormatError::Truncated {
+                    path: self.path.clone(),
+                    detail: format!(
+                        "section {} ends at byte {end} but the file has only {file_len} bytes",
+                        entry.name
+                    ),
+                });
+            }
+            previous_end = end;
+        }
+        for kind in self.header.required_sections() {
+            let entry = self
+                .header
+                .section(kind)
+                .ok_or_else(|| self.corrupt(format!("required section {} is missing", kind.name())))?;
+            let expected = self.header.expected_length(kind);
+            if expected != Some(entry.length) {
+                return Err(self.corrupt(format!(
+                    "section {} has {} bytes but the header's counts ({} vertices, {} arcs) need {}",
+                    kind.name(),
+                    entry.length,
+                    self.header.num_vertices,
+                    self.header.num_arcs,
+                    expected.unwrap_or(0)
+                )));
+            }
+        }
+        if self.header.num_vertices > u32::MAX as u64 {
+            return Err(self.corrupt(format!(
+                "{} vertices do not fit 32-bit ids",
+                self.header.num_vertices
+            )));
+        }
+        Ok(())
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The decoded header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Directed / weighted / reordered.
+    pub fn flags(&self) -> GraphFlags {
+        self.header.flags
+    }
+
+    /// Number of vertices `n`.
+    pub fn num_vertices(&self) -> usize {
+        self.header.num_vertices as usize
+    }
+
+    /// Number of stored out-neighbor entries (each undirected edge counts twice).
+    pub fn num_arcs(&self) -> usize {
+        self.header.num_arcs as usize
+    }
+
+    /// Number of edges as users count them: arcs, or arcs / 2 for undirected graphs.
+    pub fn num_edges(&self) -> u64 {
+        if self.header.flags.directed {
+            self.header.num_arcs
+        } else {
+            self.header.num_arcs / 2
+        }
+    }
+
+    /// Total size of the file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// The raw bytes of section `kind`, if present.
+    pub fn section_bytes(&self, kind: SectionKind) -> Option<&[u8]> {
+        let entry = self.header.section(kind)?;
+        Some(&self.map[entry.offset as usize..(entry.offset + entry.length) as usize])
+    }
+
+    fn typed<T: bytemuck::Pod>(&self, kind: SectionKind) -> Option<&[T]> {
+        // Sections start on 4 KiB boundaries of a page-aligned map and have lengths
+        // validated at open, so the cast cannot fail.
+        self.section_bytes(kind).map(bytemuck::cast_slice)
+    }
+
+    /// `u64 × (n+1)`: vertex `v`'s out-list is `out_neighbors[out_offsets[v]..out_offsets[v+1]]`.
+    pub fn out_offsets(&self) -> &[u64] {
+        self.typed(SectionKind::OutOffsets).unwrap_or(&[])
+    }
+
+    /// Every out-list, concatenated in vertex order.
+    pub fn out_neighbors(&self) -> &[u32] {
+        self.typed(SectionKind::OutNeighbors).unwrap_or(&[])
+    }
+
+    /// Weights parallel to [`GraphFile::out_neighbors`], for weighted graphs.
+    pub fn out_weights(&self) -> Option<&[f32]> {
+        self.typed(SectionKind::OutWeights)
+    }
+
+    /// In-list offsets, for directed graphs.
+    pub fn in_offsets(&self) -> Option<&[u64]> {
+        self.typed(SectionKind::InOffsets)
+    }
+
+    /// In-lists concatenated, for directed graphs.
+    pub fn in_neighbors(&self) -> Option<&[u32]> {
+        self.typed(SectionKind::InNeighbors)
+    }
+
+    /// Weights parallel to [`GraphFile::in_neighbors`].
+    pub fn in_weights(&self) -> Option<&[f32]> {
+        self.typed(SectionKind::InWeights)
+    }
+
+    /// New id → original id, for reordered graphs.
+    pub fn permutation(&self) -> Option<&[u32]> {
+        self.typed(SectionKind::Permutation)
+    }
+
+    /// The out-neighbors of vertex `v`.
+    pub fn out_neighbors_of(&self, v: usize) -> &[u32] {
+        let offsets = self.out_offsets();
+        &self.out_neighbors()[offsets[v] as usize..offsets[v + 1] as usize]
+    }
+
+    /// Checks every 1 MiB block of every section against its stored checksum.
+    ///
+    /// Reports the first failing block in file order.
+    pub fn verify_checksums(&self) -> Result<u64> {
+        let checksums: &[u64] = self.typed(SectionKind::Checksums).unwrap_or(&[]);
+        let mut blocks = Vec::new();
+        let mut by_offset: Vec<_> = self
+            .header
+            .sections
+            .iter()
+            .filter(|entry| entry.name != SectionKind::Checksums.name())
+            .collect();
+        by_offset.sort_by_key(|entry| entry.offset);
+        for entry in by_offset {
+            for block in 0..entry.block_count() {
+                let start = entry.offset + block * CHECKSUM_BLOCK_BYTES;
+                let end = (start + CHECKSUM_BLOCK_BYTES).min(entry.offset + entry.length);
+                blocks.push((entry.name.as_str(), block, start, end));
+            }
+        }
+        if blocks.len() != checksums.len() {
+            return Err(self.corrupt(format!(
+                "the checksum section holds {} entries for {} blocks",
+                checksums.len(),
+                blocks.len()
+            )));
+        }
+        let first_bad = blocks
+            .par_iter()
+            .zip(checksums.par_iter())
+            .position_first(|(&(_, _, start, end), &stored)| {
+                xxhash_rust::xxh3::xxh3_64(&self.map[start as usize..end as usize]) != stored
+            });
+        if let Some(index) = first_bad {
+            let (section, block, start, end) = blocks[index];
+            return Err(FormatError::ChecksumMismatch {
+                path: self.path.clone(),
+                section: section.to_string(),
+                block,
+                start,
+                end,
+            });
+        }
+        Ok(blocks.len() as u64)
+    }
+}

@@ -1,0 +1,260 @@
+//! Writes a `.sl` file under a temporary name and renames it into place only
+//! when every section and checksum is on disk, so a crash or an error never
+//! leaves a half-written graph behind the final name.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::header::{HEADER_BYTES, MAX_SECTIONS};
+use crate::{
+    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, FormatError, GraphFlags, Header, Result, SectionEntry,
+    SectionKind, align_up,
+};
+
+/// Builds a `.sl` file section by section.
+///
+/// Sections whose length is known up front can be written concurrently; a
+/// section of unknown length must be finished before the next one begins.
+pub struct GraphWriter {
+    final_path: PathBuf,
+    temp: tempfile::NamedTempFile,
+    next_offset: u64,
+    open_ended_in_progress: bool,
+    finished: Vec<(SectionEntry, Vec<u64>)>,
+    begun: Vec<SectionKind>,
+}
+
+/// A sequential, buffered writer for one section; it checksums each 1 MiB block as it goes.
+pub struct SectionWriter {
+    kind: SectionKind,
+    file: File,
+    path: PathBuf,
+    start: u64,
+    written: u64,
+    declared_length: Option<u64>,
+    buffer: Vec<u8>,
+    block_checksums: Vec<u64>,
+}
+
+impl GraphWriter {
+    /// Starts a new graph file that will appear at `path` when [`GraphWriter::finish`] succeeds.
+    pub fn create(path: &Path) -> Result<GraphWriter> {
+        let directory = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let file_name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "graph.sl".to_string());
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{file_name}."))
+            .suffix(".partial")
+            // Readable by others like any file the user creates (umask still applies).
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+            .tempfile_in(&directory)
+            .map_err(|source| FormatError::io(&directory, source))?;
+        Ok(GraphWriter {
+            final_path: path.to_path_buf(),
+            temp,
+            next_offset: HEADER_BYTES,
+            open_ended_in_progress: false,
+            finished: Vec::new(),
+            begun: Vec::new(),
+        })
+    }
+
+    /// The path the file will have once finished.
+    pub fn path(&self) -> &Path {
+        &self.final_path
+    }
+
+    /// Begins section `kind`. With `length` known, later sections can begin before this one ends.
+    pub fn begin_section(&mut self, kind: SectionKind, length: Option<u64>) -> Result<SectionWriter> {
+        if self.open_ended_in_progress {
+            return Err(self.invalid(format!(
+                "section {} cannot begin while a section of unknown length is still open",
+                kind.name()
+            )));
+        }
+        if kind == SectionKind::Checksums || self.begun.contains(&kind) {
+            return Err(self.invalid(format!("section {} cannot be written here", kind.name())));
+        }
+        if self.begun.len() + 1 >= MAX_SECTIONS {
+            return Err(self.invalid("too many sections".to_string()));
+        }
+        self.begun.push(kind);
+        let start = self.next_offset;
+        match length {
+            Some(length) => self.next_offset = align_up(start + length),
+            None => self.open_ended_in_progress = true,
+        }
+        let file = self
+            .temp
+            .as_file()
+            .try_clone()
+            .map_err(|source| FormatError::io(self.temp.path(), source))?;
+        Ok(SectionWriter {
+            kind,
+            file,
+            path: self.final_path.clone(),
+            start,
+            written: 0,
+            declared_length: length,
+            buffer: Vec::with_capacity(CHECKSUM_BLOCK_BYTES as usize),
+            block_checksums: Vec::new(),
+        })
+    }
+
+    /// Flushes `section` and records it in the section table.
+    pub fn finish_section(&mut self, mut section: SectionWriter) -> Result<()> {
+        section.flush_block()?;
+        match section.declared_length {
+            Some(declared) if declared != section.written => {
+                return Err(self.invalid(format!(
+                    "section {} was declared as {declared} bytes but {} were written",
+                    section.kind.name(),
+                    section.written
+                )));
+            }
+            Some(_) => {}
+            None => {
+                self.open_ended_in_progress = false;
+                self.next_offset = align_up(section.start + section.written);
+            }
+        }
+        self.finished.push((
+            SectionEntry {
+                name: section.kind.name().to_string(),
+                offset: section.start,
+                length: section.written,
+            },
+            section.block_checksums,
+        ));
+        Ok(())
+    }
+
+    /// Writes the checksum section and the header, syncs, and renames the file into place.
+    pub fn finish(mut self, flags: GraphFlags, num_vertices: u64, num_arcs: u64) -> Result<()> {
+        if self.open_ended_in_progress {
+            return Err(self.invalid("a section is still open".to_string()));
+        }
+        self.finished.sort_by_key(|(entry, _)| entry.offset);
+        let mut checksum_bytes = Vec::new();
+        for (_, checksums) in &self.finished {
+            for checksum in checksums {
+                checksum_bytes.extend_from_slice(&checksum.to_le_bytes());
+            }
+        }
+        let checksum_offset = self.next_offset;
+        let mut sections: Vec<SectionEntry> =
+            self.finished.iter().map(|(entry, _)| entry.clone()).collect();
+        sections.push(SectionEntry {
+            name: SectionKind::Checksums.name().to_string(),
+            offset: checksum_offset,
+            length: checksum_bytes.len() as u64,
+        });
+        let header = Header {
+            version: FORMAT_VERSION,
+            flags,
+            id_bytes: 4,
+            num_vertices,
+            num_arcs,
+            sections,
+        };
+        for kind in header.required_sections() {
+            let Some(entry) = header.section(kind) else {
+                return Err(self.invalid(format!("required section {} is missing", kind.name())));
+            };
+            if header.expected_length(kind) != Some(entry.length) {
+                return Err(self.invalid(format!(
+                    "section {} has {} bytes, but {} vertices and {} arcs need {:?}",
+                    kind.name(),
+                    entry.length,
+                    num_vertices,
+                    num_arcs,
+                    header.expected_length(kind)
+                )));
+            }
+        }
+        let file = self.temp.as_file();
+        let io = |source| FormatError::io(self.temp.path(), source);
+        // Pad the file to a 4 KiB multiple so O_DIRECT reads of the last section never run short.
+        let total = align_up(checksum_offset + checksum_bytes.len() as u64);
+        file.write_all_at(&checksum_bytes, checksum_offset).map_err(io)?;
+        file.set_len(total).map_err(io)?;
+        file.write_all_at(&header.encode(), 0).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        let final_path = self.final_path.clone();
+        self.temp
+            .persist(&final_path)
+            .map_err(|error| FormatError::io(&final_path, error.error))?;
+        if let Some(parent) = final_path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Make the rename itself durable.
+            if let Ok(directory) = File::open(parent) {
+                let _ = directory.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    fn invalid(&self, detail: String) -> FormatError {
+        FormatError::InvalidWrite {
+            path: self.final_path.clone(),
+            detail,
+        }
+    }
+}
+
+impl SectionWriter {
+    /// Appends raw bytes to the section.
+    pub fn write(&mut self, mut bytes: &[u8]) -> Result<()> {
+        while !bytes.is_empty() {
+            let room = CHECKSUM_BLOCK_BYTES as usize - self.buffer.len();
+            let take = room.min(bytes.len());
+            self.buffer.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.buffer.len() == CHECKSUM_BLOCK_BYTES as usize {
+                self.flush_block()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a slice of plain values (ids, offsets, weights) in their little-endian layout.
+    pub fn write_values<T: bytemuck::Pod>(&mut self, values: &[T]) -> Result<()> {
+        self.write(bytemuck::cast_slice(values))
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written + self.buffer.len() as u64
+    }
+
+    fn flush_block(&mut self) -> Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let at = self.start + self.written;
+        if let Some(declared) = self.declared_length
+            && self.written + self.buffer.len() as u64 > declared
+        {
+            return Err(FormatError::InvalidWrite {
+                path: self.path.clone(),
+                detail: format!(
+                    "section {} grew past its declared {declared} bytes",
+                    self.kind.name()
+                ),
+            });
+        }
+        self.file
+            .write_all_at(&self.buffer, at)
+            .map_err(|source| FormatError::io(&self.path, source))?;
+        self.block_checksums
+            .push(xxhash_rust::xxh3::xxh3_64(&self.buffer));
+        self.written += self.buffer.len() as u64;
+        self.buffer.clear();
+        Ok(())
+    }
+}
