@@ -1,0 +1,155 @@
+//! Helpers shared by the CLI's integration tests: run the binary, read a graph back,
+//! and compute the expected graph independently of the builder.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use swapless_format::GraphFile;
+
+/// Runs `swapless` with `args`.
+pub fn swapless(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_swapless"))
+        .args(args)
+        .output()
+        .expect("the swapless binary runs")
+}
+
+/// Runs `swapless` and insists that it succeeds.
+pub fn swapless_ok(args: &[&str]) -> String {
+    let output = swapless(args);
+    assert!(
+        output.status.success(),
+        "swapless {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Runs `swapless`, insists that it fails, and returns its stderr.
+pub fn swapless_fails(args: &[&str]) -> String {
+    let output = swapless(args);
+    assert!(!output.status.success(), "swapless {args:?} should have failed");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "swapless {args:?} panicked:\n{stderr}");
+    assert!(stderr.starts_with("error: "), "unexpected stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "expected one line: {stderr}");
+    stderr
+}
+
+/// A path string for arguments.
+pub fn arg(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+/// Writes `text` to `path`, compressed by its extension.
+pub fn write_input(path: &Path, bytes: &[u8]) {
+    let name = path.to_string_lossy().to_string();
+    if name.ends_with(".gz") {
+        let file = std::fs::File::create(path).unwrap();
+        let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap();
+    } else if name.ends_with(".zst") {
+        std::fs::write(path, zstd::encode_all(bytes, 3).unwrap()).unwrap();
+    } else {
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+/// Every stored arc of a graph as (source, destination, weight), in original ids.
+pub fn read_arcs(path: &Path) -> Vec<(u32, u32, f32)> {
+    let graph = GraphFile::open(path).unwrap();
+    let permutation = graph.permutation().map(|p| p.to_vec());
+    let original = |v: u32| permutation.as_ref().map_or(v, |p| p[v as usize]);
+    let mut arcs = Vec::with_capacity(graph.num_arcs());
+    for vertex in 0..graph.num_vertices() {
+        let start = graph.out_offsets()[vertex] as usize;
+        for (index, &neighbor) in graph.out_neighbors_of(vertex).iter().enumerate() {
+            let weight = graph.out_weights().map_or(1.0, |w| w[start + index]);
+            arcs.push((original(vertex as u32), original(neighbor), weight));
+        }
+    }
+    arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    arcs
+}
+
+/// The in-arcs of a directed graph, flipped to (source, destination, weight).
+pub fn read_in_arcs_flipped(path: &Path) -> Vec<(u32, u32, f32)> {
+    let graph = GraphFile::open(path).unwrap();
+    let offsets = graph.in_offsets().unwrap();
+    let neighbors = graph.in_neighbors().unwrap();
+    let mut arcs = Vec::new();
+    for vertex in 0..graph.num_vertices() {
+        for index in offsets[vertex] as usize..offsets[vertex + 1] as usize {
+            let weight = graph.in_weights().map_or(1.0, |w| w[index]);
+            arcs.push((neighbors[index], vertex as u32, weight));
+        }
+    }
+    arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    arcs
+}
+
+/// What the builder must produce from `edges`, computed the plain way: self-loops
+/// dropped, both directions for undirected graphs, parallel arcs merged keeping the
+/// smallest weight.
+pub fn expected_arcs(edges: &[(u32, u32, f32)], undirected: bool) -> Vec<(u32, u32, f32)> {
+    let mut best: BTreeMap<(u32, u32), f32> = BTreeMap::new();
+    let mut add = |s: u32, d: u32, w: f32| {
+        let entry = best.entry((s, d)).or_insert(w);
+        if w < *entry {
+            *entry = w;
+        }
+    };
+    for &(s, d, w) in edges {
+        if s == d {
+            continue;
+        }
+        add(s, d, w);
+        if undirected {
+            add(d, s, w);
+        }
+    }
+    best.into_iter().map(|((s, d), w)| (s, d, w)).collect()
+}
+
+/// A reproducible pseudo-random edge list with duplicates and self-loops.
+pub fn random_edges(count: usize, vertices: u32, seed: u64) -> Vec<(u32, u32, f32)> {
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count)
+        .map(|_| {
+            let s = (next() % vertices as u64) as u32;
+            let d = (next() % vertices as u64) as u32;
+            let w = (next() % 1000) as f32 / 4.0;
+            (s, d, w)
+        })
+        .collect()
+}
+
+/// The folder with the shared real graphs, if this checkout sits beside `shared/`.
+pub fn shared_data() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    if dir.join("email-Enron.el.gz").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must run with shared/data beside the checkout ({} is missing)",
+        dir.display()
+    );
+    eprintln!("shared/data not found at {}; skipping", dir.display());
+    None
+}
+
+/// Parses a `--json` build report.
+pub fn json_report(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}

@@ -1,0 +1,98 @@
+//! The writer and reader agree, and `check_file` finds every kind of damage.
+
+use std::path::Path;
+
+use swapless_format::{FormatError, GraphFile, GraphFlags, GraphWriter, SectionKind, check_file};
+
+/// Writes a tiny directed graph: 0->1, 0->2, 2->1 (`in` lists mirror them).
+fn write_small(path: &Path, out_neighbors: &[u32]) {
+    let mut writer = GraphWriter::create(path).unwrap();
+    let sections: [(SectionKind, Vec<u8>); 4] = [
+        (SectionKind::OutOffsets, bytemuck::cast_slice(&[0u64, 2, 2, 3]).to_vec()),
+        (SectionKind::OutNeighbors, bytemuck::cast_slice(out_neighbors).to_vec()),
+        (SectionKind::InOffsets, bytemuck::cast_slice(&[0u64, 0, 2, 3]).to_vec()),
+        (SectionKind::InNeighbors, bytemuck::cast_slice(&[0u32, 2, 0]).to_vec()),
+    ];
+    for (kind, bytes) in sections {
+        let mut section = writer.begin_section(kind, None).unwrap();
+        section.write(&bytes).unwrap();
+        writer.finish_section(section).unwrap();
+    }
+    let flags = GraphFlags { directed: true, weighted: false, reordered: false };
+    writer.finish(flags, 3, 3).unwrap();
+}
+
+#[test]
+fn written_sections_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.sl");
+    write_small(&path, &[1, 2, 1]);
+    let graph = GraphFile::open(&path).unwrap();
+    assert_eq!(graph.num_vertices(), 3);
+    assert_eq!(graph.out_neighbors_of(0), &[1, 2]);
+    assert_eq!(graph.in_neighbors().unwrap(), &[0, 2, 0]);
+    assert_eq!(graph.file_bytes() % 4096, 0);
+    check_file(&path).unwrap();
+    // nothing but the finished file is left in the directory
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn unsorted_list_is_reported_with_its_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.sl");
+    write_small(&path, &[2, 1, 1]);
+    let error = check_file(&path).unwrap_err().to_string();
+    assert!(error.contains("vertex 0") && error.contains("not sorted"), "{error}");
+}
+
+#[test]
+fn out_of_range_neighbor_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.sl");
+    write_small(&path, &[1, 2, 7]);
+    let error = check_file(&path).unwrap_err().to_string();
+    assert!(error.contains("vertex 2") && error.contains("not below the vertex count 3"), "{error}");
+}
+
+#[test]
+fn flipped_byte_fails_its_block_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.sl");
+    write_small(&path, &[1, 2, 1]);
+    let offset = GraphFile::open(&path).unwrap().header().section(SectionKind::OutNeighbors).unwrap().offset;
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[offset as usize] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let error = check_file(&path).unwrap_err();
+    assert!(matches!(&error, FormatError::ChecksumMismatch { section, block: 0, .. } if section == "out_neighbors"), "{error}");
+}
+
+#[test]
+fn truncated_file_is_refused_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.sl");
+    write_small(&path, &[1, 2, 1]);
+    let bytes = std::fs::read(&path).unwrap();
+    for keep in [100usize, 4096 + 10, bytes.len() - 4096] {
+        std::fs::write(&path, &bytes[..keep]).unwrap();
+        let error = GraphFile::open(&path).err().expect("truncated file must be refused");
+        assert!(error.to_string().contains("truncated"), "{keep}: {error}");
+    }
+}
+
+#[test]
+fn writer_refuses_inconsistent_counts_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.sl");
+    let mut writer = GraphWriter::create(&path).unwrap();
+    let mut section = writer.begin_section(SectionKind::OutOffsets, Some(16)).unwrap();
+    section.write_values(&[0u64, 5]).unwrap();
+    writer.finish_section(section).unwrap();
+    let mut section = writer.begin_section(SectionKind::OutNeighbors, None).unwrap();
+    section.write_values(&[0u32]).unwrap();
+    writer.finish_section(section).unwrap();
+    let error = writer.finish(GraphFlags::default(), 1, 5).unwrap_err();
+    assert!(error.to_string().contains("out_neighbors"), "{error}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
