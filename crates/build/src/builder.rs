@@ -299,7 +299,10 @@ fn build_with<R: Record>(
         Some(declared) if declared < seen_vertices => {
             return Err(BuildError::bad_input(
                 source.name(),
-                format!("the input declares {declared} vertices but uses id {}", seen_vertices - 1),
+                format!(
+                    "the input declares {declared} vertices but uses id {}",
+                    seen_vertices - 1
+                ),
             ));
         }
         Some(declared) => declared,
@@ -307,10 +310,18 @@ fn build_with<R: Record>(
     };
 
     let mut writer = GraphWriter::create(output)?;
-    let out_sections = [SectionKind::OutOffsets, SectionKind::OutNeighbors, SectionKind::OutWeights];
+    let out_sections = [
+        SectionKind::OutOffsets,
+        SectionKind::OutNeighbors,
+        SectionKind::OutWeights,
+    ];
     let arcs = write_adjacency(out_arcs, &mut writer, out_sections, vertices, context)?;
     if directed {
-        let in_sections = [SectionKind::InOffsets, SectionKind::InNeighbors, SectionKind::InWeights];
+        let in_sections = [
+            SectionKind::InOffsets,
+            SectionKind::InNeighbors,
+            SectionKind::InWeights,
+        ];
         let in_count = write_adjacency(in_arcs, &mut writer, in_sections, vertices, context)?;
         debug_assert_eq!(in_count, arcs);
     }
@@ -354,7 +365,11 @@ fn write_adjacency<R: Record>(
     vertices: u64,
     context: &mut Context,
 ) -> Result<u64> {
-    let label = if sections[0] == SectionKind::OutOffsets { "out" } else { "in" };
+    let label = if sections[0] == SectionKind::OutOffsets {
+        "out"
+    } else {
+        "in"
+    };
     let expected = Some(collector.pushed);
     if collector.runs.is_empty() {
         context.phase(&format!("sorting {label}-edges"), None);
@@ -392,7 +407,7 @@ fn write_adjacency<R: Record>(
     let mut merged = 0u64;
     merge_runs::<R>(&runs, context.working_bytes, |record| {
         merged += 1;
-        if merged % (1 << 22) == 0 {
+        if merged.is_multiple_of(1 << 22) {
             context.check_cancelled()?;
             context.position(merged);
         }
@@ -500,7 +515,9 @@ impl CsrWriter {
         writer.finish_section(self.offsets)?;
         if let Some((path, weights)) = self.weights {
             let io = |source| BuildError::io(path.as_path(), source);
-            weights.into_inner().map_err(|error| io(error.into_error()))?;
+            weights
+                .into_inner()
+                .map_err(|error| io(error.into_error()))?;
             let mut section = writer.begin_section(self.weights_kind, Some(self.arcs * 4))?;
             let mut reader = BufReader::with_capacity(1 << 20, File::open(&path).map_err(io)?);
             let mut chunk = vec![0u8; 1 << 20];
@@ -555,7 +572,8 @@ fn spill_and_reorder(
                 continue;
             }
             degrees[edge.source as usize] = degrees[edge.source as usize].saturating_add(1);
-            degrees[edge.destination as usize] = degrees[edge.destination as usize].saturating_add(1);
+            degrees[edge.destination as usize] =
+                degrees[edge.destination as usize].saturating_add(1);
             let raw = [edge.source, edge.destination, edge.weight.to_bits()];
             spill
                 .write_all(bytemuck::cast_slice(&raw))
@@ -567,13 +585,18 @@ fn spill_and_reorder(
             _ => context.position(edges),
         }
     }
-    spill.flush().map_err(|error| BuildError::io(&path, error))?;
+    spill
+        .flush()
+        .map_err(|error| BuildError::io(&path, error))?;
     drop(spill);
     if let Some(declared) = source.declared_vertices() {
         if (declared as usize) < degrees.len() {
             return Err(BuildError::bad_input(
                 source.name(),
-                format!("the input declares {declared} vertices but uses id {}", degrees.len() - 1),
+                format!(
+                    "the input declares {declared} vertices but uses id {}",
+                    degrees.len() - 1
+                ),
             ));
         }
         degrees.resize(declared as usize, 0);

@@ -43,7 +43,12 @@ pub fn format_bytes(bytes: u64) -> String {
 fn read_kib_field(file: &str, field: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|line| line.starts_with(field))?;
-    let kib: u64 = line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    let kib: u64 = line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
     Some(kib * 1024)
 }
 

@@ -23,7 +23,11 @@ pub trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
 /// Maps an `f32` to a `u32` whose unsigned order is the float's numeric order.
 fn weight_to_ordered_bits(weight: f32) -> u32 {
     let bits = weight.to_bits();
-    if bits & 0x8000_0000 != 0 { !bits } else { bits | 0x8000_0000 }
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
 }
 
 fn ordered_bits_to_weight(bits: u32) -> f32 {
@@ -58,7 +62,9 @@ impl Record for u64 {
 impl Record for u128 {
     const WEIGHTED: bool = true;
     fn new(source: u32, destination: u32, weight: f32) -> Self {
-        ((source as u128) << 64) | ((destination as u128) << 32) | weight_to_ordered_bits(weight) as u128
+        ((source as u128) << 64)
+            | ((destination as u128) << 32)
+            | weight_to_ordered_bits(weight) as u128
     }
     fn source(self) -> u32 {
         (self >> 64) as u32
@@ -87,12 +93,19 @@ mod tests {
         let mut expected = weights.to_vec();
         expected.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert_eq!(sorted, expected);
-        assert!(records.iter().all(|r| r.source() == 7 && r.destination() == 9));
+        assert!(
+            records
+                .iter()
+                .all(|r| r.source() == 7 && r.destination() == 9)
+        );
     }
 
     #[test]
     fn unweighted_records_round_trip() {
         let record = u64::new(u32::MAX - 1, 5, 2.0);
-        assert_eq!((record.source(), record.destination(), record.weight()), (u32::MAX - 1, 5, 1.0));
+        assert_eq!(
+            (record.source(), record.destination(), record.weight()),
+            (u32::MAX - 1, 5, 1.0)
+        );
     }
 }

@@ -64,18 +64,37 @@ mod tests {
     #[test]
     fn hubs_come_first_and_groups_keep_input_order() {
         // average degree 10: vertex 3 (320) is >= 32x, vertex 1 (40) >= 4x, vertices 0, 2, 4 low.
-        let degrees = [1, 40, 2, 320, 1, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10];
+        let degrees = [
+            1, 40, 2, 320, 1, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+            10, 10, 10, 10, 10, 10, 10, 10, 10,
+        ];
         let old_to_new = degree_based_grouping(&degrees);
         assert_eq!(old_to_new[3], 0);
         assert_eq!(old_to_new[1], 1);
         let new_to_old = invert_permutation(&old_to_new);
-        let reordered: Vec<u32> = new_to_old.iter().map(|&old| degrees[old as usize]).collect();
+        let reordered: Vec<u32> = new_to_old
+            .iter()
+            .map(|&old| degrees[old as usize])
+            .collect();
         // groups are hottest first
         let average = degrees.iter().sum::<u32>() as f64 / degrees.len() as f64;
-        let group = |d: u32| GROUP_THRESHOLDS.iter().position(|&k| d as f64 >= k * average).unwrap();
-        assert!(reordered.windows(2).all(|pair| group(pair[0]) <= group(pair[1])));
+        let group = |d: u32| {
+            GROUP_THRESHOLDS
+                .iter()
+                .position(|&k| d as f64 >= k * average)
+                .unwrap()
+        };
+        assert!(
+            reordered
+                .windows(2)
+                .all(|pair| group(pair[0]) <= group(pair[1]))
+        );
         // inside the lowest group, original order is kept
-        let low: Vec<u32> = new_to_old.iter().copied().filter(|&old| degrees[old as usize] < 4).collect();
+        let low: Vec<u32> = new_to_old
+            .iter()
+            .copied()
+            .filter(|&old| degrees[old as usize] < 4)
+            .collect();
         assert!(low.windows(2).all(|pair| pair[0] < pair[1]));
     }
 

@@ -142,7 +142,9 @@ pub fn reduce_runs<R: Record>(
                 .write_all(bytemuck::bytes_of(&record))
                 .map_err(|source| BuildError::io(&path, source))
         })?;
-        writer.flush().map_err(|source| BuildError::io(&path, source))?;
+        writer
+            .flush()
+            .map_err(|source| BuildError::io(&path, source))?;
         for merged in &group {
             let _ = std::fs::remove_file(merged);
         }
@@ -171,7 +173,8 @@ mod tests {
             runs.push(path);
         }
         let mut next_id = 100;
-        let (runs, passes) = reduce_runs::<u128>(runs, 2, 1 << 16, dir.path(), &mut next_id).unwrap();
+        let (runs, passes) =
+            reduce_runs::<u128>(runs, 2, 1 << 16, dir.path(), &mut next_id).unwrap();
         assert!(passes >= 1 && runs.len() <= 2);
         let mut merged = Vec::new();
         merge_runs::<u128>(&runs, 1 << 16, |record| {

@@ -16,7 +16,6 @@ use crate::progress::TerminalProgress;
 use crate::text::{bytes, thousands};
 use crate::{BuildCommand, Generator, OutputOptions, ReorderChoice};
 
-
 /// An error the CLI reports in one sentence.
 #[derive(Debug)]
 pub enum CliError {
@@ -142,7 +141,10 @@ pub fn generate(generator: Generator) -> CliResult {
             )
         }
     };
-    let output = common.output.clone().unwrap_or_else(|| PathBuf::from(default_name));
+    let output = common
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(default_name));
     run_build(source.as_mut(), &output, &common.output_options)
 }
 
@@ -191,9 +193,21 @@ fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions
 fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
     let kind = format!(
         "{}, {}{}",
-        if report.directed { "directed" } else { "undirected" },
-        if report.weighted { "weighted" } else { "unweighted" },
-        if report.reordered { ", reordered by degree" } else { "" }
+        if report.directed {
+            "directed"
+        } else {
+            "undirected"
+        },
+        if report.weighted {
+            "weighted"
+        } else {
+            "unweighted"
+        },
+        if report.reordered {
+            ", reordered by degree"
+        } else {
+            ""
+        }
     );
     println!(
         "built {}: {} vertices, {} edges ({kind})",
@@ -257,10 +271,17 @@ fn degree_stats(offsets: &[u64]) -> DegreeStats {
     for pair in offsets.windows(2) {
         let degree = pair[1] - pair[0];
         max = max.max(degree);
-        let bucket = if degree == 0 { 0 } else { 64 - degree.leading_zeros() as usize };
+        let bucket = if degree == 0 {
+            0
+        } else {
+            64 - degree.leading_zeros() as usize
+        };
         histogram[bucket] += 1;
     }
-    let used = histogram.iter().rposition(|&count| count > 0).map_or(1, |last| last + 1);
+    let used = histogram
+        .iter()
+        .rposition(|&count| count > 0)
+        .map_or(1, |last| last + 1);
     histogram.truncate(used);
     DegreeStats {
         max,
@@ -304,18 +325,31 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             _ => format!("{}-{}", 1u64 << (bucket - 1), (1u64 << bucket) - 1),
         }
     };
-    println!("graph      {} (format v{}, {})", path.display(), header.version, bytes(graph.file_bytes()));
+    println!(
+        "graph      {} (format v{}, {})",
+        path.display(),
+        header.version,
+        bytes(graph.file_bytes())
+    );
     println!("vertices   {}", thousands(graph.num_vertices() as u64));
     println!(
         "edges      {} ({}; {} stored arcs)",
         thousands(graph.num_edges()),
-        if flags.directed { "directed" } else { "undirected" },
+        if flags.directed {
+            "directed"
+        } else {
+            "undirected"
+        },
         thousands(graph.num_arcs() as u64)
     );
     println!(
         "weighted   {}; reordered by degree: {}",
         if flags.weighted { "yes (f32)" } else { "no" },
-        if flags.reordered { "yes (results are reported in original ids)" } else { "no" }
+        if flags.reordered {
+            "yes (results are reported in original ids)"
+        } else {
+            "no"
+        }
     );
     println!(
         "out-degree max {}, mean {:.2}, {} vertices with none",
@@ -331,7 +365,12 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     }
     println!("sections");
     for entry in &header.sections {
-        println!("  {:<14} {:>12}  at byte {}", entry.name, bytes(entry.length), thousands(entry.offset));
+        println!(
+            "  {:<14} {:>12}  at byte {}",
+            entry.name,
+            bytes(entry.length),
+            thousands(entry.offset)
+        );
     }
     println!(
         "in memory  about {} for a run held entirely in DRAM: graph sections {} + {} per 8-byte property array (2 counted)",

@@ -14,7 +14,11 @@ fn build_fails(input: &Path, extra: &[&str]) -> String {
     let mut args = vec!["build", arg(input), "-o", arg(&output)];
     args.extend_from_slice(extra);
     let stderr = swapless_fails(&args);
-    assert_eq!(std::fs::read(&output).unwrap(), b"precious", "the old output was touched");
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        b"precious",
+        "the old output was touched"
+    );
     let leftovers: Vec<_> = std::fs::read_dir(input.parent().unwrap())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
@@ -45,7 +49,10 @@ fn malformed_line_inside_a_compressed_file() {
     let dir = tempfile::tempdir().unwrap();
     let input = text_input(dir.path(), "g.el.gz", "0 1\n1 2 3 4\n");
     let stderr = build_fails(&input, &[]);
-    assert!(stderr.contains("g.el.gz:2:") && stderr.contains("found 4"), "{stderr}");
+    assert!(
+        stderr.contains("g.el.gz:2:") && stderr.contains("found 4"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -62,7 +69,10 @@ fn weight_column_in_some_lines_only() {
     let dir = tempfile::tempdir().unwrap();
     let input = text_input(dir.path(), "g.el", "0 1 2.5\n1 2 1\n2 3\n");
     let stderr = build_fails(&input, &["--weighted"]);
-    assert!(stderr.contains("g.el:3:") && stderr.contains("weight on every line or on none"), "{stderr}");
+    assert!(
+        stderr.contains("g.el:3:") && stderr.contains("weight on every line or on none"),
+        "{stderr}"
+    );
     let input = text_input(dir.path(), "h.el", "0 1\n1 2 1\n");
     let stderr = build_fails(&input, &[]);
     assert!(stderr.contains("h.el:2:"), "{stderr}");
@@ -77,7 +87,10 @@ fn ids_that_do_not_fit() {
     let dir = tempfile::tempdir().unwrap();
     let input = text_input(dir.path(), "g.el", "0 1\n4294967295 2\n");
     let stderr = build_fails(&input, &[]);
-    assert!(stderr.contains("g.el:2:") && stderr.contains("does not fit in 32 bits"), "{stderr}");
+    assert!(
+        stderr.contains("g.el:2:") && stderr.contains("does not fit in 32 bits"),
+        "{stderr}"
+    );
     let input = text_input(dir.path(), "n.el", "0 -1\n");
     assert!(build_fails(&input, &[]).contains("not a vertex id"));
 }
@@ -86,25 +99,47 @@ fn ids_that_do_not_fit() {
 fn missing_input() {
     let dir = tempfile::tempdir().unwrap();
     let stderr = build_fails(&dir.path().join("nowhere.el"), &[]);
-    assert!(stderr.contains("nowhere.el") && stderr.contains("No such file"), "{stderr}");
+    assert!(
+        stderr.contains("nowhere.el") && stderr.contains("No such file"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn bad_matrix_market_files() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "dense"),
-        ("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1 0\n", "complex"),
-        ("%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 2\n2 1\n", "declares 3 entries but the file has 2"),
-        ("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 3\n", "outside 1..=2"),
-        ("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n0 1\n", "outside 1..=2"),
+        (
+            "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
+            "dense",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1 0\n",
+            "complex",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 2\n2 1\n",
+            "declares 3 entries but the file has 2",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 3\n",
+            "outside 1..=2",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n0 1\n",
+            "outside 1..=2",
+        ),
     ];
     for (index, (text, expected)) in cases.iter().enumerate() {
         let input = text_input(dir.path(), &format!("m{index}.mtx"), text);
         let stderr = build_fails(&input, &[]);
         assert!(stderr.contains(expected), "{expected}: {stderr}");
     }
-    let input = text_input(dir.path(), "p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
+    let input = text_input(
+        dir.path(),
+        "p.mtx",
+        "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n",
+    );
     assert!(build_fails(&input, &["--weighted"]).contains("pattern"));
 }
 
@@ -112,8 +147,12 @@ fn gap_bytes(vertices: i64, offsets: &[i64], neighbors: &[i32]) -> Vec<u8> {
     let mut bytes = vec![0u8];
     bytes.extend_from_slice(&(neighbors.len() as i64).to_le_bytes());
     bytes.extend_from_slice(&vertices.to_le_bytes());
-    offsets.iter().for_each(|o| bytes.extend_from_slice(&o.to_le_bytes()));
-    neighbors.iter().for_each(|n| bytes.extend_from_slice(&n.to_le_bytes()));
+    offsets
+        .iter()
+        .for_each(|o| bytes.extend_from_slice(&o.to_le_bytes()));
+    neighbors
+        .iter()
+        .for_each(|n| bytes.extend_from_slice(&n.to_le_bytes()));
     bytes
 }
 
@@ -144,7 +183,13 @@ fn truncated_and_corrupt_gap_files() {
 #[test]
 fn truncated_and_corrupt_sl_files() {
     let dir = tempfile::tempdir().unwrap();
-    let input = text_input(dir.path(), "g.el", &(0..5000).map(|i| format!("{} {}\n", i, (i * 7 + 1) % 5000)).collect::<String>());
+    let input = text_input(
+        dir.path(),
+        "g.el",
+        &(0..5000)
+            .map(|i| format!("{} {}\n", i, (i * 7 + 1) % 5000))
+            .collect::<String>(),
+    );
     let graph = dir.path().join("g.sl");
     swapless_ok(&["build", arg(&input), "-o", arg(&graph)]);
     let bytes = std::fs::read(&graph).unwrap();
@@ -161,12 +206,24 @@ fn truncated_and_corrupt_sl_files() {
     damaged[4096 * 12 + 100] ^= 0xff;
     std::fs::write(&corrupt, &damaged).unwrap();
     let stderr = swapless_fails(&["check", arg(&corrupt)]);
-    assert!(stderr.contains("fails its checksum") && stderr.contains("block 0 of section out_neighbors"), "{stderr}");
+    assert!(
+        stderr.contains("fails its checksum")
+            && stderr.contains("block 0 of section out_neighbors"),
+        "{stderr}"
+    );
 
     let not_sl = dir.path().join("n.sl");
     std::fs::write(&not_sl, b"0 1\n1 2\n").unwrap();
     assert!(swapless_fails(&["info", arg(&not_sl)]).contains("not a swapless .sl graph file"));
-    assert!(swapless_fails(&["build", arg(&graph), "-o", arg(&dir.path().join("again.sl"))]).contains("already a swapless graph"));
+    assert!(
+        swapless_fails(&[
+            "build",
+            arg(&graph),
+            "-o",
+            arg(&dir.path().join("again.sl"))
+        ])
+        .contains("already a swapless graph")
+    );
 }
 
 #[test]
@@ -174,9 +231,21 @@ fn bad_options() {
     let dir = tempfile::tempdir().unwrap();
     let input = text_input(dir.path(), "g.el", "0 1\n");
     let output = dir.path().join("g.sl");
-    assert!(swapless_fails(&["build", arg(&input), "-o", arg(&output), "--memory", "lots"]).contains("not a size"));
-    assert!(swapless_fails(&["build", arg(&input), "-o", arg(&output), "--memory", "1M"]).contains("too small"));
-    assert!(swapless_fails(&["build", arg(&input), "-o", arg(&dir.path().join("g.txt"))]).contains("should end in .sl"));
-    assert!(swapless_fails(&["generate", "kron", "--scale", "40", "-o", arg(&output)]).contains("--scale"));
+    assert!(
+        swapless_fails(&["build", arg(&input), "-o", arg(&output), "--memory", "lots"])
+            .contains("not a size")
+    );
+    assert!(
+        swapless_fails(&["build", arg(&input), "-o", arg(&output), "--memory", "1M"])
+            .contains("too small")
+    );
+    assert!(
+        swapless_fails(&["build", arg(&input), "-o", arg(&dir.path().join("g.txt"))])
+            .contains("should end in .sl")
+    );
+    assert!(
+        swapless_fails(&["generate", "kron", "--scale", "40", "-o", arg(&output)])
+            .contains("--scale")
+    );
     assert!(!output.exists());
 }

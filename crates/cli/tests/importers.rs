@@ -57,9 +57,15 @@ fn text_edge_lists_round_trip_in_every_variant() {
     for compression in ["", ".gz", ".zst"] {
         for (separator, weighted) in [(" ", false), ("\t", true), (",", true), (", ", false)] {
             for undirected in [false, true] {
-                let name = format!("g-{}-{weighted}-{undirected}.el{compression}", separator.len());
+                let name = format!(
+                    "g-{}-{weighted}-{undirected}.el{compression}",
+                    separator.len()
+                );
                 let path = dir.path().join(name);
-                write_input(&path, edge_list_text(&edges, weighted, separator).as_bytes());
+                write_input(
+                    &path,
+                    edge_list_text(&edges, weighted, separator).as_bytes(),
+                );
                 build_and_compare(&path, &edges, undirected, weighted);
             }
         }
@@ -84,7 +90,15 @@ fn build_reports_dropped_loops_and_duplicates() {
     std::fs::write(&path, "0 1\n1 0\n2 2\n0 1\n1 2\n").unwrap();
     let output = dir.path().join("g.sl");
     let report = dir.path().join("r.json");
-    swapless_ok(&["build", arg(&path), "-o", arg(&output), "--undirected", "--json", arg(&report)]);
+    swapless_ok(&[
+        "build",
+        arg(&path),
+        "-o",
+        arg(&output),
+        "--undirected",
+        "--json",
+        arg(&report),
+    ]);
     let report = json_report(&report);
     assert_eq!(report["input_edges"], 5);
     assert_eq!(report["self_loops_dropped"], 1);
@@ -93,7 +107,13 @@ fn build_reports_dropped_loops_and_duplicates() {
     assert_eq!(report["vertices"], 3);
 }
 
-fn matrix_market(field: &str, symmetry: &str, rows: u32, columns: u32, edges: &[(u32, u32, f32)]) -> String {
+fn matrix_market(
+    field: &str,
+    symmetry: &str,
+    rows: u32,
+    columns: u32,
+    edges: &[(u32, u32, f32)],
+) -> String {
     let mut text = format!("%%MatrixMarket matrix coordinate {field} {symmetry}\n% comment\n%\n");
     text += &format!("{rows} {columns} {}\n", edges.len());
     for &(s, d, w) in edges {
@@ -113,13 +133,25 @@ fn matrix_market_files_of_every_supported_kind() {
         .into_iter()
         .map(|(s, d, w)| (s, d, w.floor()))
         .collect();
-    for (field, weighted) in [("pattern", false), ("integer", true), ("real", true), ("real", false)] {
+    for (field, weighted) in [
+        ("pattern", false),
+        ("integer", true),
+        ("real", true),
+        ("real", false),
+    ] {
         for symmetry in ["general", "symmetric"] {
             for compression in ["", ".gz", ".zst"] {
-                let path = dir.path().join(format!("m-{field}-{symmetry}-{weighted}.mtx{compression}"));
+                let path = dir
+                    .path()
+                    .join(format!("m-{field}-{symmetry}-{weighted}.mtx{compression}"));
                 // 350 rows: vertices 300..349 are isolated but must exist.
-                write_input(&path, matrix_market(field, symmetry, 350, 320, &edges).as_bytes());
-                let output = dir.path().join(format!("m-{field}-{symmetry}-{weighted}{compression}.sl"));
+                write_input(
+                    &path,
+                    matrix_market(field, symmetry, 350, 320, &edges).as_bytes(),
+                );
+                let output = dir
+                    .path()
+                    .join(format!("m-{field}-{symmetry}-{weighted}{compression}.sl"));
                 let mut args = vec!["build", arg(&path), "-o", arg(&output)];
                 if weighted {
                     args.push("--weighted");
@@ -141,7 +173,13 @@ fn matrix_market_files_of_every_supported_kind() {
 /// An independent writer of GAP's serialized format (GAP's writer.h layout):
 /// bool directed, int64 arcs, int64 vertices, int64 offsets, int32 neighbors
 /// (or int32 neighbor + int32 weight), and the in-direction for directed graphs.
-fn write_gap(path: &Path, directed: bool, vertices: usize, arcs: &[(u32, u32, f32)], weighted: bool) -> Vec<u8> {
+fn write_gap(
+    path: &Path,
+    directed: bool,
+    vertices: usize,
+    arcs: &[(u32, u32, f32)],
+    weighted: bool,
+) -> Vec<u8> {
     let lists = |flip: bool| {
         let mut lists: Vec<Vec<(u32, i32)>> = vec![Vec::new(); vertices];
         for &(s, d, w) in arcs {
@@ -188,11 +226,22 @@ fn gap_serialized_graphs_compare_edge_for_edge() {
         for weighted in [false, true] {
             for compression in ["", ".gz", ".zst"] {
                 let extension = if weighted { "wsg" } else { "sg" };
-                let path = dir.path().join(format!("g-{directed}.{extension}{compression}"));
+                let path = dir
+                    .path()
+                    .join(format!("g-{directed}.{extension}{compression}"));
                 write_gap(&path, directed, 512, &arcs, weighted);
-                let output = dir.path().join(format!("g-{directed}-{weighted}{compression}.sl"));
+                let output = dir
+                    .path()
+                    .join(format!("g-{directed}-{weighted}{compression}.sl"));
                 let report = dir.path().join("r.json");
-                let mut args = vec!["build", arg(&path), "-o", arg(&output), "--json", arg(&report)];
+                let mut args = vec![
+                    "build",
+                    arg(&path),
+                    "-o",
+                    arg(&output),
+                    "--json",
+                    arg(&report),
+                ];
                 if weighted {
                     args.push("--weighted");
                 }
@@ -244,6 +293,9 @@ fn real_graphs_build_with_their_documented_sizes() {
         let prefix = graph.num_vertices() / 100;
         let prefix_mean = graph.out_offsets()[prefix] as f64 / prefix as f64;
         let mean = graph.num_arcs() as f64 / graph.num_vertices() as f64;
-        assert!(prefix_mean > 2.0 * mean, "{name}: prefix mean {prefix_mean}, mean {mean}");
+        assert!(
+            prefix_mean > 2.0 * mean,
+            "{name}: prefix mean {prefix_mean}, mean {mean}"
+        );
     }
 }

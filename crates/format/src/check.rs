@@ -24,7 +24,14 @@ pub fn check_file(path: &Path) -> Result<CheckReport> {
     let graph = GraphFile::open(path)?;
     let blocks_verified = graph.verify_checksums()?;
     let n = graph.num_vertices();
-    check_csr(&graph, "out", graph.out_offsets(), graph.out_neighbors(), graph.out_weights(), n)?;
+    check_csr(
+        &graph,
+        "out",
+        graph.out_offsets(),
+        graph.out_neighbors(),
+        graph.out_weights(),
+        n,
+    )?;
     if let (Some(offsets), Some(neighbors)) = (graph.in_offsets(), graph.in_neighbors()) {
         check_csr(&graph, "in", offsets, neighbors, graph.in_weights(), n)?;
     }
@@ -54,7 +61,10 @@ fn check_csr(
     n: usize,
 ) -> Result<()> {
     if offsets.first() != Some(&0) {
-        return Err(corrupt(graph, format!("{direction}_offsets does not start at 0")));
+        return Err(corrupt(
+            graph,
+            format!("{direction}_offsets does not start at 0"),
+        ));
     }
     if offsets.last() != Some(&(neighbors.len() as u64)) {
         return Err(corrupt(

@@ -16,13 +16,17 @@ pub enum FormatError {
         source: std::io::Error,
     },
     /// The file does not start with the `.sl` magic bytes.
-    #[error("{path} is not a swapless .sl graph file (wrong magic bytes); build one with `swapless build`")]
+    #[error(
+        "{path} is not a swapless .sl graph file (wrong magic bytes); build one with `swapless build`"
+    )]
     NotGraphFile {
         /// The file involved.
         path: PathBuf,
     },
     /// The file was written by a newer swapless.
-    #[error("{path} uses .sl format version {found}, but this swapless reads only up to version {supported}; upgrade swapless")]
+    #[error(
+        "{path} uses .sl format version {found}, but this swapless reads only up to version {supported}; upgrade swapless"
+    )]
     UnsupportedVersion {
         /// The file involved.
         path: PathBuf,
@@ -40,7 +44,9 @@ pub enum FormatError {
         detail: String,
     },
     /// A block of a section does not match its stored checksum.
-    #[error("{path} is corrupt: block {block} of section {section} (bytes {start}..{end} of the file) fails its checksum; rebuild the file")]
+    #[error(
+        "{path} is corrupt: block {block} of section {section} (bytes {start}..{end} of the file) fails its checksum; rebuild the file"
+    )]
     ChecksumMismatch {
         /// The file involved.
         path: PathBuf,

@@ -19,7 +19,8 @@ const FIXED_FIELDS_BYTES: usize = 56;
 const SECTION_ENTRY_BYTES: usize = 32;
 const SECTION_NAME_BYTES: usize = 16;
 /// How many sections fit in the header next to the fixed fields and the header checksum.
-pub const MAX_SECTIONS: usize = (HEADER_BYTES as usize - FIXED_FIELDS_BYTES - 8) / SECTION_ENTRY_BYTES;
+pub const MAX_SECTIONS: usize =
+    (HEADER_BYTES as usize - FIXED_FIELDS_BYTES - 8) / SECTION_ENTRY_BYTES;
 
 /// The sections swapless knows; each is stored under its name in the section table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,7 +72,9 @@ impl SectionKind {
 
     /// The kind stored under `name`, if swapless knows it.
     pub fn from_name(name: &str) -> Option<SectionKind> {
-        SectionKind::ALL.into_iter().find(|kind| kind.name() == name)
+        SectionKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
     }
 }
 
@@ -93,9 +96,17 @@ impl GraphFlags {
     const KNOWN: u32 = Self::DIRECTED | Self::WEIGHTED | Self::REORDERED;
 
     fn to_bits(self) -> u32 {
-        (self.directed as u32) * Self::DIRECTED
-            | (self.weighted as u32) * Self::WEIGHTED
-            | (self.reordered as u32) * Self::REORDERED
+        let mut bits = 0;
+        if self.directed {
+            bits |= Self::DIRECTED;
+        }
+        if self.weighted {
+            bits |= Self::WEIGHTED;
+        }
+        if self.reordered {
+            bits |= Self::REORDERED;
+        }
+        bits
     }
 
     fn from_bits(bits: u32) -> Option<GraphFlags> {
@@ -244,13 +255,16 @@ impl Header {
         for index in 0..section_count {
             let at = FIXED_FIELDS_BYTES + index * SECTION_ENTRY_BYTES;
             let raw_name = &bytes[at..at + SECTION_NAME_BYTES];
-            let name_len = raw_name.iter().position(|&b| b == 0).unwrap_or(SECTION_NAME_BYTES);
+            let name_len = raw_name
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(SECTION_NAME_BYTES);
             let name = std::str::from_utf8(&raw_name[..name_len])
                 .map_err(|_| corrupt(format!("section {index} has a name that is not UTF-8")))?
                 .to_string();
             let offset = read_u64(bytes, at + 16);
             let length = read_u64(bytes, at + 24);
-            if offset % SECTION_ALIGN != 0 || offset < HEADER_BYTES {
+            if !offset.is_multiple_of(SECTION_ALIGN) || offset < HEADER_BYTES {
                 return Err(corrupt(format!(
                     "section {name} starts at byte {offset}, not on a 4 KiB boundary after the header"
                 )));
@@ -346,7 +360,9 @@ mod tests {
         header.version = FORMAT_VERSION + 1;
         let bytes = header.encode();
         let error = Header::decode(&bytes, Path::new("x")).unwrap_err();
-        assert!(matches!(error, FormatError::UnsupportedVersion { found, .. } if found == FORMAT_VERSION + 1));
+        assert!(
+            matches!(error, FormatError::UnsupportedVersion { found, .. } if found == FORMAT_VERSION + 1)
+        );
         assert!(error.to_string().contains("upgrade swapless"));
     }
 
@@ -355,7 +371,10 @@ mod tests {
         let mut bytes = sample().encode();
         bytes[30] ^= 1;
         let error = Header::decode(&bytes, Path::new("x")).unwrap_err();
-        assert!(error.to_string().contains("header fails its checksum"), "{error}");
+        assert!(
+            error.to_string().contains("header fails its checksum"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! This crate owns the bytes on disk: nothing else in swapless parses a header.
 
 #[cfg(target_endian = "big")]
-compile_error!("the .sl format is little-endian and swapless reads it in place; big-endian targets are not supported");
+compile_error!(
+    "the .sl format is little-endian and swapless reads it in place; big-endian targets are not supported"
+);
 
 mod check;
 mod error;
@@ -16,8 +18,8 @@ mod writer;
 pub use check::{CheckReport, check_file};
 pub use error::FormatError;
 pub use header::{
-    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, Header, SECTION_ALIGN, SectionKind,
-    SectionEntry,
+    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, Header, SECTION_ALIGN, SectionEntry,
+    SectionKind,
 };
 pub use reader::GraphFile;
 pub use writer::{GraphWriter, SectionWriter};

@@ -66,7 +66,9 @@ impl GraphFile {
                 self.corrupt(format!("section {} has an impossible length", entry.name))
             })?;
             if entry.offset < previous_end {
-                return Err(self.corrupt(format!("section {} overlaps the one before it", entry.name)));
+                return Err(
+                    self.corrupt(format!("section {} overlaps the one before it", entry.name))
+                );
             }
             if end > file_len {
                 return Err(FormatError::Truncated {
@@ -80,10 +82,9 @@ impl GraphFile {
             previous_end = end;
         }
         for kind in self.header.required_sections() {
-            let entry = self
-                .header
-                .section(kind)
-                .ok_or_else(|| self.corrupt(format!("required section {} is missing", kind.name())))?;
+            let entry = self.header.section(kind).ok_or_else(|| {
+                self.corrupt(format!("required section {} is missing", kind.name()))
+            })?;
             let expected = self.header.expected_length(kind);
             if expected != Some(entry.length) {
                 return Err(self.corrupt(format!(
@@ -224,12 +225,11 @@ impl GraphFile {
                 blocks.len()
             )));
         }
-        let first_bad = blocks
-            .par_iter()
-            .zip(checksums.par_iter())
-            .position_first(|(&(_, _, start, end), &stored)| {
+        let first_bad = blocks.par_iter().zip(checksums.par_iter()).position_first(
+            |(&(_, _, start, end), &stored)| {
                 xxhash_rust::xxh3::xxh3_64(&self.map[start as usize..end as usize]) != stored
-            });
+            },
+        );
         if let Some(index) = first_bad {
             let (section, block, start, end) = blocks[index];
             return Err(FormatError::ChecksumMismatch {

@@ -71,7 +71,11 @@ impl GraphWriter {
     }
 
     /// Begins section `kind`. With `length` known, later sections can begin before this one ends.
-    pub fn begin_section(&mut self, kind: SectionKind, length: Option<u64>) -> Result<SectionWriter> {
+    pub fn begin_section(
+        &mut self,
+        kind: SectionKind,
+        length: Option<u64>,
+    ) -> Result<SectionWriter> {
         if self.open_ended_in_progress {
             return Err(self.invalid(format!(
                 "section {} cannot begin while a section of unknown length is still open",
@@ -148,8 +152,11 @@ impl GraphWriter {
             }
         }
         let checksum_offset = self.next_offset;
-        let mut sections: Vec<SectionEntry> =
-            self.finished.iter().map(|(entry, _)| entry.clone()).collect();
+        let mut sections: Vec<SectionEntry> = self
+            .finished
+            .iter()
+            .map(|(entry, _)| entry.clone())
+            .collect();
         sections.push(SectionEntry {
             name: SectionKind::Checksums.name().to_string(),
             offset: checksum_offset,
@@ -182,7 +189,8 @@ impl GraphWriter {
         let io = |source| FormatError::io(self.temp.path(), source);
         // Pad the file to a 4 KiB multiple so O_DIRECT reads of the last section never run short.
         let total = align_up(checksum_offset + checksum_bytes.len() as u64);
-        file.write_all_at(&checksum_bytes, checksum_offset).map_err(io)?;
+        file.write_all_at(&checksum_bytes, checksum_offset)
+            .map_err(io)?;
         file.set_len(total).map_err(io)?;
         file.write_all_at(&header.encode(), 0).map_err(io)?;
         file.sync_all().map_err(io)?;

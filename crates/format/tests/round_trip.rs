@@ -8,17 +8,33 @@ use swapless_format::{FormatError, GraphFile, GraphFlags, GraphWriter, SectionKi
 fn write_small(path: &Path, out_neighbors: &[u32]) {
     let mut writer = GraphWriter::create(path).unwrap();
     let sections: [(SectionKind, Vec<u8>); 4] = [
-        (SectionKind::OutOffsets, bytemuck::cast_slice(&[0u64, 2, 2, 3]).to_vec()),
-        (SectionKind::OutNeighbors, bytemuck::cast_slice(out_neighbors).to_vec()),
-        (SectionKind::InOffsets, bytemuck::cast_slice(&[0u64, 0, 2, 3]).to_vec()),
-        (SectionKind::InNeighbors, bytemuck::cast_slice(&[0u32, 2, 0]).to_vec()),
+        (
+            SectionKind::OutOffsets,
+            bytemuck::cast_slice(&[0u64, 2, 2, 3]).to_vec(),
+        ),
+        (
+            SectionKind::OutNeighbors,
+            bytemuck::cast_slice(out_neighbors).to_vec(),
+        ),
+        (
+            SectionKind::InOffsets,
+            bytemuck::cast_slice(&[0u64, 0, 2, 3]).to_vec(),
+        ),
+        (
+            SectionKind::InNeighbors,
+            bytemuck::cast_slice(&[0u32, 2, 0]).to_vec(),
+        ),
     ];
     for (kind, bytes) in sections {
         let mut section = writer.begin_section(kind, None).unwrap();
         section.write(&bytes).unwrap();
         writer.finish_section(section).unwrap();
     }
-    let flags = GraphFlags { directed: true, weighted: false, reordered: false };
+    let flags = GraphFlags {
+        directed: true,
+        weighted: false,
+        reordered: false,
+    };
     writer.finish(flags, 3, 3).unwrap();
 }
 
@@ -43,7 +59,10 @@ fn unsorted_list_is_reported_with_its_vertex() {
     let path = dir.path().join("g.sl");
     write_small(&path, &[2, 1, 1]);
     let error = check_file(&path).unwrap_err().to_string();
-    assert!(error.contains("vertex 0") && error.contains("not sorted"), "{error}");
+    assert!(
+        error.contains("vertex 0") && error.contains("not sorted"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -52,7 +71,10 @@ fn out_of_range_neighbor_is_reported() {
     let path = dir.path().join("g.sl");
     write_small(&path, &[1, 2, 7]);
     let error = check_file(&path).unwrap_err().to_string();
-    assert!(error.contains("vertex 2") && error.contains("not below the vertex count 3"), "{error}");
+    assert!(
+        error.contains("vertex 2") && error.contains("not below the vertex count 3"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -60,12 +82,20 @@ fn flipped_byte_fails_its_block_checksum() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.sl");
     write_small(&path, &[1, 2, 1]);
-    let offset = GraphFile::open(&path).unwrap().header().section(SectionKind::OutNeighbors).unwrap().offset;
+    let offset = GraphFile::open(&path)
+        .unwrap()
+        .header()
+        .section(SectionKind::OutNeighbors)
+        .unwrap()
+        .offset;
     let mut bytes = std::fs::read(&path).unwrap();
     bytes[offset as usize] ^= 0x40;
     std::fs::write(&path, &bytes).unwrap();
     let error = check_file(&path).unwrap_err();
-    assert!(matches!(&error, FormatError::ChecksumMismatch { section, block: 0, .. } if section == "out_neighbors"), "{error}");
+    assert!(
+        matches!(&error, FormatError::ChecksumMismatch { section, block: 0, .. } if section == "out_neighbors"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -76,7 +106,9 @@ fn truncated_file_is_refused_at_open() {
     let bytes = std::fs::read(&path).unwrap();
     for keep in [100usize, 4096 + 10, bytes.len() - 4096] {
         std::fs::write(&path, &bytes[..keep]).unwrap();
-        let error = GraphFile::open(&path).err().expect("truncated file must be refused");
+        let error = GraphFile::open(&path)
+            .err()
+            .expect("truncated file must be refused");
         assert!(error.to_string().contains("truncated"), "{keep}: {error}");
     }
 }
@@ -86,10 +118,14 @@ fn writer_refuses_inconsistent_counts_and_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.sl");
     let mut writer = GraphWriter::create(&path).unwrap();
-    let mut section = writer.begin_section(SectionKind::OutOffsets, Some(16)).unwrap();
+    let mut section = writer
+        .begin_section(SectionKind::OutOffsets, Some(16))
+        .unwrap();
     section.write_values(&[0u64, 5]).unwrap();
     writer.finish_section(section).unwrap();
-    let mut section = writer.begin_section(SectionKind::OutNeighbors, None).unwrap();
+    let mut section = writer
+        .begin_section(SectionKind::OutNeighbors, None)
+        .unwrap();
     section.write_values(&[0u32]).unwrap();
     writer.finish_section(section).unwrap();
     let error = writer.finish(GraphFlags::default(), 1, 5).unwrap_err();

@@ -27,7 +27,9 @@ impl GridSource {
     /// A `rows × columns` grid with `shortcuts` random extra edges.
     pub fn new(rows: u64, columns: u64, shortcuts: u64, weighted: bool, seed: u64) -> Result<Self> {
         if rows == 0 || columns == 0 {
-            return Err(BuildError::InvalidOption("--rows and --cols must be at least 1".to_string()));
+            return Err(BuildError::InvalidOption(
+                "--rows and --cols must be at least 1".to_string(),
+            ));
         }
         match rows.checked_mul(columns) {
             Some(n) if n <= crate::source::MAX_VERTEX_ID + 1 => {}
@@ -49,7 +51,11 @@ impl GridSource {
     }
 
     fn push(&mut self, batch: &mut Vec<InputEdge>, source: u64, destination: u64) {
-        let weight = if self.weighted { self.rng.weight() } else { 1.0 };
+        let weight = if self.weighted {
+            self.rng.weight()
+        } else {
+            1.0
+        };
         batch.push(InputEdge {
             source: source as u32,
             destination: destination as u32,
@@ -93,7 +99,10 @@ impl EdgeSource for GridSource {
             }
             self.next_vertex += 1;
         }
-        while batch.len() < BATCH_EDGES && self.next_vertex == vertices && self.shortcuts_made < self.shortcuts {
+        while batch.len() < BATCH_EDGES
+            && self.next_vertex == vertices
+            && self.shortcuts_made < self.shortcuts
+        {
             let source = self.rng.below(vertices);
             let destination = self.rng.below(vertices);
             self.push(batch, source, destination);

@@ -23,7 +23,9 @@ impl Rng {
     /// The generator for block `block` of stream `stream` under `seed`: independent
     /// of which thread generates the block, so output never depends on thread count.
     pub fn for_block(seed: u64, stream: u64, block: u64) -> Rng {
-        let mut mix = seed ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03) ^ block.wrapping_mul(0x8cb9_2ba7_2f3d_8dd7);
+        let mut mix = seed
+            ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03)
+            ^ block.wrapping_mul(0x8cb9_2ba7_2f3d_8dd7);
         let state = [
             splitmix64(&mut mix),
             splitmix64(&mut mix),
@@ -69,10 +71,14 @@ pub struct IdPermutation {
 impl IdPermutation {
     /// A permutation of `0..2^bits` chosen by `seed`.
     pub fn new(bits: u32, seed: u64) -> IdPermutation {
-        let mut mix = seed ^ 0x5eed_0f_1d5;
+        let mut mix = seed ^ 0x0005_eed0_f1d5;
         let mut next = || splitmix64(&mut mix);
         IdPermutation {
-            mask: if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
+            mask: if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            },
             shift: bits.div_ceil(2).max(1),
             keys: [next(), next(), next(), next()],
             multipliers: [next() | 1, next() | 1, next() | 1, next() | 1],
@@ -119,9 +125,24 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible() {
-        let a: Vec<u64> = (0..4).map({ let mut r = Rng::for_block(7, 0, 9); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = Rng::for_block(7, 0, 9); move |_| r.next_u64() }).collect();
-        let c: Vec<u64> = (0..4).map({ let mut r = Rng::for_block(7, 0, 10); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::for_block(7, 0, 9);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::for_block(7, 0, 9);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::for_block(7, 0, 10);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

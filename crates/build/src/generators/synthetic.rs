@@ -42,14 +42,22 @@ pub struct SyntheticSource {
 
 impl SyntheticSource {
     /// A generator for `2^scale` vertices and `degree × 2^scale` edges.
-    pub fn new(kind: SyntheticKind, scale: u32, degree: u32, weighted: bool, seed: u64) -> Result<Self> {
+    pub fn new(
+        kind: SyntheticKind,
+        scale: u32,
+        degree: u32,
+        weighted: bool,
+        seed: u64,
+    ) -> Result<Self> {
         if !(1..=31).contains(&scale) {
             return Err(BuildError::InvalidOption(format!(
                 "--scale must be between 1 and 31 (2^scale vertices), not {scale}"
             )));
         }
         if degree == 0 {
-            return Err(BuildError::InvalidOption("--degree must be at least 1".to_string()));
+            return Err(BuildError::InvalidOption(
+                "--degree must be at least 1".to_string(),
+            ));
         }
         Ok(SyntheticSource {
             kind,
@@ -92,7 +100,10 @@ impl SyntheticSource {
                             destination |= 1;
                         }
                     }
-                    (self.permutation.apply(source), self.permutation.apply(destination))
+                    (
+                        self.permutation.apply(source),
+                        self.permutation.apply(destination),
+                    )
                 }
                 SyntheticKind::UniformRandom => (rng.below(vertices), rng.below(vertices)),
             };
@@ -185,7 +196,8 @@ mod tests {
 
     #[test]
     fn uniform_random_is_flat() {
-        let edges = all_edges(SyntheticSource::new(SyntheticKind::UniformRandom, 12, 8, false, 1).unwrap());
+        let edges =
+            all_edges(SyntheticSource::new(SyntheticKind::UniformRandom, 12, 8, false, 1).unwrap());
         let mut degrees = vec![0u32; 1 << 12];
         for &(s, d, w) in &edges {
             degrees[s as usize] += 1;

@@ -67,7 +67,8 @@ pub fn open_maybe_compressed(path: &Path) -> Result<InputReader> {
     };
     let name = path.to_string_lossy().to_ascii_lowercase();
     let reader: Box<dyn BufRead + Send> = if name.ends_with(".gz") {
-        let decoder = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(READ_BUFFER_BYTES, counted));
+        let decoder =
+            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(READ_BUFFER_BYTES, counted));
         Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, decoder))
     } else if name.ends_with(".zst") {
         let decoder = zstd::stream::read::Decoder::new(counted)

@@ -30,10 +30,18 @@ pub struct GapSource {
     current_vertex: usize,
 }
 
-fn read_exact_or_truncated(reader: &mut InputReader, buffer: &mut [u8], path: &Path, what: &str) -> Result<()> {
+fn read_exact_or_truncated(
+    reader: &mut InputReader,
+    buffer: &mut [u8],
+    path: &Path,
+    what: &str,
+) -> Result<()> {
     reader.read_exact(buffer).map_err(|error| {
         if error.kind() == std::io::ErrorKind::UnexpectedEof {
-            BuildError::bad_input(path, format!("the GAP file is truncated: it ends inside its {what}"))
+            BuildError::bad_input(
+                path,
+                format!("the GAP file is truncated: it ends inside its {what}"),
+            )
         } else {
             BuildError::io(path, error)
         }
@@ -52,7 +60,9 @@ impl GapSource {
             other => {
                 return Err(BuildError::bad_input(
                     path,
-                    format!("this is not a GAP serialized graph (its first byte is {other}, not a 0/1 directed flag)"),
+                    format!(
+                        "this is not a GAP serialized graph (its first byte is {other}, not a 0/1 directed flag)"
+                    ),
                 ));
             }
         };
@@ -80,7 +90,10 @@ impl GapSource {
             let sides = if directed { 2 } else { 1 };
             let expected = (vertices + 1)
                 .checked_mul(8)
-                .and_then(|offsets| arcs.checked_mul(neighbor_bytes).map(|n| (offsets + n) * sides))
+                .and_then(|offsets| {
+                    arcs.checked_mul(neighbor_bytes)
+                        .map(|n| (offsets + n) * sides)
+                })
                 .map(|body| body + GAP_HEADER_BYTES);
             if expected != Some(reader.file_bytes) {
                 let detail = match expected {
@@ -99,7 +112,12 @@ impl GapSource {
             }
         }
         let mut offsets = vec![0u64; vertices as usize + 1];
-        read_exact_or_truncated(&mut reader, bytemuck::cast_slice_mut(&mut offsets), path, "offsets")?;
+        read_exact_or_truncated(
+            &mut reader,
+            bytemuck::cast_slice_mut(&mut offsets),
+            path,
+            "offsets",
+        )?;
         if offsets[0] != 0 || offsets[vertices as usize] != arcs {
             return Err(BuildError::bad_input(
                 path,
@@ -175,7 +193,12 @@ impl EdgeSource for GapSource {
         }
         let words_per_arc = if self.weighted_file { 2 } else { 1 };
         let mut words = vec![0i32; count * words_per_arc];
-        read_exact_or_truncated(&mut self.reader, bytemuck::cast_slice_mut(&mut words), &self.path, "neighbor lists")?;
+        read_exact_or_truncated(
+            &mut self.reader,
+            bytemuck::cast_slice_mut(&mut words),
+            &self.path,
+            "neighbor lists",
+        )?;
         for arc in words.chunks_exact(words_per_arc) {
             while self.offsets[self.current_vertex + 1] <= self.arcs_read {
                 self.current_vertex += 1;
@@ -190,7 +213,11 @@ impl EdgeSource for GapSource {
                     ),
                 ));
             }
-            let weight = if self.options.weighted { arc[1] as f32 } else { 1.0 };
+            let weight = if self.options.weighted {
+                arc[1] as f32
+            } else {
+                1.0
+            };
             batch.push(InputEdge {
                 source: self.current_vertex as u32,
                 destination: neighbor as u32,

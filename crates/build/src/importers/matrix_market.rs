@@ -70,7 +70,9 @@ impl MatrixMarketSource {
                 return Err(parse_error(
                     line_number,
                     &line,
-                    &format!("values of type `{other}` are not supported (use pattern, integer or real)"),
+                    &format!(
+                        "values of type `{other}` are not supported (use pattern, integer or real)"
+                    ),
                 ));
             }
         };
@@ -104,13 +106,21 @@ impl MatrixMarketSource {
                 break;
             }
         }
-        let sizes: Vec<&[u8]> = line.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty()).collect();
+        let sizes: Vec<&[u8]> = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|t| !t.is_empty())
+            .collect();
         if sizes.len() != 3 {
-            return Err(parse_error(line_number, &line, "the size line must be `rows columns entries`"));
+            return Err(parse_error(
+                line_number,
+                &line,
+                "the size line must be `rows columns entries`",
+            ));
         }
         let mut numbers = [0u64; 3];
         for (slot, token) in numbers.iter_mut().zip(&sizes) {
-            *slot = parse_vertex_id(token).map_err(|detail| parse_error(line_number, &line, &detail))?;
+            *slot = parse_vertex_id(token)
+                .map_err(|detail| parse_error(line_number, &line, &detail))?;
         }
         Ok(MatrixMarketSource {
             path: path.to_path_buf(),

@@ -76,7 +76,8 @@ fn fields(line: &[u8]) -> (usize, [&[u8]; 4]) {
     let mut count = 0;
     let mut start = None;
     for (index, &byte) in line.iter().enumerate() {
-        let separator = byte == b' ' || byte == b'\t' || byte == b',' || byte == b'\r' || byte == b'\n';
+        let separator =
+            byte == b' ' || byte == b'\t' || byte == b',' || byte == b'\r' || byte == b'\n';
         let comment = byte == b'#' || byte == b'%';
         if separator || comment {
             if let Some(begin) = start.take() {
@@ -128,7 +129,7 @@ impl TextEdgeListSource {
         if count == 0 {
             return Ok(None);
         }
-        if count > 3 || count < 2 {
+        if !(2..=3).contains(&count) {
             return Err(self.parse_error(format!(
                 "expected 2 or 3 columns (source, destination, optional weight), found {count}"
             )));
@@ -226,8 +227,16 @@ mod tests {
     #[test]
     fn ids_are_checked() {
         assert_eq!(parse_vertex_id(b"4294967294"), Ok(4294967294));
-        assert!(parse_vertex_id(b"4294967295").unwrap_err().contains("does not fit"));
-        assert!(parse_vertex_id(b"-1").unwrap_err().contains("not a vertex id"));
+        assert!(
+            parse_vertex_id(b"4294967295")
+                .unwrap_err()
+                .contains("does not fit")
+        );
+        assert!(
+            parse_vertex_id(b"-1")
+                .unwrap_err()
+                .contains("not a vertex id")
+        );
         assert!(parse_vertex_id(b"1.5").is_err());
         assert!(parse_weight(b"nan").is_err());
         assert_eq!(parse_weight(b"1e3"), Ok(1000.0));

@@ -31,11 +31,21 @@ pub fn swapless_ok(args: &[&str]) -> String {
 /// Runs `swapless`, insists that it fails, and returns its stderr.
 pub fn swapless_fails(args: &[&str]) -> String {
     let output = swapless(args);
-    assert!(!output.status.success(), "swapless {args:?} should have failed");
+    assert!(
+        !output.status.success(),
+        "swapless {args:?} should have failed"
+    );
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "swapless {args:?} panicked:\n{stderr}");
+    assert!(
+        !stderr.contains("panicked"),
+        "swapless {args:?} panicked:\n{stderr}"
+    );
     assert!(stderr.starts_with("error: "), "unexpected stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "expected one line: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "expected one line: {stderr}"
+    );
     stderr
 }
 
@@ -72,7 +82,7 @@ pub fn read_arcs(path: &Path) -> Vec<(u32, u32, f32)> {
             arcs.push((original(vertex as u32), original(neighbor), weight));
         }
     }
-    arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    arcs.sort_by_key(|arc| (arc.0, arc.1));
     arcs
 }
 
@@ -88,7 +98,7 @@ pub fn read_in_arcs_flipped(path: &Path) -> Vec<(u32, u32, f32)> {
             arcs.push((neighbors[index], vertex as u32, weight));
         }
     }
-    arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    arcs.sort_by_key(|arc| (arc.0, arc.1));
     arcs
 }
 
