@@ -103,6 +103,8 @@ pub struct BuildReport {
     pub working_memory_bytes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Seconds spent in each phase (reading, sorting, merging, ...), in order.
+    pub phase_seconds: Vec<(String, f64)>,
 }
 
 struct Context<'a> {
@@ -111,6 +113,7 @@ struct Context<'a> {
     working_bytes: u64,
     next_run_id: u64,
     report: BuildReport,
+    phase_started: Instant,
 }
 
 impl Context<'_> {
@@ -121,10 +124,20 @@ impl Context<'_> {
         }
     }
 
-    fn phase(&self, name: &str, total: Option<u64>) {
+    fn phase(&mut self, name: &str, total: Option<u64>) {
+        self.end_phase();
+        self.report.phase_seconds.push((name.to_string(), 0.0));
         if let Some(progress) = &self.options.progress {
             progress.phase(name, total);
         }
+    }
+
+    fn end_phase(&mut self) {
+        let now = Instant::now();
+        if let Some((_, seconds)) = self.report.phase_seconds.last_mut() {
+            *seconds = (now - self.phase_started).as_secs_f64();
+        }
+        self.phase_started = now;
     }
 
     fn position(&self, done: u64) {
@@ -174,14 +187,18 @@ pub fn build_graph(
             working_memory_bytes: working_bytes,
             ..BuildReport::default()
         },
+        phase_started: Instant::now(),
     };
-    let mut report = match options.reorder {
-        Reorder::None => build_sorted(source, output, None, &mut context)?,
+    let result = match options.reorder {
+        Reorder::None => build_sorted(source, output, None, &mut context),
         Reorder::DegreeBasedGrouping => {
             let (mut replay, new_to_old) = spill_and_reorder(source, &mut context)?;
-            build_sorted(&mut replay, output, Some(new_to_old), &mut context)?
+            build_sorted(&mut replay, output, Some(new_to_old), &mut context)
         }
     };
+    context.end_phase();
+    let mut report = result?;
+    report.phase_seconds = context.report.phase_seconds.clone();
     report.output_bytes = std::fs::metadata(output)
         .map_err(|source| BuildError::io(output, source))?
         .len();

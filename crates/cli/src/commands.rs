@@ -252,6 +252,7 @@ fn build_report_json(output: &Path, report: &BuildReport, peak_rss: u64) -> serd
         "peak_rss_bytes": peak_rss,
         "seconds": report.seconds,
         "input_edges_per_second": report.input_edges as f64 / report.seconds.max(1e-9),
+        "phase_seconds": report.phase_seconds.iter().map(|(name, seconds)| json!({"phase": name, "seconds": seconds})).collect::<Vec<_>>(),
     })
 }
 

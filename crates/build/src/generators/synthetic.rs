@@ -89,16 +89,13 @@ impl SyntheticSource {
                         }
                         let point = random & 0xffff_ffff;
                         random >>= 32;
-                        source <<= 1;
-                        destination <<= 1;
-                        if point >= RMAT_AB {
-                            source |= 1;
-                            if point >= RMAT_ABC {
-                                destination |= 1;
-                            }
-                        } else if point >= RMAT_A {
-                            destination |= 1;
-                        }
+                        // Quadrants A (0,0), B (0,1), C (1,0), D (1,1), as in GAP; computed without
+                        // branches because the outcome is random and mispredicts would dominate.
+                        let source_bit = (point >= RMAT_AB) as u64;
+                        let destination_bit = (point >= RMAT_ABC) as u64
+                            | ((point >= RMAT_A) as u64 & (point < RMAT_AB) as u64);
+                        source = (source << 1) | source_bit;
+                        destination = (destination << 1) | destination_bit;
                     }
                     (
                         self.permutation.apply(source),
