@@ -40,6 +40,8 @@ pub trait BuildProgress: Send + Sync {
     fn phase(&self, name: &str, total: Option<u64>);
     /// Work done so far in the current phase.
     fn position(&self, done: u64);
+    /// Input edges read so far (called while reading).
+    fn edges_read(&self, _edges: u64) {}
 }
 
 /// How to build.
@@ -143,6 +145,18 @@ impl Context<'_> {
     fn position(&self, done: u64) {
         if let Some(progress) = &self.options.progress {
             progress.position(done);
+        }
+    }
+
+    /// While reading, the bar follows input bytes (whose total is known) and the
+    /// message counts edges.
+    fn report_reading(&self, source: &dyn EdgeSource, edges: u64) {
+        if let Some(progress) = &self.options.progress {
+            match source.progress_bytes() {
+                (done, Some(_)) => progress.position(done),
+                _ => progress.position(edges),
+            }
+            progress.edges_read(edges);
         }
     }
 
@@ -300,10 +314,7 @@ fn build_with<R: Record>(
                 out_arcs.push(reverse, context)?;
             }
         }
-        match source.progress_bytes() {
-            (done, Some(_)) => context.position(done),
-            _ => context.position(context.report.input_edges),
-        }
+        context.report_reading(source, context.report.input_edges);
     }
     if context.report.input_edges == 0 {
         return Err(BuildError::bad_input(
@@ -597,10 +608,7 @@ fn spill_and_reorder(
                 .map_err(|error| BuildError::io(&path, error))?;
             edges += 1;
         }
-        match source.progress_bytes() {
-            (done, Some(_)) => context.position(done),
-            _ => context.position(edges),
-        }
+        context.report_reading(source, context.report.input_edges + edges);
     }
     spill
         .flush()

@@ -6,6 +6,7 @@ use swapless_build::BuildProgress;
 /// Draws the builder's phases on stderr.
 pub struct TerminalProgress {
     bar: ProgressBar,
+    phase: std::sync::Mutex<(String, std::time::Instant)>,
 }
 
 impl TerminalProgress {
@@ -14,7 +15,10 @@ impl TerminalProgress {
         // indicatif draws to stderr only when it is a terminal, so logs and CI stay clean.
         let bar = ProgressBar::new(0);
         bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        TerminalProgress { bar }
+        TerminalProgress {
+            bar,
+            phase: std::sync::Mutex::new((String::new(), std::time::Instant::now())),
+        }
     }
 
     /// Removes the bar from the screen.
@@ -26,7 +30,7 @@ impl TerminalProgress {
 impl BuildProgress for TerminalProgress {
     fn phase(&self, name: &str, total: Option<u64>) {
         let template = if total.is_some() {
-            "{spinner} {msg:<22} [{bar:30}] {percent:>3}%  {elapsed_precise} elapsed, eta {eta}"
+            "{spinner} {msg:<40} [{bar:30}] {percent:>3}%  {elapsed_precise} elapsed, eta {eta}"
         } else {
             "{spinner} {msg:<22} {elapsed_precise} elapsed"
         };
@@ -36,6 +40,21 @@ impl BuildProgress for TerminalProgress {
         self.bar.set_length(total.unwrap_or(0));
         self.bar.set_position(0);
         self.bar.set_message(name.to_string());
+        if let Ok(mut phase) = self.phase.lock() {
+            *phase = (name.to_string(), std::time::Instant::now());
+        }
+    }
+
+    fn edges_read(&self, edges: u64) {
+        if let Ok(phase) = self.phase.lock() {
+            let seconds = phase.1.elapsed().as_secs_f64().max(1e-3);
+            self.bar.set_message(format!(
+                "{}: {:.1} M edges, {:.2} M/s",
+                phase.0,
+                edges as f64 / 1e6,
+                edges as f64 / seconds / 1e6
+            ));
+        }
     }
 
     fn position(&self, done: u64) {
