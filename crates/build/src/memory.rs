@@ -67,6 +67,20 @@ pub fn current_rss_bytes() -> Option<u64> {
     read_kib_field("/proc/self/status", "VmRSS:")
 }
 
+/// Anonymous memory backed by transparent huge pages (AnonHugePages in `/proc/self/smaps_rollup`).
+pub fn anon_huge_page_bytes() -> Option<u64> {
+    read_kib_field("/proc/self/smaps_rollup", "AnonHugePages:")
+}
+
+/// Major and minor page faults of this process so far, from `/proc/self/stat`.
+pub fn page_faults() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
+    // minflt is field 10 and majflt field 12 of stat; here they sit at indexes 7 and 9.
+    Some((fields.get(9)?.parse().ok()?, fields.get(7)?.parse().ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

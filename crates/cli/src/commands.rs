@@ -27,6 +27,8 @@ pub enum CliError {
     Format(FormatError),
     /// Writing a report failed.
     Io(PathBuf, std::io::Error),
+    /// Anything else, already one sentence.
+    Other(String),
 }
 
 impl std::fmt::Display for CliError {
@@ -36,6 +38,7 @@ impl std::fmt::Display for CliError {
             CliError::Build(error) => write!(formatter, "{error}"),
             CliError::Format(error) => write!(formatter, "{error}"),
             CliError::Io(path, error) => write!(formatter, "{}: {error}", path.display()),
+            CliError::Other(message) => write!(formatter, "{message}"),
         }
     }
 }
@@ -90,7 +93,7 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-fn write_json(path: &Path, value: &serde_json::Value) -> CliResult {
+pub fn write_json(path: &Path, value: &serde_json::Value) -> CliResult {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
     if path == Path::new("-") {
         println!("{text}");

@@ -1,7 +1,9 @@
 //! The `swapless` command line: generate, build, inspect and check graphs.
 
 mod commands;
+mod npy;
 mod progress;
+mod run;
 mod text;
 
 use std::path::PathBuf;
@@ -34,6 +36,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
+    /// Run a kernel on a graph and report times, memory and the result.
+    Run(run::RunCommand),
     /// Verify every checksum and structural invariant of a .sl file.
     Check {
         /// The .sl file.
@@ -144,6 +148,7 @@ fn main() -> ExitCode {
         Command::Build(command) => commands::build(command),
         Command::Info { graph, json } => commands::info(&graph, json.as_deref()),
         Command::Check { graph } => commands::check(&graph),
+        Command::Run(command) => run::run(command),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

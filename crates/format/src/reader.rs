@@ -198,6 +198,72 @@ impl GraphFile {
         &self.out_neighbors()[offsets[v] as usize..offsets[v + 1] as usize]
     }
 
+    /// The stored checksums of `kind`'s 1 MiB blocks.
+    pub fn block_checksums(&self, kind: SectionKind) -> Option<&[u64]> {
+        let target = self.header.section(kind)?;
+        let all: &[u64] = self.typed(SectionKind::Checksums)?;
+        let before: u64 = self
+            .header
+            .sections
+            .iter()
+            .filter(|entry| {
+                entry.name != SectionKind::Checksums.name() && entry.offset < target.offset
+            })
+            .map(|entry| entry.block_count())
+            .sum();
+        all.get(before as usize..(before + target.block_count()) as usize)
+    }
+
+    /// Reads section `kind` into anonymous memory with `pread` (not through the map, so
+    /// the page cache holds no second copy in this process), verifying every block's
+    /// checksum as it arrives.
+    pub fn load_section<T: bytemuck::Pod>(&self, kind: SectionKind) -> Result<Option<Vec<T>>> {
+        use std::os::unix::fs::FileExt;
+        let Some(entry) = self.header.section(kind) else {
+            return Ok(None);
+        };
+        let checksums = self
+            .block_checksums(kind)
+            .ok_or_else(|| self.corrupt(format!("section {} has no checksums", kind.name())))?;
+        let file = File::open(&self.path).map_err(|source| FormatError::io(&self.path, source))?;
+        let element = std::mem::size_of::<T>() as u64;
+        let mut values: Vec<T> = vec![T::zeroed(); (entry.length / element) as usize];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
+        for (block, chunk) in bytes.chunks_mut(CHECKSUM_BLOCK_BYTES as usize).enumerate() {
+            let start = entry.offset + block as u64 * CHECKSUM_BLOCK_BYTES;
+            file.read_exact_at(chunk, start).map_err(|source| {
+                if source.kind() == std::io::ErrorKind::UnexpectedEof {
+                    FormatError::Truncated {
+                        path: self.path.clone(),
+                        detail: format!("section {} was cut short while being read", kind.name()),
+                    }
+                } else {
+                    FormatError::io(&self.path, source)
+                }
+            })?;
+            if xxhash_rust::xxh3::xxh3_64(chunk) != checksums[block] {
+                return Err(FormatError::ChecksumMismatch {
+                    path: self.path.clone(),
+                    section: kind.name().to_string(),
+                    block: block as u64,
+                    start,
+                    end: start + chunk.len() as u64,
+                });
+            }
+        }
+        Ok(Some(values))
+    }
+
+    /// The in-neighbors of vertex `v` (the out-neighbors for undirected graphs).
+    pub fn in_neighbors_of(&self, v: usize) -> &[u32] {
+        match (self.in_offsets(), self.in_neighbors()) {
+            (Some(offsets), Some(neighbors)) => {
+                &neighbors[offsets[v] as usize..offsets[v + 1] as usize]
+            }
+            _ => self.out_neighbors_of(v),
+        }
+    }
+
     /// Checks every 1 MiB block of every section against its stored checksum.
     ///
     /// Reports the first failing block in file order.

@@ -1,0 +1,287 @@
+//! `swapless run KERNEL GRAPH`: load the graph, run trials, verify, report.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+use swapless_build::memory::{anon_huge_page_bytes, page_faults, peak_rss_bytes};
+use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
+use swapless_engine::kernels::connected_components;
+use swapless_engine::kernels::pagerank::{self, PageRankOptions};
+use swapless_engine::kernels::{pick_source, to_original_order};
+use swapless_format::GraphFile;
+use swapless_store::{DramStore, EdgeStore};
+
+use crate::commands::CliError;
+use crate::npy::{NpyArray, write_npy};
+use crate::text::{bytes, thousands};
+
+/// The kernels `run` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Kernel {
+    /// Breadth-first search (direction-optimizing): parent per vertex.
+    Bfs,
+    /// PageRank (pull, damping 0.85, dangling mass spread): score per vertex.
+    Pr,
+    /// Connected components (weak, Afforest): label per vertex.
+    Cc,
+}
+
+impl Kernel {
+    fn name(self) -> &'static str {
+        match self {
+            Kernel::Bfs => "bfs",
+            Kernel::Pr => "pr",
+            Kernel::Cc => "cc",
+        }
+    }
+
+    /// Bytes of vertex property arrays the kernel allocates besides the graph.
+    fn property_bytes(self, vertices: u64) -> u64 {
+        match self {
+            // parents (u32), two frontier bitmaps, a frontier list at worst n
+            Kernel::Bfs => vertices * 4 + vertices / 4 + vertices * 4,
+            // scores, contributions, next scores (f64) and out-degrees (u32)
+            Kernel::Pr => vertices * (8 * 3 + 4),
+            // labels (u32)
+            Kernel::Cc => vertices * 4,
+        }
+    }
+}
+
+/// Options of `swapless run`.
+#[derive(Args)]
+pub struct RunCommand {
+    /// Kernel to run.
+    #[arg(value_enum)]
+    kernel: Kernel,
+    /// The .sl graph.
+    graph: PathBuf,
+    /// Source vertex (original id) for bfs; default: a reproducible random vertex with edges.
+    #[arg(long)]
+    source: Option<u64>,
+    /// Write the result array here as .npy, indexed by original vertex id.
+    #[arg(long, value_name = "FILE.npy")]
+    out: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Trials to time; the report gives the median.
+    #[arg(long, default_value_t = 1)]
+    trials: u32,
+    /// Check the result against the kernel's serial verifier.
+    #[arg(long)]
+    verify: bool,
+    /// Also write the report as JSON to this file ("-" for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// PageRank: stop when the L1 change falls below this.
+    #[arg(long, default_value_t = 1e-4)]
+    tolerance: f64,
+    /// PageRank: stop after this many iterations.
+    #[arg(long, default_value_t = 20)]
+    max_iters: u32,
+    /// PageRank: damping factor.
+    #[arg(long, default_value_t = 0.85)]
+    damping: f64,
+}
+
+/// One trial's result, in internal ids.
+enum Outcome {
+    Bfs(bfs::BfsResult),
+    PageRank(pagerank::PageRankResult),
+    Components(connected_components::ComponentsResult),
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[middle]
+    } else {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    }
+}
+
+/// `swapless run`.
+pub fn run(command: RunCommand) -> Result<(), CliError> {
+    if command.trials == 0 {
+        return Err(CliError::Usage("--trials must be at least 1".to_string()));
+    }
+    let tolerance_ok = command.tolerance.is_finite() && command.tolerance >= 0.0;
+    if !tolerance_ok || !(0.0..=1.0).contains(&command.damping) {
+        return Err(CliError::Usage(
+            "--tolerance must be >= 0 and --damping between 0 and 1".to_string(),
+        ));
+    }
+    let threads = command
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|error| CliError::Usage(format!("cannot start {threads} threads: {error}")))?;
+    pool.install(|| run_in_pool(&command, threads))
+}
+
+fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
+    let load_started = Instant::now();
+    let store = DramStore::load(&command.graph, true)
+        .map_err(|error| CliError::Other(error.to_string()))?;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    let vertices = store.num_vertices();
+    let source = match (command.kernel, command.source) {
+        (Kernel::Bfs, Some(original)) => Some(internal_id(&store, original)?),
+        (Kernel::Bfs, None) => Some(pick_source(&store, 0).ok_or_else(|| {
+            CliError::Usage("the graph has no edges, so BFS has no source".to_string())
+        })?),
+        (_, Some(_)) => {
+            return Err(CliError::Usage(format!(
+                "{} takes no --source",
+                command.kernel.name()
+            )));
+        }
+        (_, None) => None,
+    };
+    let options = PageRankOptions {
+        damping: command.damping,
+        tolerance: command.tolerance,
+        max_iterations: command.max_iters,
+    };
+    let faults_before = page_faults().unwrap_or((0, 0));
+    let mut trial_seconds = Vec::new();
+    let mut outcome = None;
+    for _ in 0..command.trials {
+        let started = Instant::now();
+        let result = match command.kernel {
+            Kernel::Bfs => bfs::bfs(&store, source.unwrap_or(0)).map(Outcome::Bfs),
+            Kernel::Pr => pagerank::pagerank(&store, options).map(Outcome::PageRank),
+            Kernel::Cc => {
+                connected_components::connected_components(&store).map(Outcome::Components)
+            }
+        }
+        .map_err(|error| CliError::Other(error.to_string()))?;
+        trial_seconds.push(started.elapsed().as_secs_f64());
+        outcome = Some(result);
+    }
+    let faults_after = page_faults().unwrap_or((0, 0));
+    let outcome = outcome.expect("at least one trial ran");
+    let huge_page_bytes = anon_huge_page_bytes().unwrap_or(0);
+    // Measured before verification, which maps the whole file again.
+    let peak_rss = peak_rss_bytes().unwrap_or(0);
+
+    let mut verified = Value::Null;
+    if command.verify {
+        let graph = GraphFile::open(&command.graph)?;
+        let check = match &outcome {
+            Outcome::Bfs(result) => bfs::verify(&graph, source.unwrap_or(0), &result.parents),
+            Outcome::PageRank(result) => {
+                pagerank::verify(&graph, options, result.iterations, &result.scores)
+            }
+            Outcome::Components(result) => connected_components::verify(&graph, &result.labels),
+        };
+        check.map_err(|detail| CliError::Other(format!("verification failed: {detail}")))?;
+        verified = Value::Bool(true);
+    }
+
+    let permutation = store.permutation();
+    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as u64;
+    let result_json = match &outcome {
+        Outcome::Bfs(result) => json!({"reached": result.reached, "levels": result.levels}),
+        Outcome::PageRank(result) => {
+            json!({"iterations": result.iterations, "last_change": result.last_change})
+        }
+        Outcome::Components(result) => json!({"components": result.components}),
+    };
+    if let Some(path) = &command.out {
+        let written = match &outcome {
+            Outcome::Bfs(result) => write_npy(
+                path,
+                NpyArray::Int64(&parents_in_original_ids(&result.parents, permutation)),
+            ),
+            Outcome::PageRank(result) => write_npy(
+                path,
+                NpyArray::Float64(&to_original_order(result.scores.clone(), permutation)),
+            ),
+            Outcome::Components(result) => {
+                let labels: Vec<i64> = result
+                    .labels
+                    .iter()
+                    .map(|&root| original(root) as i64)
+                    .collect();
+                write_npy(
+                    path,
+                    NpyArray::Int64(&to_original_order(labels, permutation)),
+                )
+            }
+        };
+        written.map_err(|error| CliError::Io(path.clone(), error))?;
+    }
+
+    let seconds = median(&trial_seconds);
+    let footprint = store.resident_bytes() + command.kernel.property_bytes(vertices as u64);
+    println!(
+        "{} on {} ({} vertices, {} arcs, tier {}, {threads} threads)",
+        command.kernel.name(),
+        command.graph.display(),
+        thousands(vertices as u64),
+        thousands(store.num_arcs()),
+        store.tier()
+    );
+    if let Some(source) = source {
+        println!("  source {}", original(source));
+    }
+    println!(
+        "  result {result_json}{}",
+        if command.verify { " (verified)" } else { "" }
+    );
+    println!(
+        "  {:.4} s median of {} trial(s); load {:.2} s; peak RSS {}; footprint {}",
+        seconds,
+        command.trials,
+        load_seconds,
+        bytes(peak_rss),
+        bytes(footprint)
+    );
+    if let Some(path) = &command.json {
+        let report = json!({
+            "kernel": command.kernel.name(),
+            "graph": command.graph.display().to_string(),
+            "tier": store.tier(),
+            "source": source.map(original),
+            "threads": threads,
+            "trials": command.trials,
+            "seconds": seconds,
+            "trial_seconds": trial_seconds,
+            "load_seconds": load_seconds,
+            "peak_rss_bytes": peak_rss,
+            "footprint_bytes": footprint,
+            "huge_page_bytes": huge_page_bytes,
+            "major_faults": faults_after.0.saturating_sub(faults_before.0),
+            "minor_faults": faults_after.1.saturating_sub(faults_before.1),
+            "verified": verified,
+            "result": result_json,
+        });
+        crate::commands::write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+fn internal_id(store: &DramStore, original: u64) -> Result<u32, CliError> {
+    let vertices = store.num_vertices() as u64;
+    if original >= vertices {
+        return Err(CliError::Usage(format!(
+            "--source {original} is not a vertex (the graph has ids 0..{})",
+            vertices.saturating_sub(1)
+        )));
+    }
+    Ok(match store.permutation() {
+        None => original as u32,
+        Some(new_to_old) => new_to_old
+            .iter()
+            .position(|&old| old as u64 == original)
+            .expect("a permutation holds every id") as u32,
+    })
+}

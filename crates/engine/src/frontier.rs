@@ -1,0 +1,106 @@
+//! Frontiers: a sparse list of vertices for top-down steps, a dense bitmap for
+//! bottom-up steps, and per-thread buffers that parallel callbacks append to.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use thread_local::ThreadLocal;
+
+/// A set of vertices as one bit each, safe to set from many threads.
+pub struct Bitmap {
+    words: Vec<AtomicU64>,
+}
+
+impl Bitmap {
+    /// An empty set over `0..vertices`.
+    pub fn new(vertices: usize) -> Bitmap {
+        Bitmap {
+            words: (0..vertices.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    /// Whether `vertex` is in the set.
+    #[inline]
+    pub fn contains(&self, vertex: u32) -> bool {
+        self.words[vertex as usize / 64].load(Ordering::Relaxed) & (1 << (vertex % 64)) != 0
+    }
+
+    /// Adds `vertex`.
+    #[inline]
+    pub fn insert(&self, vertex: u32) {
+        self.words[vertex as usize / 64].fetch_or(1 << (vertex % 64), Ordering::Relaxed);
+    }
+
+    /// Removes every vertex.
+    pub fn clear(&self) {
+        self.words
+            .par_iter()
+            .for_each(|word| word.store(0, Ordering::Relaxed));
+    }
+
+    /// Adds every vertex of `vertices`.
+    pub fn insert_all(&self, vertices: &[u32]) {
+        vertices.par_iter().for_each(|&vertex| self.insert(vertex));
+    }
+
+    /// The vertices in the set, ascending.
+    pub fn to_vertices(&self) -> Vec<u32> {
+        self.words
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(index, word)| {
+                let mut bits = word.load(Ordering::Relaxed);
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let bit = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        (index * 64) as u32 + bit
+                    })
+                })
+            })
+            .collect()
+    }
+}
+
+/// Per-thread vertex buffers that parallel callbacks append to without locks,
+/// drained into one list between steps (GAP's sliding-queue buffers).
+#[derive(Default)]
+pub struct ThreadBuffers {
+    buffers: ThreadLocal<RefCell<(Vec<u32>, u64)>>,
+}
+
+impl ThreadBuffers {
+    /// Empty buffers.
+    pub fn new() -> ThreadBuffers {
+        ThreadBuffers::default()
+    }
+
+    /// Appends `vertex` to this thread's buffer and adds `weight` to its counter.
+    #[inline]
+    pub fn push(&self, vertex: u32, weight: u64) {
+        let mut buffer = self.buffers.get_or_default().borrow_mut();
+        buffer.0.push(vertex);
+        buffer.1 += weight;
+    }
+
+    /// Adds `weight` to this thread's counter without a vertex.
+    #[inline]
+    pub fn count(&self, weight: u64) {
+        self.buffers.get_or_default().borrow_mut().1 += weight;
+    }
+
+    /// Empties every buffer into one list; returns it with the counters' sum.
+    pub fn drain(&mut self) -> (Vec<u32>, u64) {
+        let mut all = Vec::new();
+        let mut total = 0;
+        for buffer in self.buffers.iter_mut() {
+            let buffer = buffer.get_mut();
+            all.append(&mut buffer.0);
+            total += std::mem::take(&mut buffer.1);
+        }
+        (all, total)
+    }
+}

@@ -1,0 +1,193 @@
+//! Breadth-first search, direction-optimizing (Beamer, Asanović, Patterson, SC'12).
+//!
+//! Output: a parent per vertex (int64, original ids): the source is its own parent,
+//! every other reached vertex's parent is one level nearer the source, and
+//! unreached vertices have -1.
+//!
+//! Small frontiers step top-down (each frontier vertex offers itself to its
+//! unvisited out-neighbors: a sparse `gather`); once the frontier's edges exceed
+//! 1/ALPHA of the unexplored edges, steps go bottom-up (every unvisited vertex looks
+//! for a parent among its in-neighbors: a dense `scan`) until the frontier shrinks
+//! below n/BETA again.
+
+use swapless_format::GraphFile;
+use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use crate::frontier::{Bitmap, ThreadBuffers};
+use crate::property::U32Array;
+
+const ALPHA: u64 = 15;
+const BETA: u64 = 18;
+const UNVISITED: u32 = u32::MAX;
+
+/// What a BFS found.
+pub struct BfsResult {
+    /// Parent per vertex in internal ids; `u32::MAX` for unreached.
+    pub parents: Vec<u32>,
+    /// Vertices reached, the source included.
+    pub reached: u64,
+    /// Levels (steps) taken.
+    pub levels: u32,
+}
+
+/// One top-down step: returns the next frontier and the sum of its out-degrees.
+fn top_down_step(
+    store: &dyn EdgeStore,
+    parents: &U32Array,
+    frontier: &[u32],
+) -> Result<(Vec<u32>, u64)> {
+    let mut next = ThreadBuffers::new();
+    store.gather(EdgeDirection::Out, frontier, &|vertex, list| {
+        for &neighbor in list.neighbors {
+            if parents.get(neighbor) == UNVISITED
+                && parents.compare_exchange(neighbor, UNVISITED, vertex)
+            {
+                next.push(neighbor, store.degree(EdgeDirection::Out, neighbor) as u64);
+            }
+        }
+    })?;
+    Ok(next.drain())
+}
+
+/// One bottom-up step: returns how many vertices joined `next`.
+fn bottom_up_step(
+    store: &dyn EdgeStore,
+    parents: &U32Array,
+    frontier: &Bitmap,
+    next: &Bitmap,
+) -> Result<u64> {
+    let mut awake = ThreadBuffers::new();
+    let vertices = store.num_vertices() as u32;
+    store.scan(EdgeDirection::In, 0..vertices, &|vertex, list| {
+        if parents.get(vertex) != UNVISITED {
+            return;
+        }
+        if let Some(&parent) = list
+            .neighbors
+            .iter()
+            .find(|&&neighbor| frontier.contains(neighbor))
+        {
+            parents.set(vertex, parent);
+            next.insert(vertex);
+            awake.count(1);
+        }
+    })?;
+    Ok(awake.drain().1)
+}
+
+/// Runs BFS from `source` (internal id).
+pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
+    let vertices = store.num_vertices();
+    let parents = U32Array::filled(vertices, UNVISITED);
+    parents.set(source, source);
+    let mut frontier = vec![source];
+    let mut edges_to_check = store.num_arcs();
+    let mut scout_count = store.degree(EdgeDirection::Out, source) as u64;
+    let mut reached = 1u64;
+    let mut levels = 0u32;
+    let mut front_bits: Option<(Bitmap, Bitmap)> = None;
+    while !frontier.is_empty() {
+        if scout_count > edges_to_check / ALPHA {
+            let (front, next) =
+                front_bits.get_or_insert_with(|| (Bitmap::new(vertices), Bitmap::new(vertices)));
+            front.clear();
+            front.insert_all(&frontier);
+            let mut awake = frontier.len() as u64;
+            loop {
+                let previous = awake;
+                next.clear();
+                awake = bottom_up_step(store, &parents, front, next)?;
+                std::mem::swap(front, next);
+                levels += 1;
+                reached += awake;
+                if awake == 0 || (awake < previous && awake <= vertices as u64 / BETA) {
+                    break;
+                }
+            }
+            frontier = front.to_vertices();
+            scout_count = 1;
+        } else {
+            edges_to_check = edges_to_check.saturating_sub(scout_count);
+            let (next, next_scout) = top_down_step(store, &parents, &frontier)?;
+            frontier = next;
+            scout_count = next_scout;
+            levels += 1;
+            reached += frontier.len() as u64;
+        }
+    }
+    Ok(BfsResult {
+        parents: parents.into_vec(),
+        reached,
+        levels,
+    })
+}
+
+/// Parents in original ids as int64 with -1 for unreached, indexed by original id.
+pub fn parents_in_original_ids(parents: &[u32], permutation: Option<&[u32]>) -> Vec<i64> {
+    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as i64;
+    let by_internal: Vec<i64> = parents
+        .iter()
+        .map(|&parent| {
+            if parent == UNVISITED {
+                -1
+            } else {
+                original(parent)
+            }
+        })
+        .collect();
+    super::to_original_order(by_internal, permutation)
+}
+
+/// Checks a BFS result against a serial BFS on the file: the same vertices are
+/// reached, the source is its own parent, and every other parent is an
+/// in-neighbor exactly one level nearer the source.
+pub fn verify(graph: &GraphFile, source: u32, parents: &[u32]) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    let mut depth = vec![u32::MAX; vertices];
+    depth[source as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([source]);
+    while let Some(vertex) = queue.pop_front() {
+        for &neighbor in graph.out_neighbors_of(vertex as usize) {
+            if depth[neighbor as usize] == u32::MAX {
+                depth[neighbor as usize] = depth[vertex as usize] + 1;
+                queue.push_back(neighbor);
+            }
+        }
+    }
+    if parents[source as usize] != source {
+        return Err(format!("the source {source} is not its own parent"));
+    }
+    for vertex in 0..vertices {
+        let parent = parents[vertex];
+        match (depth[vertex], parent) {
+            (u32::MAX, UNVISITED) => {}
+            (u32::MAX, _) => {
+                return Err(format!(
+                    "vertex {vertex} is unreachable but has parent {parent}"
+                ));
+            }
+            (_, UNVISITED) => {
+                return Err(format!("vertex {vertex} is reachable but has no parent"));
+            }
+            (0, _) => {}
+            (level, parent) => {
+                if depth[parent as usize] != level - 1 {
+                    return Err(format!(
+                        "vertex {vertex} at depth {level} has parent {parent} at depth {}",
+                        depth[parent as usize]
+                    ));
+                }
+                if graph
+                    .out_neighbors_of(parent as usize)
+                    .binary_search(&(vertex as u32))
+                    .is_err()
+                {
+                    return Err(format!(
+                        "vertex {vertex} has parent {parent}, but there is no edge {parent} -> {vertex}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! Connected components (weakly connected for directed graphs) by Afforest
+//! (Sutton, Ben-Nun, Barak, IPDPS'18), as in GAP.
+//!
+//! Output: a label per vertex (int64); two vertices have the same label exactly
+//! when they are in the same component. The label is the original id of one
+//! member, the same whatever the thread count.
+//!
+//! Each vertex first links to its first two neighbors only, which on real graphs
+//! already joins most of the giant component; the remaining edges are then
+//! processed only for vertices outside the component that a sample says is the
+//! largest. Links always hook the larger root under the smaller, so every
+//! component ends up rooted at its smallest internal id.
+
+use swapless_format::GraphFile;
+use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use rayon::prelude::*;
+
+use crate::property::U32Array;
+
+/// Neighbors per vertex linked before sampling.
+const NEIGHBOR_ROUNDS: usize = 2;
+/// Vertices sampled to find the largest component.
+const SAMPLES: usize = 1024;
+
+/// What a CC run found.
+pub struct ComponentsResult {
+    /// Root (smallest internal id of the component) per vertex, internal ids.
+    pub labels: Vec<u32>,
+    /// Number of components.
+    pub components: u64,
+}
+
+/// Joins the trees of `u` and `v`, hooking the larger root under the smaller.
+fn link(labels: &U32Array, u: u32, v: u32) {
+    let mut first = labels.get(u);
+    let mut second = labels.get(v);
+    while first != second {
+        let (high, low) = if first > second {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        let high_parent = labels.get(high);
+        if high_parent == low {
+            break;
+        }
+        if high_parent == high && labels.compare_exchange(high, high, low) {
+            break;
+        }
+        first = labels.get(labels.get(high));
+        second = labels.get(low);
+    }
+}
+
+/// Points every vertex straight at its root.
+fn compress(labels: &U32Array) {
+    (0..labels.len() as u32).into_par_iter().for_each(|vertex| {
+        while labels.get(vertex) != labels.get(labels.get(vertex)) {
+            labels.set(vertex, labels.get(labels.get(vertex)));
+        }
+    });
+}
+
+/// The most frequent label among a fixed sample of vertices.
+fn most_frequent_label(labels: &U32Array) -> u32 {
+    let vertices = labels.len() as u64;
+    let mut counts = std::collections::HashMap::new();
+    let mut state = 0x00c0_ffeeu64;
+    for _ in 0..SAMPLES {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let vertex = ((state >> 33) % vertices) as u32;
+        *counts.entry(labels.get(vertex)).or_insert(0u32) += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(label, count)| (count, std::cmp::Reverse(label)))
+        .map_or(0, |(label, _)| label)
+}
+
+/// Finds the connected components.
+pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
+    let vertices = store.num_vertices();
+    let all = 0..vertices as u32;
+    let labels = U32Array::filled(vertices, 0);
+    (0..vertices as u32)
+        .into_par_iter()
+        .for_each(|vertex| labels.set(vertex, vertex));
+    for round in 0..NEIGHBOR_ROUNDS {
+        store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
+            if let Some(&neighbor) = list.neighbors.get(round) {
+                link(&labels, vertex, neighbor);
+            }
+        })?;
+        compress(&labels);
+    }
+    if vertices > 0 {
+        let largest = most_frequent_label(&labels);
+        store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
+            if labels.get(vertex) != largest {
+                for &neighbor in list.neighbors.iter().skip(NEIGHBOR_ROUNDS) {
+                    link(&labels, vertex, neighbor);
+                }
+            }
+        })?;
+        if store.directed() {
+            // Weak connectivity: in-edges join components too.
+            store.scan(EdgeDirection::In, all, &|vertex, list| {
+                if labels.get(vertex) != largest {
+                    for &neighbor in list.neighbors {
+                        link(&labels, vertex, neighbor);
+                    }
+                }
+            })?;
+        }
+        compress(&labels);
+    }
+    let labels = labels.into_vec();
+    let components = labels
+        .par_iter()
+        .enumerate()
+        .filter(|&(vertex, &label)| vertex as u32 == label)
+        .count() as u64;
+    Ok(ComponentsResult { labels, components })
+}
+
+/// Checks labels against a serial union-find over every edge of the file: the two
+/// partitions must be the same.
+pub fn verify(graph: &GraphFile, labels: &[u32]) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    let mut parent: Vec<u32> = (0..vertices as u32).collect();
+    fn find(parent: &mut [u32], mut vertex: u32) -> u32 {
+        while parent[vertex as usize] != vertex {
+            parent[vertex as usize] = parent[parent[vertex as usize] as usize];
+            vertex = parent[vertex as usize];
+        }
+        vertex
+    }
+    for vertex in 0..vertices {
+        for &neighbor in graph.out_neighbors_of(vertex) {
+            let (a, b) = (
+                find(&mut parent, vertex as u32),
+                find(&mut parent, neighbor),
+            );
+            if a != b {
+                parent[a.max(b) as usize] = a.min(b);
+            }
+        }
+    }
+    // Same partition: the map from our label to the reference root is a bijection.
+    let mut ours_to_reference = std::collections::HashMap::new();
+    let mut reference_to_ours = std::collections::HashMap::new();
+    for (vertex, &ours) in labels.iter().enumerate().take(vertices) {
+        let reference = find(&mut parent, vertex as u32);
+        if *ours_to_reference.entry(ours).or_insert(reference) != reference
+            || *reference_to_ours.entry(reference).or_insert(ours) != ours
+        {
+            return Err(format!(
+                "vertex {vertex} (label {ours}) is grouped differently from the serial union-find"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! The engine: frontiers, property arrays, per-thread buffers, and the kernels
+//! (one file each, each with a serial verifier) that run on any [`EdgeStore`] tier.
+//!
+//! [`EdgeStore`]: swapless_store::EdgeStore
+
+pub mod frontier;
+pub mod kernels;
+pub mod property;
+
+pub use kernels::pick_source;

@@ -1,0 +1,160 @@
+//! The dram tier: every section the run needs, read into memory up front. The
+//! oracle the other tiers are tested against, and the default when the graph fits.
+
+use std::ops::Range;
+use std::path::Path;
+
+use rayon::prelude::*;
+use swapless_format::{GraphFile, SectionKind};
+
+use crate::{Adjacency, EdgeDirection, EdgeStore, Result, Visit};
+
+/// One direction's CSR in memory.
+struct Csr {
+    offsets: Vec<u64>,
+    neighbors: Vec<u32>,
+    weights: Option<Vec<f32>>,
+}
+
+impl Csr {
+    fn load(graph: &GraphFile, sections: [SectionKind; 3], weighted: bool) -> Result<Csr> {
+        let missing = || swapless_format::FormatError::Corrupt {
+            path: graph.path().to_path_buf(),
+            detail: format!("section {} is missing", sections[0].name()),
+        };
+        Ok(Csr {
+            offsets: graph.load_section(sections[0])?.ok_or_else(missing)?,
+            neighbors: graph.load_section(sections[1])?.ok_or_else(missing)?,
+            weights: if weighted {
+                graph.load_section(sections[2])?
+            } else {
+                None
+            },
+        })
+    }
+
+    fn adjacency(&self, vertex: u32) -> Adjacency<'_> {
+        let start = self.offsets[vertex as usize] as usize;
+        let end = self.offsets[vertex as usize + 1] as usize;
+        Adjacency {
+            neighbors: &self.neighbors[start..end],
+            weights: self.weights.as_ref().map(|weights| &weights[start..end]),
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        (self.offsets.len() * 8
+            + self.neighbors.len() * 4
+            + self.weights.as_ref().map_or(0, |w| w.len() * 4)) as u64
+    }
+}
+
+/// A graph held entirely in DRAM.
+pub struct DramStore {
+    out_lists: Csr,
+    in_lists: Option<Csr>,
+    weighted: bool,
+    permutation: Option<Vec<u32>>,
+}
+
+/// Vertices handed to one task of a parallel scan: enough to amortize scheduling,
+/// few enough that work stealing evens out skewed degrees.
+const SCAN_GRAIN: usize = 256;
+
+impl DramStore {
+    /// Reads `path` into memory, verifying every checksum; in-lists only if `need_in_lists`.
+    pub fn load(path: &Path, need_in_lists: bool) -> Result<DramStore> {
+        let graph = GraphFile::open(path)?;
+        let flags = graph.flags();
+        let out_lists = Csr::load(
+            &graph,
+            [
+                SectionKind::OutOffsets,
+                SectionKind::OutNeighbors,
+                SectionKind::OutWeights,
+            ],
+            flags.weighted,
+        )?;
+        let in_lists = if flags.directed && need_in_lists {
+            Some(Csr::load(
+                &graph,
+                [
+                    SectionKind::InOffsets,
+                    SectionKind::InNeighbors,
+                    SectionKind::InWeights,
+                ],
+                flags.weighted,
+            )?)
+        } else {
+            None
+        };
+        Ok(DramStore {
+            out_lists,
+            in_lists,
+            weighted: flags.weighted,
+            permutation: graph.load_section(SectionKind::Permutation)?,
+        })
+    }
+
+    fn lists(&self, direction: EdgeDirection) -> &Csr {
+        match (direction, &self.in_lists) {
+            (EdgeDirection::In, Some(in_lists)) => in_lists,
+            _ => &self.out_lists,
+        }
+    }
+}
+
+impl EdgeStore for DramStore {
+    fn num_vertices(&self) -> usize {
+        self.out_lists.offsets.len() - 1
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.out_lists.neighbors.len() as u64
+    }
+
+    fn directed(&self) -> bool {
+        self.in_lists.is_some()
+    }
+
+    fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    fn tier(&self) -> &'static str {
+        "dram"
+    }
+
+    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
+        let offsets = &self.lists(direction).offsets;
+        (offsets[vertex as usize + 1] - offsets[vertex as usize]) as u32
+    }
+
+    fn permutation(&self) -> Option<&[u32]> {
+        self.permutation.as_deref()
+    }
+
+    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+        let lists = self.lists(direction);
+        range
+            .into_par_iter()
+            .with_min_len(SCAN_GRAIN)
+            .for_each(|vertex| visit(vertex, lists.adjacency(vertex)));
+        Ok(())
+    }
+
+    fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
+        let lists = self.lists(direction);
+        vertices
+            .par_iter()
+            .with_min_len(64)
+            .for_each(|&vertex| visit(vertex, lists.adjacency(vertex)));
+        Ok(())
+    }
+
+    fn resident_bytes(&self) -> u64 {
+        self.out_lists.bytes()
+            + self.in_lists.as_ref().map_or(0, Csr::bytes)
+            + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
+    }
+}
