@@ -1,0 +1,138 @@
+//! `swapless run`: reports, result files in original ids, and clear errors.
+
+mod common;
+
+use common::*;
+
+/// Reads a 1-D little-endian `.npy` of 8-byte elements written by swapless.
+fn read_npy_words(path: &std::path::Path) -> (String, Vec<[u8; 8]>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8_lossy(&bytes[10..10 + header_len]).into_owned();
+    let words = bytes[10 + header_len..]
+        .chunks_exact(8)
+        .map(|c| c.try_into().unwrap())
+        .collect();
+    (header, words)
+}
+
+#[test]
+fn run_reports_and_writes_results_in_original_ids() {
+    let Some(data) = shared_data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let input = data.join("email-Enron.el.gz");
+    let plain = dir.path().join("enron.sl");
+    let reordered = dir.path().join("enron-dbg.sl");
+    swapless_ok(&["build", arg(&input), "--undirected", "-o", arg(&plain)]);
+    swapless_ok(&[
+        "build",
+        arg(&input),
+        "--undirected",
+        "--reorder",
+        "dbg",
+        "-o",
+        arg(&reordered),
+    ]);
+    let mut outputs = Vec::new();
+    for graph in [&plain, &reordered] {
+        for kernel in ["bfs", "pr", "cc"] {
+            let out = dir.path().join(format!("{kernel}.npy"));
+            let report = dir.path().join(format!("{kernel}.json"));
+            let mut args = vec![
+                "run",
+                kernel,
+                arg(graph),
+                "--verify",
+                "--trials",
+                "2",
+                "--out",
+                arg(&out),
+                "--json",
+                arg(&report),
+            ];
+            if kernel == "bfs" {
+                args.extend(["--source", "17"]);
+            }
+            swapless_ok(&args);
+            let report = json_report(&report);
+            for field in [
+                "kernel",
+                "graph",
+                "tier",
+                "threads",
+                "trials",
+                "seconds",
+                "load_seconds",
+                "peak_rss_bytes",
+                "footprint_bytes",
+                "huge_page_bytes",
+                "major_faults",
+                "minor_faults",
+                "result",
+            ] {
+                assert!(!report[field].is_null(), "{kernel}: report lacks {field}");
+            }
+            assert_eq!(report["verified"], true);
+            assert_eq!(report["tier"], "dram");
+            let (header, words) = read_npy_words(&out);
+            assert!(header.contains("(36692,)"), "{header}");
+            outputs.push((kernel, report, words));
+        }
+    }
+    // Same answers whether or not the file was reordered, in original ids.
+    let (plain_runs, reordered_runs) = outputs.split_at(3);
+    for ((kernel, plain_report, plain_words), (_, reordered_report, reordered_words)) in
+        plain_runs.iter().zip(reordered_runs)
+    {
+        let (plain_result, reordered_result) =
+            (&plain_report["result"], &reordered_report["result"]);
+        if *kernel == "pr" {
+            // last_change sums in another order, so only its leading digits agree
+            assert_eq!(plain_result["iterations"], reordered_result["iterations"]);
+        } else {
+            assert_eq!(plain_result, reordered_result, "{kernel}");
+        }
+        match *kernel {
+            "bfs" => {
+                assert_eq!(plain_report["source"], 17);
+                assert_eq!(i64::from_le_bytes(plain_words[17]), 17);
+                assert_eq!(i64::from_le_bytes(reordered_words[17]), 17);
+                for (a, b) in plain_words.iter().zip(reordered_words) {
+                    assert_eq!(i64::from_le_bytes(*a) == -1, i64::from_le_bytes(*b) == -1);
+                }
+            }
+            "pr" => {
+                let sum: f64 = plain_words.iter().map(|w| f64::from_le_bytes(*w)).sum();
+                assert!((sum - 1.0).abs() < 1e-9);
+                for (a, b) in plain_words.iter().zip(reordered_words) {
+                    assert!((f64::from_le_bytes(*a) - f64::from_le_bytes(*b)).abs() < 1e-12);
+                }
+            }
+            _ => {
+                // the same partition: label pairs map one to one
+                let mut pairs = std::collections::HashMap::new();
+                for (a, b) in plain_words.iter().zip(reordered_words) {
+                    assert_eq!(*pairs.entry(*a).or_insert(*b), *b);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn run_refuses_bad_requests_in_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g.el");
+    std::fs::write(&input, "0 1\n1 2\n").unwrap();
+    let graph = dir.path().join("g.sl");
+    swapless_ok(&["build", arg(&input), "-o", arg(&graph)]);
+    assert!(swapless_fails(&["run", "bfs", arg(&graph), "--source", "3"]).contains("not a vertex"));
+    assert!(
+        swapless_fails(&["run", "pr", arg(&graph), "--source", "1"]).contains("takes no --source")
+    );
+    assert!(swapless_fails(&["run", "pr", arg(&graph), "--trials", "0"]).contains("--trials"));
+    assert!(
+        swapless_fails(&["run", "cc", arg(&dir.path().join("missing.sl"))]).contains("missing.sl")
+    );
+}

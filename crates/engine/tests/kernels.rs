@@ -1,0 +1,263 @@
+//! Every kernel on every kind of graph, checked by its serial verifier, and the
+//! same answers whatever the thread count.
+
+use std::path::{Path, PathBuf};
+
+use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
+use swapless_build::importers::{ImportOptions, open_input};
+use swapless_build::{BuildOptions, EdgeSource, Reorder, build_graph};
+use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
+use swapless_engine::kernels::connected_components;
+use swapless_engine::kernels::pagerank::{self, PageRankOptions};
+use swapless_engine::pick_source;
+use swapless_format::GraphFile;
+use swapless_store::{DramStore, EdgeStore};
+
+fn build(source: &mut dyn EdgeSource, path: &Path, reorder: Reorder) {
+    let mut options = BuildOptions::with_memory(256 << 20);
+    options.reorder = reorder;
+    build_graph(source, path, &options).unwrap();
+}
+
+fn text_graph(dir: &Path, name: &str, text: &str, undirected: bool) -> PathBuf {
+    let input = dir.join(format!("{name}.el"));
+    std::fs::write(&input, text).unwrap();
+    let output = dir.join(format!("{name}.sl"));
+    let mut source = open_input(
+        &input,
+        ImportOptions {
+            undirected,
+            weighted: false,
+        },
+    )
+    .unwrap();
+    build(source.as_mut(), &output, Reorder::None);
+    output
+}
+
+/// The graphs every kernel is tested on.
+fn test_graphs(dir: &Path) -> Vec<PathBuf> {
+    let mut graphs = Vec::new();
+    for (name, kind) in [
+        ("kron", SyntheticKind::Kronecker),
+        ("urand", SyntheticKind::UniformRandom),
+    ] {
+        let path = dir.join(format!("{name}.sl"));
+        build(
+            &mut SyntheticSource::new(kind, 11, 8, false, 3).unwrap(),
+            &path,
+            Reorder::None,
+        );
+        graphs.push(path);
+    }
+    let reordered = dir.join("kron-dbg.sl");
+    build(
+        &mut SyntheticSource::new(SyntheticKind::Kronecker, 11, 8, false, 3).unwrap(),
+        &reordered,
+        Reorder::DegreeBasedGrouping,
+    );
+    graphs.push(reordered);
+    let grid = dir.join("grid.sl");
+    build(
+        &mut GridSource::new(25, 40, 2, false, 1).unwrap(),
+        &grid,
+        Reorder::None,
+    );
+    graphs.push(grid);
+    // Directed, with a sink, a source-only vertex, a cycle and unreachable parts.
+    let directed: String = (0..400u32)
+        .map(|v| format!("{} {}\n{} {}\n", v, (v * 7 + 3) % 500, (v * 13) % 450, v))
+        .collect();
+    graphs.push(text_graph(dir, "directed", &directed, false));
+    // Isolated vertices (ids 6-9 unused but present), self-loops and duplicates in the input.
+    graphs.push(text_graph(
+        dir,
+        "messy",
+        "0 1\n1 0\n1 1\n1 2\n0 1\n2 3\n4 5\n10 4\n",
+        true,
+    ));
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    for (name, undirected) in [
+        ("email-Enron", true),
+        ("pgp-strong-2009", false),
+        ("power", true),
+    ] {
+        let input = shared.join(format!("{name}.el.gz"));
+        if !input.exists() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI needs {}",
+                input.display()
+            );
+            continue;
+        }
+        let output = dir.join(format!("{name}.sl"));
+        let mut source = open_input(
+            &input,
+            ImportOptions {
+                undirected,
+                weighted: false,
+            },
+        )
+        .unwrap();
+        build(source.as_mut(), &output, Reorder::None);
+        graphs.push(output);
+    }
+    graphs
+}
+
+fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(work)
+}
+
+#[test]
+fn every_kernel_passes_its_verifier_on_every_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in test_graphs(dir.path()) {
+        let graph = GraphFile::open(&path).unwrap();
+        let store = DramStore::load(&path, true).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        for trial in 0..3 {
+            let source = pick_source(&store, trial).unwrap();
+            let result = bfs::bfs(&store, source).unwrap();
+            bfs::verify(&graph, source, &result.parents)
+                .unwrap_or_else(|e| panic!("{name} bfs from {source}: {e}"));
+        }
+        let options = PageRankOptions::default();
+        let ranks = pagerank::pagerank(&store, options).unwrap();
+        pagerank::verify(&graph, options, ranks.iterations, &ranks.scores)
+            .unwrap_or_else(|e| panic!("{name} pr: {e}"));
+        let components = connected_components::connected_components(&store).unwrap();
+        connected_components::verify(&graph, &components.labels)
+            .unwrap_or_else(|e| panic!("{name} cc: {e}"));
+    }
+}
+
+#[test]
+fn answers_do_not_depend_on_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in test_graphs(dir.path()) {
+        let store = DramStore::load(&path, true).unwrap();
+        let run = |threads| {
+            with_threads(threads, || {
+                let source = pick_source(&store, 0).unwrap();
+                let parents = bfs::bfs(&store, source).unwrap();
+                let ranks = pagerank::pagerank(&store, PageRankOptions::default()).unwrap();
+                let labels = connected_components::connected_components(&store)
+                    .unwrap()
+                    .labels;
+                (parents.reached, ranks, labels)
+            })
+        };
+        let (reached_one, ranks_one, labels_one) = run(1);
+        let (reached_two, ranks_two, labels_two) = run(2);
+        assert_eq!(reached_one, reached_two);
+        assert_eq!(labels_one, labels_two, "{}", path.display());
+        assert_eq!(ranks_one.iterations, ranks_two.iterations);
+        let largest_gap = ranks_one
+            .scores
+            .iter()
+            .zip(&ranks_two.scores)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            largest_gap < 1e-15,
+            "{}: scores differ by {largest_gap}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn results_on_a_reordered_graph_match_in_original_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.sl");
+    let reordered = dir.path().join("reordered.sl");
+    build(
+        &mut SyntheticSource::new(SyntheticKind::Kronecker, 10, 8, false, 9).unwrap(),
+        &plain,
+        Reorder::None,
+    );
+    build(
+        &mut SyntheticSource::new(SyntheticKind::Kronecker, 10, 8, false, 9).unwrap(),
+        &reordered,
+        Reorder::DegreeBasedGrouping,
+    );
+    let plain = DramStore::load(&plain, true).unwrap();
+    let reordered = DramStore::load(&reordered, true).unwrap();
+    let permutation = reordered.permutation().unwrap();
+    // PageRank scores are a property of the graph, not of its numbering.
+    let ranks_plain = pagerank::pagerank(&plain, PageRankOptions::default())
+        .unwrap()
+        .scores;
+    let ranks_reordered = swapless_engine::kernels::to_original_order(
+        pagerank::pagerank(&reordered, PageRankOptions::default())
+            .unwrap()
+            .scores,
+        Some(permutation),
+    );
+    for (a, b) in ranks_plain.iter().zip(&ranks_reordered) {
+        assert!((a - b).abs() < 1e-12);
+    }
+    // BFS from the same original vertex reaches the same set, in original ids.
+    let source_original = pick_source(&plain, 0).unwrap();
+    let source_internal = permutation
+        .iter()
+        .position(|&old| old == source_original)
+        .unwrap() as u32;
+    let parents_plain =
+        parents_in_original_ids(&bfs::bfs(&plain, source_original).unwrap().parents, None);
+    let parents_reordered = parents_in_original_ids(
+        &bfs::bfs(&reordered, source_internal).unwrap().parents,
+        Some(permutation),
+    );
+    assert_eq!(
+        parents_reordered[source_original as usize],
+        source_original as i64
+    );
+    for (a, b) in parents_plain.iter().zip(&parents_reordered) {
+        assert_eq!(*a == -1, *b == -1);
+    }
+}
+
+#[test]
+fn verifiers_catch_wrong_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kron.sl");
+    build(
+        &mut SyntheticSource::new(SyntheticKind::Kronecker, 9, 8, false, 4).unwrap(),
+        &path,
+        Reorder::None,
+    );
+    let graph = GraphFile::open(&path).unwrap();
+    let store = DramStore::load(&path, true).unwrap();
+
+    let source = pick_source(&store, 0).unwrap();
+    let mut parents = bfs::bfs(&store, source).unwrap().parents;
+    let victim = (0..parents.len())
+        .find(|&v| v as u32 != source && parents[v] != u32::MAX)
+        .unwrap();
+    parents[victim] = victim as u32;
+    assert!(bfs::verify(&graph, source, &parents).is_err());
+    let mut parents = bfs::bfs(&store, source).unwrap().parents;
+    parents[victim] = u32::MAX;
+    assert!(bfs::verify(&graph, source, &parents).is_err());
+
+    let options = PageRankOptions::default();
+    let mut ranks = pagerank::pagerank(&store, options).unwrap();
+    ranks.scores.swap(0, source as usize);
+    assert!(pagerank::verify(&graph, options, ranks.iterations, &ranks.scores).is_err());
+
+    let mut labels = connected_components::connected_components(&store)
+        .unwrap()
+        .labels;
+    let isolated = (0..labels.len())
+        .find(|&v| graph.out_neighbors_of(v).is_empty())
+        .unwrap();
+    labels[isolated] = labels[source as usize];
+    assert!(connected_components::verify(&graph, &labels).is_err());
+}
