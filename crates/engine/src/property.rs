@@ -65,6 +65,20 @@ impl F64Array {
     pub fn set(&self, index: u32, value: f64) {
         self.0[index as usize].store(value.to_bits(), Ordering::Relaxed)
     }
+    /// Adds `value` to entry `index`.
+    #[inline]
+    pub fn fetch_add(&self, index: u32, value: f64) {
+        let slot = &self.0[index as usize];
+        let mut current = slot.load(Ordering::Relaxed);
+        loop {
+            let sum = (f64::from_bits(current) + value).to_bits();
+            match slot.compare_exchange_weak(current, sum, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(seen) => current = seen,
+            }
+        }
+    }
+
     /// Lowers entry `index` to `value` if smaller; whether it did.
     #[inline]
     pub fn fetch_min(&self, index: u32, value: f64) -> bool {

@@ -9,6 +9,9 @@ use swapless_build::{BuildOptions, EdgeSource, Reorder, build_graph};
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankOptions};
+use swapless_engine::kernels::{
+    betweenness, maximal_independent_set, pick_sources, radii, sssp, triangle_count,
+};
 use swapless_engine::pick_source;
 use swapless_format::GraphFile;
 use swapless_store::{DramStore, EdgeStore};
@@ -64,6 +67,44 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
         Reorder::None,
     );
     graphs.push(grid);
+    let weighted_kron = dir.join("kron-weighted.sl");
+    build(
+        &mut SyntheticSource::new(SyntheticKind::Kronecker, 10, 8, true, 5).unwrap(),
+        &weighted_kron,
+        Reorder::None,
+    );
+    graphs.push(weighted_kron);
+    let weighted_grid = dir.join("grid-weighted.sl");
+    build(
+        &mut GridSource::new(20, 20, 3, true, 2).unwrap(),
+        &weighted_grid,
+        Reorder::DegreeBasedGrouping,
+    );
+    graphs.push(weighted_grid);
+    // Directed with real-valued weights.
+    let input = dir.join("directed-weighted.el");
+    let text: String = (0..300u32)
+        .map(|v| {
+            format!(
+                "{} {} {}\n",
+                v,
+                (v * 11 + 5) % 320,
+                0.25 + (v % 7) as f32 * 1.5
+            )
+        })
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    let output = dir.join("directed-weighted.sl");
+    let mut source = open_input(
+        &input,
+        ImportOptions {
+            undirected: false,
+            weighted: true,
+        },
+    )
+    .unwrap();
+    build(source.as_mut(), &output, Reorder::None);
+    graphs.push(output);
     // Directed, with a sink, a source-only vertex, a cycle and unreachable parts.
     let directed: String = (0..400u32)
         .map(|v| format!("{} {}\n{} {}\n", v, (v * 7 + 3) % 500, (v * 13) % 450, v))
@@ -134,7 +175,46 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
         let components = connected_components::connected_components(&store).unwrap();
         connected_components::verify(&graph, &components.labels)
             .unwrap_or_else(|e| panic!("{name} cc: {e}"));
+        for delta in [1.0, 8.0, 100.0] {
+            let source = pick_source(&store, 0).unwrap();
+            let distances = sssp::sssp(&store, source, delta).unwrap();
+            sssp::verify(&graph, source, &distances.distances)
+                .unwrap_or_else(|e| panic!("{name} sssp delta {delta}: {e}"));
+        }
+        let sources = pick_sources(&store, 4);
+        let scores = betweenness::betweenness(&store, &sources).unwrap();
+        betweenness::verify(&graph, &sources, &scores.scores)
+            .unwrap_or_else(|e| panic!("{name} bc: {e}"));
+        let sources = pick_sources(&store, 64);
+        let estimates = radii::radii(&store, &sources).unwrap();
+        radii::verify(&graph, &sources, &estimates.radii)
+            .unwrap_or_else(|e| panic!("{name} radii: {e}"));
+        let set = maximal_independent_set::maximal_independent_set(&store).unwrap();
+        maximal_independent_set::verify(&graph, &set.members)
+            .unwrap_or_else(|e| panic!("{name} mis: {e}"));
+        let triangles = triangle_count::triangle_count(&store).unwrap();
+        triangle_count::verify(&graph, triangles).unwrap_or_else(|e| panic!("{name} tc: {e}"));
     }
+}
+
+#[test]
+fn exact_betweenness_and_triangles_on_a_known_graph() {
+    // A path 0-1-2-3 plus a triangle 2-3-4: vertex 2 lies on the most shortest paths.
+    let dir = tempfile::tempdir().unwrap();
+    let path = text_graph(dir.path(), "known", "0 1\n1 2\n2 3\n3 4\n4 2\n", true);
+    let store = DramStore::load(&path, true).unwrap();
+    assert_eq!(triangle_count::triangle_count(&store).unwrap(), 1);
+    let all: Vec<u32> = (0..5).collect();
+    let scores = betweenness::betweenness(&store, &all).unwrap().scores;
+    // Over ordered pairs: vertex 1 is inside 6 shortest paths (0 to 2, 3, 4), vertex 2 inside 8.
+    let expected = [0.0, 0.75, 1.0, 0.0, 0.0];
+    for (score, want) in scores.iter().zip(expected) {
+        assert!((score - want).abs() < 1e-12, "{scores:?}");
+    }
+    let set = maximal_independent_set::maximal_independent_set(&store).unwrap();
+    assert!(set.size >= 2);
+    let estimates = radii::radii(&store, &[0]).unwrap();
+    assert_eq!(estimates.radii, vec![0, 1, 2, 3, 3]);
 }
 
 #[test]
@@ -150,7 +230,21 @@ fn answers_do_not_depend_on_thread_count() {
                 let labels = connected_components::connected_components(&store)
                     .unwrap()
                     .labels;
-                (parents.reached, ranks, labels)
+                {
+                    let set = maximal_independent_set::maximal_independent_set(&store)
+                        .unwrap()
+                        .members;
+                    let triangles = triangle_count::triangle_count(&store).unwrap();
+                    let estimates = radii::radii(&store, &pick_sources(&store, 64))
+                        .unwrap()
+                        .radii;
+                    let distances = sssp::sssp(&store, source, 4.0).unwrap().distances;
+                    (
+                        parents.reached,
+                        ranks,
+                        (labels, set, triangles, estimates, distances),
+                    )
+                }
             })
         };
         let (reached_one, ranks_one, labels_one) = run(1);

@@ -1,9 +1,14 @@
 //! The kernels, one file each, each with a serial verifier that reads the graph
 //! file directly (never through the store it checks).
 
+pub mod betweenness;
 pub mod bfs;
 pub mod connected_components;
+pub mod maximal_independent_set;
 pub mod pagerank;
+pub mod radii;
+pub mod sssp;
+pub mod triangle_count;
 
 use swapless_store::{EdgeDirection, EdgeStore};
 
@@ -34,6 +39,26 @@ pub fn pick_source(store: &dyn EdgeStore, trial: u64) -> Option<u32> {
             found += 1;
         }
     }
+}
+
+/// Up to `count` distinct reproducible sources with out-degree > 0 (fewer if the
+/// graph has fewer such vertices), in internal ids.
+pub fn pick_sources(store: &dyn EdgeStore, count: usize) -> Vec<u32> {
+    let with_edges = (0..store.num_vertices() as u32)
+        .filter(|&v| store.degree(EdgeDirection::Out, v) > 0)
+        .take(count)
+        .count();
+    let mut sources = Vec::with_capacity(with_edges);
+    let mut trial = 0;
+    while sources.len() < with_edges {
+        match pick_source(store, trial) {
+            Some(source) if !sources.contains(&source) => sources.push(source),
+            Some(_) => {}
+            None => break,
+        }
+        trial += 1;
+    }
+    sources
 }
 
 /// Reorders per-vertex values from internal ids to original ids.

@@ -1,0 +1,140 @@
+//! Maximal independent set on the undirected view of the graph, by rounds of
+//! local priority maxima (the parallel greedy algorithm of Blelloch, Fineman and
+//! Shun, SPAA'12).
+//!
+//! Output: membership per vertex (int8: 1 in the set, 0 not). Every vertex gets
+//! a fixed pseudo-random priority; a vertex joins when it outranks every
+//! undecided neighbor, and drops out when a neighbor joins. The result is the
+//! set the serial greedy algorithm picks in priority order, so it is the same
+//! whatever the thread count.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rayon::prelude::*;
+use swapless_format::GraphFile;
+use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
+
+const UNDECIDED: u8 = 0;
+const IN_SET: u8 = 1;
+const OUT_OF_SET: u8 = 2;
+
+/// A vertex's fixed rank: a hash of its id, ties broken by the id.
+fn priority(vertex: u32) -> (u64, u32) {
+    let mut z = (vertex as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31), vertex)
+}
+
+/// What an MIS run found.
+pub struct MisResult {
+    /// Whether each vertex (internal id) is in the set.
+    pub members: Vec<bool>,
+    /// Size of the set.
+    pub size: u64,
+    /// Rounds taken.
+    pub rounds: u32,
+}
+
+/// Computes the maximal independent set.
+pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
+    let vertices = store.num_vertices();
+    let state: Vec<AtomicU8> = (0..vertices).map(|_| AtomicU8::new(UNDECIDED)).collect();
+    let joins: Vec<AtomicU8> = (0..vertices).map(|_| AtomicU8::new(0)).collect();
+    let directions: &[EdgeDirection] = if store.directed() {
+        &[EdgeDirection::Out, EdgeDirection::In]
+    } else {
+        &[EdgeDirection::Out]
+    };
+    let all = 0..vertices as u32;
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        // A vertex may join unless an undecided neighbor outranks it (in either direction).
+        joins.par_iter().enumerate().for_each(|(vertex, join)| {
+            join.store(
+                (state[vertex].load(Ordering::Relaxed) == UNDECIDED) as u8,
+                Ordering::Relaxed,
+            );
+        });
+        for &direction in directions {
+            store.scan(direction, all.clone(), &|vertex, list: Adjacency| {
+                if joins[vertex as usize].load(Ordering::Relaxed) == 0 {
+                    return;
+                }
+                let mine = priority(vertex);
+                let outranked = list.neighbors.iter().any(|&neighbor| {
+                    state[neighbor as usize].load(Ordering::Relaxed) == UNDECIDED
+                        && priority(neighbor) > mine
+                });
+                if outranked {
+                    joins[vertex as usize].store(0, Ordering::Relaxed);
+                }
+            })?;
+        }
+        let joined: u64 = joins
+            .par_iter()
+            .enumerate()
+            .filter(|(_, join)| join.load(Ordering::Relaxed) == 1)
+            .map(|(vertex, _)| {
+                state[vertex].store(IN_SET, Ordering::Relaxed);
+                1u64
+            })
+            .sum();
+        // Neighbors of new members drop out.
+        for &direction in directions {
+            store.scan(direction, all.clone(), &|vertex, list: Adjacency| {
+                if state[vertex as usize].load(Ordering::Relaxed) == UNDECIDED
+                    && list
+                        .neighbors
+                        .iter()
+                        .any(|&n| joins[n as usize].load(Ordering::Relaxed) == 1)
+                {
+                    state[vertex as usize].store(OUT_OF_SET, Ordering::Relaxed);
+                }
+            })?;
+        }
+        let undecided = state
+            .par_iter()
+            .filter(|s| s.load(Ordering::Relaxed) == UNDECIDED)
+            .count();
+        if undecided == 0 || joined == 0 {
+            break;
+        }
+    }
+    let members: Vec<bool> = state
+        .into_iter()
+        .map(|s| s.into_inner() == IN_SET)
+        .collect();
+    let size = members.iter().filter(|&&m| m).count() as u64;
+    Ok(MisResult {
+        members,
+        size,
+        rounds,
+    })
+}
+
+/// Checks independence (no edge joins two members) and maximality (every other
+/// vertex has a member neighbor), on the undirected view of the file.
+pub fn verify(graph: &GraphFile, members: &[bool]) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    let mut covered = members.to_vec();
+    for vertex in 0..vertices {
+        for &neighbor in graph.out_neighbors_of(vertex) {
+            let neighbor = neighbor as usize;
+            if members[vertex] && members[neighbor] {
+                return Err(format!(
+                    "vertices {vertex} and {neighbor} are both in the set but adjacent"
+                ));
+            }
+            covered[neighbor] |= members[vertex];
+            covered[vertex] |= members[neighbor];
+        }
+    }
+    match covered.iter().position(|&c| !c) {
+        Some(vertex) => Err(format!(
+            "vertex {vertex} is outside the set but has no neighbor in it"
+        )),
+        None => Ok(()),
+    }
+}
