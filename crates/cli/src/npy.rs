@@ -9,6 +9,8 @@ pub enum NpyArray<'a> {
     Int64(&'a [i64]),
     /// `<f8` (float64).
     Float64(&'a [f64]),
+    /// `|i1` (int8).
+    Int8(&'a [i8]),
 }
 
 /// Writes `array` to `path` under a temporary name, renamed into place when complete.
@@ -16,6 +18,7 @@ pub fn write_npy(path: &Path, array: NpyArray) -> std::io::Result<()> {
     let (descr, bytes, len): (&str, &[u8], usize) = match array {
         NpyArray::Int64(values) => ("<i8", bytemuck::cast_slice(values), values.len()),
         NpyArray::Float64(values) => ("<f8", bytemuck::cast_slice(values), values.len()),
+        NpyArray::Int8(values) => ("|i1", bytemuck::cast_slice(values), values.len()),
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({len},), }}");
     // magic (6) + version (2) + header length (2) + header must be a multiple of 64, ending in '\n'.

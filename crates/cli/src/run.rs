@@ -9,7 +9,10 @@ use swapless_build::memory::{anon_huge_page_bytes, page_faults, peak_rss_bytes};
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankOptions};
-use swapless_engine::kernels::{pick_source, to_original_order};
+use swapless_engine::kernels::{
+    betweenness, maximal_independent_set, pick_source, pick_sources, radii, sssp,
+    to_original_order, triangle_count,
+};
 use swapless_format::GraphFile;
 use swapless_store::{DramStore, EdgeStore};
 
@@ -26,6 +29,16 @@ pub enum Kernel {
     Pr,
     /// Connected components (weak, Afforest): label per vertex.
     Cc,
+    /// Single-source shortest paths (delta-stepping): distance per vertex.
+    Sssp,
+    /// Betweenness centrality (Brandes from sampled sources): score per vertex.
+    Bc,
+    /// Triangle count on the undirected view: a number.
+    Tc,
+    /// Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex.
+    Radii,
+    /// Maximal independent set: membership per vertex.
+    Mis,
 }
 
 impl Kernel {
@@ -34,7 +47,16 @@ impl Kernel {
             Kernel::Bfs => "bfs",
             Kernel::Pr => "pr",
             Kernel::Cc => "cc",
+            Kernel::Sssp => "sssp",
+            Kernel::Bc => "bc",
+            Kernel::Tc => "tc",
+            Kernel::Radii => "radii",
+            Kernel::Mis => "mis",
         }
+    }
+
+    fn takes_source(self) -> bool {
+        matches!(self, Kernel::Bfs | Kernel::Sssp)
     }
 
     /// Bytes of vertex property arrays the kernel allocates besides the graph.
@@ -46,6 +68,16 @@ impl Kernel {
             Kernel::Pr => vertices * (8 * 3 + 4),
             // labels (u32)
             Kernel::Cc => vertices * 4,
+            // distances (f64) and bins holding each vertex about once
+            Kernel::Sssp => vertices * (8 + 4),
+            // scores, path counts, dependencies (f64), depths (u32), level lists
+            Kernel::Bc => vertices * (8 * 3 + 4 + 4),
+            // ranking degrees (u32)
+            Kernel::Tc => vertices * 4,
+            // two 64-bit masks and the estimate (u32)
+            Kernel::Radii => vertices * (8 * 2 + 4),
+            // state and join flags (u8)
+            Kernel::Mis => vertices * 2,
         }
     }
 }
@@ -85,6 +117,12 @@ pub struct RunCommand {
     /// PageRank: damping factor.
     #[arg(long, default_value_t = 0.85)]
     damping: f64,
+    /// SSSP: bucket width of delta-stepping.
+    #[arg(long, default_value_t = 1.0)]
+    delta: f64,
+    /// BC: number of sampled sources, or `all` for exact betweenness.
+    #[arg(long, default_value = "1")]
+    sources: String,
 }
 
 /// One trial's result, in internal ids.
@@ -92,6 +130,11 @@ enum Outcome {
     Bfs(bfs::BfsResult),
     PageRank(pagerank::PageRankResult),
     Components(connected_components::ComponentsResult),
+    Distances(sssp::SsspResult),
+    Betweenness(betweenness::BetweennessResult),
+    Triangles(u64),
+    Radii(radii::RadiiResult),
+    IndependentSet(maximal_independent_set::MisResult),
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -132,18 +175,59 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         .map_err(|error| CliError::Other(error.to_string()))?;
     let load_seconds = load_started.elapsed().as_secs_f64();
     let vertices = store.num_vertices();
-    let source = match (command.kernel, command.source) {
-        (Kernel::Bfs, Some(original)) => Some(internal_id(&store, original)?),
-        (Kernel::Bfs, None) => Some(pick_source(&store, 0).ok_or_else(|| {
-            CliError::Usage("the graph has no edges, so BFS has no source".to_string())
+    let source = match (command.kernel.takes_source(), command.source) {
+        (true, Some(original)) => Some(internal_id(&store, original)?),
+        (true, None) => Some(pick_source(&store, 0).ok_or_else(|| {
+            CliError::Usage(format!(
+                "the graph has no edges, so {} has no source",
+                command.kernel.name()
+            ))
         })?),
-        (_, Some(_)) => {
+        (false, Some(_)) => {
             return Err(CliError::Usage(format!(
                 "{} takes no --source",
                 command.kernel.name()
             )));
         }
-        (_, None) => None,
+        (false, None) => None,
+    };
+    if command.kernel == Kernel::Sssp && !(command.delta.is_finite() && command.delta > 0.0) {
+        return Err(CliError::Usage(
+            "--delta must be a positive number".to_string(),
+        ));
+    }
+    if command.kernel == Kernel::Sssp {
+        let graph = GraphFile::open(&command.graph)?;
+        if !sssp::weights_are_non_negative(&graph) {
+            return Err(CliError::Usage(
+                "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle".to_string(),
+            ));
+        }
+    }
+    if command.kernel == Kernel::Tc && command.out.is_some() {
+        return Err(CliError::Usage(
+            "tc returns a single count (in the report), so it takes no --out".to_string(),
+        ));
+    }
+    let sampled_sources = match command.kernel {
+        Kernel::Bc if command.sources == "all" => (0..vertices as u32).collect(),
+        Kernel::Bc => {
+            let count: usize =
+                command
+                    .sources
+                    .parse()
+                    .ok()
+                    .filter(|&k| k > 0)
+                    .ok_or_else(|| {
+                        CliError::Usage(format!(
+                            "--sources {:?} must be a positive number or `all`",
+                            command.sources
+                        ))
+                    })?;
+            pick_sources(&store, count)
+        }
+        Kernel::Radii => pick_sources(&store, radii::MAX_SOURCES),
+        _ => Vec::new(),
     };
     let options = PageRankOptions {
         damping: command.damping,
@@ -161,6 +245,16 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
             Kernel::Cc => {
                 connected_components::connected_components(&store).map(Outcome::Components)
             }
+            Kernel::Sssp => {
+                sssp::sssp(&store, source.unwrap_or(0), command.delta).map(Outcome::Distances)
+            }
+            Kernel::Bc => {
+                betweenness::betweenness(&store, &sampled_sources).map(Outcome::Betweenness)
+            }
+            Kernel::Tc => triangle_count::triangle_count(&store).map(Outcome::Triangles),
+            Kernel::Radii => radii::radii(&store, &sampled_sources).map(Outcome::Radii),
+            Kernel::Mis => maximal_independent_set::maximal_independent_set(&store)
+                .map(Outcome::IndependentSet),
         }
         .map_err(|error| CliError::Other(error.to_string()))?;
         trial_seconds.push(started.elapsed().as_secs_f64());
@@ -181,6 +275,17 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
                 pagerank::verify(&graph, options, result.iterations, &result.scores)
             }
             Outcome::Components(result) => connected_components::verify(&graph, &result.labels),
+            Outcome::Distances(result) => {
+                sssp::verify(&graph, source.unwrap_or(0), &result.distances)
+            }
+            Outcome::Betweenness(result) => {
+                betweenness::verify(&graph, &result.sources, &result.scores)
+            }
+            Outcome::Triangles(count) => triangle_count::verify(&graph, *count),
+            Outcome::Radii(result) => radii::verify(&graph, &result.sources, &result.radii),
+            Outcome::IndependentSet(result) => {
+                maximal_independent_set::verify(&graph, &result.members)
+            }
         };
         check.map_err(|detail| CliError::Other(format!("verification failed: {detail}")))?;
         verified = Value::Bool(true);
@@ -194,6 +299,11 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
             json!({"iterations": result.iterations, "last_change": result.last_change})
         }
         Outcome::Components(result) => json!({"components": result.components}),
+        Outcome::Distances(result) => json!({"reached": result.reached, "steps": result.steps}),
+        Outcome::Betweenness(result) => json!({"sources": result.sources.len()}),
+        Outcome::Triangles(count) => json!({"triangles": count}),
+        Outcome::Radii(result) => json!({"sources": result.sources.len(), "rounds": result.rounds}),
+        Outcome::IndependentSet(result) => json!({"size": result.size, "rounds": result.rounds}),
     };
     if let Some(path) = &command.out {
         let written = match &outcome {
@@ -214,6 +324,33 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
                 write_npy(
                     path,
                     NpyArray::Int64(&to_original_order(labels, permutation)),
+                )
+            }
+            Outcome::Distances(result) => write_npy(
+                path,
+                NpyArray::Float64(&to_original_order(result.distances.clone(), permutation)),
+            ),
+            Outcome::Betweenness(result) => write_npy(
+                path,
+                NpyArray::Float64(&to_original_order(result.scores.clone(), permutation)),
+            ),
+            Outcome::Triangles(_) => Ok(()),
+            Outcome::Radii(result) => {
+                let estimates: Vec<i64> = result
+                    .radii
+                    .iter()
+                    .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
+                    .collect();
+                write_npy(
+                    path,
+                    NpyArray::Int64(&to_original_order(estimates, permutation)),
+                )
+            }
+            Outcome::IndependentSet(result) => {
+                let members: Vec<i8> = result.members.iter().map(|&m| m as i8).collect();
+                write_npy(
+                    path,
+                    NpyArray::Int8(&to_original_order(members, permutation)),
                 )
             }
         };

@@ -3,7 +3,8 @@
 //! Shun, SPAA'12).
 //!
 //! Output: membership per vertex (int8: 1 in the set, 0 not). Every vertex gets
-//! a fixed pseudo-random priority; a vertex joins when it outranks every
+//! a fixed pseudo-random priority from its original id (so a reordered file gives
+//! the same set); a vertex joins when it outranks every
 //! undecided neighbor, and drops out when a neighbor joins. The result is the
 //! set the serial greedy algorithm picks in priority order, so it is the same
 //! whatever the thread count.
@@ -18,12 +19,12 @@ const UNDECIDED: u8 = 0;
 const IN_SET: u8 = 1;
 const OUT_OF_SET: u8 = 2;
 
-/// A vertex's fixed rank: a hash of its id, ties broken by the id.
-fn priority(vertex: u32) -> (u64, u32) {
-    let mut z = (vertex as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+/// A vertex's fixed rank: a hash of its original id, ties broken by that id.
+fn priority(original: u32) -> (u64, u32) {
+    let mut z = (original as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31), vertex)
+    (z ^ (z >> 31), original)
 }
 
 /// What an MIS run found.
@@ -47,6 +48,10 @@ pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
         &[EdgeDirection::Out]
     };
     let all = 0..vertices as u32;
+    let ranks: Vec<(u64, u32)> = (0..vertices as u32)
+        .into_par_iter()
+        .map(|v| priority(store.permutation().map_or(v, |p| p[v as usize])))
+        .collect();
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -62,10 +67,10 @@ pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
                 if joins[vertex as usize].load(Ordering::Relaxed) == 0 {
                     return;
                 }
-                let mine = priority(vertex);
+                let mine = ranks[vertex as usize];
                 let outranked = list.neighbors.iter().any(|&neighbor| {
                     state[neighbor as usize].load(Ordering::Relaxed) == UNDECIDED
-                        && priority(neighbor) > mine
+                        && ranks[neighbor as usize] > mine
                 });
                 if outranked {
                     joins[vertex as usize].store(0, Ordering::Relaxed);

@@ -15,30 +15,63 @@ use swapless_store::{EdgeDirection, EdgeStore};
 /// Seed of the reproducible source picker (GAP also uses a fixed seed).
 pub const SOURCE_SEED: u64 = 27491095;
 
-/// A reproducible source with non-zero out-degree (as GAP picks them), in internal ids;
-/// `trial` picks the next one of the same sequence.
-pub fn pick_source(store: &dyn EdgeStore, trial: u64) -> Option<u32> {
-    let vertices = store.num_vertices() as u64;
-    if vertices == 0 || store.num_arcs() == 0 {
-        return None;
-    }
-    let mut state = SOURCE_SEED;
-    let mut found = 0;
-    // splitmix64 draws; every vertex with an edge is reachable, so this ends.
-    loop {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        let vertex = (z % vertices) as u32;
-        if store.degree(EdgeDirection::Out, vertex) > 0 {
-            if found == trial {
-                return Some(vertex);
+/// Picks reproducible sources with non-zero out-degree, as GAP does. Candidates
+/// are drawn in original ids, so a reordered file yields the same sources.
+pub struct SourcePicker<'a> {
+    store: &'a dyn EdgeStore,
+    original_to_internal: Option<Vec<u32>>,
+    state: u64,
+}
+
+impl<'a> SourcePicker<'a> {
+    /// A picker for `store`, starting from the fixed seed.
+    pub fn new(store: &'a dyn EdgeStore) -> SourcePicker<'a> {
+        let original_to_internal = store.permutation().map(|new_to_old| {
+            let mut inverse = vec![0u32; new_to_old.len()];
+            for (new, &old) in new_to_old.iter().enumerate() {
+                inverse[old as usize] = new as u32;
             }
-            found += 1;
+            inverse
+        });
+        SourcePicker {
+            store,
+            original_to_internal,
+            state: SOURCE_SEED,
         }
     }
+
+    /// The next source (internal id), or `None` for a graph without edges.
+    pub fn next_source(&mut self) -> Option<u32> {
+        let vertices = self.store.num_vertices() as u64;
+        if vertices == 0 || self.store.num_arcs() == 0 {
+            return None;
+        }
+        // splitmix64 draws; some vertex has an edge, so this ends.
+        loop {
+            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let original = (z % vertices) as u32;
+            let vertex = self
+                .original_to_internal
+                .as_ref()
+                .map_or(original, |map| map[original as usize]);
+            if self.store.degree(EdgeDirection::Out, vertex) > 0 {
+                return Some(vertex);
+            }
+        }
+    }
+}
+
+/// The `trial`-th reproducible source (internal id), as [`SourcePicker`] draws them.
+pub fn pick_source(store: &dyn EdgeStore, trial: u64) -> Option<u32> {
+    let mut picker = SourcePicker::new(store);
+    (0..trial).for_each(|_| {
+        picker.next_source();
+    });
+    picker.next_source()
 }
 
 /// Up to `count` distinct reproducible sources with out-degree > 0 (fewer if the
@@ -48,15 +81,14 @@ pub fn pick_sources(store: &dyn EdgeStore, count: usize) -> Vec<u32> {
         .filter(|&v| store.degree(EdgeDirection::Out, v) > 0)
         .take(count)
         .count();
+    let mut picker = SourcePicker::new(store);
     let mut sources = Vec::with_capacity(with_edges);
-    let mut trial = 0;
     while sources.len() < with_edges {
-        match pick_source(store, trial) {
+        match picker.next_source() {
             Some(source) if !sources.contains(&source) => sources.push(source),
             Some(_) => {}
             None => break,
         }
-        trial += 1;
     }
     sources
 }

@@ -11,12 +11,21 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
+use std::sync::Mutex;
 use swapless_format::GraphFile;
-use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use swapless_store::{EdgeDirection, EdgeStore, Result, StoreError};
 
 /// (degree, id): the order triangles are oriented by.
 fn rank(degrees: &[u32], vertex: u32) -> (u32, u32) {
     (degrees[vertex as usize], vertex)
+}
+
+/// Keeps the first error a nested gather returned (callbacks cannot return errors).
+fn remember_failure(failure: &Mutex<Option<StoreError>>, result: Result<()>) {
+    if let (Err(error), Ok(mut slot)) = (result, failure.lock()) {
+        slot.get_or_insert(error);
+    }
 }
 
 /// Counts triangles.
@@ -35,19 +44,15 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
         })
         .collect();
     let triangles = AtomicU64::new(0);
-    let failure = std::sync::Mutex::new(None);
+    let failure = Mutex::new(None);
     let in_lists_of = |vertex: u32| -> Vec<u32> {
-        let collected = std::sync::Mutex::new(Vec::new());
+        let collected = Mutex::new(Vec::new());
         let result = store.gather(EdgeDirection::In, &[vertex], &|_, list| {
             if let Ok(mut collected) = collected.lock() {
                 collected.extend_from_slice(list.neighbors);
             }
         });
-        if let Err(error) = result {
-            if let Ok(mut failure) = failure.lock() {
-                failure.get_or_insert(error);
-            }
-        }
+        remember_failure(&failure, result);
         collected.into_inner().unwrap_or_default()
     };
     let undirected_view = |vertex: u32, out_list: &[u32]| -> Vec<u32> {
@@ -84,11 +89,7 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
             };
             triangles.fetch_add(found as u64, Ordering::Relaxed);
         });
-        if let Err(error) = result {
-            if let Ok(mut failure) = failure.lock() {
-                failure.get_or_insert(error);
-            }
-        }
+        remember_failure(&failure, result);
     })?;
     if let Some(error) = failure.into_inner().ok().flatten() {
         return Err(error);
