@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Every check CI runs: formatting, lints, and all unit and integration tests.
-# Needs only the Rust toolchain (cargo with rustfmt and clippy); crates come from crates.io.
+# Every check CI runs: formatting, lints, all Rust unit and integration tests,
+# and the Python tests that compare the kernels with networkx.
+# Needs the Rust toolchain (cargo with rustfmt and clippy) and Python 3 with pip;
+# crates come from crates.io and Python packages from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace
+
+python3 -m pip install --quiet --disable-pip-version-check numpy scipy networkx pytest
+cargo build --release --quiet -p swapless-cli
+SWAPLESS_BIN="$PWD/target/release/swapless" python3 -m pytest -q python/tests

@@ -300,9 +300,16 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         }
         Outcome::Components(result) => json!({"components": result.components}),
         Outcome::Distances(result) => json!({"reached": result.reached, "steps": result.steps}),
-        Outcome::Betweenness(result) => json!({"sources": result.sources.len()}),
+        Outcome::Betweenness(result) => json!({
+            "sources": result.sources.len(),
+            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
+        }),
         Outcome::Triangles(count) => json!({"triangles": count}),
-        Outcome::Radii(result) => json!({"sources": result.sources.len(), "rounds": result.rounds}),
+        Outcome::Radii(result) => json!({
+            "sources": result.sources.len(),
+            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
+            "rounds": result.rounds,
+        }),
         Outcome::IndependentSet(result) => json!({"size": result.size, "rounds": result.rounds}),
     };
     if let Some(path) = &command.out {

@@ -1,0 +1,48 @@
+"""A small, independent reader of swapless's .sl format for the tests: it parses
+the header and section table itself, so the tests also check the format spec."""
+
+import struct
+
+import numpy as np
+
+
+class SlGraph:
+    """The CSR sections of a .sl file as numpy arrays."""
+
+    def __init__(self, path):
+        data = open(path, "rb").read()
+        assert data[:8] == b"SWAPLESS", "not a .sl file"
+        version, flags, id_bytes, _weight_bytes = struct.unpack_from("<IIII", data, 8)
+        self.n, self.arcs, _block = struct.unpack_from("<QQQ", data, 24)
+        (count,) = struct.unpack_from("<I", data, 48)
+        assert version == 1 and id_bytes == 4
+        self.directed = bool(flags & 1)
+        self.weighted = bool(flags & 2)
+        self.sections = {}
+        for index in range(count):
+            at = 56 + 32 * index
+            name = data[at : at + 16].rstrip(b"\0").decode()
+            offset, length = struct.unpack_from("<QQ", data, at + 16)
+            self.sections[name] = (offset, length)
+        self._data = data
+        self.out_offsets = self._array("out_offsets", np.uint64)
+        self.out_neighbors = self._array("out_neighbors", np.uint32)
+        self.out_weights = self._array("out_weights", np.float32)
+        self.permutation = self._array("permutation", np.uint32)
+
+    def _array(self, name, dtype):
+        if name not in self.sections:
+            return None
+        offset, length = self.sections[name]
+        return np.frombuffer(self._data, dtype=dtype, count=length // np.dtype(dtype).itemsize, offset=offset)
+
+    def edges(self):
+        """(source, destination, weight) arrays in original ids, one row per stored arc."""
+        degrees = np.diff(self.out_offsets.astype(np.int64))
+        sources = np.repeat(np.arange(self.n, dtype=np.int64), degrees)
+        destinations = self.out_neighbors.astype(np.int64)
+        if self.permutation is not None:
+            sources = self.permutation[sources].astype(np.int64)
+            destinations = self.permutation[destinations].astype(np.int64)
+        weights = self.out_weights if self.out_weights is not None else np.ones(len(destinations), dtype=np.float32)
+        return sources, destinations, weights.astype(np.float64)

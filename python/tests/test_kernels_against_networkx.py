@@ -1,0 +1,144 @@
+"""Every kernel of `swapless run` against networkx on the same input: the real
+graphs in shared/data and generated ones (directed, weighted, reordered)."""
+
+import gzip
+import json
+import os
+import pathlib
+import subprocess
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from slfile import SlGraph
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SWAPLESS = os.environ.get("SWAPLESS_BIN", str(ROOT / "target" / "release" / "swapless"))
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def swapless(*args):
+    completed = subprocess.run([SWAPLESS, *map(str, args)], capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout
+
+
+def run(kernel, graph, tmp_path, *extra):
+    out = tmp_path / f"{kernel}.npy"
+    report = tmp_path / f"{kernel}.json"
+    args = ["run", kernel, graph, "--json", report, *extra]
+    if kernel != "tc":
+        args += ["--out", out]
+    swapless(*args)
+    result = np.load(out) if kernel != "tc" else None
+    return result, json.loads(report.read_text())
+
+
+def networkx_graph(path):
+    """The graph as networkx sees it, rebuilt from the .sl file's arcs (original ids)."""
+    graph = SlGraph(path)
+    sources, destinations, weights = graph.edges()
+    g = nx.DiGraph() if graph.directed else nx.Graph()
+    g.add_nodes_from(range(graph.n))
+    g.add_weighted_edges_from(zip(sources.tolist(), destinations.tolist(), weights.tolist()))
+    return g
+
+
+def graphs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("graphs")
+    made = []
+    for name, undirected in [("email-Enron", True), ("pgp-strong-2009", False), ("power", True)]:
+        source = SHARED / f"{name}.el.gz"
+        if not source.exists():
+            assert "CI" not in os.environ, f"CI needs {source}"
+            continue
+        output = folder / f"{name}.sl"
+        swapless("build", source, "-o", output, *(["--undirected"] if undirected else []))
+        made.append(output)
+    kron = folder / "kron-weighted-dbg.sl"
+    swapless("generate", "kron", "--scale", "9", "--degree", "8", "--weighted", "--reorder", "dbg", "-o", kron)
+    made.append(kron)
+    directed = folder / "directed-weighted.el"
+    rng = np.random.default_rng(7)
+    edges = rng.integers(0, 300, size=(2000, 2))
+    directed.write_text("".join(f"{u} {v} {w}\n" for (u, v), w in zip(edges.tolist(), rng.integers(1, 20, 2000).tolist())))
+    directed_sl = folder / "directed-weighted.sl"
+    swapless("build", directed, "--weighted", "-o", directed_sl)
+    made.append(directed_sl)
+    grid = folder / "grid.sl"
+    swapless("generate", "grid", "--rows", "30", "--cols", "30", "--weighted", "-o", grid)
+    made.append(grid)
+    return made
+
+
+@pytest.fixture(scope="module")
+def all_graphs(tmp_path_factory):
+    return [(path, networkx_graph(path)) for path in graphs(tmp_path_factory)]
+
+
+def test_bfs_and_sssp_match_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        source = next(v for v in g.nodes if g.degree(v) > 0)
+        parents, report = run("bfs", path, tmp_path, "--source", source)
+        depth = nx.single_source_shortest_path_length(g, source)
+        assert report["result"]["reached"] == len(depth)
+        assert {v for v in range(len(parents)) if parents[v] >= 0} == set(depth)
+        for v, d in depth.items():
+            if v != source:
+                assert depth[int(parents[v])] == d - 1 and g.has_edge(int(parents[v]), v)
+        distances, _ = run("sssp", path, tmp_path, "--source", source, "--delta", "4")
+        expected = nx.single_source_dijkstra_path_length(g, source, weight="weight")
+        for v in range(len(distances)):
+            if v in expected:
+                assert distances[v] == pytest.approx(expected[v], rel=1e-9)
+            else:
+                assert np.isinf(distances[v])
+
+
+def test_pagerank_matches_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        scores, report = run("pr", path, tmp_path, "--tolerance", "1e-12", "--max-iters", "1000")
+        expected = nx.pagerank(g, alpha=0.85, tol=1e-13, max_iter=1000, weight=None)
+        assert scores.sum() == pytest.approx(1.0, abs=1e-9)
+        reference = np.array([expected[v] for v in range(len(scores))])
+        assert np.abs(scores - reference).max() < 1e-8, path.name
+
+
+def test_components_match_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        labels, report = run("cc", path, tmp_path)
+        parts = nx.weakly_connected_components(g) if g.is_directed() else nx.connected_components(g)
+        parts = list(parts)
+        assert report["result"]["components"] == len(parts)
+        for part in parts:
+            assert len({int(labels[v]) for v in part}) == 1
+        assert len(set(labels.tolist())) == len(parts)
+
+
+def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        undirected = g.to_undirected() if g.is_directed() else g
+        _, report = run("tc", path, tmp_path)
+        assert report["result"]["triangles"] == sum(nx.triangles(undirected).values()) // 3
+        members, _ = run("mis", path, tmp_path)
+        chosen = {v for v in range(len(members)) if members[v] == 1}
+        assert all(not (u in chosen and v in chosen) for u, v in undirected.edges)
+        assert nx.is_dominating_set(undirected, chosen)
+        estimates, report = run("radii", path, tmp_path)
+        lengths = [nx.single_source_shortest_path_length(g, s) for s in report["result"]["source_ids"]]
+        for v in range(len(estimates)):
+            reached = [d[v] for d in lengths if v in d]
+            assert estimates[v] == (max(reached) if reached else -1)
+
+
+def test_exact_betweenness_matches_networkx(tmp_path):
+    for extra in [[], ["--reorder", "dbg"]]:
+        path = tmp_path / "small.sl"
+        swapless("generate", "kron", "--scale", "8", "--degree", "4", "-o", path, *extra)
+        g = networkx_graph(path)
+        scores, _ = run("bc", path, tmp_path, "--sources", "all")
+        expected = nx.betweenness_centrality(g, normalized=False)
+        reference = np.array([expected[v] for v in range(len(scores))])
+        reference /= reference.max()
+        assert np.abs(scores - reference).max() < 1e-9
