@@ -60,7 +60,7 @@ impl Kernel {
     }
 
     /// Bytes of vertex property arrays the kernel allocates besides the graph.
-    fn property_bytes(self, vertices: u64) -> u64 {
+    fn property_bytes(self, vertices: u64, arcs: u64) -> u64 {
         match self {
             // parents (u32), two frontier bitmaps, a frontier list at worst n
             Kernel::Bfs => vertices * 4 + vertices / 4 + vertices * 4,
@@ -72,8 +72,8 @@ impl Kernel {
             Kernel::Sssp => vertices * (8 + 4),
             // scores, path counts, dependencies (f64), depths (u32), level lists
             Kernel::Bc => vertices * (8 * 3 + 4 + 4),
-            // ranking degrees (u32)
-            Kernel::Tc => vertices * 4,
+            // ranking degrees (u32), the oriented lists (half the arcs) and their offsets
+            Kernel::Tc => vertices * (4 + 8) + arcs / 2 * 4,
             // two 64-bit masks and the estimate (u32)
             Kernel::Radii => vertices * (8 * 2 + 4),
             // state and join flags (u8)
@@ -120,6 +120,10 @@ pub struct RunCommand {
     /// SSSP: bucket width of delta-stepping.
     #[arg(long, default_value_t = 1.0)]
     delta: f64,
+    /// Back the first FRACTION (0..1) of every property array with transparent huge
+    /// pages; after `--reorder dbg` that prefix holds the hottest vertices.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
+    hugepages: f64,
     /// BC: number of sampled sources, or `all` for exact betweenness.
     #[arg(long, default_value = "1")]
     sources: String,
@@ -159,6 +163,12 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             "--tolerance must be >= 0 and --damping between 0 and 1".to_string(),
         ));
     }
+    if !(0.0..=1.0).contains(&command.hugepages) {
+        return Err(CliError::Usage(
+            "--hugepages takes a fraction between 0 and 1".to_string(),
+        ));
+    }
+    swapless_engine::property::set_huge_page_fraction(command.hugepages);
     let threads = command
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -235,6 +245,19 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         max_iterations: command.max_iters,
     };
     let faults_before = page_faults().unwrap_or((0, 0));
+    // Huge pages live only as long as a trial's arrays, so they are sampled while trials run.
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let sampling = sampling.clone();
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(anon_huge_page_bytes().unwrap_or(0));
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            most.max(anon_huge_page_bytes().unwrap_or(0))
+        })
+    };
     let mut trial_seconds = Vec::new();
     let mut outcome = None;
     for _ in 0..command.trials {
@@ -262,7 +285,8 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     }
     let faults_after = page_faults().unwrap_or((0, 0));
     let outcome = outcome.expect("at least one trial ran");
-    let huge_page_bytes = anon_huge_page_bytes().unwrap_or(0);
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let huge_page_bytes = sampler.join().unwrap_or(0);
     // Measured before verification, which maps the whole file again.
     let peak_rss = peak_rss_bytes().unwrap_or(0);
 
@@ -365,7 +389,10 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     }
 
     let seconds = median(&trial_seconds);
-    let footprint = store.resident_bytes() + command.kernel.property_bytes(vertices as u64);
+    let footprint = store.resident_bytes()
+        + command
+            .kernel
+            .property_bytes(vertices as u64, store.num_arcs());
     println!(
         "{} on {} ({} vertices, {} arcs, tier {}, {threads} threads)",
         command.kernel.name(),
@@ -403,6 +430,7 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
             "peak_rss_bytes": peak_rss,
             "footprint_bytes": footprint,
             "huge_page_bytes": huge_page_bytes,
+            "huge_page_fraction": command.hugepages,
             "major_faults": faults_after.0.saturating_sub(faults_before.0),
             "minor_faults": faults_after.1.saturating_sub(faults_before.1),
             "verified": verified,

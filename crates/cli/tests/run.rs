@@ -160,3 +160,51 @@ fn run_refuses_bad_requests_in_one_sentence() {
         swapless_fails(&["run", "cc", arg(&dir.path().join("missing.sl"))]).contains("missing.sl")
     );
 }
+
+#[test]
+fn hugepages_back_the_property_arrays_when_the_kernel_allows_it() {
+    let mode =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if mode.is_empty() || mode.contains("[never]") {
+        eprintln!("transparent huge pages are off on this machine; nothing to measure");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 2^19 vertices: PageRank's 8-byte arrays are 4 MiB each, room for 2 MiB pages.
+    let graph = dir.path().join("grid.sl");
+    swapless_ok(&[
+        "generate",
+        "grid",
+        "--rows",
+        "1024",
+        "--cols",
+        "512",
+        "-o",
+        arg(&graph),
+    ]);
+    let huge_bytes = |fraction: &str| {
+        let report = dir.path().join(format!("r{fraction}.json"));
+        swapless_ok(&[
+            "run",
+            "pr",
+            arg(&graph),
+            "--hugepages",
+            fraction,
+            "--json",
+            arg(&report),
+        ]);
+        json_report(&report)["huge_page_bytes"].as_u64().unwrap()
+    };
+    let (none, all) = (huge_bytes("0"), huge_bytes("1"));
+    assert!(
+        all >= 4 << 20,
+        "with --hugepages 1 only {all} bytes were on huge pages"
+    );
+    assert!(
+        all > none,
+        "huge pages {all} with the fraction at 1, {none} at 0"
+    );
+    assert!(
+        swapless_fails(&["run", "pr", arg(&graph), "--hugepages", "1.5"]).contains("--hugepages")
+    );
+}

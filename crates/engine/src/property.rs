@@ -4,13 +4,61 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+/// Fraction (0..=1, as f64 bits) of each property array to back with huge pages.
+static HUGE_PAGE_FRACTION: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the fraction of every property array allocated from now on that is
+/// advised to use transparent huge pages (`madvise(MADV_HUGEPAGE)`). After
+/// degree-based reordering that prefix holds the hottest vertices.
+pub fn set_huge_page_fraction(fraction: f64) {
+    HUGE_PAGE_FRACTION.store(fraction.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
+}
+
+/// The current huge-page fraction.
+pub fn huge_page_fraction() -> f64 {
+    f64::from_bits(HUGE_PAGE_FRACTION.load(Ordering::Relaxed))
+}
+
+/// Advises the kernel to back the first [`huge_page_fraction`] of `values` with huge pages.
+pub fn advise_huge_pages<T>(values: &[T]) {
+    const HUGE_PAGE: usize = 2 << 20;
+    let fraction = huge_page_fraction();
+    let bytes = (std::mem::size_of_val(values) as f64 * fraction) as usize;
+    let start = values.as_ptr() as usize;
+    let aligned_start = start.next_multiple_of(HUGE_PAGE);
+    let end = (start + bytes) / HUGE_PAGE * HUGE_PAGE;
+    if fraction <= 0.0 || end <= aligned_start {
+        return;
+    }
+    // SAFETY: the range lies inside `values`' own allocation, is 2 MiB aligned, and
+    // MADV_HUGEPAGE only changes how the kernel backs those pages, never their contents.
+    unsafe {
+        libc::madvise(
+            aligned_start as *mut libc::c_void,
+            end - aligned_start,
+            libc::MADV_HUGEPAGE,
+        );
+    }
+}
+
+/// A vector of `len` values made by `make`, with the huge-page advice applied
+/// before the pages are first touched.
+pub fn property_vec<T>(len: usize, make: impl Fn() -> T) -> Vec<T> {
+    let mut values: Vec<T> = Vec::with_capacity(len);
+    // Advise before the first write, so the first touch already faults in huge pages.
+    let spare = values.spare_capacity_mut();
+    advise_huge_pages(spare);
+    values.extend((0..len).map(|_| make()));
+    values
+}
+
 /// An array of `u32` per vertex.
 pub struct U32Array(Vec<AtomicU32>);
 
 impl U32Array {
     /// `vertices` entries, all `value`.
     pub fn filled(vertices: usize, value: u32) -> U32Array {
-        U32Array((0..vertices).map(|_| AtomicU32::new(value)).collect())
+        U32Array(property_vec(vertices, || AtomicU32::new(value)))
     }
     /// Entry `index`.
     #[inline]
@@ -49,11 +97,7 @@ pub struct F64Array(Vec<AtomicU64>);
 impl F64Array {
     /// `vertices` entries, all `value`.
     pub fn filled(vertices: usize, value: f64) -> F64Array {
-        F64Array(
-            (0..vertices)
-                .map(|_| AtomicU64::new(value.to_bits()))
-                .collect(),
-        )
+        F64Array(property_vec(vertices, || AtomicU64::new(value.to_bits())))
     }
     /// Entry `index`.
     #[inline]

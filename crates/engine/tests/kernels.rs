@@ -355,3 +355,86 @@ fn verifiers_catch_wrong_answers() {
     labels[isolated] = labels[source as usize];
     assert!(connected_components::verify(&graph, &labels).is_err());
 }
+
+/// Property test: on many random small graphs (directed or not, weighted or not,
+/// with loops, duplicates and isolated vertices), every kernel passes its verifier.
+#[test]
+fn every_kernel_is_correct_on_random_small_graphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = 0x5eed_u64;
+    let mut next = move |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % bound
+    };
+    for case in 0..40 {
+        let vertices = 1 + next(120);
+        let edges = next(4 * vertices + 1);
+        let weighted = next(2) == 0;
+        let undirected = next(2) == 0;
+        let mut text = String::new();
+        for _ in 0..edges {
+            text += &format!("{} {}", next(vertices), next(vertices));
+            if weighted {
+                text += &format!(" {}", next(50) as f32 / 4.0);
+            }
+            text += "\n";
+        }
+        if edges == 0 {
+            text = format!("{} {}\n", vertices - 1, vertices - 1);
+        }
+        let input = dir.path().join(format!("case{case}.el"));
+        std::fs::write(&input, &text).unwrap();
+        let path = dir.path().join(format!("case{case}.sl"));
+        let mut source = open_input(
+            &input,
+            ImportOptions {
+                undirected,
+                weighted,
+            },
+        )
+        .unwrap();
+        let reorder = if next(2) == 0 {
+            Reorder::DegreeBasedGrouping
+        } else {
+            Reorder::None
+        };
+        build(source.as_mut(), &path, reorder);
+        let graph = GraphFile::open(&path).unwrap();
+        let store = DramStore::load(&path, true).unwrap();
+        let label = format!(
+            "case {case}: {vertices} vertices, {edges} edges, weighted {weighted}, undirected {undirected}"
+        );
+        if let Some(source) = pick_source(&store, 0) {
+            let parents = bfs::bfs(&store, source).unwrap().parents;
+            bfs::verify(&graph, source, &parents).unwrap_or_else(|e| panic!("{label} bfs: {e}"));
+            let distances = sssp::sssp(&store, source, 2.0).unwrap().distances;
+            sssp::verify(&graph, source, &distances)
+                .unwrap_or_else(|e| panic!("{label} sssp: {e}"));
+        }
+        let options = PageRankOptions::default();
+        let ranks = pagerank::pagerank(&store, options).unwrap();
+        pagerank::verify(&graph, options, ranks.iterations, &ranks.scores)
+            .unwrap_or_else(|e| panic!("{label} pr: {e}"));
+        let labels = connected_components::connected_components(&store)
+            .unwrap()
+            .labels;
+        connected_components::verify(&graph, &labels).unwrap_or_else(|e| panic!("{label} cc: {e}"));
+        let sources = pick_sources(&store, 3);
+        let scores = betweenness::betweenness(&store, &sources).unwrap().scores;
+        betweenness::verify(&graph, &sources, &scores)
+            .unwrap_or_else(|e| panic!("{label} bc: {e}"));
+        let sources = pick_sources(&store, 64);
+        let estimates = radii::radii(&store, &sources).unwrap().radii;
+        radii::verify(&graph, &sources, &estimates)
+            .unwrap_or_else(|e| panic!("{label} radii: {e}"));
+        let members = maximal_independent_set::maximal_independent_set(&store)
+            .unwrap()
+            .members;
+        maximal_independent_set::verify(&graph, &members)
+            .unwrap_or_else(|e| panic!("{label} mis: {e}"));
+        let triangles = triangle_count::triangle_count(&store).unwrap();
+        triangle_count::verify(&graph, triangles).unwrap_or_else(|e| panic!("{label} tc: {e}"));
+    }
+}

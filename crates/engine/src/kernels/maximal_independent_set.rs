@@ -15,6 +15,8 @@ use rayon::prelude::*;
 use swapless_format::GraphFile;
 use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
 
+use crate::property::property_vec;
+
 const UNDECIDED: u8 = 0;
 const IN_SET: u8 = 1;
 const OUT_OF_SET: u8 = 2;
@@ -40,8 +42,8 @@ pub struct MisResult {
 /// Computes the maximal independent set.
 pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
     let vertices = store.num_vertices();
-    let state: Vec<AtomicU8> = (0..vertices).map(|_| AtomicU8::new(UNDECIDED)).collect();
-    let joins: Vec<AtomicU8> = (0..vertices).map(|_| AtomicU8::new(0)).collect();
+    let state: Vec<AtomicU8> = property_vec(vertices, || AtomicU8::new(UNDECIDED));
+    let joins: Vec<AtomicU8> = property_vec(vertices, || AtomicU8::new(0));
     let directions: &[EdgeDirection] = if store.directed() {
         &[EdgeDirection::Out, EdgeDirection::In]
     } else {

@@ -10,7 +10,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::deterministic_sum;
-use crate::property::F64Array;
+use crate::property::{F64Array, property_vec};
 
 /// PageRank's parameters.
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +51,7 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
         .into_par_iter()
         .map(|vertex| store.degree(EdgeDirection::Out, vertex))
         .collect();
-    let mut scores: Vec<f64> = vec![1.0 / n; vertices];
+    let mut scores: Vec<f64> = property_vec(vertices, || 1.0 / n);
     let contributions = F64Array::filled(vertices, 0.0);
     let next = F64Array::filled(vertices, 0.0);
     let mut iterations = 0;

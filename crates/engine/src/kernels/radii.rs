@@ -16,7 +16,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;
-use crate::property::U32Array;
+use crate::property::{U32Array, property_vec};
 
 /// Sources sampled at most (bits in a mask).
 pub const MAX_SOURCES: usize = 64;
@@ -36,8 +36,8 @@ pub struct RadiiResult {
 pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
     let vertices = store.num_vertices();
     let sources = &sources[..sources.len().min(MAX_SOURCES)];
-    let visited: Vec<AtomicU64> = (0..vertices).map(|_| AtomicU64::new(0)).collect();
-    let next_visited: Vec<AtomicU64> = (0..vertices).map(|_| AtomicU64::new(0)).collect();
+    let visited: Vec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+    let next_visited: Vec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
     let radii = U32Array::filled(vertices, UNREACHED);
     for (bit, &source) in sources.iter().enumerate() {
         visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
