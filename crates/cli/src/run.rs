@@ -64,8 +64,8 @@ impl Kernel {
         match self {
             // parents (u32), two frontier bitmaps, a frontier list at worst n
             Kernel::Bfs => vertices * 4 + vertices / 4 + vertices * 4,
-            // scores, contributions, next scores (f64) and out-degrees (u32)
-            Kernel::Pr => vertices * (8 * 3 + 4),
+            // scores and next scores (f64), contributions (f32), out-degrees (u32)
+            Kernel::Pr => vertices * (8 + 8 + 4 + 4),
             // labels (u32)
             Kernel::Cc => vertices * 4,
             // distances (f64) and bins holding each vertex about once
@@ -245,15 +245,17 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         max_iterations: command.max_iters,
     };
     let faults_before = page_faults().unwrap_or((0, 0));
-    // Huge pages live only as long as a trial's arrays, so they are sampled while trials run.
-    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    // Huge pages live only as long as a trial's arrays, so they are sampled while trials
+    // run; reading smaps_rollup walks the page tables, so only when huge pages were asked
+    // for, and only every 100 ms.
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(command.hugepages > 0.0));
     let sampler = {
         let sampling = sampling.clone();
         std::thread::spawn(move || {
             let mut most = 0;
             while sampling.load(std::sync::atomic::Ordering::Relaxed) {
                 most = most.max(anon_huge_page_bytes().unwrap_or(0));
-                std::thread::sleep(std::time::Duration::from_millis(5));
+                std::thread::sleep(std::time::Duration::from_millis(100));
             }
             most.max(anon_huge_page_bytes().unwrap_or(0))
         })

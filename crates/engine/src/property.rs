@@ -91,6 +91,26 @@ impl U32Array {
     }
 }
 
+/// An array of `f32` per vertex, stored as bits.
+pub struct F32Array(Vec<AtomicU32>);
+
+impl F32Array {
+    /// `vertices` entries, all `value`.
+    pub fn filled(vertices: usize, value: f32) -> F32Array {
+        F32Array(property_vec(vertices, || AtomicU32::new(value.to_bits())))
+    }
+    /// Entry `index`.
+    #[inline]
+    pub fn get(&self, index: u32) -> f32 {
+        f32::from_bits(self.0[index as usize].load(Ordering::Relaxed))
+    }
+    /// Sets entry `index`.
+    #[inline]
+    pub fn set(&self, index: u32, value: f32) {
+        self.0[index as usize].store(value.to_bits(), Ordering::Relaxed)
+    }
+}
+
 /// An array of `f64` per vertex, stored as bits.
 pub struct F64Array(Vec<AtomicU64>);
 
