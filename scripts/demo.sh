@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job, end to end: build swapless, generate a Kronecker graph under a
-# memory budget, import a real graph, and show what is in both files.
+# memory budget, import a real graph, show what is in both files, and run
+# kernels on them (in memory for now; the disk tiers and budgets for runs come next).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,3 +28,12 @@ for graph in "$out/kron20.sl" "$out/email-Enron.sl"; do
   "$swapless" info "$graph"
   "$swapless" check "$graph"
 done
+
+for kernel in bfs pr cc; do
+  echo
+  echo "== swapless run $kernel $out/kron20.sl --verify"
+  "$swapless" run "$kernel" "$out/kron20.sl" --trials 3 --verify --out "$out/kron20-$kernel.npy"
+done
+echo
+echo "== swapless run tc $out/email-Enron.sl --verify"
+"$swapless" run tc "$out/email-Enron.sl" --verify

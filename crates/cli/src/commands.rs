@@ -14,7 +14,7 @@ use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
 
 use crate::progress::TerminalProgress;
 use crate::text::{bytes, thousands};
-use crate::{BuildCommand, Generator, OutputOptions, ReorderChoice};
+use crate::{BuildCommand, GenerateArgs, Generator, OutputOptions, ReorderChoice, SyntheticArgs};
 
 /// An error the CLI reports in one sentence.
 #[derive(Debug)]
@@ -102,31 +102,31 @@ pub fn write_json(path: &Path, value: &serde_json::Value) -> CliResult {
     std::fs::write(path, text + "\n").map_err(|error| CliError::Io(path.to_path_buf(), error))
 }
 
+/// A Kronecker or uniform random source, its options, and its default file name.
+fn synthetic(
+    kind: SyntheticKind,
+    args: SyntheticArgs,
+    name: &str,
+) -> Result<(Box<dyn EdgeSource>, GenerateArgs, String), CliError> {
+    let source = SyntheticSource::new(
+        kind,
+        args.scale,
+        args.degree,
+        args.common.weighted,
+        args.common.seed,
+    )?;
+    Ok((
+        Box::new(source),
+        args.common,
+        format!("{name}{}.sl", args.scale),
+    ))
+}
+
 /// `swapless generate ...`
 pub fn generate(generator: Generator) -> CliResult {
     let (mut source, common, default_name): (Box<dyn EdgeSource>, _, String) = match generator {
-        Generator::Kron(args) => (
-            Box::new(SyntheticSource::new(
-                SyntheticKind::Kronecker,
-                args.scale,
-                args.degree,
-                args.common.weighted,
-                args.common.seed,
-            )?),
-            args.common,
-            format!("kron{}.sl", args.scale),
-        ),
-        Generator::Urand(args) => (
-            Box::new(SyntheticSource::new(
-                SyntheticKind::UniformRandom,
-                args.scale,
-                args.degree,
-                args.common.weighted,
-                args.common.seed,
-            )?),
-            args.common,
-            format!("urand{}.sl", args.scale),
-        ),
+        Generator::Kron(args) => synthetic(SyntheticKind::Kronecker, args, "kron")?,
+        Generator::Urand(args) => synthetic(SyntheticKind::UniformRandom, args, "urand")?,
         Generator::Grid(args) => {
             let shortcuts = args
                 .shortcuts

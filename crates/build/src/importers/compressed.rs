@@ -32,6 +32,16 @@ pub struct InputReader {
     pub file_bytes: u64,
 }
 
+impl InputReader {
+    /// File bytes consumed so far and the file's size, for progress display.
+    pub fn progress(&self) -> (u64, Option<u64>) {
+        (
+            self.bytes_read.load(Ordering::Relaxed),
+            Some(self.file_bytes),
+        )
+    }
+}
+
 impl Read for InputReader {
     fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
         self.reader.read(buffer)

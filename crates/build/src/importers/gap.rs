@@ -6,7 +6,6 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
@@ -179,10 +178,7 @@ impl EdgeSource for GapSource {
     }
 
     fn progress_bytes(&self) -> (u64, Option<u64>) {
-        (
-            self.reader.bytes_read.load(Ordering::Relaxed),
-            Some(self.reader.file_bytes),
-        )
+        self.reader.progress()
     }
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {

@@ -4,7 +4,6 @@
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 use super::ImportOptions;
 use super::compressed::InputReader;
@@ -207,10 +206,7 @@ impl EdgeSource for MatrixMarketSource {
     }
 
     fn progress_bytes(&self) -> (u64, Option<u64>) {
-        (
-            self.reader.bytes_read.load(Ordering::Relaxed),
-            Some(self.reader.file_bytes),
-        )
+        self.reader.progress()
     }
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
