@@ -67,9 +67,10 @@ pub fn current_rss_bytes() -> Option<u64> {
     read_kib_field("/proc/self/status", "VmRSS:")
 }
 
-/// Anonymous memory backed by transparent huge pages (AnonHugePages in `/proc/self/smaps_rollup`).
-pub fn anon_huge_page_bytes() -> Option<u64> {
-    read_kib_field("/proc/self/smaps_rollup", "AnonHugePages:")
+/// Anonymous huge-page memory of the whole machine (AnonHugePages in `/proc/meminfo`):
+/// a cheap counter, unlike smaps_rollup, which walks this process's page tables.
+pub fn system_anon_huge_page_bytes() -> Option<u64> {
+    read_kib_field("/proc/meminfo", "AnonHugePages:")
 }
 
 /// Major and minor page faults of this process so far, from `/proc/self/stat`.

