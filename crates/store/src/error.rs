@@ -9,12 +9,25 @@ pub enum StoreError {
     Format(#[from] FormatError),
     /// The memory budget cannot hold what the tier needs.
     #[error(
-        "the graph needs {needed_bytes} bytes in memory but the budget is {budget_bytes}; raise --memory"
+        "this run needs at least {} MiB of memory on the {tier} tier but the budget is {} MiB; raise --memory to at least {} MiB",
+        needed_bytes.div_ceil(1 << 20),
+        budget_bytes >> 20,
+        needed_bytes.div_ceil(1 << 20)
     )]
     Budget {
         /// What the tier needs.
         needed_bytes: u64,
         /// The budget.
         budget_bytes: u64,
+        /// The tier asked for.
+        tier: &'static str,
+    },
+    /// Reading the graph failed while a kernel ran.
+    #[error("reading {path} failed: {source}")]
+    Io {
+        /// The graph file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
     },
 }

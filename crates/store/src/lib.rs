@@ -2,16 +2,28 @@
 //!
 //! [`EdgeStore`] offers the only two ways a kernel reaches edges: [`EdgeStore::scan`]
 //! (every vertex of a range, dense) and [`EdgeStore::gather`] (a frontier's lists,
-//! sparse, in any order). Tiers (dram now; mmap and direct I/O next) implement both,
-//! so kernels never know which tier serves them.
+//! sparse, in any order). Three tiers implement both, so kernels never know which
+//! serves them: [`DramStore`] (everything in memory), [`MmapStore`] (the OS's page
+//! cache, with hints and prefetch) and [`DirectStore`] (`O_DIRECT` reads through
+//! io_uring into a budgeted cache). [`plan`] decides which, and what lives where.
 
+mod aligned;
+mod direct;
 mod dram;
 mod error;
+mod layout;
+mod mmap;
+pub mod plan;
+mod stats;
 
 use std::ops::Range;
 
+pub use direct::DirectStore;
 pub use dram::DramStore;
 pub use error::StoreError;
+pub use mmap::MmapStore;
+pub use plan::{Plan, PlanRequest, Tier};
+pub use stats::IoStats;
 
 /// Result type of this crate.
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -59,4 +71,8 @@ pub trait EdgeStore: Sync {
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()>;
     /// Bytes of memory the store holds (graph sections resident in DRAM).
     fn resident_bytes(&self) -> u64;
+    /// What the store has read so far (all zero for the dram tier).
+    fn io_stats(&self) -> IoStats {
+        IoStats::default()
+    }
 }

@@ -1,0 +1,786 @@
+//! The direct tier (DESIGN §5): `O_DIRECT` reads through io_uring into memory the
+//! store owns and counts, so the page cache holds no second copy and the budget
+//! covers every byte.
+//!
+//! Memory is laid out by the [`Plan`]: the offsets (warm), a prefix of each list
+//! section held for the whole run (after `--reorder dbg` these are the hottest
+//! lists; a cyclic scan gets no hits from CLOCK or LRU, while a pinned prefix saves
+//! its share on every pass), and an arena of I/O slots registered with the ring.
+//! One I/O thread per call keeps up to `queue_depth` reads in flight and hands each
+//! landed read to the compute threads, which call the kernel back for every list in
+//! it while the next reads arrive.
+
+use std::fs::File;
+use std::ops::Range;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Condvar, Mutex, mpsc};
+use std::time::Instant;
+
+use io_uring::{IoUring, opcode, types};
+use rayon::prelude::*;
+use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
+
+use crate::aligned::AlignedBuffer;
+use crate::layout::{ListLayout, Members, PAGE, Read, gather_reads, scan_reads, visit_read};
+use crate::plan::{GATHER_GAP_PAGES, Plan};
+use crate::stats::IoCounters;
+use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
+
+/// Reads one call makes at most before the I/O thread is worth starting.
+const SYNCHRONOUS_READS: usize = 2;
+
+/// One direction's lists: the layout and the prefix held in memory.
+struct Lists {
+    layout: ListLayout,
+    /// Vertices `0..pinned_vertices` have their lists in `pinned_neighbors`.
+    pinned_vertices: u32,
+    pinned_neighbors: AlignedBuffer,
+    pinned_weights: Option<AlignedBuffer>,
+}
+
+impl Lists {
+    fn pinned(&self, vertex: u32) -> Adjacency<'_> {
+        let entries = self.layout.offsets[vertex as usize] as usize
+            ..self.layout.offsets[vertex as usize + 1] as usize;
+        let neighbors: &[u32] = bytemuck::cast_slice(self.pinned_neighbors.as_slice());
+        Adjacency {
+            neighbors: &neighbors[entries.clone()],
+            weights: self
+                .pinned_weights
+                .as_ref()
+                .map(|weights| &bytemuck::cast_slice::<u8, f32>(weights.as_slice())[entries]),
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        self.layout.offsets.len() as u64 * 8
+            + self.pinned_neighbors.len() as u64
+            + self.pinned_weights.as_ref().map_or(0, |w| w.len() as u64)
+    }
+}
+
+/// The ring and the slots it reads into; one call at a time uses them.
+struct IoContext {
+    ring: IoUring,
+    arena: AlignedBuffer,
+    registered: bool,
+}
+
+/// Which arena slots are free; the I/O thread takes, compute threads give back.
+struct SlotPool {
+    free: Mutex<(Vec<usize>, Vec<usize>)>,
+    returned: Condvar,
+    regular: usize,
+    slot_bytes: u64,
+    oversize_bytes: u64,
+}
+
+impl SlotPool {
+    fn new(regular: usize, oversize: usize, slot_bytes: u64, oversize_bytes: u64) -> SlotPool {
+        SlotPool {
+            free: Mutex::new(((0..regular).collect(), (regular..regular + oversize).collect())),
+            returned: Condvar::new(),
+            regular,
+            slot_bytes,
+            oversize_bytes,
+        }
+    }
+
+    /// Byte offset of `slot` in the arena.
+    fn offset(&self, slot: usize) -> u64 {
+        if slot < self.regular {
+            slot as u64 * self.slot_bytes
+        } else {
+            self.regular as u64 * self.slot_bytes + (slot - self.regular) as u64 * self.oversize_bytes
+        }
+    }
+
+    /// `count` free slots of the right kind, if there are.
+    fn try_take(&self, oversize: bool, count: usize) -> Option<[usize; 2]> {
+        let mut free = self.free.lock().unwrap_or_else(|poison| poison.into_inner());
+        let list = if oversize { &mut free.1 } else { &mut free.0 };
+        if list.len() < count {
+            return None;
+        }
+        let mut taken = [usize::MAX; 2];
+        for slot in taken.iter_mut().take(count) {
+            *slot = list.pop().unwrap_or(usize::MAX);
+        }
+        Some(taken)
+    }
+
+    fn give_back(&self, slots: [usize; 2]) {
+        let mut free = self.free.lock().unwrap_or_else(|poison| poison.into_inner());
+        for slot in slots.into_iter().filter(|&slot| slot != usize::MAX) {
+            if slot < self.regular {
+                free.0.push(slot);
+            } else {
+                free.1.push(slot);
+            }
+        }
+        self.returned.notify_all();
+    }
+
+    /// Blocks until some slot comes back.
+    fn wait_for_return(&self) {
+        let free = self.free.lock().unwrap_or_else(|poison| poison.into_inner());
+        let before = (free.0.len(), free.1.len());
+        let _free = self
+            .returned
+            .wait_while(free, |free| (free.0.len(), free.1.len()) == before)
+            .unwrap_or_else(|poison| poison.into_inner());
+    }
+}
+
+/// A read that has landed: its index and the slots that hold it.
+struct Landed {
+    read: usize,
+    slots: [usize; 2],
+}
+
+/// The landed reads, as an iterator that counts how long compute threads wait.
+struct Feed<'a> {
+    receiver: mpsc::Receiver<Landed>,
+    wait_nanos: &'a AtomicU64,
+}
+
+impl Iterator for Feed<'_> {
+    type Item = Landed;
+    fn next(&mut self) -> Option<Landed> {
+        if let Ok(landed) = self.receiver.try_recv() {
+            return Some(landed);
+        }
+        let started = Instant::now();
+        let landed = self.receiver.recv().ok();
+        IoCounters::add_time(self.wait_nanos, started.elapsed());
+        landed
+    }
+}
+
+/// A graph read from disk with `O_DIRECT` through io_uring, under a memory budget.
+pub struct DirectStore {
+    path: PathBuf,
+    file: File,
+    direct_io: bool,
+    vertices: usize,
+    arcs: u64,
+    weighted: bool,
+    directed: bool,
+    out_lists: Option<Lists>,
+    in_lists: Option<Lists>,
+    permutation: Option<Vec<u32>>,
+    io: Mutex<IoContext>,
+    slot_bytes: u64,
+    oversize_bytes: u64,
+    regular_slots: usize,
+    oversize_slots: usize,
+    chunk_bytes: u64,
+    queue_depth: usize,
+    counters: IoCounters,
+}
+
+/// Reads at least `needed` bytes at `position` into `buffer` (a page-aligned length,
+/// so the last read may stop short at the end of the file).
+fn read_at_least(file: &File, buffer: &mut [u8], position: u64, needed: usize) -> std::io::Result<()> {
+    let mut done = 0;
+    while done < needed {
+        match file.read_at(&mut buffer[done..], position + done as u64) {
+            Ok(0) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the file ended early; was it truncated while the graph was in use?",
+                ));
+            }
+            Ok(read) => done += read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
+impl DirectStore {
+    /// Opens `path` for the run `plan` describes: loads offsets, reads the pinned
+    /// list prefixes (verifying their checksums) and sets up the ring.
+    pub fn open(path: &Path, plan: &Plan, out_lists: bool, in_lists: bool) -> Result<DirectStore> {
+        let graph = GraphFile::open(path)?;
+        let flags = graph.flags();
+        let io_error = |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        // Filesystems without O_DIRECT (tmpfs, some overlays) still work, through the page cache.
+        let (file, direct_io) = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+        {
+            Ok(file) => (file, true),
+            Err(_) => (File::open(path).map_err(io_error)?, false),
+        };
+        let vertices = graph.num_vertices();
+        let open_lists = |kinds: [SectionKind; 3], pinned_bytes: u64| -> Result<Lists> {
+            let layout = ListLayout::load(&graph, kinds, flags.weighted)?;
+            let pinned_vertices = layout.vertices_within(pinned_bytes);
+            let bytes = layout.span_bytes(0..pinned_vertices).end;
+            let pinned_neighbors = read_pinned(&graph, &file, kinds[1], bytes)?;
+            let ids: &[u32] = bytemuck::cast_slice(pinned_neighbors.as_slice());
+            let entries = (bytes / 4) as usize;
+            if ids[..entries].par_iter().any(|&id| id as usize >= vertices) {
+                return Err(FormatError::Corrupt {
+                    path: path.to_path_buf(),
+                    detail: format!("section {} holds an id beyond the vertices", kinds[1].name()),
+                }
+                .into());
+            }
+            let pinned_weights = match flags.weighted {
+                true => Some(read_pinned(&graph, &file, kinds[2], bytes)?),
+                false => None,
+            };
+            Ok(Lists {
+                layout,
+                pinned_vertices,
+                pinned_neighbors,
+                pinned_weights,
+            })
+        };
+        let out_kinds = [
+            SectionKind::OutOffsets,
+            SectionKind::OutNeighbors,
+            SectionKind::OutWeights,
+        ];
+        let in_kinds = [
+            SectionKind::InOffsets,
+            SectionKind::InNeighbors,
+            SectionKind::InWeights,
+        ];
+        let (out_lists, in_lists) = if flags.directed {
+            (
+                match out_lists {
+                    true => Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
+                    false => None,
+                },
+                match in_lists {
+                    true => Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
+                    false => None,
+                },
+            )
+        } else {
+            (Some(open_lists(out_kinds, plan.cached_list_bytes.0)?), None)
+        };
+        let reads_per = if flags.weighted { 2 } else { 1 };
+        let oversize_slots = if plan.oversize_slot_bytes > 0 {
+            reads_per
+        } else {
+            0
+        };
+        let regular_slots = ((plan.io_buffer_bytes - oversize_slots as u64 * plan.oversize_slot_bytes)
+            / plan.slot_bytes) as usize;
+        let arena = AlignedBuffer::zeroed(
+            regular_slots as u64 * plan.slot_bytes
+                + oversize_slots as u64 * plan.oversize_slot_bytes,
+        );
+        let entries = ((plan.queue_depth * reads_per).next_power_of_two() as u32).clamp(8, 4096);
+        let ring = IoUring::new(entries).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(
+                source.kind(),
+                format!("io_uring is not available here ({source}); use --tier mmap"),
+            ),
+        })?;
+        let region = libc::iovec {
+            iov_base: arena.as_mut_ptr().cast(),
+            iov_len: arena.len(),
+        };
+        // SAFETY: the arena outlives the ring (both live in the same IoContext, and the
+        // ring is dropped first, unregistering it); reads only ever target its slots.
+        let registered = unsafe { ring.submitter().register_buffers(&[region]) }.is_ok();
+        Ok(DirectStore {
+            path: path.to_path_buf(),
+            file,
+            direct_io,
+            vertices,
+            arcs: graph.num_arcs() as u64,
+            weighted: flags.weighted,
+            directed: flags.directed,
+            out_lists,
+            in_lists,
+            permutation: graph.load_section(SectionKind::Permutation)?,
+            io: Mutex::new(IoContext {
+                ring,
+                arena,
+                registered,
+            }),
+            slot_bytes: plan.slot_bytes,
+            oversize_bytes: plan.oversize_slot_bytes,
+            regular_slots,
+            oversize_slots,
+            chunk_bytes: plan.chunk_bytes,
+            queue_depth: plan.queue_depth.max(1),
+            counters: IoCounters::default(),
+        })
+    }
+
+    /// Whether reads bypass the page cache (false on filesystems that refuse `O_DIRECT`).
+    pub fn direct_io(&self) -> bool {
+        self.direct_io
+    }
+
+    fn lists(&self, direction: EdgeDirection) -> Result<&Lists> {
+        let lists = match direction {
+            EdgeDirection::Out => self.out_lists.as_ref(),
+            EdgeDirection::In if self.directed => self.in_lists.as_ref(),
+            EdgeDirection::In => self.out_lists.as_ref(),
+        };
+        lists.ok_or_else(|| StoreError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other(format!(
+                "the plan did not open the {direction:?} lists this kernel asked for"
+            )),
+        })
+    }
+
+    /// The list of a vertex without edges.
+    fn empty_list(&self) -> Adjacency<'static> {
+        Adjacency {
+            neighbors: &[],
+            weights: self.weighted.then_some(&[]),
+        }
+    }
+
+    fn truncated(&self, detail: &str) -> StoreError {
+        FormatError::Truncated {
+            path: self.path.clone(),
+            detail: detail.to_string(),
+        }
+        .into()
+    }
+
+    /// Calls `visit` for every list `read` holds, from `bytes` (the read's pages of
+    /// the neighbor section) and `weights` (the same pages of the weight section).
+    fn deliver(
+        &self,
+        lists: &Lists,
+        read: &Read,
+        sorted: &[u32],
+        bytes: &[u8],
+        weights: Option<&[u8]>,
+        visit: &Visit,
+    ) -> Result<()> {
+        let delivered = visit_read(
+            &lists.layout,
+            read,
+            sorted,
+            bytemuck::cast_slice(bytes),
+            weights.map(bytemuck::cast_slice),
+            self.vertices,
+            &self.path,
+            visit,
+        )?;
+        IoCounters::add(&self.counters.delivered_bytes, delivered);
+        Ok(())
+    }
+
+    /// Bytes of `read` that must arrive (the section may end before its last page).
+    fn needed_bytes(lists: &Lists, read: &Read) -> usize {
+        (read.bytes.end.min(lists.layout.section_bytes()) - read.bytes.start) as usize
+    }
+
+    /// Reads with plain `pread`s on the calling thread: for calls too small to be
+    /// worth the I/O thread, and for a call made from inside another's callback.
+    fn read_synchronously(
+        &self,
+        lists: &Lists,
+        reads: &[Read],
+        sorted: &[u32],
+        visit: &Visit,
+    ) -> Result<()> {
+        for read in reads {
+            let length = read.bytes.end - read.bytes.start;
+            let needed = Self::needed_bytes(lists, read);
+            let fetch = |at: u64| -> Result<AlignedBuffer> {
+                let mut buffer = AlignedBuffer::zeroed(length);
+                read_at_least(&self.file, buffer.as_mut_slice(), at + read.bytes.start, needed)
+                    .map_err(|source| StoreError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })?;
+                IoCounters::add(&self.counters.read_requests, 1);
+                IoCounters::add(&self.counters.bytes_read, length);
+                Ok(buffer)
+            };
+            let neighbors = fetch(lists.layout.neighbors_at)?;
+            let weights = match lists.layout.weights_at {
+                Some(at) => Some(fetch(at)?),
+                None => None,
+            };
+            self.deliver(
+                lists,
+                read,
+                sorted,
+                &neighbors.as_slice()[..length as usize],
+                weights.as_ref().map(|w| &w.as_slice()[..length as usize]),
+                visit,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Runs `reads` through the ring while compute threads call `visit` for each read
+    /// that lands; `meanwhile` runs on the calling thread as the first reads fly.
+    fn stream(
+        &self,
+        lists: &Lists,
+        reads: &[Read],
+        sorted: &[u32],
+        visit: &Visit,
+        meanwhile: impl FnOnce(),
+    ) -> Result<()> {
+        let mut guard = match reads.len() > SYNCHRONOUS_READS {
+            true => self.io.try_lock().ok(),
+            false => None,
+        };
+        let Some(context) = guard.as_deref_mut() else {
+            meanwhile();
+            return self.read_synchronously(lists, reads, sorted, visit);
+        };
+        let IoContext {
+            ring,
+            arena,
+            registered,
+        } = context;
+        let registered = *registered;
+        let arena: &AlignedBuffer = arena;
+        let base = arena.as_mut_ptr() as usize;
+        let pool = SlotPool::new(
+            self.regular_slots,
+            self.oversize_slots,
+            self.slot_bytes,
+            self.oversize_bytes,
+        );
+        let failure: Mutex<Option<StoreError>> = Mutex::new(None);
+        let remember = |error: StoreError| {
+            let mut slot = failure.lock().unwrap_or_else(|poison| poison.into_inner());
+            slot.get_or_insert(error);
+        };
+        let (sender, receiver) = mpsc::channel();
+        std::thread::scope(|scope| {
+            let pool = &pool;
+            let pump = scope.spawn(move || self.pump(ring, base, registered, lists, reads, pool, sender));
+            meanwhile();
+            let feed = Feed {
+                receiver,
+                wait_nanos: &self.counters.io_wait_nanos,
+            };
+            feed.par_bridge().for_each(|landed| {
+                let read = &reads[landed.read];
+                let length = (read.bytes.end - read.bytes.start) as usize;
+                // SAFETY: the read into these slots has completed and the pump handed them
+                // over; nobody writes them until they are given back below. Each slot is
+                // at least `length` bytes of the arena.
+                let slot = |index: usize| unsafe {
+                    std::slice::from_raw_parts((base as u64 + pool.offset(index)) as *const u8, length)
+                };
+                let weights = (landed.slots[1] != usize::MAX).then(|| slot(landed.slots[1]));
+                if let Err(error) =
+                    self.deliver(lists, read, sorted, slot(landed.slots[0]), weights, visit)
+                {
+                    remember(error);
+                }
+                pool.give_back(landed.slots);
+            });
+            match pump.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => remember(error),
+                Err(_) => remember(StoreError::Io {
+                    path: self.path.clone(),
+                    source: std::io::Error::other("the I/O thread stopped unexpectedly"),
+                }),
+            }
+        });
+        match failure.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// The I/O thread: keeps up to `queue_depth` reads in flight and sends each one
+    /// that lands to the compute threads. It returns only when nothing is in flight,
+    /// so no read can land in a slot after the call ends.
+    #[allow(clippy::too_many_arguments)]
+    fn pump(
+        &self,
+        ring: &mut IoUring,
+        base: usize,
+        registered: bool,
+        lists: &Lists,
+        reads: &[Read],
+        pool: &SlotPool,
+        landed: mpsc::Sender<Landed>,
+    ) -> Result<()> {
+        let fd = types::Fd(self.file.as_raw_fd());
+        let parts: Vec<u64> = std::iter::once(lists.layout.neighbors_at)
+            .chain(lists.layout.weights_at)
+            .collect();
+        let mut flights: Vec<(u8, [usize; 2])> = vec![(0, [usize::MAX; 2]); reads.len()];
+        let (mut next, mut reads_in_flight, mut requests_in_flight) = (0usize, 0usize, 0u64);
+        let mut failure: Option<StoreError> = None;
+        let mut last_event = Instant::now();
+        loop {
+            while failure.is_none() && next < reads.len() && reads_in_flight < self.queue_depth {
+                let read = &reads[next];
+                let length = read.bytes.end - read.bytes.start;
+                let Some(slots) = pool.try_take(length > self.slot_bytes, parts.len()) else {
+                    break;
+                };
+                for (part, &section_at) in parts.iter().enumerate() {
+                    let address = (base as u64 + pool.offset(slots[part])) as *mut u8;
+                    let position = section_at + read.bytes.start;
+                    let entry = if registered {
+                        opcode::ReadFixed::new(fd, address, length as u32, 0)
+                            .offset(position)
+                            .build()
+                    } else {
+                        opcode::Read::new(fd, address, length as u32)
+                            .offset(position)
+                            .build()
+                    };
+                    let entry = entry.user_data(((next as u64) << 1) | part as u64);
+                    // SAFETY: the slot belongs to this read alone until its completion is
+                    // reaped below, and the arena outlives every read (see `pump`'s contract).
+                    // The ring has room: it holds twice the queue depth in entries.
+                    if unsafe { ring.submission().push(&entry) }.is_err() {
+                        failure.get_or_insert(StoreError::Io {
+                            path: self.path.clone(),
+                            source: std::io::Error::other("the submission queue is full"),
+                        });
+                    }
+                }
+                flights[next] = (parts.len() as u8, slots);
+                next += 1;
+                reads_in_flight += 1;
+                requests_in_flight += parts.len() as u64;
+                IoCounters::add(&self.counters.read_requests, parts.len() as u64);
+                IoCounters::add(&self.counters.bytes_read, length * parts.len() as u64);
+                self.counters
+                    .max_queue_depth
+                    .fetch_max(requests_in_flight, std::sync::atomic::Ordering::Relaxed);
+            }
+            if reads_in_flight == 0 {
+                if failure.is_some() || next == reads.len() {
+                    break;
+                }
+                // Every slot is with the compute threads.
+                pool.wait_for_return();
+                last_event = Instant::now();
+                continue;
+            }
+            loop {
+                match ring.submit_and_wait(1) {
+                    Ok(_) => break,
+                    Err(error)
+                        if matches!(
+                            error.raw_os_error(),
+                            Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY)
+                        ) => {}
+                    // Reads already submitted may still land in the arena: the call cannot
+                    // return safely, and this never happens on a working kernel.
+                    Err(error) => panic!("io_uring stopped accepting reads: {error}"),
+                }
+            }
+            let now = Instant::now();
+            let elapsed = now - last_event;
+            last_event = now;
+            IoCounters::add_time(&self.counters.busy_nanos, elapsed);
+            IoCounters::add(
+                &self.counters.queue_depth_nanos,
+                (elapsed.as_nanos() as u64).saturating_mul(requests_in_flight),
+            );
+            let completions: Vec<(u64, i32)> = ring
+                .completion()
+                .map(|entry| (entry.user_data(), entry.result()))
+                .collect();
+            for (data, result) in completions {
+                let index = (data >> 1) as usize;
+                let read = &reads[index];
+                requests_in_flight -= 1;
+                if result < 0 {
+                    failure.get_or_insert(StoreError::Io {
+                        path: self.path.clone(),
+                        source: std::io::Error::from_raw_os_error(-result),
+                    });
+                } else if (result as usize) < Self::needed_bytes(lists, read) {
+                    failure.get_or_insert(
+                        self.truncated("a read came back short; was the file truncated while in use?"),
+                    );
+                }
+                let flight = &mut flights[index];
+                flight.0 -= 1;
+                if flight.0 == 0 {
+                    reads_in_flight -= 1;
+                    let slots = flight.1;
+                    let handed = failure.is_none()
+                        && landed
+                            .send(Landed {
+                                read: index,
+                                slots,
+                            })
+                            .is_ok();
+                    if !handed {
+                        pool.give_back(slots);
+                    }
+                }
+            }
+        }
+        failure.map_or(Ok(()), Err)
+    }
+}
+
+/// Reads the first `bytes` of section `kind` into memory, verifying every whole
+/// checksum block it covers.
+fn read_pinned(graph: &GraphFile, file: &File, kind: SectionKind, bytes: u64) -> Result<AlignedBuffer> {
+    let path = graph.path();
+    let entry = graph.header().section(kind).ok_or_else(|| FormatError::Corrupt {
+        path: path.to_path_buf(),
+        detail: format!("section {} is missing", kind.name()),
+    })?;
+    let mut buffer = AlignedBuffer::zeroed(bytes);
+    if bytes == 0 {
+        return Ok(buffer);
+    }
+    let checksums = graph.block_checksums(kind).unwrap_or(&[]);
+    let block_bytes = CHECKSUM_BLOCK_BYTES as usize;
+    let readable = buffer.len().min(entry.length.div_ceil(PAGE) as usize * PAGE as usize);
+    for (block, piece) in buffer.as_mut_slice()[..readable]
+        .chunks_mut(block_bytes)
+        .enumerate()
+    {
+        let start = block as u64 * CHECKSUM_BLOCK_BYTES;
+        let needed = (entry.length - start).min(piece.len() as u64) as usize;
+        read_at_least(file, piece, entry.offset + start, needed).map_err(|source| {
+            StoreError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        // Only blocks wholly in memory can be checked.
+        let whole = ((start + CHECKSUM_BLOCK_BYTES).min(entry.length) - start) as usize;
+        let block_end = start + whole as u64;
+        if whole <= needed
+            && let Some(&expected) = checksums.get(block)
+            && xxhash_rust::xxh3::xxh3_64(&piece[..whole]) != expected
+        {
+            return Err(FormatError::ChecksumMismatch {
+                path: path.to_path_buf(),
+                section: kind.name().to_string(),
+                block: block as u64,
+                start: entry.offset + start,
+                end: entry.offset + block_end,
+            }
+            .into());
+        }
+    }
+    Ok(buffer)
+}
+
+impl EdgeStore for DirectStore {
+    fn num_vertices(&self) -> usize {
+        self.vertices
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.arcs
+    }
+
+    fn directed(&self) -> bool {
+        self.directed
+    }
+
+    fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    fn tier(&self) -> &'static str {
+        "direct"
+    }
+
+    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
+        match self.lists(direction) {
+            Ok(lists) => lists.layout.degree(vertex),
+            Err(_) => 0,
+        }
+    }
+
+    fn permutation(&self) -> Option<&[u32]> {
+        self.permutation.as_deref()
+    }
+
+    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+        let lists = self.lists(direction)?;
+        let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
+        let (empty, reads): (Vec<Read>, Vec<Read>) =
+            scan_reads(&lists.layout, pinned_end..range.end, self.chunk_bytes)
+                .into_iter()
+                .partition(|read| read.bytes.is_empty());
+        self.stream(lists, &reads, &[], visit, || {
+            for read in &empty {
+                if let Members::Span(span) = &read.members {
+                    span.clone().for_each(|vertex| visit(vertex, self.empty_list()));
+                }
+            }
+            // The pinned lists are computed on while the first reads fly.
+            (range.start..pinned_end)
+                .into_par_iter()
+                .with_min_len(256)
+                .for_each(|vertex| visit(vertex, lists.pinned(vertex)));
+            let bytes = lists.layout.span_bytes(range.start..pinned_end);
+            let factor = if self.weighted { 2 } else { 1 };
+            IoCounters::add(&self.counters.cached_bytes, (bytes.end - bytes.start) * factor);
+            IoCounters::add(&self.counters.delivered_bytes, (bytes.end - bytes.start) * factor);
+        })
+    }
+
+    fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
+        let lists = self.lists(direction)?;
+        let (pinned, mut rest): (Vec<u32>, Vec<u32>) = vertices
+            .par_iter()
+            .partition(|&&vertex| vertex < lists.pinned_vertices);
+        rest.par_sort_unstable();
+        let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
+        self.stream(lists, &reads, &rest, visit, || {
+            let factor = if self.weighted { 2 } else { 1 };
+            let bytes: u64 = pinned
+                .par_iter()
+                .with_min_len(64)
+                .map(|&vertex| {
+                    let list = lists.pinned(vertex);
+                    visit(vertex, list);
+                    list.neighbors.len() as u64 * 4 * factor
+                })
+                .sum();
+            IoCounters::add(&self.counters.cached_bytes, bytes);
+            IoCounters::add(&self.counters.delivered_bytes, bytes);
+        })?;
+        // Vertices without edges need no read; they still get their (empty) call.
+        rest.iter()
+            .filter(|&&vertex| lists.layout.degree(vertex) == 0)
+            .for_each(|&vertex| visit(vertex, self.empty_list()));
+        Ok(())
+    }
+
+    fn resident_bytes(&self) -> u64 {
+        let arena = self.regular_slots as u64 * self.slot_bytes
+            + self.oversize_slots as u64 * self.oversize_bytes;
+        self.out_lists.as_ref().map_or(0, Lists::bytes)
+            + self.in_lists.as_ref().map_or(0, Lists::bytes)
+            + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
+            + arena
+    }
+
+    fn io_stats(&self) -> IoStats {
+        self.counters.snapshot()
+    }
+}

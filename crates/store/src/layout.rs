@@ -1,0 +1,290 @@
+//! Where one direction's lists live on disk, and how the disk tiers cut a scan or a
+//! gather into reads: the part of the store the mmap and direct tiers share.
+
+use std::ops::Range;
+
+use std::path::Path;
+
+use swapless_format::{FormatError, GraphFile, SectionKind};
+
+use crate::{Adjacency, Result, Visit};
+
+/// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
+pub(crate) const PAGE: u64 = 4096;
+
+/// Bytes per neighbor id and per weight.
+const ENTRY_BYTES: u64 = 4;
+
+/// One direction's lists: offsets in memory (warm data), neighbors and weights in the file.
+pub(crate) struct ListLayout {
+    /// `offsets[v]..offsets[v + 1]` are `v`'s entries.
+    pub offsets: Vec<u64>,
+    /// File position of the neighbor section.
+    pub neighbors_at: u64,
+    /// File position of the weight section, for weighted graphs.
+    pub weights_at: Option<u64>,
+}
+
+impl ListLayout {
+    /// Loads the offsets (checksums verified) and checks that they describe the
+    /// neighbor section exactly, so no later read can run past it.
+    pub fn load(graph: &GraphFile, kinds: [SectionKind; 3], weighted: bool) -> Result<ListLayout> {
+        let corrupt = |detail: String| FormatError::Corrupt {
+            path: graph.path().to_path_buf(),
+            detail,
+        };
+        let offsets: Vec<u64> = graph
+            .load_section(kinds[0])?
+            .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
+        let neighbors = graph
+            .header()
+            .section(kinds[1])
+            .ok_or_else(|| corrupt(format!("section {} is missing", kinds[1].name())))?;
+        if offsets.len() != graph.num_vertices() + 1
+            || offsets.first() != Some(&0)
+            || offsets.last().copied() != Some(neighbors.length / ENTRY_BYTES)
+            || offsets.windows(2).any(|pair| pair[0] > pair[1])
+        {
+            return Err(corrupt(format!(
+                "section {} does not describe section {}",
+                kinds[0].name(),
+                kinds[1].name()
+            ))
+            .into());
+        }
+        let weights_at = if weighted {
+            let weights = graph
+                .header()
+                .section(kinds[2])
+                .ok_or_else(|| corrupt(format!("section {} is missing", kinds[2].name())))?;
+            Some(weights.offset)
+        } else {
+            None
+        };
+        Ok(ListLayout {
+            offsets,
+            neighbors_at: neighbors.offset,
+            weights_at,
+        })
+    }
+
+    /// Degree of `vertex`.
+    #[inline]
+    pub fn degree(&self, vertex: u32) -> u32 {
+        (self.offsets[vertex as usize + 1] - self.offsets[vertex as usize]) as u32
+    }
+
+    /// Bytes of `vertex`'s list within its section.
+    #[inline]
+    pub fn list_bytes(&self, vertex: u32) -> Range<u64> {
+        self.offsets[vertex as usize] * ENTRY_BYTES..self.offsets[vertex as usize + 1] * ENTRY_BYTES
+    }
+
+    /// Bytes of the lists of `vertices` (a contiguous id range) within the section.
+    pub fn span_bytes(&self, vertices: Range<u32>) -> Range<u64> {
+        self.offsets[vertices.start as usize] * ENTRY_BYTES
+            ..self.offsets[vertices.end as usize] * ENTRY_BYTES
+    }
+
+    /// Size of the neighbor section in bytes.
+    pub fn section_bytes(&self) -> u64 {
+        self.offsets.last().copied().unwrap_or(0) * ENTRY_BYTES
+    }
+
+    /// The first vertex whose list does not end within the first `bytes` of the section.
+    pub fn vertices_within(&self, bytes: u64) -> u32 {
+        let entries = bytes / ENTRY_BYTES;
+        // offsets[v + 1] <= entries for every v before the answer.
+        (self.offsets[1..].partition_point(|&end| end <= entries)) as u32
+    }
+}
+
+/// The vertices one read delivers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Members {
+    /// A contiguous id range (scans).
+    Span(Range<u32>),
+    /// Positions in the gather's sorted vertex list.
+    Picked(Range<usize>),
+}
+
+/// One read: whole pages of a section that hold every list of its members.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Read {
+    /// Which vertices' lists the read holds.
+    pub members: Members,
+    /// Page-aligned byte range within the section.
+    pub bytes: Range<u64>,
+}
+
+fn page_range(bytes: Range<u64>) -> Range<u64> {
+    bytes.start / PAGE * PAGE..bytes.end.div_ceil(PAGE) * PAGE
+}
+
+/// Cuts a scan of `range` into reads of about `chunk_bytes` that end on list
+/// boundaries, so every list sits whole in one read. A single list longer than a
+/// chunk gets a read of its own. A span of vertices without edges gets an empty read,
+/// which needs no I/O but still visits them.
+pub(crate) fn scan_reads(layout: &ListLayout, range: Range<u32>, chunk_bytes: u64) -> Vec<Read> {
+    let mut reads = Vec::new();
+    let mut first = range.start;
+    while first < range.end {
+        let start = layout.list_bytes(first).start;
+        // The last vertex whose list ends within a chunk of `start`, at least one vertex.
+        let limit = layout.vertices_within(start + chunk_bytes);
+        let end = limit.clamp(first + 1, range.end);
+        reads.push(Read {
+            members: Members::Span(first..end),
+            bytes: page_range(layout.span_bytes(first..end)),
+        });
+        first = end;
+    }
+    reads
+}
+
+/// Groups a gather's `sorted` vertices into reads: neighbors in the file share a read
+/// when the pages between them are at most `max_gap_pages`, up to `max_read_bytes`.
+/// Vertices without edges need no read and are left out.
+pub(crate) fn gather_reads(
+    layout: &ListLayout,
+    sorted: &[u32],
+    max_read_bytes: u64,
+    max_gap_pages: u64,
+) -> Vec<Read> {
+    let mut reads: Vec<Read> = Vec::new();
+    for (position, &vertex) in sorted.iter().enumerate() {
+        let list = layout.list_bytes(vertex);
+        if list.is_empty() {
+            continue;
+        }
+        let pages = page_range(list);
+        if let Some(last) = reads.last_mut()
+            && pages.start <= last.bytes.end + max_gap_pages * PAGE
+            && pages.end.max(last.bytes.end) - last.bytes.start <= max_read_bytes
+            && let Members::Picked(members) = &mut last.members
+        {
+            members.end = position + 1;
+            last.bytes.end = last.bytes.end.max(pages.end);
+            continue;
+        }
+        reads.push(Read {
+            members: Members::Picked(position..position + 1),
+            bytes: pages,
+        });
+    }
+    reads
+}
+
+/// Calls `visit` for every list `read` holds. `neighbors` and `weights` are the
+/// read's entries (from the first entry of its first page); every id is checked
+/// against `vertices`, because a corrupt id would index past a property array.
+/// Returns the list bytes delivered.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn visit_read(
+    layout: &ListLayout,
+    read: &Read,
+    sorted: &[u32],
+    neighbors: &[u32],
+    weights: Option<&[f32]>,
+    vertices: usize,
+    path: &Path,
+    visit: &Visit,
+) -> Result<u64> {
+    let first_entry = read.bytes.start / ENTRY_BYTES;
+    let mut delivered = 0u64;
+    let mut each = |vertex: u32| -> Result<()> {
+        let entries = (layout.offsets[vertex as usize] - first_entry) as usize
+            ..(layout.offsets[vertex as usize + 1] - first_entry) as usize;
+        let list = &neighbors[entries.clone()];
+        if list.iter().any(|&id| id as usize >= vertices) {
+            return Err(FormatError::Corrupt {
+                path: path.to_path_buf(),
+                detail: format!("the list of vertex {vertex} holds an id beyond the vertices"),
+            }
+            .into());
+        }
+        delivered += list.len() as u64 * ENTRY_BYTES;
+        visit(
+            vertex,
+            Adjacency {
+                neighbors: list,
+                weights: weights.map(|weights| &weights[entries]),
+            },
+        );
+        Ok(())
+    };
+    match &read.members {
+        Members::Span(span) => span.clone().try_for_each(&mut each)?,
+        Members::Picked(positions) => sorted[positions.clone()]
+            .iter()
+            .try_for_each(|&vertex| each(vertex))?,
+    }
+    Ok(delivered * if weights.is_some() { 2 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(degrees: &[u64]) -> ListLayout {
+        let mut offsets = vec![0];
+        for degree in degrees {
+            offsets.push(offsets.last().unwrap() + degree);
+        }
+        ListLayout {
+            offsets,
+            neighbors_at: 0,
+            weights_at: None,
+        }
+    }
+
+    #[test]
+    fn scan_reads_cover_every_list_whole_and_in_order() {
+        // 2000-entry lists are 8000 bytes: about two pages each.
+        let layout = layout(&[2000, 0, 10, 5000, 1, 1, 1, 3000, 0]);
+        let reads = scan_reads(&layout, 0..9, 8192);
+        let mut next = 0;
+        for read in &reads {
+            let Members::Span(span) = &read.members else {
+                panic!("scans deliver spans")
+            };
+            assert_eq!(span.start, next);
+            next = span.end;
+            let lists = layout.span_bytes(span.clone());
+            assert!(read.bytes.start <= lists.start && lists.end <= read.bytes.end);
+            assert_eq!(read.bytes.start % PAGE, 0);
+            assert_eq!(read.bytes.end % PAGE, 0);
+        }
+        assert_eq!(next, 9);
+        // The 20000-byte list is longer than a chunk and gets a read of its own.
+        assert!(reads.iter().any(|read| read.members == Members::Span(3..4)));
+    }
+
+    #[test]
+    fn gather_reads_coalesce_near_lists_and_skip_empty_ones() {
+        let layout = layout(&[1000; 64]);
+        let sorted = [0, 1, 2, 30, 31, 63];
+        let reads = gather_reads(&layout, &sorted, 1 << 20, 1);
+        assert_eq!(reads.len(), 3);
+        assert_eq!(reads[0].members, Members::Picked(0..3));
+        assert_eq!(reads[1].members, Members::Picked(3..5));
+        let capped = gather_reads(&layout, &sorted, PAGE * 2, 1);
+        assert!(capped.len() > 3);
+        let empty = ListLayout {
+            offsets: vec![0, 0, 0],
+            neighbors_at: 0,
+            weights_at: None,
+        };
+        assert!(gather_reads(&empty, &[0, 1], 1 << 20, 1).is_empty());
+    }
+
+    #[test]
+    fn vertices_within_counts_lists_that_end_inside_a_prefix() {
+        let layout = layout(&[1, 2, 3]);
+        assert_eq!(layout.vertices_within(0), 0);
+        assert_eq!(layout.vertices_within(4), 1);
+        assert_eq!(layout.vertices_within(11), 1);
+        assert_eq!(layout.vertices_within(12), 2);
+        assert_eq!(layout.vertices_within(1000), 3);
+    }
+}

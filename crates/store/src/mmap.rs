@@ -1,0 +1,397 @@
+//! The mmap tier: the file mapped, the OS reading pages on demand, with what a
+//! careful user of the OS can add: `MADV_WILLNEED` on the next window of lists while
+//! the compute threads work on this one, and, to keep the budget, `MADV_DONTNEED`
+//! plus `POSIX_FADV_DONTNEED` on each window once it is done, except for the prefix
+//! of each list section the plan keeps (the hottest lists after `--reorder dbg`).
+//! Threads still block in page faults when prefetch falls behind: the baseline the
+//! direct tier is measured against.
+
+use std::fs::File;
+use std::ops::Range;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+use swapless_format::{FormatError, GraphFile, SectionKind};
+
+use crate::layout::{ListLayout, PAGE, Read, gather_reads, scan_reads, visit_read};
+use crate::plan::{GATHER_GAP_PAGES, Plan};
+use crate::stats::IoCounters;
+use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
+
+/// One direction's lists and how much of their section stays mapped.
+struct Lists {
+    layout: ListLayout,
+    kept_bytes: u64,
+}
+
+/// A graph served from a memory map of its file.
+pub struct MmapStore {
+    path: PathBuf,
+    file: File,
+    file_bytes: u64,
+    map: Mmap,
+    vertices: usize,
+    arcs: u64,
+    weighted: bool,
+    directed: bool,
+    out_lists: Option<Lists>,
+    in_lists: Option<Lists>,
+    permutation: Option<Vec<u32>>,
+    window_bytes: u64,
+    chunk_bytes: u64,
+    counters: IoCounters,
+    read_bytes_at_open: u64,
+}
+
+/// Bytes this process has caused to be read from storage (`/proc/self/io`).
+fn process_read_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("read_bytes:"))
+                .and_then(|value| value.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+impl MmapStore {
+    /// Maps `path` for the run `plan` describes.
+    pub fn open(path: &Path, plan: &Plan, out_lists: bool, in_lists: bool) -> Result<MmapStore> {
+        let graph = GraphFile::open(path)?;
+        let flags = graph.flags();
+        let io_error = |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io_error)?;
+        let file_bytes = file.metadata().map_err(io_error)?.len();
+        // SAFETY: read-only and private; a file truncated underneath would raise SIGBUS,
+        // so every call first checks that the file still has its length.
+        let map = unsafe { Mmap::map(&file) }.map_err(io_error)?;
+        let open_lists = |kinds: [SectionKind; 3], kept_bytes: u64| -> Result<Lists> {
+            Ok(Lists {
+                layout: ListLayout::load(&graph, kinds, flags.weighted)?,
+                kept_bytes,
+            })
+        };
+        let out_kinds = [
+            SectionKind::OutOffsets,
+            SectionKind::OutNeighbors,
+            SectionKind::OutWeights,
+        ];
+        let in_kinds = [
+            SectionKind::InOffsets,
+            SectionKind::InNeighbors,
+            SectionKind::InWeights,
+        ];
+        let (out_lists, in_lists) = if flags.directed {
+            (
+                match out_lists {
+                    true => Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
+                    false => None,
+                },
+                match in_lists {
+                    true => Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
+                    false => None,
+                },
+            )
+        } else {
+            (Some(open_lists(out_kinds, plan.cached_list_bytes.0)?), None)
+        };
+        let reads_per = if flags.weighted { 2 } else { 1 };
+        // One window computed on, one prefetched, one of slack for pages two windows share.
+        let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
+        Ok(MmapStore {
+            path: path.to_path_buf(),
+            file,
+            file_bytes,
+            map,
+            vertices: graph.num_vertices(),
+            arcs: graph.num_arcs() as u64,
+            weighted: flags.weighted,
+            directed: flags.directed,
+            out_lists,
+            in_lists,
+            permutation: graph.load_section(SectionKind::Permutation)?,
+            window_bytes,
+            chunk_bytes: plan.chunk_bytes,
+            counters: IoCounters::default(),
+            read_bytes_at_open: process_read_bytes(),
+        })
+    }
+
+    fn lists(&self, direction: EdgeDirection) -> Result<&Lists> {
+        let lists = match direction {
+            EdgeDirection::Out => self.out_lists.as_ref(),
+            EdgeDirection::In if self.directed => self.in_lists.as_ref(),
+            EdgeDirection::In => self.out_lists.as_ref(),
+        };
+        lists.ok_or_else(|| StoreError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other(format!(
+                "the plan did not open the {direction:?} lists this kernel asked for"
+            )),
+        })
+    }
+
+    /// The file positions of `reads`' pages beyond the kept prefix, per section.
+    fn unkept(&self, lists: &Lists, reads: &[Read]) -> Vec<Range<u64>> {
+        let sections = std::iter::once(lists.layout.neighbors_at).chain(lists.layout.weights_at);
+        let kept = lists.kept_bytes.div_ceil(PAGE) * PAGE;
+        let mut ranges = Vec::new();
+        for at in sections {
+            let mut current: Option<Range<u64>> = None;
+            for read in reads {
+                let start = read.bytes.start.max(kept);
+                if start >= read.bytes.end {
+                    continue;
+                }
+                let range = at + start..at + read.bytes.end;
+                match &mut current {
+                    Some(open) if range.start <= open.end => open.end = open.end.max(range.end),
+                    _ => ranges.extend(current.replace(range)),
+                }
+            }
+            ranges.extend(current);
+        }
+        ranges
+    }
+
+    /// Applies `advice` to the mapped pages in `ranges`.
+    fn advise(&self, ranges: &[Range<u64>], advice: libc::c_int) {
+        for range in ranges {
+            let end = range.end.min(self.map.len() as u64);
+            if end <= range.start {
+                continue;
+            }
+            // SAFETY: the range lies inside the map and starts on a page; WILLNEED only
+            // starts readahead, and DONTNEED on a read-only file map only drops this
+            // process's mapping of the pages (they read back the same from the file).
+            unsafe {
+                libc::madvise(
+                    self.map.as_ptr().add(range.start as usize) as *mut libc::c_void,
+                    (end - range.start) as usize,
+                    advice,
+                );
+            }
+            if advice == libc::MADV_DONTNEED {
+                // Drops the pages from the page cache too, so the budget covers it.
+                // SAFETY: a plain system call on an open descriptor.
+                unsafe {
+                    libc::posix_fadvise(
+                        self.file.as_raw_fd(),
+                        range.start as libc::off_t,
+                        (end - range.start) as libc::off_t,
+                        libc::POSIX_FADV_DONTNEED,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Runs `reads` window by window: prefetch the next while computing this one,
+    /// release each once done.
+    fn stream(&self, lists: &Lists, reads: &[Read], sorted: &[u32], visit: &Visit) -> Result<()> {
+        let now_bytes = self
+            .file
+            .metadata()
+            .map_err(|source| StoreError::Io {
+                path: self.path.clone(),
+                source,
+            })?
+            .len();
+        if now_bytes < self.file_bytes {
+            return Err(FormatError::Truncated {
+                path: self.path.clone(),
+                detail: format!(
+                    "the file shrank from {} to {now_bytes} bytes while in use",
+                    self.file_bytes
+                ),
+            }
+            .into());
+        }
+        let mut windows: Vec<Range<usize>> = Vec::new();
+        let mut start = 0;
+        let mut bytes = 0;
+        for (index, read) in reads.iter().enumerate() {
+            if index > start && bytes + (read.bytes.end - read.bytes.start) > self.window_bytes {
+                windows.push(start..index);
+                start = index;
+                bytes = 0;
+            }
+            bytes += read.bytes.end - read.bytes.start;
+        }
+        if start < reads.len() {
+            windows.push(start..reads.len());
+        }
+        let neighbors: &[u32] = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
+        let weights: Option<&[f32]> = lists
+            .layout
+            .weights_at
+            .map(|at| bytemuck::cast_slice(self.section(at, lists)));
+        let mut upcoming = windows.first().map(|first| self.unkept(lists, &reads[first.clone()]));
+        if let Some(ranges) = &upcoming {
+            self.advise(ranges, libc::MADV_WILLNEED);
+        }
+        for (index, window) in windows.iter().enumerate() {
+            let current = upcoming.take().unwrap_or_default();
+            if let Some(next) = windows.get(index + 1) {
+                let ranges = self.unkept(lists, &reads[next.clone()]);
+                self.advise(&ranges, libc::MADV_WILLNEED);
+                upcoming = Some(ranges);
+            }
+            let delivered: Result<u64> = reads[window.clone()]
+                .par_iter()
+                .map(|read| {
+                    let entries = (read.bytes.start / 4) as usize..neighbors.len();
+                    visit_read(
+                        &lists.layout,
+                        read,
+                        sorted,
+                        &neighbors[entries.clone()],
+                        weights.map(|weights| &weights[entries]),
+                        self.vertices,
+                        &self.path,
+                        visit,
+                    )
+                })
+                .sum();
+            IoCounters::add(&self.counters.delivered_bytes, delivered?);
+            self.advise(&current, libc::MADV_DONTNEED);
+        }
+        Ok(())
+    }
+
+    /// The bytes of the list section at file position `at`.
+    fn section(&self, at: u64, lists: &Lists) -> &[u8] {
+        &self.map[at as usize..(at + lists.layout.section_bytes()) as usize]
+    }
+
+    /// Visits lists wholly inside the kept prefix straight from the map.
+    fn visit_kept(
+        &self,
+        lists: &Lists,
+        vertices: impl ParallelIterator<Item = u32>,
+        visit: &Visit,
+    ) -> Result<u64> {
+        let neighbors: &[u32] = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
+        let weights: Option<&[f32]> = lists
+            .layout
+            .weights_at
+            .map(|at| bytemuck::cast_slice(self.section(at, lists)));
+        let bytes = vertices
+            .map(|vertex| {
+                let entries = lists.layout.offsets[vertex as usize] as usize
+                    ..lists.layout.offsets[vertex as usize + 1] as usize;
+                let list = &neighbors[entries.clone()];
+                if list.iter().any(|&id| id as usize >= self.vertices) {
+                    return Err(StoreError::from(FormatError::Corrupt {
+                        path: self.path.clone(),
+                        detail: format!("the list of vertex {vertex} holds an id beyond the vertices"),
+                    }));
+                }
+                visit(
+                    vertex,
+                    Adjacency {
+                        neighbors: list,
+                        weights: weights.map(|weights| &weights[entries]),
+                    },
+                );
+                Ok(list.len() as u64 * 4 * if weights.is_some() { 2 } else { 1 })
+            })
+            .sum::<Result<u64>>()?;
+        IoCounters::add(&self.counters.cached_bytes, bytes);
+        IoCounters::add(&self.counters.delivered_bytes, bytes);
+        Ok(bytes)
+    }
+}
+
+impl EdgeStore for MmapStore {
+    fn num_vertices(&self) -> usize {
+        self.vertices
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.arcs
+    }
+
+    fn directed(&self) -> bool {
+        self.directed
+    }
+
+    fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    fn tier(&self) -> &'static str {
+        "mmap"
+    }
+
+    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
+        match self.lists(direction) {
+            Ok(lists) => lists.layout.degree(vertex),
+            Err(_) => 0,
+        }
+    }
+
+    fn permutation(&self) -> Option<&[u32]> {
+        self.permutation.as_deref()
+    }
+
+    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+        let lists = self.lists(direction)?;
+        let kept_end = lists
+            .layout
+            .vertices_within(lists.kept_bytes)
+            .clamp(range.start, range.end);
+        self.visit_kept(
+            lists,
+            (range.start..kept_end).into_par_iter().with_min_len(256),
+            visit,
+        )?;
+        let reads = scan_reads(&lists.layout, kept_end..range.end, self.chunk_bytes);
+        self.stream(lists, &reads, &[], visit)
+    }
+
+    fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
+        let lists = self.lists(direction)?;
+        let kept_end = lists.layout.vertices_within(lists.kept_bytes);
+        let (kept, mut rest): (Vec<u32>, Vec<u32>) =
+            vertices.par_iter().partition(|&&vertex| vertex < kept_end);
+        self.visit_kept(lists, kept.into_par_iter(), visit)?;
+        rest.par_sort_unstable();
+        let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
+        self.stream(lists, &reads, &rest, visit)?;
+        let empty = Adjacency {
+            neighbors: &[],
+            weights: self.weighted.then_some(&[]),
+        };
+        rest.iter()
+            .filter(|&&vertex| lists.layout.degree(vertex) == 0)
+            .for_each(|&vertex| visit(vertex, empty));
+        Ok(())
+    }
+
+    fn resident_bytes(&self) -> u64 {
+        let lists = |lists: &Option<Lists>| {
+            lists
+                .as_ref()
+                .map_or(0, |l| l.layout.offsets.len() as u64 * 8 + l.kept_bytes)
+        };
+        lists(&self.out_lists)
+            + lists(&self.in_lists)
+            + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
+    }
+
+    fn io_stats(&self) -> IoStats {
+        let mut stats = self.counters.snapshot();
+        stats.bytes_read = process_read_bytes().saturating_sub(self.read_bytes_at_open);
+        // Threads wait inside page faults, which no counter of ours sees.
+        stats.io_wait_seconds = f64::NAN;
+        stats
+    }
+}
+

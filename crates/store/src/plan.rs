@@ -1,0 +1,301 @@
+//! The placement plan (DESIGN §4): from a graph's section sizes, a kernel's property
+//! arrays and a memory budget, decide the tier and what lives where, before anything
+//! is allocated, so a run that cannot fit fails at the start, not halfway.
+
+use std::fmt;
+use std::os::unix::fs::FileExt;
+
+use swapless_format::{FormatError, GraphFile, SectionKind};
+
+use crate::layout::PAGE;
+use crate::{Result, StoreError};
+
+/// Where edges are served from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// The whole graph in memory.
+    Dram,
+    /// The file mapped, the page cache holding what the budget allows.
+    Mmap,
+    /// `O_DIRECT` reads through io_uring into the store's own cache.
+    Direct,
+}
+
+impl Tier {
+    /// The tier's name in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Dram => "dram",
+            Tier::Mmap => "mmap",
+            Tier::Direct => "direct",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+/// Reads smaller than this gain little from a deeper queue; reads up to this many
+/// bytes apart share one request in a gather (a request costs about as much device
+/// time as reading 13 KiB more at this disk's figures).
+pub const GATHER_GAP_PAGES: u64 = 2;
+
+/// Fewest I/O slots a disk tier works with (two reads in flight, two being computed on).
+const MIN_SLOTS: u64 = 4;
+
+/// What a plan is asked for.
+#[derive(Clone, Debug)]
+pub struct PlanRequest {
+    /// The kernel's name, for the printout.
+    pub kernel: String,
+    /// Bytes of the kernel's own per-vertex arrays (hot data).
+    pub property_bytes: u64,
+    /// Whether the kernel reads out-lists.
+    pub out_lists: bool,
+    /// Whether the kernel reads in-lists (the same lists on an undirected graph).
+    pub in_lists: bool,
+    /// `--memory`, if given.
+    pub budget_bytes: Option<u64>,
+    /// The budget when none is given (half of physical memory).
+    pub default_budget_bytes: u64,
+    /// `--tier`, if given.
+    pub tier: Option<Tier>,
+    /// Bytes per scan read.
+    pub chunk_bytes: u64,
+    /// Reads in flight at most.
+    pub queue_depth: usize,
+}
+
+/// One data segment and where the plan puts it.
+#[derive(Clone, Debug)]
+pub struct Segment {
+    /// What it is (`out_neighbors`, `property arrays`, ...).
+    pub name: String,
+    /// Its size.
+    pub bytes: u64,
+    /// hot, warm or bulk (DESIGN §4).
+    pub class: &'static str,
+    /// Where it lives during the run.
+    pub placement: String,
+}
+
+/// The placement for one run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The tier that serves edges.
+    pub tier: Tier,
+    /// The budget everything must fit in.
+    pub budget_bytes: u64,
+    /// What a dram run of this kernel holds: lists read, offsets, property arrays.
+    pub footprint_bytes: u64,
+    /// The least budget a disk tier can run this kernel with.
+    pub minimum_bytes: u64,
+    /// Every segment with its placement.
+    pub segments: Vec<Segment>,
+    /// Bytes of I/O buffers (in-flight and being computed on).
+    pub io_buffer_bytes: u64,
+    /// Bytes of each direction's list prefix held in memory: (out, in).
+    pub cached_list_bytes: (u64, u64),
+    /// Bytes per scan read.
+    pub chunk_bytes: u64,
+    /// Bytes of one I/O slot (a chunk plus the pages a list boundary can add).
+    pub slot_bytes: u64,
+    /// Bytes of the slot reserved for lists longer than a chunk (0 if none is).
+    pub oversize_slot_bytes: u64,
+    /// Reads in flight at most.
+    pub queue_depth: usize,
+    /// The kernel.
+    pub kernel: String,
+}
+
+/// Sizes of one direction's sections.
+struct Direction {
+    name: &'static str,
+    offsets: u64,
+    lists: u64,
+    longest_list: u64,
+}
+
+/// The longest list in `kind` (an offsets section), read in blocks so the plan
+/// itself stays small.
+fn longest_list_bytes(graph: &GraphFile, kind: SectionKind) -> Result<u64> {
+    let Some(entry) = graph.header().section(kind) else {
+        return Ok(0);
+    };
+    let file =
+        std::fs::File::open(graph.path()).map_err(|source| FormatError::io(graph.path(), source))?;
+    let mut block = vec![0u8; 1 << 20];
+    let mut previous: Option<u64> = None;
+    let mut longest = 0u64;
+    let mut at = 0u64;
+    while at < entry.length {
+        let take = (entry.length - at).min(block.len() as u64) as usize;
+        file.read_exact_at(&mut block[..take], entry.offset + at)
+            .map_err(|source| FormatError::io(graph.path(), source))?;
+        for word in block[..take].chunks_exact(8) {
+            let offset = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            if let Some(before) = previous {
+                longest = longest.max(offset.saturating_sub(before));
+            }
+            previous = Some(offset);
+        }
+        at += take as u64;
+    }
+    Ok(longest * 4)
+}
+
+/// Plans a run of `request` on `graph`.
+pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
+    let header = graph.header();
+    let flags = graph.flags();
+    let size = |kind: SectionKind| header.section(kind).map_or(0, |entry| entry.length);
+    let weights = |kind: SectionKind| if flags.weighted { size(kind) } else { 0 };
+    let mut directions = Vec::new();
+    // An undirected graph stores one set of lists that serves both directions.
+    if request.out_lists || (request.in_lists && !flags.directed) {
+        directions.push(Direction {
+            name: "out",
+            offsets: size(SectionKind::OutOffsets),
+            lists: size(SectionKind::OutNeighbors) + weights(SectionKind::OutWeights),
+            longest_list: longest_list_bytes(graph, SectionKind::OutOffsets)?,
+        });
+    }
+    if request.in_lists && flags.directed {
+        directions.push(Direction {
+            name: "in",
+            offsets: size(SectionKind::InOffsets),
+            lists: size(SectionKind::InNeighbors) + weights(SectionKind::InWeights),
+            longest_list: longest_list_bytes(graph, SectionKind::InOffsets)?,
+        });
+    }
+    // A reordered graph keeps its permutation and, for sources and results, its inverse.
+    let permutation = size(SectionKind::Permutation) * 2;
+    let warm: u64 = directions.iter().map(|d| d.offsets).sum::<u64>() + permutation;
+    let bulk: u64 = directions.iter().map(|d| d.lists).sum();
+    let hot = request.property_bytes;
+    let footprint = hot + warm + bulk;
+    let budget = request.budget_bytes.unwrap_or(if footprint <= request.default_budget_bytes {
+        footprint
+    } else {
+        request.default_budget_bytes
+    });
+
+    let chunk = request.chunk_bytes;
+    let slot = chunk + 2 * PAGE;
+    let weighted_reads = if flags.weighted { 2 } else { 1 };
+    let longest = directions.iter().map(|d| d.longest_list).max().unwrap_or(0);
+    let oversize_slot = if longest + 2 * PAGE > slot {
+        (longest + 2 * PAGE).div_ceil(PAGE) * PAGE
+    } else {
+        0
+    };
+    let io_minimum = MIN_SLOTS * slot + oversize_slot * weighted_reads;
+    let minimum = hot + warm + io_minimum;
+
+    let tier = request.tier.unwrap_or(if footprint <= budget {
+        Tier::Dram
+    } else {
+        Tier::Direct
+    });
+    let needed = if tier == Tier::Dram { footprint } else { minimum };
+    if needed > budget {
+        return Err(StoreError::Budget {
+            needed_bytes: needed,
+            budget_bytes: budget,
+            tier: tier.name(),
+        });
+    }
+
+    let (io_buffer_bytes, cached) = if tier == Tier::Dram {
+        (0, bulk)
+    } else {
+        let spare = budget - hot - warm;
+        // A quarter of what is left feeds the queue (no more than the queue can use);
+        // the rest holds the hottest lists.
+        let wanted_slots = (request.queue_depth as u64 * weighted_reads).max(MIN_SLOTS);
+        let slots = (((spare - oversize_slot * weighted_reads) / 4) / slot)
+            .clamp(MIN_SLOTS, wanted_slots);
+        let io = slots * slot + oversize_slot * weighted_reads;
+        (io, (spare - io).min(bulk))
+    };
+    // The cache is shared by the directions in proportion to their size.
+    let mut cached_list_bytes = (0, 0);
+    let mut segments = vec![Segment {
+        name: format!("{} property arrays", request.kernel),
+        bytes: hot,
+        class: "hot",
+        placement: "dram".to_string(),
+    }];
+    for direction in &directions {
+        segments.push(Segment {
+            name: format!("{}_offsets", direction.name),
+            bytes: direction.offsets,
+            class: "warm",
+            placement: "dram".to_string(),
+        });
+    }
+    if permutation > 0 {
+        segments.push(Segment {
+            name: "permutation (and its inverse)".to_string(),
+            bytes: permutation,
+            class: "warm",
+            placement: "dram".to_string(),
+        });
+    }
+    for direction in &directions {
+        let share = if bulk == 0 {
+            0
+        } else {
+            (cached as u128 * direction.lists as u128 / bulk as u128) as u64
+        };
+        if direction.name == "out" {
+            cached_list_bytes.0 = share;
+        } else {
+            cached_list_bytes.1 = share;
+        }
+        let placement = if tier == Tier::Dram || share >= direction.lists {
+            "dram".to_string()
+        } else {
+            format!(
+                "first {:.0}% in dram (the hottest lists after dbg), the rest read by {}",
+                100.0 * share as f64 / direction.lists.max(1) as f64,
+                tier
+            )
+        };
+        segments.push(Segment {
+            name: format!(
+                "{}_neighbors{}",
+                direction.name,
+                if flags.weighted { " + weights" } else { "" }
+            ),
+            bytes: direction.lists,
+            class: "bulk",
+            placement,
+        });
+    }
+    if io_buffer_bytes > 0 {
+        segments.push(Segment {
+            name: "I/O buffers".to_string(),
+            bytes: io_buffer_bytes,
+            class: "hot",
+            placement: "dram".to_string(),
+        });
+    }
+    Ok(Plan {
+        tier,
+        budget_bytes: budget,
+        footprint_bytes: footprint,
+        minimum_bytes: minimum,
+        segments,
+        io_buffer_bytes,
+        cached_list_bytes,
+        chunk_bytes: chunk,
+        slot_bytes: slot,
+        oversize_slot_bytes: oversize_slot,
+        queue_depth: request.queue_depth,
+        kernel: request.kernel.clone(),
+    })
+}
