@@ -66,6 +66,15 @@ impl From<FormatError> for CliError {
     }
 }
 
+impl From<swapless_store::StoreError> for CliError {
+    fn from(error: swapless_store::StoreError) -> Self {
+        match error {
+            swapless_store::StoreError::Format(error) => CliError::Format(error),
+            other => CliError::Other(other.to_string()),
+        }
+    }
+}
+
 type CliResult = Result<(), CliError>;
 
 /// Turns `--memory` into bytes; the default is half of physical memory.

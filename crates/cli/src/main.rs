@@ -38,6 +38,8 @@ enum Command {
     },
     /// Run a kernel on a graph and report times, memory and the result.
     Run(run::RunCommand),
+    /// Print where each data segment of a kernel's run would live under a memory budget.
+    Plan(run::PlanCommand),
     /// Verify every checksum and structural invariant of a .sl file.
     Check {
         /// The .sl file.
@@ -149,6 +151,7 @@ fn main() -> ExitCode {
         Command::Info { graph, json } => commands::info(&graph, json.as_deref()),
         Command::Check { graph } => commands::check(&graph),
         Command::Run(command) => run::run(command),
+        Command::Plan(command) => run::plan(command),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

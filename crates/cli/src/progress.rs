@@ -61,3 +61,47 @@ impl BuildProgress for TerminalProgress {
         self.bar.set_position(done);
     }
 }
+
+/// A spinner for `swapless run`: trials done and bytes read; silent off a terminal.
+pub struct RunProgress {
+    bar: ProgressBar,
+    trials: u32,
+    done: std::sync::atomic::AtomicU32,
+    started: std::time::Instant,
+}
+
+impl RunProgress {
+    /// Starts the spinner for `trials` trials of `kernel`.
+    pub fn start(kernel: &str, trials: u32) -> RunProgress {
+        let bar = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed_precise}") {
+            bar.set_style(style);
+        }
+        bar.set_message(format!("{kernel}: trial 1 of {trials}"));
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        RunProgress {
+            bar,
+            trials,
+            done: std::sync::atomic::AtomicU32::new(0),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Records a finished trial and what has been read so far.
+    pub fn trial_done(&self, bytes_read: u64) {
+        let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
+        self.bar.set_message(format!(
+            "trial {} of {}, {:.1} MiB read ({:.0} MiB/s)",
+            (done + 1).min(self.trials),
+            self.trials,
+            bytes_read as f64 / (1 << 20) as f64,
+            bytes_read as f64 / (1 << 20) as f64 / seconds
+        ));
+    }
+
+    /// Removes the spinner.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

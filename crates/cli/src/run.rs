@@ -1,11 +1,13 @@
 //! `swapless run KERNEL GRAPH`: load the graph, run trials, verify, report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
-use swapless_build::memory::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
+use swapless_build::memory::{
+    page_faults, parse_size, peak_rss_bytes, physical_memory_bytes, system_anon_huge_page_bytes,
+};
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankOptions};
@@ -13,8 +15,9 @@ use swapless_engine::kernels::{
     betweenness, maximal_independent_set, pick_source, pick_sources, radii, sssp,
     to_original_order, triangle_count,
 };
+use swapless_engine::kernels::Reads;
 use swapless_format::GraphFile;
-use swapless_store::{DramStore, EdgeStore};
+use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, PlanRequest, Tier};
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
@@ -59,27 +62,171 @@ impl Kernel {
         matches!(self, Kernel::Bfs | Kernel::Sssp)
     }
 
-    /// Bytes of vertex property arrays the kernel allocates besides the graph.
+    /// Bytes of the kernel's own arrays, as the kernel states them.
     fn property_bytes(self, vertices: u64, arcs: u64) -> u64 {
         match self {
-            // parents (u32), two frontier bitmaps, a frontier list at worst n
-            Kernel::Bfs => vertices * 4 + vertices / 4 + vertices * 4,
-            // scores and next scores (f64), contributions (f32), out-degrees (u32)
-            Kernel::Pr => vertices * (8 + 8 + 4 + 4),
-            // labels (u32)
-            Kernel::Cc => vertices * 4,
-            // distances (f64) and bins holding each vertex about once
-            Kernel::Sssp => vertices * (8 + 4),
-            // scores, path counts, dependencies (f64), depths (u32), level lists
-            Kernel::Bc => vertices * (8 * 3 + 4 + 4),
-            // ranking degrees (u32), the oriented lists (half the arcs) and their offsets
-            Kernel::Tc => vertices * (4 + 8) + arcs / 2 * 4,
-            // two 64-bit masks and the estimate (u32)
-            Kernel::Radii => vertices * (8 * 2 + 4),
-            // state and join flags (u8)
-            Kernel::Mis => vertices * 2,
+            Kernel::Bfs => bfs::property_bytes(vertices, arcs),
+            Kernel::Pr => pagerank::property_bytes(vertices, arcs),
+            Kernel::Cc => connected_components::property_bytes(vertices, arcs),
+            Kernel::Sssp => sssp::property_bytes(vertices, arcs),
+            Kernel::Bc => betweenness::property_bytes(vertices, arcs),
+            Kernel::Tc => triangle_count::property_bytes(vertices, arcs),
+            Kernel::Radii => radii::property_bytes(vertices, arcs),
+            Kernel::Mis => maximal_independent_set::property_bytes(vertices, arcs),
         }
     }
+
+    /// The lists the kernel reads.
+    fn reads(self) -> Reads {
+        match self {
+            Kernel::Bfs => bfs::READS,
+            Kernel::Pr => pagerank::READS,
+            Kernel::Cc => connected_components::READS,
+            Kernel::Sssp => sssp::READS,
+            Kernel::Bc => betweenness::READS,
+            Kernel::Tc => triangle_count::READS,
+            Kernel::Radii => radii::READS,
+            Kernel::Mis => maximal_independent_set::READS,
+        }
+    }
+}
+
+/// How the edges are served and within what memory: shared by `run` and `plan`.
+#[derive(Args, Clone)]
+pub struct PlacementArgs {
+    /// Memory budget for the whole run (e.g. 512M, 2G): property arrays, offsets, caches
+    /// and I/O buffers all count. Default: dram if the graph fits in half of physical
+    /// memory, else half of physical memory.
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Where edges are served from (default: dram if the footprint fits the budget, else direct).
+    #[arg(long, value_enum)]
+    tier: Option<TierArg>,
+    /// Bytes per read when streaming lists (4K to 4M).
+    #[arg(long, value_name = "SIZE", default_value = "256K")]
+    chunk: String,
+    /// Reads kept in flight by the direct tier.
+    #[arg(long, default_value_t = 128)]
+    queue_depth: usize,
+}
+
+/// `--tier` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TierArg {
+    /// The whole graph in memory.
+    Dram,
+    /// A memory map of the file, with prefetch hints.
+    Mmap,
+    /// O_DIRECT reads through io_uring into a budgeted cache.
+    Direct,
+}
+
+impl PlacementArgs {
+    /// The plan for `kernel` on `graph`.
+    fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, CliError> {
+        let budget = match &self.memory {
+            Some(text) => Some(parse_size(text).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
+                ))
+            })?),
+            None => None,
+        };
+        let chunk = parse_size(&self.chunk)
+            .filter(|&chunk| (4 << 10..=4 << 20).contains(&chunk) && chunk % 4096 == 0)
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--chunk {:?} must be a multiple of 4K between 4K and 4M",
+                    self.chunk
+                ))
+            })?;
+        if !(1..=4096).contains(&self.queue_depth) {
+            return Err(CliError::Usage(
+                "--queue-depth must be between 1 and 4096".to_string(),
+            ));
+        }
+        let reads = kernel.reads();
+        let request = PlanRequest {
+            kernel: kernel.name().to_string(),
+            property_bytes: kernel
+                .property_bytes(graph.num_vertices() as u64, graph.num_arcs() as u64),
+            out_lists: reads.out_lists,
+            in_lists: reads.in_lists,
+            budget_bytes: budget,
+            default_budget_bytes: physical_memory_bytes().unwrap_or(8 << 30) / 2,
+            tier: self.tier.map(|tier| match tier {
+                TierArg::Dram => Tier::Dram,
+                TierArg::Mmap => Tier::Mmap,
+                TierArg::Direct => Tier::Direct,
+            }),
+            chunk_bytes: chunk,
+            queue_depth: self.queue_depth,
+        };
+        Ok(swapless_store::plan::plan(graph, &request)?)
+    }
+}
+
+/// Options of `swapless plan`.
+#[derive(Args)]
+pub struct PlanCommand {
+    /// The .sl graph.
+    graph: PathBuf,
+    /// Kernel to plan for.
+    #[arg(value_enum)]
+    kernel: Kernel,
+    #[command(flatten)]
+    placement: PlacementArgs,
+}
+
+/// `swapless plan`: what would live where, before anything is allocated.
+pub fn plan(command: PlanCommand) -> Result<(), CliError> {
+    let graph = GraphFile::open(&command.graph)?;
+    let plan = command.placement.plan(&graph, command.kernel)?;
+    println!(
+        "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
+        plan.kernel,
+        command.graph.display(),
+        plan.tier,
+        bytes(plan.budget_bytes),
+        bytes(plan.footprint_bytes),
+        bytes(plan.minimum_bytes)
+    );
+    println!("  {:<36} {:>11}  {:<5} placement", "segment", "size", "class");
+    for segment in &plan.segments {
+        println!(
+            "  {:<36} {:>11}  {:<5} {}",
+            segment.name,
+            bytes(segment.bytes),
+            segment.class,
+            segment.placement
+        );
+    }
+    let cached = plan.cached_list_bytes.0 + plan.cached_list_bytes.1;
+    if plan.tier != Tier::Dram {
+        println!(
+            "  edge cache {} (lists held in memory), I/O buffers {} ({} KiB chunks, queue depth {})",
+            bytes(cached),
+            bytes(plan.io_buffer_bytes),
+            plan.chunk_bytes >> 10,
+            plan.queue_depth
+        );
+    }
+    Ok(())
+}
+
+/// Opens the store `plan` chose.
+fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, CliError> {
+    let store: Box<dyn EdgeStore> = match plan.tier {
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists)?),
+        Tier::Mmap => Box::new(MmapStore::open(path, plan, reads.out_lists, reads.in_lists)?),
+        Tier::Direct => Box::new(DirectStore::open(
+            path,
+            plan,
+            reads.out_lists,
+            reads.in_lists,
+        )?),
+    };
+    Ok(store)
 }
 
 /// Options of `swapless run`.
@@ -127,6 +274,8 @@ pub struct RunCommand {
     /// BC: number of sampled sources, or `all` for exact betweenness.
     #[arg(long, default_value = "1")]
     sources: String,
+    #[command(flatten)]
+    placement: PlacementArgs,
 }
 
 /// One trial's result, in internal ids.
@@ -181,13 +330,16 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
 
 fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     let load_started = Instant::now();
-    let store = DramStore::load(&command.graph, true)
-        .map_err(|error| CliError::Other(error.to_string()))?;
+    let plan = command
+        .placement
+        .plan(&GraphFile::open(&command.graph)?, command.kernel)?;
+    let store = open_store(&command.graph, &plan, command.kernel.reads())?;
+    let store: &dyn EdgeStore = &*store;
     let load_seconds = load_started.elapsed().as_secs_f64();
     let vertices = store.num_vertices();
     let source = match (command.kernel.takes_source(), command.source) {
-        (true, Some(original)) => Some(internal_id(&store, original)?),
-        (true, None) => Some(pick_source(&store, 0).ok_or_else(|| {
+        (true, Some(original)) => Some(internal_id(store, original)?),
+        (true, None) => Some(pick_source(store, 0).ok_or_else(|| {
             CliError::Usage(format!(
                 "the graph has no edges, so {} has no source",
                 command.kernel.name()
@@ -208,7 +360,7 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     }
     if command.kernel == Kernel::Sssp {
         let graph = GraphFile::open(&command.graph)?;
-        if !sssp::weights_are_non_negative(&graph) {
+        if !sssp::weights_are_non_negative(&graph)? {
             return Err(CliError::Usage(
                 "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle".to_string(),
             ));
@@ -234,9 +386,9 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
                             command.sources
                         ))
                     })?;
-            pick_sources(&store, count)
+            pick_sources(store, count)
         }
-        Kernel::Radii => pick_sources(&store, radii::MAX_SOURCES),
+        Kernel::Radii => pick_sources(store, radii::MAX_SOURCES),
         _ => Vec::new(),
     };
     let options = PageRankOptions {
@@ -245,6 +397,8 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         max_iterations: command.max_iters,
     };
     let faults_before = page_faults().unwrap_or((0, 0));
+    let io_before = store.io_stats();
+    let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     // Huge pages live only as long as a trial's arrays, so they are sampled while
     // trials run, from the machine-wide counter (cheap to read; reading this process's
     // smaps_rollup instead walks its page tables and slowed kernels by 20%). The report
@@ -267,27 +421,30 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     for _ in 0..command.trials {
         let started = Instant::now();
         let result = match command.kernel {
-            Kernel::Bfs => bfs::bfs(&store, source.unwrap_or(0)).map(Outcome::Bfs),
-            Kernel::Pr => pagerank::pagerank(&store, options).map(Outcome::PageRank),
+            Kernel::Bfs => bfs::bfs(store, source.unwrap_or(0)).map(Outcome::Bfs),
+            Kernel::Pr => pagerank::pagerank(store, options).map(Outcome::PageRank),
             Kernel::Cc => {
-                connected_components::connected_components(&store).map(Outcome::Components)
+                connected_components::connected_components(store).map(Outcome::Components)
             }
             Kernel::Sssp => {
-                sssp::sssp(&store, source.unwrap_or(0), command.delta).map(Outcome::Distances)
+                sssp::sssp(store, source.unwrap_or(0), command.delta).map(Outcome::Distances)
             }
             Kernel::Bc => {
-                betweenness::betweenness(&store, &sampled_sources).map(Outcome::Betweenness)
+                betweenness::betweenness(store, &sampled_sources).map(Outcome::Betweenness)
             }
-            Kernel::Tc => triangle_count::triangle_count(&store).map(Outcome::Triangles),
-            Kernel::Radii => radii::radii(&store, &sampled_sources).map(Outcome::Radii),
-            Kernel::Mis => maximal_independent_set::maximal_independent_set(&store)
+            Kernel::Tc => triangle_count::triangle_count(store).map(Outcome::Triangles),
+            Kernel::Radii => radii::radii(store, &sampled_sources).map(Outcome::Radii),
+            Kernel::Mis => maximal_independent_set::maximal_independent_set(store)
                 .map(Outcome::IndependentSet),
         }
         .map_err(|error| CliError::Other(error.to_string()))?;
         trial_seconds.push(started.elapsed().as_secs_f64());
         outcome = Some(result);
+        progress.trial_done(store.io_stats().since(&io_before).bytes_read);
     }
+    progress.finish();
     let faults_after = page_faults().unwrap_or((0, 0));
+    let io = store.io_stats().since(&io_before);
     let outcome = outcome.expect("at least one trial ran");
     sampling.store(false, std::sync::atomic::Ordering::Relaxed);
     let huge_page_bytes = sampler.join().unwrap_or(0);
@@ -393,10 +550,15 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     }
 
     let seconds = median(&trial_seconds);
-    let footprint = store.resident_bytes()
-        + command
-            .kernel
-            .property_bytes(vertices as u64, store.num_arcs());
+    let footprint = plan.footprint_bytes;
+    let trials = command.trials as f64;
+    // Per trial, like `seconds`.
+    let io_wait_seconds = io.io_wait_seconds / trials;
+    let compute_seconds = if io_wait_seconds.is_nan() {
+        seconds
+    } else {
+        (seconds - io_wait_seconds).max(0.0)
+    };
     println!(
         "{} on {} ({} vertices, {} arcs, tier {}, {threads} threads)",
         command.kernel.name(),
@@ -420,6 +582,22 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         bytes(peak_rss),
         bytes(footprint)
     );
+    if plan.tier != Tier::Dram {
+        let wait = if io_wait_seconds.is_nan() {
+            "not measurable (threads wait in page faults)".to_string()
+        } else {
+            format!("{io_wait_seconds:.3} s")
+        };
+        println!(
+            "  budget {}; read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
+            bytes(plan.budget_bytes),
+            bytes(io.bytes_read / command.trials as u64),
+            thousands(io.read_requests / command.trials as u64),
+            io.mean_queue_depth(),
+            io.max_queue_depth,
+            100.0 * io.cache_hit_ratio()
+        );
+    }
     if let Some(path) = &command.json {
         let report = json!({
             "kernel": command.kernel.name(),
@@ -433,6 +611,18 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
             "load_seconds": load_seconds,
             "peak_rss_bytes": peak_rss,
             "footprint_bytes": footprint,
+            "memory_budget_bytes": plan.budget_bytes,
+            "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
+            "io_buffer_bytes": plan.io_buffer_bytes,
+            "chunk_bytes": plan.chunk_bytes,
+            "queue_depth": plan.queue_depth,
+            "bytes_read": io.bytes_read / command.trials as u64,
+            "read_requests": io.read_requests / command.trials as u64,
+            "mean_queue_depth": io.mean_queue_depth(),
+            "max_queue_depth": io.max_queue_depth,
+            "cache_hit_ratio": io.cache_hit_ratio(),
+            "io_wait_seconds": io_wait_seconds,
+            "compute_seconds": compute_seconds,
             "huge_page_bytes": huge_page_bytes,
             "huge_page_fraction": command.hugepages,
             "huge_page_advised_bytes": swapless_engine::property::huge_page_advised_bytes(),
@@ -446,7 +636,7 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     Ok(())
 }
 
-fn internal_id(store: &DramStore, original: u64) -> Result<u32, CliError> {
+fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, CliError> {
     let vertices = store.num_vertices() as u64;
     if original >= vertices {
         return Err(CliError::Usage(format!(

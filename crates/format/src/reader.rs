@@ -254,6 +254,37 @@ impl GraphFile {
         Ok(Some(values))
     }
 
+    /// Calls `visit` with each 1 MiB block of section `kind` in turn (checksums
+    /// verified), holding one block in memory at a time; nothing if the section is absent.
+    pub fn for_each_block(&self, kind: SectionKind, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let Some(entry) = self.header.section(kind) else {
+            return Ok(());
+        };
+        let checksums = self
+            .block_checksums(kind)
+            .ok_or_else(|| self.corrupt(format!("section {} has no checksums", kind.name())))?;
+        let file = File::open(&self.path).map_err(|source| FormatError::io(&self.path, source))?;
+        let mut block = vec![0u8; CHECKSUM_BLOCK_BYTES as usize];
+        for (index, &expected) in checksums.iter().enumerate() {
+            let start = index as u64 * CHECKSUM_BLOCK_BYTES;
+            let length = (entry.length - start).min(CHECKSUM_BLOCK_BYTES) as usize;
+            file.read_exact_at(&mut block[..length], entry.offset + start)
+                .map_err(|source| FormatError::io(&self.path, source))?;
+            if xxhash_rust::xxh3::xxh3_64(&block[..length]) != expected {
+                return Err(FormatError::ChecksumMismatch {
+                    path: self.path.clone(),
+                    section: kind.name().to_string(),
+                    block: index as u64,
+                    start: entry.offset + start,
+                    end: entry.offset + start + length as u64,
+                });
+            }
+            visit(&block[..length]);
+        }
+        Ok(())
+    }
+
     /// The in-neighbors of vertex `v` (the out-neighbors for undirected graphs).
     pub fn in_neighbors_of(&self, v: usize) -> &[u32] {
         match (self.in_offsets(), self.in_neighbors()) {

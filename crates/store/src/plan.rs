@@ -260,8 +260,13 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             "dram".to_string()
         } else {
             format!(
-                "first {:.0}% in dram (the hottest lists after dbg), the rest read by {}",
+                "first {:.0}% in dram{}, the rest read by {}",
                 100.0 * share as f64 / direction.lists.max(1) as f64,
+                if flags.reordered {
+                    " (the hottest lists, after dbg)"
+                } else {
+                    " (build with --reorder dbg to make these the hottest)"
+                },
                 tier
             )
         };

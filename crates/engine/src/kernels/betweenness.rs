@@ -11,10 +11,22 @@
 
 use rayon::prelude::*;
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;
 use crate::property::{F64Array, U32Array};
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: false,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): depths (4), path counts (8), dependencies (8), scores (8), levels (4) and the gather's sorted copy (4), per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    36 * vertices
+}
 
 const UNSEEN: u32 = u32::MAX;
 

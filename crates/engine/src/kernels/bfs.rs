@@ -11,10 +11,22 @@
 //! below n/BETA again.
 
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::{Bitmap, ThreadBuffers};
 use crate::property::U32Array;
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: true,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): parents (4), the frontier (4), the next frontier with its growth (8), the gather's sorted copy (4) and two bitmaps, per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    21 * vertices
+}
 
 const ALPHA: u64 = 15;
 const BETA: u64 = 18;

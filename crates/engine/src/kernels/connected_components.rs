@@ -12,11 +12,23 @@
 //! component ends up rooted at its smallest internal id.
 
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use rayon::prelude::*;
 
 use crate::property::U32Array;
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: true,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): labels (4), the label count (4) and the int64 result (8), per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    16 * vertices
+}
 
 /// Neighbors per vertex linked before sampling.
 const NEIGHBOR_ROUNDS: usize = 2;

@@ -13,9 +13,21 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
 
 use crate::property::property_vec;
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: true,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): state (1), joins (1) and priorities (16), per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    20 * vertices
+}
 
 const UNDECIDED: u8 = 0;
 const IN_SET: u8 = 1;

@@ -12,6 +12,15 @@ pub mod triangle_count;
 
 use swapless_store::{EdgeDirection, EdgeStore};
 
+/// Which lists a kernel reads; on an undirected graph both are the same lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reads {
+    /// Out-lists (for undirected graphs, the lists).
+    pub out_lists: bool,
+    /// In-lists.
+    pub in_lists: bool,
+}
+
 /// Seed of the reproducible source picker (GAP also uses a fixed seed).
 pub const SOURCE_SEED: u64 = 27491095;
 

@@ -12,10 +12,22 @@
 
 use rayon::prelude::*;
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::deterministic_sum;
 use crate::property::{F32Array, F64Array, property_vec};
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: false,
+    in_lists: true,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): scores (8), f32 contributions (4) and next scores (8), per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    20 * vertices
+}
 
 /// PageRank's parameters.
 #[derive(Clone, Copy, Debug)]
@@ -52,10 +64,6 @@ pub struct PageRankResult {
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
     let vertices = store.num_vertices();
     let n = vertices as f64;
-    let out_degrees: Vec<u32> = (0..vertices as u32)
-        .into_par_iter()
-        .map(|vertex| store.degree(EdgeDirection::Out, vertex))
-        .collect();
     let mut scores: Vec<f64> = property_vec(vertices, || 1.0 / n);
     // Contributions are read at random once per edge; as f32 (as GAP stores scores) the
     // array is half the size and stays in cache twice as well. Sums are still f64.
@@ -64,11 +72,12 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
     let mut iterations = 0;
     let mut last_change = f64::INFINITY;
     while iterations < options.max_iterations {
+        // Out-degrees come from the store's offsets, not a copy: one array less to fit.
         scores
             .par_iter()
-            .zip(out_degrees.par_iter())
             .enumerate()
-            .for_each(|(vertex, (&score, &degree))| {
+            .for_each(|(vertex, &score)| {
+                let degree = store.degree(EdgeDirection::Out, vertex as u32);
                 let contribution = if degree == 0 {
                     0.0
                 } else {
@@ -79,12 +88,9 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
         // Rank that edges do not carry: all of a dangling vertex's, and what rounding
         // the contributions to f32 dropped; spreading it uniformly keeps the sum at 1.
         let uncarried = deterministic_sum(
-            scores
-                .par_iter()
-                .zip(out_degrees.par_iter())
-                .enumerate()
-                .map(|(vertex, (&score, &degree))| {
-                    score - degree as f64 * contributions.get(vertex as u32) as f64
+            scores.par_iter().enumerate().map(|(vertex, &score)| {
+                let degree = store.degree(EdgeDirection::Out, vertex as u32);
+                score - degree as f64 * contributions.get(vertex as u32) as f64
                 }),
         );
         let base = (1.0 - options.damping) / n + options.damping * uncarried / n;

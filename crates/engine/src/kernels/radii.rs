@@ -13,10 +13,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;
 use crate::property::{U32Array, property_vec};
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: false,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): two visited masks (16), estimates (4), the frontier, its growth and sorted copy (16), per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    36 * vertices
+}
 
 /// Sources sampled at most (bits in a mask).
 pub const MAX_SOURCES: usize = 64;

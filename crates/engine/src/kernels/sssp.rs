@@ -12,10 +12,22 @@
 use std::cell::RefCell;
 
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 
 use crate::property::F64Array;
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: false,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): distances (8), the frontier and its sorted copy (8) and bins (8), per vertex.
+pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
+    24 * vertices
+}
 
 /// What an SSSP run found.
 pub struct SsspResult {
@@ -89,10 +101,15 @@ pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<SsspResult
 }
 
 /// Whether every weight of the graph is non-negative (delta-stepping's requirement).
-pub fn weights_are_non_negative(graph: &GraphFile) -> bool {
-    graph
-        .out_weights()
-        .is_none_or(|weights| weights.iter().all(|&w| w >= 0.0))
+pub fn weights_are_non_negative(graph: &GraphFile) -> swapless_format::Result<bool> {
+    // Read in blocks rather than through the map, so the check stays within a budget.
+    let mut non_negative = true;
+    graph.for_each_block(swapless_format::SectionKind::OutWeights, &mut |block| {
+        non_negative &= block
+            .chunks_exact(4)
+            .all(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) >= 0.0);
+    })?;
+    Ok(non_negative)
 }
 
 /// Checks distances against a serial Dijkstra on the file (relative error 1e-9).

@@ -15,9 +15,21 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use swapless_format::GraphFile;
+use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::property::property_vec;
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: true,
+};
+
+/// Bytes of this kernel's own arrays (for the plan): degrees (4), counts (4), oriented offsets (8) and the oriented lists (half the arcs, 4 each), per vertex.
+pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
+    16 * vertices + 2 * arcs
+}
 
 /// (degree, id): the order triangles are oriented by.
 fn rank(degrees: &[u32], vertex: u32) -> (u32, u32) {
