@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use swapless_build::memory::{
     page_faults, parse_size, peak_rss_bytes, physical_memory_bytes, system_anon_huge_page_bytes,
 };
+use swapless_engine::kernels::Reads;
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankOptions};
@@ -15,7 +16,6 @@ use swapless_engine::kernels::{
     betweenness, maximal_independent_set, pick_source, pick_sources, radii, sssp,
     to_original_order, triangle_count,
 };
-use swapless_engine::kernels::Reads;
 use swapless_format::GraphFile;
 use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, PlanRequest, Tier};
 
@@ -176,6 +176,9 @@ pub struct PlanCommand {
     kernel: Kernel,
     #[command(flatten)]
     placement: PlacementArgs,
+    /// Also write the plan as JSON to this file ("-" for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 /// `swapless plan`: what would live where, before anything is allocated.
@@ -191,7 +194,10 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         bytes(plan.footprint_bytes),
         bytes(plan.minimum_bytes)
     );
-    println!("  {:<36} {:>11}  {:<5} placement", "segment", "size", "class");
+    println!(
+        "  {:<36} {:>11}  {:<5} placement",
+        "segment", "size", "class"
+    );
     for segment in &plan.segments {
         println!(
             "  {:<36} {:>11}  {:<5} {}",
@@ -211,6 +217,26 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
             plan.queue_depth
         );
     }
+    if let Some(path) = &command.json {
+        let segments: Vec<Value> = plan
+            .segments
+            .iter()
+            .map(|s| json!({"name": s.name, "bytes": s.bytes, "class": s.class, "placement": s.placement}))
+            .collect();
+        let report = json!({
+            "kernel": plan.kernel,
+            "tier": plan.tier.name(),
+            "memory_budget_bytes": plan.budget_bytes,
+            "footprint_bytes": plan.footprint_bytes,
+            "minimum_bytes": plan.minimum_bytes,
+            "edge_cache_bytes": cached,
+            "io_buffer_bytes": plan.io_buffer_bytes,
+            "chunk_bytes": plan.chunk_bytes,
+            "queue_depth": plan.queue_depth,
+            "segments": segments,
+        });
+        crate::commands::write_json(path, &report)?;
+    }
     Ok(())
 }
 
@@ -218,13 +244,8 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
 fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, CliError> {
     let store: Box<dyn EdgeStore> = match plan.tier {
         Tier::Dram => Box::new(DramStore::load(path, reads.in_lists)?),
-        Tier::Mmap => Box::new(MmapStore::open(path, plan, reads.out_lists, reads.in_lists)?),
-        Tier::Direct => Box::new(DirectStore::open(
-            path,
-            plan,
-            reads.out_lists,
-            reads.in_lists,
-        )?),
+        Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
+        Tier::Direct => Box::new(DirectStore::open(path, plan)?),
     };
     Ok(store)
 }
@@ -434,8 +455,9 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
             }
             Kernel::Tc => triangle_count::triangle_count(store).map(Outcome::Triangles),
             Kernel::Radii => radii::radii(store, &sampled_sources).map(Outcome::Radii),
-            Kernel::Mis => maximal_independent_set::maximal_independent_set(store)
-                .map(Outcome::IndependentSet),
+            Kernel::Mis => {
+                maximal_independent_set::maximal_independent_set(store).map(Outcome::IndependentSet)
+            }
         }
         .map_err(|error| CliError::Other(error.to_string()))?;
         trial_seconds.push(started.elapsed().as_secs_f64());

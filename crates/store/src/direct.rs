@@ -81,7 +81,10 @@ struct SlotPool {
 impl SlotPool {
     fn new(regular: usize, oversize: usize, slot_bytes: u64, oversize_bytes: u64) -> SlotPool {
         SlotPool {
-            free: Mutex::new(((0..regular).collect(), (regular..regular + oversize).collect())),
+            free: Mutex::new((
+                (0..regular).collect(),
+                (regular..regular + oversize).collect(),
+            )),
             returned: Condvar::new(),
             regular,
             slot_bytes,
@@ -94,13 +97,17 @@ impl SlotPool {
         if slot < self.regular {
             slot as u64 * self.slot_bytes
         } else {
-            self.regular as u64 * self.slot_bytes + (slot - self.regular) as u64 * self.oversize_bytes
+            self.regular as u64 * self.slot_bytes
+                + (slot - self.regular) as u64 * self.oversize_bytes
         }
     }
 
     /// `count` free slots of the right kind, if there are.
     fn try_take(&self, oversize: bool, count: usize) -> Option<[usize; 2]> {
-        let mut free = self.free.lock().unwrap_or_else(|poison| poison.into_inner());
+        let mut free = self
+            .free
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
         let list = if oversize { &mut free.1 } else { &mut free.0 };
         if list.len() < count {
             return None;
@@ -113,7 +120,10 @@ impl SlotPool {
     }
 
     fn give_back(&self, slots: [usize; 2]) {
-        let mut free = self.free.lock().unwrap_or_else(|poison| poison.into_inner());
+        let mut free = self
+            .free
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
         for slot in slots.into_iter().filter(|&slot| slot != usize::MAX) {
             if slot < self.regular {
                 free.0.push(slot);
@@ -126,7 +136,10 @@ impl SlotPool {
 
     /// Blocks until some slot comes back.
     fn wait_for_return(&self) {
-        let free = self.free.lock().unwrap_or_else(|poison| poison.into_inner());
+        let free = self
+            .free
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
         let before = (free.0.len(), free.1.len());
         let _free = self
             .returned
@@ -184,7 +197,12 @@ pub struct DirectStore {
 
 /// Reads at least `needed` bytes at `position` into `buffer` (a page-aligned length,
 /// so the last read may stop short at the end of the file).
-fn read_at_least(file: &File, buffer: &mut [u8], position: u64, needed: usize) -> std::io::Result<()> {
+fn read_at_least(
+    file: &File,
+    buffer: &mut [u8],
+    position: u64,
+    needed: usize,
+) -> std::io::Result<()> {
     let mut done = 0;
     while done < needed {
         match file.read_at(&mut buffer[done..], position + done as u64) {
@@ -205,7 +223,7 @@ fn read_at_least(file: &File, buffer: &mut [u8], position: u64, needed: usize) -
 impl DirectStore {
     /// Opens `path` for the run `plan` describes: loads offsets, reads the pinned
     /// list prefixes (verifying their checksums) and sets up the ring.
-    pub fn open(path: &Path, plan: &Plan, out_lists: bool, in_lists: bool) -> Result<DirectStore> {
+    pub fn open(path: &Path, plan: &Plan) -> Result<DirectStore> {
         let graph = GraphFile::open(path)?;
         let flags = graph.flags();
         let io_error = |source| StoreError::Io {
@@ -232,7 +250,10 @@ impl DirectStore {
             if ids[..entries].par_iter().any(|&id| id as usize >= vertices) {
                 return Err(FormatError::Corrupt {
                     path: path.to_path_buf(),
-                    detail: format!("section {} holds an id beyond the vertices", kinds[1].name()),
+                    detail: format!(
+                        "section {} holds an id beyond the vertices",
+                        kinds[1].name()
+                    ),
                 }
                 .into());
             }
@@ -257,16 +278,13 @@ impl DirectStore {
             SectionKind::InNeighbors,
             SectionKind::InWeights,
         ];
+        // Both directions' offsets are warm data even when only one direction's lists are
+        // read (PageRank reads in-lists but divides by out-degrees); the plan gives an
+        // unread direction no cached lists.
         let (out_lists, in_lists) = if flags.directed {
             (
-                match out_lists {
-                    true => Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
-                    false => None,
-                },
-                match in_lists {
-                    true => Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
-                    false => None,
-                },
+                Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
+                Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
             )
         } else {
             (Some(open_lists(out_kinds, plan.cached_list_bytes.0)?), None)
@@ -277,7 +295,8 @@ impl DirectStore {
         } else {
             0
         };
-        let regular_slots = ((plan.io_buffer_bytes - oversize_slots as u64 * plan.oversize_slot_bytes)
+        let regular_slots = ((plan.io_buffer_bytes
+            - oversize_slots as u64 * plan.oversize_slot_bytes)
             / plan.slot_bytes) as usize;
         let arena = AlignedBuffer::zeroed(
             regular_slots as u64 * plan.slot_bytes
@@ -403,11 +422,16 @@ impl DirectStore {
             let needed = Self::needed_bytes(lists, read);
             let fetch = |at: u64| -> Result<AlignedBuffer> {
                 let mut buffer = AlignedBuffer::zeroed(length);
-                read_at_least(&self.file, buffer.as_mut_slice(), at + read.bytes.start, needed)
-                    .map_err(|source| StoreError::Io {
-                        path: self.path.clone(),
-                        source,
-                    })?;
+                read_at_least(
+                    &self.file,
+                    buffer.as_mut_slice(),
+                    at + read.bytes.start,
+                    needed,
+                )
+                .map_err(|source| StoreError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
                 IoCounters::add(&self.counters.read_requests, 1);
                 IoCounters::add(&self.counters.bytes_read, length);
                 Ok(buffer)
@@ -469,7 +493,8 @@ impl DirectStore {
         let (sender, receiver) = mpsc::channel();
         std::thread::scope(|scope| {
             let pool = &pool;
-            let pump = scope.spawn(move || self.pump(ring, base, registered, lists, reads, pool, sender));
+            let pump =
+                scope.spawn(move || self.pump(ring, base, registered, lists, reads, pool, sender));
             meanwhile();
             let feed = Feed {
                 receiver,
@@ -482,7 +507,10 @@ impl DirectStore {
                 // over; nobody writes them until they are given back below. Each slot is
                 // at least `length` bytes of the arena.
                 let slot = |index: usize| unsafe {
-                    std::slice::from_raw_parts((base as u64 + pool.offset(index)) as *const u8, length)
+                    std::slice::from_raw_parts(
+                        (base as u64 + pool.offset(index)) as *const u8,
+                        length,
+                    )
                 };
                 let weights = (landed.slots[1] != usize::MAX).then(|| slot(landed.slots[1]));
                 if let Err(error) =
@@ -501,7 +529,10 @@ impl DirectStore {
                 }),
             }
         });
-        match failure.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
+        match failure
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+        {
             Some(error) => Err(error),
             None => Ok(()),
         }
@@ -614,7 +645,9 @@ impl DirectStore {
                     });
                 } else if (result as usize) < Self::needed_bytes(lists, read) {
                     failure.get_or_insert(
-                        self.truncated("a read came back short; was the file truncated while in use?"),
+                        self.truncated(
+                            "a read came back short; was the file truncated while in use?",
+                        ),
                     );
                 }
                 let flight = &mut flights[index];
@@ -622,13 +655,8 @@ impl DirectStore {
                 if flight.0 == 0 {
                     reads_in_flight -= 1;
                     let slots = flight.1;
-                    let handed = failure.is_none()
-                        && landed
-                            .send(Landed {
-                                read: index,
-                                slots,
-                            })
-                            .is_ok();
+                    let handed =
+                        failure.is_none() && landed.send(Landed { read: index, slots }).is_ok();
                     if !handed {
                         pool.give_back(slots);
                     }
@@ -641,19 +669,29 @@ impl DirectStore {
 
 /// Reads the first `bytes` of section `kind` into memory, verifying every whole
 /// checksum block it covers.
-fn read_pinned(graph: &GraphFile, file: &File, kind: SectionKind, bytes: u64) -> Result<AlignedBuffer> {
+fn read_pinned(
+    graph: &GraphFile,
+    file: &File,
+    kind: SectionKind,
+    bytes: u64,
+) -> Result<AlignedBuffer> {
     let path = graph.path();
-    let entry = graph.header().section(kind).ok_or_else(|| FormatError::Corrupt {
-        path: path.to_path_buf(),
-        detail: format!("section {} is missing", kind.name()),
-    })?;
+    let entry = graph
+        .header()
+        .section(kind)
+        .ok_or_else(|| FormatError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("section {} is missing", kind.name()),
+        })?;
     let mut buffer = AlignedBuffer::zeroed(bytes);
     if bytes == 0 {
         return Ok(buffer);
     }
     let checksums = graph.block_checksums(kind).unwrap_or(&[]);
     let block_bytes = CHECKSUM_BLOCK_BYTES as usize;
-    let readable = buffer.len().min(entry.length.div_ceil(PAGE) as usize * PAGE as usize);
+    let readable = buffer
+        .len()
+        .min(entry.length.div_ceil(PAGE) as usize * PAGE as usize);
     for (block, piece) in buffer.as_mut_slice()[..readable]
         .chunks_mut(block_bytes)
         .enumerate()
@@ -728,7 +766,8 @@ impl EdgeStore for DirectStore {
         self.stream(lists, &reads, &[], visit, || {
             for read in &empty {
                 if let Members::Span(span) = &read.members {
-                    span.clone().for_each(|vertex| visit(vertex, self.empty_list()));
+                    span.clone()
+                        .for_each(|vertex| visit(vertex, self.empty_list()));
                 }
             }
             // The pinned lists are computed on while the first reads fly.
@@ -738,8 +777,14 @@ impl EdgeStore for DirectStore {
                 .for_each(|vertex| visit(vertex, lists.pinned(vertex)));
             let bytes = lists.layout.span_bytes(range.start..pinned_end);
             let factor = if self.weighted { 2 } else { 1 };
-            IoCounters::add(&self.counters.cached_bytes, (bytes.end - bytes.start) * factor);
-            IoCounters::add(&self.counters.delivered_bytes, (bytes.end - bytes.start) * factor);
+            IoCounters::add(
+                &self.counters.cached_bytes,
+                (bytes.end - bytes.start) * factor,
+            );
+            IoCounters::add(
+                &self.counters.delivered_bytes,
+                (bytes.end - bytes.start) * factor,
+            );
         })
     }
 

@@ -59,7 +59,7 @@ fn process_read_bytes() -> u64 {
 
 impl MmapStore {
     /// Maps `path` for the run `plan` describes.
-    pub fn open(path: &Path, plan: &Plan, out_lists: bool, in_lists: bool) -> Result<MmapStore> {
+    pub fn open(path: &Path, plan: &Plan) -> Result<MmapStore> {
         let graph = GraphFile::open(path)?;
         let flags = graph.flags();
         let io_error = |source| StoreError::Io {
@@ -87,16 +87,13 @@ impl MmapStore {
             SectionKind::InNeighbors,
             SectionKind::InWeights,
         ];
+        // Both directions' offsets are warm data even when only one direction's lists are
+        // read (PageRank reads in-lists but divides by out-degrees); the plan gives an
+        // unread direction no cached lists.
         let (out_lists, in_lists) = if flags.directed {
             (
-                match out_lists {
-                    true => Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
-                    false => None,
-                },
-                match in_lists {
-                    true => Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
-                    false => None,
-                },
+                Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
+                Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
             )
         } else {
             (Some(open_lists(out_kinds, plan.cached_list_bytes.0)?), None)
@@ -227,12 +224,15 @@ impl MmapStore {
         if start < reads.len() {
             windows.push(start..reads.len());
         }
-        let neighbors: &[u32] = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
+        let neighbors: &[u32] =
+            bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
         let weights: Option<&[f32]> = lists
             .layout
             .weights_at
             .map(|at| bytemuck::cast_slice(self.section(at, lists)));
-        let mut upcoming = windows.first().map(|first| self.unkept(lists, &reads[first.clone()]));
+        let mut upcoming = windows
+            .first()
+            .map(|first| self.unkept(lists, &reads[first.clone()]));
         if let Some(ranges) = &upcoming {
             self.advise(ranges, libc::MADV_WILLNEED);
         }
@@ -277,7 +277,8 @@ impl MmapStore {
         vertices: impl ParallelIterator<Item = u32>,
         visit: &Visit,
     ) -> Result<u64> {
-        let neighbors: &[u32] = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
+        let neighbors: &[u32] =
+            bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
         let weights: Option<&[f32]> = lists
             .layout
             .weights_at
@@ -290,7 +291,9 @@ impl MmapStore {
                 if list.iter().any(|&id| id as usize >= self.vertices) {
                     return Err(StoreError::from(FormatError::Corrupt {
                         path: self.path.clone(),
-                        detail: format!("the list of vertex {vertex} holds an id beyond the vertices"),
+                        detail: format!(
+                            "the list of vertex {vertex} holds an id beyond the vertices"
+                        ),
                     }));
                 }
                 visit(
@@ -394,4 +397,3 @@ impl EdgeStore for MmapStore {
         stats
     }
 }
-

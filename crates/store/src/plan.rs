@@ -114,7 +114,6 @@ pub struct Plan {
 /// Sizes of one direction's sections.
 struct Direction {
     name: &'static str,
-    offsets: u64,
     lists: u64,
     longest_list: u64,
 }
@@ -125,8 +124,8 @@ fn longest_list_bytes(graph: &GraphFile, kind: SectionKind) -> Result<u64> {
     let Some(entry) = graph.header().section(kind) else {
         return Ok(0);
     };
-    let file =
-        std::fs::File::open(graph.path()).map_err(|source| FormatError::io(graph.path(), source))?;
+    let file = std::fs::File::open(graph.path())
+        .map_err(|source| FormatError::io(graph.path(), source))?;
     let mut block = vec![0u8; 1 << 20];
     let mut previous: Option<u64> = None;
     let mut longest = 0u64;
@@ -158,7 +157,6 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     if request.out_lists || (request.in_lists && !flags.directed) {
         directions.push(Direction {
             name: "out",
-            offsets: size(SectionKind::OutOffsets),
             lists: size(SectionKind::OutNeighbors) + weights(SectionKind::OutWeights),
             longest_list: longest_list_bytes(graph, SectionKind::OutOffsets)?,
         });
@@ -166,22 +164,29 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     if request.in_lists && flags.directed {
         directions.push(Direction {
             name: "in",
-            offsets: size(SectionKind::InOffsets),
             lists: size(SectionKind::InNeighbors) + weights(SectionKind::InWeights),
             longest_list: longest_list_bytes(graph, SectionKind::InOffsets)?,
         });
     }
     // A reordered graph keeps its permutation and, for sources and results, its inverse.
     let permutation = size(SectionKind::Permutation) * 2;
-    let warm: u64 = directions.iter().map(|d| d.offsets).sum::<u64>() + permutation;
+    // Both directions' offsets stay in memory on a directed graph: kernels ask for
+    // degrees in the direction they do not read (PageRank's out-degrees).
+    let offsets = size(SectionKind::OutOffsets) + size(SectionKind::InOffsets);
+    let warm: u64 = offsets + permutation;
     let bulk: u64 = directions.iter().map(|d| d.lists).sum();
     let hot = request.property_bytes;
     let footprint = hot + warm + bulk;
-    let budget = request.budget_bytes.unwrap_or(if footprint <= request.default_budget_bytes {
-        footprint
-    } else {
-        request.default_budget_bytes
-    });
+    // Without --memory, a graph that fits runs in dram with just what it needs; a disk
+    // tier asked for by name gets the default budget.
+    let dram_possible = matches!(request.tier, None | Some(Tier::Dram));
+    let budget = request.budget_bytes.unwrap_or(
+        if dram_possible && footprint <= request.default_budget_bytes {
+            footprint
+        } else {
+            request.default_budget_bytes
+        },
+    );
 
     let chunk = request.chunk_bytes;
     let slot = chunk + 2 * PAGE;
@@ -200,7 +205,11 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     } else {
         Tier::Direct
     });
-    let needed = if tier == Tier::Dram { footprint } else { minimum };
+    let needed = if tier == Tier::Dram {
+        footprint
+    } else {
+        minimum
+    };
     if needed > budget {
         return Err(StoreError::Budget {
             needed_bytes: needed,
@@ -216,8 +225,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         // A quarter of what is left feeds the queue (no more than the queue can use);
         // the rest holds the hottest lists.
         let wanted_slots = (request.queue_depth as u64 * weighted_reads).max(MIN_SLOTS);
-        let slots = (((spare - oversize_slot * weighted_reads) / 4) / slot)
-            .clamp(MIN_SLOTS, wanted_slots);
+        let slots =
+            (((spare - oversize_slot * weighted_reads) / 4) / slot).clamp(MIN_SLOTS, wanted_slots);
         let io = slots * slot + oversize_slot * weighted_reads;
         (io, (spare - io).min(bulk))
     };
@@ -229,13 +238,18 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         class: "hot",
         placement: "dram".to_string(),
     }];
-    for direction in &directions {
-        segments.push(Segment {
-            name: format!("{}_offsets", direction.name),
-            bytes: direction.offsets,
-            class: "warm",
-            placement: "dram".to_string(),
-        });
+    for (name, kind) in [
+        ("out_offsets", SectionKind::OutOffsets),
+        ("in_offsets", SectionKind::InOffsets),
+    ] {
+        if size(kind) > 0 {
+            segments.push(Segment {
+                name: name.to_string(),
+                bytes: size(kind),
+                class: "warm",
+                placement: "dram".to_string(),
+            });
+        }
     }
     if permutation > 0 {
         segments.push(Segment {

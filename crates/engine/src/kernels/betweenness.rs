@@ -9,9 +9,9 @@
 //! level), then levels are walked back from the deepest, each vertex collecting
 //! the dependencies of its successors.
 
+use super::Reads;
 use rayon::prelude::*;
 use swapless_format::GraphFile;
-use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;

@@ -10,8 +10,8 @@
 //! for a parent among its in-neighbors: a dense `scan`) until the frontier shrinks
 //! below n/BETA again.
 
-use swapless_format::GraphFile;
 use super::Reads;
+use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::{Bitmap, ThreadBuffers};

@@ -11,8 +11,8 @@
 //! largest. Links always hook the larger root under the smaller, so every
 //! component ends up rooted at its smallest internal id.
 
-use swapless_format::GraphFile;
 use super::Reads;
+use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use rayon::prelude::*;

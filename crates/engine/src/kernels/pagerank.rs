@@ -10,9 +10,9 @@
 //! f64, and the rank that rounding drops is spread like dangling rank, so the
 //! scores still sum to 1; they agree with networkx to about 1e-8 relative.
 
+use super::Reads;
 use rayon::prelude::*;
 use swapless_format::GraphFile;
-use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::deterministic_sum;
@@ -73,26 +73,21 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
     let mut last_change = f64::INFINITY;
     while iterations < options.max_iterations {
         // Out-degrees come from the store's offsets, not a copy: one array less to fit.
-        scores
-            .par_iter()
-            .enumerate()
-            .for_each(|(vertex, &score)| {
-                let degree = store.degree(EdgeDirection::Out, vertex as u32);
-                let contribution = if degree == 0 {
-                    0.0
-                } else {
-                    score / degree as f64
-                };
-                contributions.set(vertex as u32, contribution as f32);
-            });
+        scores.par_iter().enumerate().for_each(|(vertex, &score)| {
+            let degree = store.degree(EdgeDirection::Out, vertex as u32);
+            let contribution = if degree == 0 {
+                0.0
+            } else {
+                score / degree as f64
+            };
+            contributions.set(vertex as u32, contribution as f32);
+        });
         // Rank that edges do not carry: all of a dangling vertex's, and what rounding
         // the contributions to f32 dropped; spreading it uniformly keeps the sum at 1.
-        let uncarried = deterministic_sum(
-            scores.par_iter().enumerate().map(|(vertex, &score)| {
-                let degree = store.degree(EdgeDirection::Out, vertex as u32);
-                score - degree as f64 * contributions.get(vertex as u32) as f64
-                }),
-        );
+        let uncarried = deterministic_sum(scores.par_iter().enumerate().map(|(vertex, &score)| {
+            let degree = store.degree(EdgeDirection::Out, vertex as u32);
+            score - degree as f64 * contributions.get(vertex as u32) as f64
+        }));
         let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
         store.scan(EdgeDirection::In, 0..vertices as u32, &|vertex, list| {
             let incoming: f64 = list

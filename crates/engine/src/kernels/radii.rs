@@ -11,9 +11,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::Reads;
 use rayon::prelude::*;
 use swapless_format::GraphFile;
-use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;

@@ -11,8 +11,8 @@
 
 use std::cell::RefCell;
 
-use swapless_format::GraphFile;
 use super::Reads;
+use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 

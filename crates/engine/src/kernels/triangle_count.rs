@@ -13,9 +13,9 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+use super::Reads;
 use rayon::prelude::*;
 use swapless_format::GraphFile;
-use super::Reads;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::property::property_vec;

@@ -1,0 +1,258 @@
+//! The disk tiers give the dram answer under budgets that force reads, keep peak
+//! RSS within the budget, refuse budgets below the hot set, and turn a file cut
+//! short under a running kernel into an error.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+/// Peak RSS may exceed `--memory` by at most this much: the binary, the Rust and
+/// rayon runtimes, thread stacks and the allocator's slack (measured: 4-7 MiB).
+const RUNTIME_ALLOWANCE_BYTES: u64 = 10 << 20;
+
+/// The mmap tier may map a little more: the kernel maps pages around each fault
+/// ("fault-around") that the tier did not ask for (measured: up to 11 MiB over).
+const MMAP_ALLOWANCE_BYTES: u64 = 12 << 20;
+
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The elements of a `.npy` file as raw bytes after its header.
+fn npy_payload(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    bytes[10 + header_len..].to_vec()
+}
+
+fn as_f64(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Runs `kernel` on `graph` with `extra` options, verified; returns (report, result bytes).
+fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::Value, Vec<u8>) {
+    let name = format!("{kernel}-{}", extra.join("").replace(['-', '/'], ""));
+    let out = dir.join(format!("{name}.npy"));
+    let json = dir.join(format!("{name}.json"));
+    let mut args = vec!["run", kernel, arg(graph), "--verify", "--json", arg(&json)];
+    if kernel != "tc" {
+        args.extend(["--out", arg(&out)]);
+    }
+    args.extend(extra);
+    swapless_ok(&args);
+    let payload = if kernel == "tc" {
+        Vec::new()
+    } else {
+        npy_payload(&out)
+    };
+    (report(&json), payload)
+}
+
+/// Every kernel on mmap and direct at a budget of 60% of its dram footprint (or the
+/// least the tier accepts) gives the dram answer, for each chunk size.
+fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
+    for kernel in ["bfs", "pr", "cc", "sssp", "bc", "tc", "radii", "mis"] {
+        let (dram, dram_result) = run(graph, kernel, &["--tier", "dram"], dir);
+        let footprint = dram["footprint_bytes"].as_u64().unwrap();
+        for (index, tier) in ["mmap", "direct"].into_iter().enumerate() {
+            let chunk = chunks[index % chunks.len()];
+            let plan_json = dir.join("plan.json");
+            swapless_ok(&[
+                "plan",
+                arg(graph),
+                kernel,
+                "--tier",
+                tier,
+                "--chunk",
+                chunk,
+                "--json",
+                arg(&plan_json),
+            ]);
+            let least = report(&plan_json)["minimum_bytes"].as_u64().unwrap() + (64 << 10);
+            let budget = least.max(footprint * 6 / 10);
+            let memory = format!("{}K", budget >> 10);
+            let (disk, disk_result) = run(
+                graph,
+                kernel,
+                &["--tier", tier, "--memory", &memory, "--chunk", chunk],
+                dir,
+            );
+            assert_eq!(disk["tier"], tier);
+            if budget < footprint {
+                assert!(
+                    disk["cache_hit_ratio"].as_f64().unwrap() < 1.0,
+                    "{kernel} on {tier} read nothing at a budget below its footprint"
+                );
+            }
+            if kernel == "bfs" {
+                // Parents may differ between valid trees; both were verified, and reach the same.
+                assert_eq!(disk["result"]["reached"], dram["result"]["reached"]);
+                assert_eq!(disk["result"]["levels"], dram["result"]["levels"]);
+            } else if kernel == "pr" || kernel == "bc" {
+                assert_eq!(disk["result"]["iterations"], dram["result"]["iterations"]);
+                for (a, b) in as_f64(&disk_result).iter().zip(as_f64(&dram_result)) {
+                    assert!(
+                        (a - b).abs() <= 1e-9 * b.abs().max(1e-9),
+                        "{kernel} {tier}: {a} vs {b}"
+                    );
+                }
+            } else {
+                assert_eq!(disk["result"], dram["result"], "{kernel} on {tier}");
+                assert_eq!(disk_result, dram_result, "{kernel} on {tier}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_kernel_on_every_tier_gives_the_dram_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let kron = dir.path().join("kron.sl");
+    swapless_ok(&[
+        "generate",
+        "kron",
+        "--scale",
+        "12",
+        "--degree",
+        "8",
+        "--weighted",
+        "-o",
+        arg(&kron),
+    ]);
+    every_kernel_matches_dram(&kron, dir.path(), &["4K", "64K"]);
+
+    // A directed graph with isolated vertices, self-loops and duplicates, reordered.
+    let text = dir.path().join("directed.el");
+    let mut edges = String::new();
+    let mut state = 7u64;
+    for _ in 0..20_000 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let u = (state >> 33) % 3000;
+        let v = ((state >> 13) % 3000) * ((state >> 40) % 3 + 1) % 3000;
+        edges.push_str(&format!("{u} {v} {}\n", (state >> 50) % 9 + 1));
+    }
+    edges.push_str("5 5 1\n5 5 1\n3999 0 2\n");
+    std::fs::write(&text, edges).unwrap();
+    let directed = dir.path().join("directed.sl");
+    swapless_ok(&[
+        "build",
+        arg(&text),
+        "--weighted",
+        "--reorder",
+        "dbg",
+        "-o",
+        arg(&directed),
+    ]);
+    every_kernel_matches_dram(&directed, dir.path(), &["1M", "16K"]);
+}
+
+#[test]
+fn peak_rss_stays_within_the_budget_on_disk_tiers() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron18.sl");
+    swapless_ok(&[
+        "generate",
+        "kron",
+        "--scale",
+        "18",
+        "--degree",
+        "16",
+        "-o",
+        arg(&graph),
+    ]);
+    for (kernel, tier) in [
+        ("pr", "direct"),
+        ("bfs", "direct"),
+        ("cc", "mmap"),
+        ("pr", "mmap"),
+    ] {
+        let json = dir.path().join(format!("{kernel}-{tier}.json"));
+        swapless_ok(&[
+            "run",
+            kernel,
+            arg(&graph),
+            "--tier",
+            tier,
+            "--memory",
+            "16M",
+            "--json",
+            arg(&json),
+        ]);
+        let report = report(&json);
+        let peak = report["peak_rss_bytes"].as_u64().unwrap();
+        let footprint = report["footprint_bytes"].as_u64().unwrap();
+        assert!(
+            footprint > 32 << 20,
+            "{kernel}: the graph ({footprint} bytes) is too small to test a budget"
+        );
+        let allowance = if tier == "mmap" {
+            MMAP_ALLOWANCE_BYTES
+        } else {
+            RUNTIME_ALLOWANCE_BYTES
+        };
+        assert!(
+            peak <= (16 << 20) + allowance,
+            "{kernel} on {tier}: peak RSS {peak} over 16 MiB + allowance (footprint {footprint})"
+        );
+        assert!(report["bytes_read"].as_u64().unwrap() > 0 || tier == "mmap");
+    }
+}
+
+#[test]
+fn a_budget_below_the_hot_set_is_refused_with_the_least_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron.sl");
+    swapless_ok(&["generate", "kron", "--scale", "16", "-o", arg(&graph)]);
+    let message = swapless_fails(&["run", "pr", arg(&graph), "--memory", "1M"]);
+    assert!(message.contains("needs at least"), "{message}");
+    assert!(message.contains("raise --memory"), "{message}");
+    let message = swapless_fails(&["run", "pr", arg(&graph), "--tier", "dram", "--memory", "2M"]);
+    assert!(message.contains("dram"), "{message}");
+    assert!(swapless_fails(&["run", "pr", arg(&graph), "--chunk", "3K"]).contains("--chunk"));
+}
+
+#[test]
+fn a_file_cut_short_under_a_running_direct_tier_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron.sl");
+    swapless_ok(&["generate", "kron", "--scale", "16", "-o", arg(&graph)]);
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_swapless"))
+        .args([
+            "run",
+            "pr",
+            arg(&graph),
+            "--tier",
+            "direct",
+            "--memory",
+            "4M",
+            "--tolerance",
+            "0",
+            "--max-iters",
+            "100000",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&graph)
+        .unwrap();
+    let length = file.metadata().unwrap().len();
+    file.set_len(length / 2).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("truncated") || stderr.contains("short"),
+        "{stderr}"
+    );
+}
