@@ -440,6 +440,8 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
     let mut trial_seconds = Vec::new();
     let mut outcome = None;
     for _ in 0..command.trials {
+        // The previous trial's result goes first, so trials never hold two at once.
+        drop(outcome.take());
         let started = Instant::now();
         let result = match command.kernel {
             Kernel::Bfs => bfs::bfs(store, source.unwrap_or(0)).map(Outcome::Bfs),
@@ -520,14 +522,15 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
         Outcome::IndependentSet(result) => json!({"size": result.size, "rounds": result.rounds}),
     };
     if let Some(path) = &command.out {
-        let written = match &outcome {
+        // The outcome is consumed here: its arrays become the output without a copy.
+        let written = match outcome {
             Outcome::Bfs(result) => write_npy(
                 path,
                 NpyArray::Int64(&parents_in_original_ids(&result.parents, permutation)),
             ),
             Outcome::PageRank(result) => write_npy(
                 path,
-                NpyArray::Float64(&to_original_order(result.scores.clone(), permutation)),
+                NpyArray::Float64(&to_original_order(result.scores, permutation)),
             ),
             Outcome::Components(result) => {
                 let labels: Vec<i64> = result
@@ -542,11 +545,11 @@ fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
             }
             Outcome::Distances(result) => write_npy(
                 path,
-                NpyArray::Float64(&to_original_order(result.distances.clone(), permutation)),
+                NpyArray::Float64(&to_original_order(result.distances, permutation)),
             ),
             Outcome::Betweenness(result) => write_npy(
                 path,
-                NpyArray::Float64(&to_original_order(result.scores.clone(), permutation)),
+                NpyArray::Float64(&to_original_order(result.scores, permutation)),
             ),
             Outcome::Triangles(_) => Ok(()),
             Outcome::Radii(result) => {

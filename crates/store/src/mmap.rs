@@ -224,12 +224,7 @@ impl MmapStore {
         if start < reads.len() {
             windows.push(start..reads.len());
         }
-        let neighbors: &[u32] =
-            bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
-        let weights: Option<&[f32]> = lists
-            .layout
-            .weights_at
-            .map(|at| bytemuck::cast_slice(self.section(at, lists)));
+        let (neighbors, weights) = self.mapped_lists(lists);
         let mut upcoming = windows
             .first()
             .map(|first| self.unkept(lists, &reads[first.clone()]));
@@ -265,6 +260,16 @@ impl MmapStore {
         Ok(())
     }
 
+    /// All of `lists`' neighbors and weights, as mapped.
+    fn mapped_lists(&self, lists: &Lists) -> (&[u32], Option<&[f32]>) {
+        let neighbors = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
+        let weights = lists
+            .layout
+            .weights_at
+            .map(|at| bytemuck::cast_slice(self.section(at, lists)));
+        (neighbors, weights)
+    }
+
     /// The bytes of the list section at file position `at`.
     fn section(&self, at: u64, lists: &Lists) -> &[u8] {
         &self.map[at as usize..(at + lists.layout.section_bytes()) as usize]
@@ -277,12 +282,7 @@ impl MmapStore {
         vertices: impl ParallelIterator<Item = u32>,
         visit: &Visit,
     ) -> Result<u64> {
-        let neighbors: &[u32] =
-            bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
-        let weights: Option<&[f32]> = lists
-            .layout
-            .weights_at
-            .map(|at| bytemuck::cast_slice(self.section(at, lists)));
+        let (neighbors, weights) = self.mapped_lists(lists);
         let bytes = vertices
             .map(|vertex| {
                 let entries = lists.layout.offsets[vertex as usize] as usize

@@ -222,11 +222,12 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         (0, bulk)
     } else {
         let spare = budget - hot - warm;
-        // A quarter of what is left feeds the queue (no more than the queue can use);
-        // the rest holds the hottest lists.
+        // Up to half of what is left feeds the queue (no more than the queue can use),
+        // the rest holds the hottest lists: when memory is short, a deep queue saves
+        // more time than caching a few more percent of the lists.
         let wanted_slots = (request.queue_depth as u64 * weighted_reads).max(MIN_SLOTS);
         let slots =
-            (((spare - oversize_slot * weighted_reads) / 4) / slot).clamp(MIN_SLOTS, wanted_slots);
+            (((spare - oversize_slot * weighted_reads) / 2) / slot).clamp(MIN_SLOTS, wanted_slots);
         let io = slots * slot + oversize_slot * weighted_reads;
         (io, (spare - io).min(bulk))
     };

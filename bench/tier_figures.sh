@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The out-of-memory figures of BENCHMARKS.md (issue 4): pr, cc and bfs on kron and
+# urand scale 23 with 2 threads, on dram and then on mmap and direct at 50%, 25% and
+# 10% of each kernel's dram footprint, page cache dropped before every run (root).
+# bfs and cc: median of 3 trials; pr: 1 trial (each is 10+ passes over the graph).
+# Expects the graphs from bench/build_figures.sh; makes them if missing.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet -p swapless-cli
+swapless=target/release/swapless
+graphs=${BENCH_DIR:-bench/results/build}
+out=${TIER_DIR:-bench/results/tiers}
+mkdir -p "$out" "$graphs"
+for spec in "kron23:kron" "urand23:urand"; do
+  name=${spec%%:*}; kind=${spec##*:}
+  [ -f "$graphs/$name.sl" ] || "$swapless" generate "$kind" --scale 23 --degree 16 --memory 4G -o "$graphs/$name.sl"
+done
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
+for name in ${GRAPHS:-kron23 urand23}; do
+  g="$graphs/$name.sl"
+  for kernel in ${KERNELS:-pr cc bfs}; do
+    trials=3; [ "$kernel" = pr ] && trials=1
+    extra=(); [ "$kernel" = pr ] && extra=(--tolerance 1e-4 --max-iters 1000)
+    drop_caches
+    "$swapless" run "$kernel" "$g" --threads 2 --trials $trials --tier dram "${extra[@]}" \
+      --json "$out/$name-$kernel-dram.json" > /dev/null
+    footprint=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['footprint_bytes'])" "$out/$name-$kernel-dram.json")
+    for percent in ${BUDGETS:-50 25 10}; do
+      budget=$((footprint * percent / 100 / 1024))K
+      for tier in ${TIERS:-mmap direct}; do
+        drop_caches
+        report="$out/$name-$kernel-$tier-$percent.json"
+        if ! "$swapless" run "$kernel" "$g" --threads 2 --trials $trials --tier "$tier" \
+            --memory "$budget" "${extra[@]}" --json "$report" > /dev/null 2> "$out/$name-$kernel-$tier-$percent.err"; then
+          rm -f "$report"
+          echo "$name $kernel $tier $percent%: $(cat "$out/$name-$kernel-$tier-$percent.err")"
+        fi
+      done
+    done
+  done
+done
+python3 bench/summarize_tiers.py "$out"
