@@ -24,7 +24,9 @@ use rayon::prelude::*;
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
-use crate::layout::{ListLayout, Members, PAGE, Read, gather_reads, scan_reads, visit_read};
+use crate::layout::{
+    Directions, ListLayout, Members, PAGE, Read, gather_reads, scan_reads, visit_read,
+};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
@@ -181,9 +183,7 @@ pub struct DirectStore {
     vertices: usize,
     arcs: u64,
     weighted: bool,
-    directed: bool,
-    out_lists: Option<Lists>,
-    in_lists: Option<Lists>,
+    lists: Directions<Lists>,
     permutation: Option<Vec<u32>>,
     io: Mutex<IoContext>,
     slot_bytes: u64,
@@ -268,27 +268,7 @@ impl DirectStore {
                 pinned_weights,
             })
         };
-        let out_kinds = [
-            SectionKind::OutOffsets,
-            SectionKind::OutNeighbors,
-            SectionKind::OutWeights,
-        ];
-        let in_kinds = [
-            SectionKind::InOffsets,
-            SectionKind::InNeighbors,
-            SectionKind::InWeights,
-        ];
-        // Both directions' offsets are warm data even when only one direction's lists are
-        // read (PageRank reads in-lists but divides by out-degrees); the plan gives an
-        // unread direction no cached lists.
-        let (out_lists, in_lists) = if flags.directed {
-            (
-                Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
-                Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
-            )
-        } else {
-            (Some(open_lists(out_kinds, plan.cached_list_bytes.0)?), None)
-        };
+        let lists = Directions::open(flags.directed, plan, open_lists)?;
         let reads_per = if flags.weighted { 2 } else { 1 };
         let oversize_slots = if plan.oversize_slot_bytes > 0 {
             reads_per
@@ -324,9 +304,7 @@ impl DirectStore {
             vertices,
             arcs: graph.num_arcs() as u64,
             weighted: flags.weighted,
-            directed: flags.directed,
-            out_lists,
-            in_lists,
+            lists,
             permutation: graph.load_section(SectionKind::Permutation)?,
             io: Mutex::new(IoContext {
                 ring,
@@ -348,18 +326,8 @@ impl DirectStore {
         self.direct_io
     }
 
-    fn lists(&self, direction: EdgeDirection) -> Result<&Lists> {
-        let lists = match direction {
-            EdgeDirection::Out => self.out_lists.as_ref(),
-            EdgeDirection::In if self.directed => self.in_lists.as_ref(),
-            EdgeDirection::In => self.out_lists.as_ref(),
-        };
-        lists.ok_or_else(|| StoreError::Io {
-            path: self.path.clone(),
-            source: std::io::Error::other(format!(
-                "the plan did not open the {direction:?} lists this kernel asked for"
-            )),
-        })
+    fn lists(&self, direction: EdgeDirection) -> &Lists {
+        self.lists.get(direction)
     }
 
     /// The list of a vertex without edges.
@@ -734,7 +702,7 @@ impl EdgeStore for DirectStore {
     }
 
     fn directed(&self) -> bool {
-        self.directed
+        self.lists.directed()
     }
 
     fn weighted(&self) -> bool {
@@ -746,10 +714,7 @@ impl EdgeStore for DirectStore {
     }
 
     fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
-        match self.lists(direction) {
-            Ok(lists) => lists.layout.degree(vertex),
-            Err(_) => 0,
-        }
+        self.lists(direction).layout.degree(vertex)
     }
 
     fn permutation(&self) -> Option<&[u32]> {
@@ -757,7 +722,7 @@ impl EdgeStore for DirectStore {
     }
 
     fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
-        let lists = self.lists(direction)?;
+        let lists = self.lists(direction);
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
         let (empty, reads): (Vec<Read>, Vec<Read>) =
             scan_reads(&lists.layout, pinned_end..range.end, self.chunk_bytes)
@@ -789,7 +754,7 @@ impl EdgeStore for DirectStore {
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
-        let lists = self.lists(direction)?;
+        let lists = self.lists(direction);
         let (pinned, mut rest): (Vec<u32>, Vec<u32>) = vertices
             .par_iter()
             .partition(|&&vertex| vertex < lists.pinned_vertices);
@@ -819,8 +784,7 @@ impl EdgeStore for DirectStore {
     fn resident_bytes(&self) -> u64 {
         let arena = self.regular_slots as u64 * self.slot_bytes
             + self.oversize_slots as u64 * self.oversize_bytes;
-        self.out_lists.as_ref().map_or(0, Lists::bytes)
-            + self.in_lists.as_ref().map_or(0, Lists::bytes)
+        self.lists.each().map(Lists::bytes).sum::<u64>()
             + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
             + arena
     }

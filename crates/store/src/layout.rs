@@ -7,7 +7,8 @@ use std::path::Path;
 
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::{Adjacency, Result, Visit};
+use crate::plan::Plan;
+use crate::{Adjacency, EdgeDirection, Result, Visit};
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
 pub(crate) const PAGE: u64 = 4096;
@@ -96,6 +97,67 @@ impl ListLayout {
         let entries = bytes / ENTRY_BYTES;
         // offsets[v + 1] <= entries for every v before the answer.
         (self.offsets[1..].partition_point(|&end| end <= entries)) as u32
+    }
+}
+
+/// A disk tier's lists in both directions, each with what the tier keeps beside it.
+/// An undirected graph has one set of lists, serving both directions.
+pub(crate) struct Directions<T> {
+    out_lists: T,
+    in_lists: Option<T>,
+}
+
+impl<T> Directions<T> {
+    /// Opens each direction of `directed` graph with `open(sections, cached bytes)`.
+    /// Both directions' offsets are warm data even when only one direction's lists are
+    /// read (PageRank reads in-lists but divides by out-degrees); the plan gives an
+    /// unread direction no cached lists.
+    pub fn open(
+        directed: bool,
+        plan: &Plan,
+        open: impl Fn([SectionKind; 3], u64) -> Result<T>,
+    ) -> Result<Directions<T>> {
+        let out_lists = open(
+            [
+                SectionKind::OutOffsets,
+                SectionKind::OutNeighbors,
+                SectionKind::OutWeights,
+            ],
+            plan.cached_list_bytes.0,
+        )?;
+        let in_lists = match directed {
+            true => Some(open(
+                [
+                    SectionKind::InOffsets,
+                    SectionKind::InNeighbors,
+                    SectionKind::InWeights,
+                ],
+                plan.cached_list_bytes.1,
+            )?),
+            false => None,
+        };
+        Ok(Directions {
+            out_lists,
+            in_lists,
+        })
+    }
+
+    /// The lists `direction` reads.
+    pub fn get(&self, direction: EdgeDirection) -> &T {
+        match (direction, &self.in_lists) {
+            (EdgeDirection::In, Some(in_lists)) => in_lists,
+            _ => &self.out_lists,
+        }
+    }
+
+    /// Whether in-lists differ from out-lists.
+    pub fn directed(&self) -> bool {
+        self.in_lists.is_some()
+    }
+
+    /// Each distinct set of lists.
+    pub fn each(&self) -> impl Iterator<Item = &T> {
+        std::iter::once(&self.out_lists).chain(&self.in_lists)
     }
 }
 

@@ -15,7 +15,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::layout::{ListLayout, PAGE, Read, gather_reads, scan_reads, visit_read};
+use crate::layout::{Directions, ListLayout, PAGE, Read, gather_reads, scan_reads, visit_read};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
@@ -35,9 +35,7 @@ pub struct MmapStore {
     vertices: usize,
     arcs: u64,
     weighted: bool,
-    directed: bool,
-    out_lists: Option<Lists>,
-    in_lists: Option<Lists>,
+    lists: Directions<Lists>,
     permutation: Option<Vec<u32>>,
     window_bytes: u64,
     chunk_bytes: u64,
@@ -77,27 +75,7 @@ impl MmapStore {
                 kept_bytes,
             })
         };
-        let out_kinds = [
-            SectionKind::OutOffsets,
-            SectionKind::OutNeighbors,
-            SectionKind::OutWeights,
-        ];
-        let in_kinds = [
-            SectionKind::InOffsets,
-            SectionKind::InNeighbors,
-            SectionKind::InWeights,
-        ];
-        // Both directions' offsets are warm data even when only one direction's lists are
-        // read (PageRank reads in-lists but divides by out-degrees); the plan gives an
-        // unread direction no cached lists.
-        let (out_lists, in_lists) = if flags.directed {
-            (
-                Some(open_lists(out_kinds, plan.cached_list_bytes.0)?),
-                Some(open_lists(in_kinds, plan.cached_list_bytes.1)?),
-            )
-        } else {
-            (Some(open_lists(out_kinds, plan.cached_list_bytes.0)?), None)
-        };
+        let lists = Directions::open(flags.directed, plan, open_lists)?;
         let reads_per = if flags.weighted { 2 } else { 1 };
         // One window computed on, one prefetched, one of slack for pages two windows share.
         let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
@@ -109,9 +87,7 @@ impl MmapStore {
             vertices: graph.num_vertices(),
             arcs: graph.num_arcs() as u64,
             weighted: flags.weighted,
-            directed: flags.directed,
-            out_lists,
-            in_lists,
+            lists,
             permutation: graph.load_section(SectionKind::Permutation)?,
             window_bytes,
             chunk_bytes: plan.chunk_bytes,
@@ -120,18 +96,8 @@ impl MmapStore {
         })
     }
 
-    fn lists(&self, direction: EdgeDirection) -> Result<&Lists> {
-        let lists = match direction {
-            EdgeDirection::Out => self.out_lists.as_ref(),
-            EdgeDirection::In if self.directed => self.in_lists.as_ref(),
-            EdgeDirection::In => self.out_lists.as_ref(),
-        };
-        lists.ok_or_else(|| StoreError::Io {
-            path: self.path.clone(),
-            source: std::io::Error::other(format!(
-                "the plan did not open the {direction:?} lists this kernel asked for"
-            )),
-        })
+    fn lists(&self, direction: EdgeDirection) -> &Lists {
+        self.lists.get(direction)
     }
 
     /// The file positions of `reads`' pages beyond the kept prefix, per section.
@@ -322,7 +288,7 @@ impl EdgeStore for MmapStore {
     }
 
     fn directed(&self) -> bool {
-        self.directed
+        self.lists.directed()
     }
 
     fn weighted(&self) -> bool {
@@ -334,10 +300,7 @@ impl EdgeStore for MmapStore {
     }
 
     fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
-        match self.lists(direction) {
-            Ok(lists) => lists.layout.degree(vertex),
-            Err(_) => 0,
-        }
+        self.lists(direction).layout.degree(vertex)
     }
 
     fn permutation(&self) -> Option<&[u32]> {
@@ -345,7 +308,7 @@ impl EdgeStore for MmapStore {
     }
 
     fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
-        let lists = self.lists(direction)?;
+        let lists = self.lists(direction);
         let kept_end = lists
             .layout
             .vertices_within(lists.kept_bytes)
@@ -360,7 +323,7 @@ impl EdgeStore for MmapStore {
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
-        let lists = self.lists(direction)?;
+        let lists = self.lists(direction);
         let kept_end = lists.layout.vertices_within(lists.kept_bytes);
         let (kept, mut rest): (Vec<u32>, Vec<u32>) =
             vertices.par_iter().partition(|&&vertex| vertex < kept_end);
@@ -379,13 +342,10 @@ impl EdgeStore for MmapStore {
     }
 
     fn resident_bytes(&self) -> u64 {
-        let lists = |lists: &Option<Lists>| {
-            lists
-                .as_ref()
-                .map_or(0, |l| l.layout.offsets.len() as u64 * 8 + l.kept_bytes)
-        };
-        lists(&self.out_lists)
-            + lists(&self.in_lists)
+        self.lists
+            .each()
+            .map(|lists| lists.layout.offsets.len() as u64 * 8 + lists.kept_bytes)
+            .sum::<u64>()
             + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
     }
 
