@@ -77,16 +77,26 @@ impl From<swapless_store::StoreError> for CliError {
 
 type CliResult = Result<(), CliError>;
 
-/// Turns `--memory` into bytes; the default is half of physical memory.
-fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
-    match text {
-        Some(text) => parse_size(text).ok_or_else(|| {
+/// Turns a `--memory` value into bytes, if one was given.
+pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
+    text.map(|text| {
+        parse_size(text).ok_or_else(|| {
             CliError::Usage(format!(
                 "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
             ))
-        }),
-        None => Ok(physical_memory_bytes().unwrap_or(8 << 30) / 2),
-    }
+        })
+    })
+    .transpose()
+}
+
+/// Half of physical memory: the budget when `--memory` is not given.
+pub fn default_memory_budget() -> u64 {
+    physical_memory_bytes().unwrap_or(8 << 30) / 2
+}
+
+/// Turns `--memory` into bytes; the default is half of physical memory.
+fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
+    Ok(parse_memory(text)?.unwrap_or_else(default_memory_budget))
 }
 
 /// A flag that Ctrl-C sets; the builder polls it and removes its temporary files.

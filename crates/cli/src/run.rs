@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use swapless_build::memory::{
-    page_faults, parse_size, peak_rss_bytes, physical_memory_bytes, system_anon_huge_page_bytes,
+    page_faults, parse_size, peak_rss_bytes, system_anon_huge_page_bytes,
 };
 use swapless_engine::kernels::Reads;
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
@@ -124,14 +124,7 @@ pub enum TierArg {
 impl PlacementArgs {
     /// The plan for `kernel` on `graph`.
     fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, CliError> {
-        let budget = match &self.memory {
-            Some(text) => Some(parse_size(text).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
-                ))
-            })?),
-            None => None,
-        };
+        let budget = crate::commands::parse_memory(self.memory.as_deref())?;
         let chunk = parse_size(&self.chunk)
             .filter(|&chunk| (4 << 10..=4 << 20).contains(&chunk) && chunk % 4096 == 0)
             .ok_or_else(|| {
@@ -153,7 +146,7 @@ impl PlacementArgs {
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             budget_bytes: budget,
-            default_budget_bytes: physical_memory_bytes().unwrap_or(8 << 30) / 2,
+            default_budget_bytes: crate::commands::default_memory_budget(),
             tier: self.tier.map(|tier| match tier {
                 TierArg::Dram => Tier::Dram,
                 TierArg::Mmap => Tier::Mmap,

@@ -25,7 +25,8 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, Read, gather_reads, scan_reads, visit_read,
+    Directions, ListLayout, Members, PAGE, Read, gather_reads, scan_reads, visit_edgeless,
+    visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
@@ -328,14 +329,6 @@ impl DirectStore {
 
     fn lists(&self, direction: EdgeDirection) -> &Lists {
         self.lists.get(direction)
-    }
-
-    /// The list of a vertex without edges.
-    fn empty_list(&self) -> Adjacency<'static> {
-        Adjacency {
-            neighbors: &[],
-            weights: self.weighted.then_some(&[]),
-        }
     }
 
     fn truncated(&self, detail: &str) -> StoreError {
@@ -732,7 +725,7 @@ impl EdgeStore for DirectStore {
             for read in &empty {
                 if let Members::Span(span) = &read.members {
                     span.clone()
-                        .for_each(|vertex| visit(vertex, self.empty_list()));
+                        .for_each(|vertex| visit(vertex, Adjacency::empty(self.weighted)));
                 }
             }
             // The pinned lists are computed on while the first reads fly.
@@ -774,10 +767,7 @@ impl EdgeStore for DirectStore {
             IoCounters::add(&self.counters.cached_bytes, bytes);
             IoCounters::add(&self.counters.delivered_bytes, bytes);
         })?;
-        // Vertices without edges need no read; they still get their (empty) call.
-        rest.iter()
-            .filter(|&&vertex| lists.layout.degree(vertex) == 0)
-            .for_each(|&vertex| visit(vertex, self.empty_list()));
+        visit_edgeless(&lists.layout, &rest, self.weighted, visit);
         Ok(())
     }
 

@@ -237,6 +237,15 @@ pub(crate) fn gather_reads(
     reads
 }
 
+/// Calls `visit` with an empty list for each of `sorted` without edges: a gather
+/// makes no read for them ([`gather_reads`] leaves them out), yet they get their call.
+pub(crate) fn visit_edgeless(layout: &ListLayout, sorted: &[u32], weighted: bool, visit: &Visit) {
+    sorted
+        .iter()
+        .filter(|&&vertex| layout.degree(vertex) == 0)
+        .for_each(|&vertex| visit(vertex, Adjacency::empty(weighted)));
+}
+
 /// Calls `visit` for every list `read` holds. `neighbors` and `weights` are the
 /// read's entries (from the first entry of its first page); every id is checked
 /// against `vertices`, because a corrupt id would index past a property array.

@@ -46,6 +46,16 @@ pub struct Adjacency<'a> {
     pub weights: Option<&'a [f32]>,
 }
 
+impl Adjacency<'static> {
+    /// The list of a vertex without edges (with empty weights on a weighted graph).
+    pub fn empty(weighted: bool) -> Adjacency<'static> {
+        Adjacency {
+            neighbors: &[],
+            weights: weighted.then_some(&[]),
+        }
+    }
+}
+
 /// The callback a kernel hands to `scan` and `gather`: `visit(vertex, its list)`.
 pub type Visit<'a> = dyn Fn(u32, Adjacency<'_>) + Sync + 'a;
 

@@ -15,7 +15,9 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::layout::{Directions, ListLayout, PAGE, Read, gather_reads, scan_reads, visit_read};
+use crate::layout::{
+    Directions, ListLayout, PAGE, Read, gather_reads, scan_reads, visit_edgeless, visit_read,
+};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
@@ -331,13 +333,7 @@ impl EdgeStore for MmapStore {
         rest.par_sort_unstable();
         let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
         self.stream(lists, &reads, &rest, visit)?;
-        let empty = Adjacency {
-            neighbors: &[],
-            weights: self.weighted.then_some(&[]),
-        };
-        rest.iter()
-            .filter(|&&vertex| lists.layout.degree(vertex) == 0)
-            .for_each(|&vertex| visit(vertex, empty));
+        visit_edgeless(&lists.layout, &rest, self.weighted, visit);
         Ok(())
     }
 

@@ -3,9 +3,8 @@
 //! is allocated, so a run that cannot fit fails at the start, not halfway.
 
 use std::fmt;
-use std::os::unix::fs::FileExt;
 
-use swapless_format::{FormatError, GraphFile, SectionKind};
+use swapless_format::{GraphFile, SectionKind};
 
 use crate::layout::PAGE;
 use crate::{Result, StoreError};
@@ -121,28 +120,18 @@ struct Direction {
 /// The longest list in `kind` (an offsets section), read in blocks so the plan
 /// itself stays small.
 fn longest_list_bytes(graph: &GraphFile, kind: SectionKind) -> Result<u64> {
-    let Some(entry) = graph.header().section(kind) else {
-        return Ok(0);
-    };
-    let file = std::fs::File::open(graph.path())
-        .map_err(|source| FormatError::io(graph.path(), source))?;
-    let mut block = vec![0u8; 1 << 20];
     let mut previous: Option<u64> = None;
     let mut longest = 0u64;
-    let mut at = 0u64;
-    while at < entry.length {
-        let take = (entry.length - at).min(block.len() as u64) as usize;
-        file.read_exact_at(&mut block[..take], entry.offset + at)
-            .map_err(|source| FormatError::io(graph.path(), source))?;
-        for word in block[..take].chunks_exact(8) {
+    // Blocks are 1 MiB, a whole number of 8-byte offsets.
+    graph.for_each_block(kind, &mut |block| {
+        for word in block.chunks_exact(8) {
             let offset = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
             if let Some(before) = previous {
                 longest = longest.max(offset.saturating_sub(before));
             }
             previous = Some(offset);
         }
-        at += take as u64;
-    }
+    })?;
     Ok(longest * 4)
 }
 
