@@ -47,6 +47,18 @@ impl GraphFile {
             map,
         };
         graph.validate_layout(file_len)?;
+        // The checksums are read a few entries at a time through the map; without this
+        // each fault would read megabytes around it (the disk's readahead window) into
+        // the page cache, outside any memory budget.
+        if let Some(entry) = graph.header.section(SectionKind::Checksums) {
+            let page = 4096;
+            let start = (entry.offset / page * page) as usize;
+            let end = ((entry.offset + entry.length).min(file_len)) as usize;
+            let _ =
+                graph
+                    .map
+                    .advise_range(memmap2::Advice::Random, start, end.saturating_sub(start));
+        }
         Ok(graph)
     }
 
@@ -214,72 +226,34 @@ impl GraphFile {
         all.get(before as usize..(before + target.block_count()) as usize)
     }
 
-    /// Reads section `kind` into anonymous memory with `pread` (not through the map, so
-    /// the page cache holds no second copy in this process), verifying every block's
-    /// checksum as it arrives.
+    /// Reads section `kind` into anonymous memory with `pread`, verifying every block's
+    /// checksum as it arrives, and leaves no copy in the page cache: a run under a
+    /// memory budget (or a cgroup limit) must not hold the section twice.
     pub fn load_section<T: bytemuck::Pod>(&self, kind: SectionKind) -> Result<Option<Vec<T>>> {
-        use std::os::unix::fs::FileExt;
-        let Some(entry) = self.header.section(kind) else {
+        let Some(mut reader) = SectionReader::open(self, kind)? else {
             return Ok(None);
         };
-        let checksums = self
-            .block_checksums(kind)
-            .ok_or_else(|| self.corrupt(format!("section {} has no checksums", kind.name())))?;
-        let file = File::open(&self.path).map_err(|source| FormatError::io(&self.path, source))?;
         let element = std::mem::size_of::<T>() as u64;
-        let mut values: Vec<T> = vec![T::zeroed(); (entry.length / element) as usize];
+        let mut values: Vec<T> = vec![T::zeroed(); (reader.length / element) as usize];
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
         for (block, chunk) in bytes.chunks_mut(CHECKSUM_BLOCK_BYTES as usize).enumerate() {
-            let start = entry.offset + block as u64 * CHECKSUM_BLOCK_BYTES;
-            file.read_exact_at(chunk, start).map_err(|source| {
-                if source.kind() == std::io::ErrorKind::UnexpectedEof {
-                    FormatError::Truncated {
-                        path: self.path.clone(),
-                        detail: format!("section {} was cut short while being read", kind.name()),
-                    }
-                } else {
-                    FormatError::io(&self.path, source)
-                }
-            })?;
-            if xxhash_rust::xxh3::xxh3_64(chunk) != checksums[block] {
-                return Err(FormatError::ChecksumMismatch {
-                    path: self.path.clone(),
-                    section: kind.name().to_string(),
-                    block: block as u64,
-                    start,
-                    end: start + chunk.len() as u64,
-                });
-            }
+            reader.read_block(block, chunk)?;
         }
         Ok(Some(values))
     }
 
     /// Calls `visit` with each 1 MiB block of section `kind` in turn (checksums
-    /// verified), holding one block in memory at a time; nothing if the section is absent.
+    /// verified), holding one block in memory at a time and none in the page cache;
+    /// nothing if the section is absent.
     pub fn for_each_block(&self, kind: SectionKind, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
-        use std::os::unix::fs::FileExt;
-        let Some(entry) = self.header.section(kind) else {
+        let Some(mut reader) = SectionReader::open(self, kind)? else {
             return Ok(());
         };
-        let checksums = self
-            .block_checksums(kind)
-            .ok_or_else(|| self.corrupt(format!("section {} has no checksums", kind.name())))?;
-        let file = File::open(&self.path).map_err(|source| FormatError::io(&self.path, source))?;
         let mut block = vec![0u8; CHECKSUM_BLOCK_BYTES as usize];
-        for (index, &expected) in checksums.iter().enumerate() {
+        for index in 0..reader.checksums.len() {
             let start = index as u64 * CHECKSUM_BLOCK_BYTES;
-            let length = (entry.length - start).min(CHECKSUM_BLOCK_BYTES) as usize;
-            file.read_exact_at(&mut block[..length], entry.offset + start)
-                .map_err(|source| FormatError::io(&self.path, source))?;
-            if xxhash_rust::xxh3::xxh3_64(&block[..length]) != expected {
-                return Err(FormatError::ChecksumMismatch {
-                    path: self.path.clone(),
-                    section: kind.name().to_string(),
-                    block: index as u64,
-                    start: entry.offset + start,
-                    end: entry.offset + start + length as u64,
-                });
-            }
+            let length = (reader.length - start).min(CHECKSUM_BLOCK_BYTES) as usize;
+            reader.read_block(index, &mut block[..length])?;
             visit(&block[..length]);
         }
         Ok(())
@@ -338,5 +312,104 @@ impl GraphFile {
             });
         }
         Ok(blocks.len() as u64)
+    }
+}
+
+/// Reads one section's checksum blocks in order with `pread`, verifying each, and
+/// keeps the page cache clean behind it: once a block is in this process's memory, the
+/// cache's copy would hold it twice, which a run under a budget or a cgroup cannot afford.
+struct SectionReader<'a> {
+    graph: &'a GraphFile,
+    kind: SectionKind,
+    file: File,
+    offset: u64,
+    length: u64,
+    checksums: &'a [u64],
+    readahead_stopped: bool,
+}
+
+impl<'a> SectionReader<'a> {
+    /// The reader for `kind`, or `None` if the graph has no such section.
+    fn open(graph: &'a GraphFile, kind: SectionKind) -> Result<Option<SectionReader<'a>>> {
+        let Some(entry) = graph.header.section(kind) else {
+            return Ok(None);
+        };
+        let checksums = graph
+            .block_checksums(kind)
+            .ok_or_else(|| graph.corrupt(format!("section {} has no checksums", kind.name())))?;
+        let file =
+            File::open(&graph.path).map_err(|source| FormatError::io(&graph.path, source))?;
+        Ok(Some(SectionReader {
+            graph,
+            kind,
+            file,
+            offset: entry.offset,
+            length: entry.length,
+            checksums,
+            readahead_stopped: false,
+        }))
+    }
+
+    /// Fills `buffer` with checksum block `index` and verifies it.
+    fn read_block(&mut self, index: usize, buffer: &mut [u8]) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let start = self.offset + index as u64 * CHECKSUM_BLOCK_BYTES;
+        let end = start + buffer.len() as u64;
+        // Readahead runs megabytes ahead, asynchronously; near the section's end it would
+        // read past it, into pages still in flight when the reader drops the cache. So it
+        // stops once the rest of the section is within the largest window the kernel uses.
+        if !self.readahead_stopped && self.offset + self.length <= start + (16 << 20) {
+            advise(&self.file, 0, 0, libc::POSIX_FADV_RANDOM);
+            self.readahead_stopped = true;
+        }
+        let path = &self.graph.path;
+        self.file.read_exact_at(buffer, start).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::UnexpectedEof {
+                FormatError::Truncated {
+                    path: path.clone(),
+                    detail: format!(
+                        "section {} was cut short while being read",
+                        self.kind.name()
+                    ),
+                }
+            } else {
+                FormatError::io(path, source)
+            }
+        })?;
+        // The kernel caches readahead in folios of up to 2 MiB and drops only folios
+        // wholly inside the range, so the range reaches back 8 MiB, not just this block.
+        let behind = end.saturating_sub(8 << 20).max(self.offset);
+        advise(&self.file, behind, end - behind, libc::POSIX_FADV_DONTNEED);
+        if xxhash_rust::xxh3::xxh3_64(buffer) != self.checksums[index] {
+            return Err(FormatError::ChecksumMismatch {
+                path: path.clone(),
+                section: self.kind.name().to_string(),
+                block: index as u64,
+                start,
+                end,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SectionReader<'_> {
+    fn drop(&mut self) {
+        // Whatever of the section (and past it) is still cached; length 0 is "to the end".
+        advise(&self.file, self.offset, 0, libc::POSIX_FADV_DONTNEED);
+    }
+}
+
+/// `posix_fadvise` on `file`; a failure only leaves the cache as it was.
+fn advise(file: &File, start: u64, length: u64, advice: libc::c_int) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: posix_fadvise only reads its integer arguments.
+    unsafe {
+        libc::posix_fadvise(
+            file.as_raw_fd(),
+            start as libc::off_t,
+            length as libc::off_t,
+            advice,
+        );
     }
 }

@@ -20,6 +20,10 @@ use crate::layout::{
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
+
+/// How far before a released window the page cache is dropped too: the largest folio
+/// the kernel caches file pages in (2 MiB) could straddle the window boundary.
+const FOLIO_REACH_BACK: u64 = 2 << 20;
 use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
 
 /// One direction's lists and how much of their section stays mapped.
@@ -71,6 +75,10 @@ impl MmapStore {
         // SAFETY: read-only and private; a file truncated underneath would raise SIGBUS,
         // so every call first checks that the file still has its length.
         let map = unsafe { Mmap::map(&file) }.map_err(io_error)?;
+        // The store prefetches each window itself (MADV_WILLNEED). The kernel's own
+        // read-around on a fault would read megabytes beyond it, which no release
+        // covers and the budget cannot see.
+        let _ = map.advise(memmap2::Advice::Random);
         let open_lists = |kinds: [SectionKind; 3], kept_bytes: u64| -> Result<Lists> {
             Ok(Lists {
                 layout: ListLayout::load(&graph, kinds, flags.weighted)?,
@@ -143,13 +151,17 @@ impl MmapStore {
                 );
             }
             if advice == libc::MADV_DONTNEED {
-                // Drops the pages from the page cache too, so the budget covers it.
+                // Drops the pages from the page cache too, so the budget covers it. The
+                // kernel caches readahead in folios of up to 2 MiB and drops only whole
+                // ones no process maps, so the range reaches back over the previous
+                // window's last folio (the kept prefix stays: it is mapped).
+                let start = range.start.saturating_sub(FOLIO_REACH_BACK);
                 // SAFETY: a plain system call on an open descriptor.
                 unsafe {
                     libc::posix_fadvise(
                         self.file.as_raw_fd(),
-                        range.start as libc::off_t,
-                        (end - range.start) as libc::off_t,
+                        start as libc::off_t,
+                        (end - start) as libc::off_t,
                         libc::POSIX_FADV_DONTNEED,
                     );
                 }
