@@ -29,6 +29,8 @@ pub enum CliError {
     Io(PathBuf, std::io::Error),
     /// Anything else, already one sentence.
     Other(String),
+    /// Ctrl-C (or SIGTERM) stopped the command; says what was kept.
+    Interrupted(String),
 }
 
 impl std::fmt::Display for CliError {
@@ -38,7 +40,9 @@ impl std::fmt::Display for CliError {
             CliError::Build(error) => write!(formatter, "{error}"),
             CliError::Format(error) => write!(formatter, "{error}"),
             CliError::Io(path, error) => write!(formatter, "{}: {error}", path.display()),
-            CliError::Other(message) => write!(formatter, "{message}"),
+            CliError::Other(message) | CliError::Interrupted(message) => {
+                write!(formatter, "{message}")
+            }
         }
     }
 }
@@ -47,7 +51,7 @@ impl CliError {
     /// 130 after Ctrl-C (the shell convention), 2 for usage errors, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Build(BuildError::Interrupted) => 130,
+            CliError::Build(BuildError::Interrupted) | CliError::Interrupted(_) => 130,
             CliError::Usage(_) => 2,
             _ => 1,
         }
@@ -99,8 +103,9 @@ fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
     Ok(parse_memory(text)?.unwrap_or_else(default_memory_budget))
 }
 
-/// A flag that Ctrl-C sets; the builder polls it and removes its temporary files.
-fn interrupt_flag() -> Arc<AtomicBool> {
+/// A flag that Ctrl-C (or SIGTERM, SIGHUP) sets; the builder and the bench harness
+/// poll it and clean up.
+pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = flag.clone();
     // A second Ctrl-C while cleanup runs exits at once.

@@ -1,5 +1,6 @@
 //! The `swapless` command line: generate, build, inspect and check graphs.
 
+mod bench;
 mod commands;
 mod npy;
 mod progress;
@@ -40,6 +41,8 @@ enum Command {
     Run(run::RunCommand),
     /// Print where each data segment of a kernel's run would live under a memory budget.
     Plan(run::PlanCommand),
+    /// Compare modes (dram, OS swap, mmap, direct) side by side under memory cgroups.
+    Bench(bench::BenchCommand),
     /// Verify every checksum and structural invariant of a .sl file.
     Check {
         /// The .sl file.
@@ -152,6 +155,7 @@ fn main() -> ExitCode {
         Command::Check { graph } => commands::check(&graph),
         Command::Run(command) => run::run(command),
         Command::Plan(command) => run::plan(command),
+        Command::Bench(command) => bench::bench(command),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -45,7 +45,8 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    fn name(self) -> &'static str {
+    /// The name `run` takes on its command line.
+    pub fn name(self) -> &'static str {
         match self {
             Kernel::Bfs => "bfs",
             Kernel::Pr => "pr",
@@ -233,6 +234,28 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The least `--memory` with which `kernel` runs on `graph` in `tier`, reading
+/// `chunk`-sized requests: what the plan refuses below.
+pub(crate) fn least_budget(
+    graph: &GraphFile,
+    kernel: Kernel,
+    tier: TierArg,
+    chunk: &str,
+) -> Result<u64, CliError> {
+    let placement = PlacementArgs {
+        memory: Some((1u64 << 60).to_string()),
+        tier: Some(tier),
+        chunk: chunk.to_string(),
+        queue_depth: 128,
+    };
+    let plan = placement.plan(graph, kernel)?;
+    Ok(if tier == TierArg::Dram {
+        plan.footprint_bytes
+    } else {
+        plan.minimum_bytes
+    })
+}
+
 /// Opens the store `plan` chose.
 fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, CliError> {
     let store: Box<dyn EdgeStore> = match plan.tier {
@@ -304,7 +327,8 @@ enum Outcome {
     IndependentSet(maximal_independent_set::MisResult),
 }
 
-fn median(values: &[f64]) -> f64 {
+/// The middle value (mean of the two middle ones for an even count).
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let middle = sorted.len() / 2;

@@ -24,6 +24,10 @@ use crate::stats::IoCounters;
 /// How far before a released window the page cache is dropped too: the largest folio
 /// the kernel caches file pages in (2 MiB) could straddle the window boundary.
 const FOLIO_REACH_BACK: u64 = 2 << 20;
+
+/// Bytes advised per MADV_WILLNEED call: the kernel reads at most one readahead
+/// window per call and ignores the rest of a longer range.
+const PREFETCH_PIECE: u64 = 4 << 20;
 use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
 
 /// One direction's lists and how much of their section stays mapped.
@@ -89,7 +93,15 @@ impl MmapStore {
         let reads_per = if flags.weighted { 2 } else { 1 };
         // One window computed on, one prefetched, one of slack for pages two windows share.
         let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
-        Ok(MmapStore {
+        // The kept prefix is this tier's cache: read it now, in large readahead requests,
+        // rather than a page per fault (the map has read-around off) during the first call.
+        let mut kept = Vec::new();
+        for lists in lists.each() {
+            let sections =
+                std::iter::once(lists.layout.neighbors_at).chain(lists.layout.weights_at);
+            kept.extend(sections.map(|at| at..at + lists.kept_bytes));
+        }
+        let store = MmapStore {
             path: path.to_path_buf(),
             file,
             file_bytes,
@@ -103,7 +115,9 @@ impl MmapStore {
             chunk_bytes: plan.chunk_bytes,
             counters: IoCounters::default(),
             read_bytes_at_open: process_read_bytes(),
-        })
+        };
+        store.advise(&kept, libc::MADV_WILLNEED);
+        Ok(store)
     }
 
     fn lists(&self, direction: EdgeDirection) -> &Lists {
@@ -140,15 +154,27 @@ impl MmapStore {
             if end <= range.start {
                 continue;
             }
-            // SAFETY: the range lies inside the map and starts on a page; WILLNEED only
-            // starts readahead, and DONTNEED on a read-only file map only drops this
-            // process's mapping of the pages (they read back the same from the file).
-            unsafe {
-                libc::madvise(
-                    self.map.as_ptr().add(range.start as usize) as *mut libc::c_void,
-                    (end - range.start) as usize,
-                    advice,
-                );
+            // The kernel reads at most one readahead window (a few MiB) per WILLNEED
+            // call, so a long range is advised in pieces.
+            let piece = if advice == libc::MADV_WILLNEED {
+                PREFETCH_PIECE
+            } else {
+                end - range.start
+            };
+            let mut start = range.start;
+            while start < end {
+                let length = piece.min(end - start);
+                // SAFETY: the range lies inside the map and starts on a page; WILLNEED
+                // only starts readahead, and DONTNEED on a read-only file map only drops
+                // this process's mapping of the pages (they read back the same from the file).
+                unsafe {
+                    libc::madvise(
+                        self.map.as_ptr().add(start as usize) as *mut libc::c_void,
+                        length as usize,
+                        advice,
+                    );
+                }
+                start += length;
             }
             if advice == libc::MADV_DONTNEED {
                 // Drops the pages from the page cache too, so the budget covers it. The
