@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::json;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
-use swapless_build::memory::{parse_size, peak_rss_bytes, physical_memory_bytes};
+use swapless_build::memory::{parse_size, peak_rss_bytes};
 use swapless_build::{BuildError, BuildOptions, BuildReport, EdgeSource, Reorder, build_graph};
 use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
 
@@ -70,6 +70,16 @@ impl From<FormatError> for CliError {
     }
 }
 
+impl From<swapless_run::RunError> for CliError {
+    fn from(error: swapless_run::RunError) -> Self {
+        match error {
+            swapless_run::RunError::Invalid(message) => CliError::Usage(message),
+            swapless_run::RunError::Format(error) => CliError::Format(error),
+            other => CliError::Other(other.to_string()),
+        }
+    }
+}
+
 impl From<swapless_store::StoreError> for CliError {
     fn from(error: swapless_store::StoreError) -> Self {
         match error {
@@ -95,7 +105,7 @@ pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
 
 /// Half of physical memory: the budget when `--memory` is not given.
 pub fn default_memory_budget() -> u64 {
-    physical_memory_bytes().unwrap_or(8 << 30) / 2
+    swapless_run::default_memory_budget()
 }
 
 /// Turns `--memory` into bytes; the default is half of physical memory.

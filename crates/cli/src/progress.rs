@@ -86,9 +86,10 @@ impl RunProgress {
             started: std::time::Instant::now(),
         }
     }
+}
 
-    /// Records a finished trial and what has been read so far.
-    pub fn trial_done(&self, bytes_read: u64) {
+impl swapless_run::Progress for RunProgress {
+    fn trial_done(&self, bytes_read: u64) {
         let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
         self.bar.set_message(format!(
@@ -99,7 +100,9 @@ impl RunProgress {
             bytes_read as f64 / (1 << 20) as f64 / seconds
         ));
     }
+}
 
+impl RunProgress {
     /// Removes the spinner.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

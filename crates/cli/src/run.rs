@@ -1,23 +1,14 @@
 //! `swapless run KERNEL GRAPH`: load the graph, run trials, verify, report.
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use serde_json::{Value, json};
-use swapless_build::memory::{
-    page_faults, parse_size, peak_rss_bytes, system_anon_huge_page_bytes,
-};
-use swapless_engine::kernels::Reads;
-use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
-use swapless_engine::kernels::connected_components;
-use swapless_engine::kernels::pagerank::{self, PageRankOptions};
-use swapless_engine::kernels::{
-    betweenness, maximal_independent_set, pick_source, pick_sources, radii, sssp,
-    to_original_order, triangle_count,
-};
+use serde_json::Value;
+use swapless_build::memory::parse_size;
+use swapless_engine::kernels::pagerank::PageRankOptions;
 use swapless_format::GraphFile;
-use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, PlanRequest, Tier};
+use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
+use swapless_store::{Plan, Tier};
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
@@ -45,50 +36,23 @@ pub enum Kernel {
 }
 
 impl Kernel {
+    /// The runner's kernel.
+    pub fn to_run(self) -> swapless_run::Kernel {
+        match self {
+            Kernel::Bfs => swapless_run::Kernel::Bfs,
+            Kernel::Pr => swapless_run::Kernel::Pr,
+            Kernel::Cc => swapless_run::Kernel::Cc,
+            Kernel::Sssp => swapless_run::Kernel::Sssp,
+            Kernel::Bc => swapless_run::Kernel::Bc,
+            Kernel::Tc => swapless_run::Kernel::Tc,
+            Kernel::Radii => swapless_run::Kernel::Radii,
+            Kernel::Mis => swapless_run::Kernel::Mis,
+        }
+    }
+
     /// The name `run` takes on its command line.
     pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Bfs => "bfs",
-            Kernel::Pr => "pr",
-            Kernel::Cc => "cc",
-            Kernel::Sssp => "sssp",
-            Kernel::Bc => "bc",
-            Kernel::Tc => "tc",
-            Kernel::Radii => "radii",
-            Kernel::Mis => "mis",
-        }
-    }
-
-    fn takes_source(self) -> bool {
-        matches!(self, Kernel::Bfs | Kernel::Sssp)
-    }
-
-    /// Bytes of the kernel's own arrays, as the kernel states them.
-    fn property_bytes(self, vertices: u64, arcs: u64) -> u64 {
-        match self {
-            Kernel::Bfs => bfs::property_bytes(vertices, arcs),
-            Kernel::Pr => pagerank::property_bytes(vertices, arcs),
-            Kernel::Cc => connected_components::property_bytes(vertices, arcs),
-            Kernel::Sssp => sssp::property_bytes(vertices, arcs),
-            Kernel::Bc => betweenness::property_bytes(vertices, arcs),
-            Kernel::Tc => triangle_count::property_bytes(vertices, arcs),
-            Kernel::Radii => radii::property_bytes(vertices, arcs),
-            Kernel::Mis => maximal_independent_set::property_bytes(vertices, arcs),
-        }
-    }
-
-    /// The lists the kernel reads.
-    fn reads(self) -> Reads {
-        match self {
-            Kernel::Bfs => bfs::READS,
-            Kernel::Pr => pagerank::READS,
-            Kernel::Cc => connected_components::READS,
-            Kernel::Sssp => sssp::READS,
-            Kernel::Bc => betweenness::READS,
-            Kernel::Tc => triangle_count::READS,
-            Kernel::Radii => radii::READS,
-            Kernel::Mis => maximal_independent_set::READS,
-        }
+        self.to_run().name()
     }
 }
 
@@ -123,8 +87,8 @@ pub enum TierArg {
 }
 
 impl PlacementArgs {
-    /// The plan for `kernel` on `graph`.
-    fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, CliError> {
+    /// The runner's placement, with the options checked.
+    fn placement(&self) -> Result<Placement, CliError> {
         let budget = crate::commands::parse_memory(self.memory.as_deref())?;
         let chunk = parse_size(&self.chunk)
             .filter(|&chunk| (4 << 10..=4 << 20).contains(&chunk) && chunk % 4096 == 0)
@@ -139,24 +103,22 @@ impl PlacementArgs {
                 "--queue-depth must be between 1 and 4096".to_string(),
             ));
         }
-        let reads = kernel.reads();
-        let request = PlanRequest {
-            kernel: kernel.name().to_string(),
-            property_bytes: kernel
-                .property_bytes(graph.num_vertices() as u64, graph.num_arcs() as u64),
-            out_lists: reads.out_lists,
-            in_lists: reads.in_lists,
-            budget_bytes: budget,
-            default_budget_bytes: crate::commands::default_memory_budget(),
-            tier: self.tier.map(|tier| match tier {
+        let mut placement = Placement::new(
+            budget,
+            self.tier.map(|tier| match tier {
                 TierArg::Dram => Tier::Dram,
                 TierArg::Mmap => Tier::Mmap,
                 TierArg::Direct => Tier::Direct,
             }),
-            chunk_bytes: chunk,
-            queue_depth: self.queue_depth,
-        };
-        Ok(swapless_store::plan::plan(graph, &request)?)
+        );
+        placement.chunk_bytes = chunk;
+        placement.queue_depth = self.queue_depth;
+        Ok(placement)
+    }
+
+    /// The plan for `kernel` on `graph`.
+    fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, CliError> {
+        Ok(self.placement()?.plan(graph, kernel.to_run())?)
     }
 }
 
@@ -212,24 +174,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         );
     }
     if let Some(path) = &command.json {
-        let segments: Vec<Value> = plan
-            .segments
-            .iter()
-            .map(|s| json!({"name": s.name, "bytes": s.bytes, "class": s.class, "placement": s.placement}))
-            .collect();
-        let report = json!({
-            "kernel": plan.kernel,
-            "tier": plan.tier.name(),
-            "memory_budget_bytes": plan.budget_bytes,
-            "footprint_bytes": plan.footprint_bytes,
-            "minimum_bytes": plan.minimum_bytes,
-            "edge_cache_bytes": cached,
-            "io_buffer_bytes": plan.io_buffer_bytes,
-            "chunk_bytes": plan.chunk_bytes,
-            "queue_depth": plan.queue_depth,
-            "segments": segments,
-        });
-        crate::commands::write_json(path, &report)?;
+        crate::commands::write_json(path, &swapless_run::plan_json(&plan))?;
     }
     Ok(())
 }
@@ -254,16 +199,6 @@ pub(crate) fn least_budget(
     } else {
         plan.minimum_bytes
     })
-}
-
-/// Opens the store `plan` chose.
-fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, CliError> {
-    let store: Box<dyn EdgeStore> = match plan.tier {
-        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists)?),
-        Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
-        Tier::Direct => Box::new(DirectStore::open(path, plan)?),
-    };
-    Ok(store)
 }
 
 /// Options of `swapless run`.
@@ -315,382 +250,134 @@ pub struct RunCommand {
     placement: PlacementArgs,
 }
 
-/// One trial's result, in internal ids.
-enum Outcome {
-    Bfs(bfs::BfsResult),
-    PageRank(pagerank::PageRankResult),
-    Components(connected_components::ComponentsResult),
-    Distances(sssp::SsspResult),
-    Betweenness(betweenness::BetweennessResult),
-    Triangles(u64),
-    Radii(radii::RadiiResult),
-    IndependentSet(maximal_independent_set::MisResult),
-}
-
-/// The middle value (mean of the two middle ones for an even count).
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[middle]
-    } else {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
-    }
-}
-
 /// `swapless run`.
 pub fn run(command: RunCommand) -> Result<(), CliError> {
+    let betweenness_sources = match command.sources.as_str() {
+        "all" => BetweennessSources::All,
+        count => BetweennessSources::Sample(
+            count
+                .parse()
+                .ok()
+                .filter(|&count: &usize| count > 0)
+                .ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "--sources {count:?} must be a positive number or `all`"
+                    ))
+                })?,
+        ),
+    };
+    // The runner checks these too; here they are named as the command line spells them.
+    let usage = |message: &str| Err(CliError::Usage(message.to_string()));
     if command.trials == 0 {
-        return Err(CliError::Usage("--trials must be at least 1".to_string()));
+        return usage("--trials must be at least 1");
+    }
+    if command.threads == Some(0) {
+        return usage("--threads must be at least 1");
     }
     let tolerance_ok = command.tolerance.is_finite() && command.tolerance >= 0.0;
     if !tolerance_ok || !(0.0..=1.0).contains(&command.damping) {
-        return Err(CliError::Usage(
-            "--tolerance must be >= 0 and --damping between 0 and 1".to_string(),
-        ));
+        return usage("--tolerance must be >= 0 and --damping between 0 and 1");
     }
     if !(0.0..=1.0).contains(&command.hugepages) {
-        return Err(CliError::Usage(
-            "--hugepages takes a fraction between 0 and 1".to_string(),
-        ));
+        return usage("--hugepages takes a fraction between 0 and 1");
     }
-    swapless_engine::property::set_huge_page_fraction(command.hugepages);
-    let threads = command
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|error| CliError::Usage(format!("cannot start {threads} threads: {error}")))?;
-    pool.install(|| run_in_pool(&command, threads))
-}
-
-fn run_in_pool(command: &RunCommand, threads: usize) -> Result<(), CliError> {
-    let load_started = Instant::now();
-    let plan = command
-        .placement
-        .plan(&GraphFile::open(&command.graph)?, command.kernel)?;
-    let store = open_store(&command.graph, &plan, command.kernel.reads())?;
-    let store: &dyn EdgeStore = &*store;
-    let load_seconds = load_started.elapsed().as_secs_f64();
-    let vertices = store.num_vertices();
-    let source = match (command.kernel.takes_source(), command.source) {
-        (true, Some(original)) => Some(internal_id(store, original)?),
-        (true, None) => Some(pick_source(store, 0).ok_or_else(|| {
-            CliError::Usage(format!(
-                "the graph has no edges, so {} has no source",
-                command.kernel.name()
-            ))
-        })?),
-        (false, Some(_)) => {
-            return Err(CliError::Usage(format!(
-                "{} takes no --source",
-                command.kernel.name()
-            )));
-        }
-        (false, None) => None,
-    };
     if command.kernel == Kernel::Sssp && !(command.delta.is_finite() && command.delta > 0.0) {
-        return Err(CliError::Usage(
-            "--delta must be a positive number".to_string(),
-        ));
-    }
-    if command.kernel == Kernel::Sssp {
-        let graph = GraphFile::open(&command.graph)?;
-        if !sssp::weights_are_non_negative(&graph)? {
-            return Err(CliError::Usage(
-                "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle".to_string(),
-            ));
-        }
+        return usage("--delta must be a positive number");
     }
     if command.kernel == Kernel::Tc && command.out.is_some() {
         return Err(CliError::Usage(
             "tc returns a single count (in the report), so it takes no --out".to_string(),
         ));
     }
-    let sampled_sources = match command.kernel {
-        Kernel::Bc if command.sources == "all" => (0..vertices as u32).collect(),
-        Kernel::Bc => {
-            let count: usize =
-                command
-                    .sources
-                    .parse()
-                    .ok()
-                    .filter(|&k| k > 0)
-                    .ok_or_else(|| {
-                        CliError::Usage(format!(
-                            "--sources {:?} must be a positive number or `all`",
-                            command.sources
-                        ))
-                    })?;
-            pick_sources(store, count)
-        }
-        Kernel::Radii => pick_sources(store, radii::MAX_SOURCES),
-        _ => Vec::new(),
+    if command.source.is_some() && !command.kernel.to_run().takes_source() {
+        return Err(CliError::Usage(format!(
+            "{} takes no --source",
+            command.kernel.name()
+        )));
+    }
+    let options = RunOptions {
+        placement: command.placement.placement()?,
+        source: command.source,
+        threads: command.threads,
+        trials: command.trials,
+        pagerank: PageRankOptions {
+            damping: command.damping,
+            tolerance: command.tolerance,
+            max_iterations: command.max_iters,
+        },
+        delta: command.delta,
+        betweenness_sources,
+        huge_page_fraction: command.hugepages,
+        verify: command.verify,
     };
-    let options = PageRankOptions {
-        damping: command.damping,
-        tolerance: command.tolerance,
-        max_iterations: command.max_iters,
-    };
-    let faults_before = page_faults().unwrap_or((0, 0));
-    let io_before = store.io_stats();
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
-    // Huge pages live only as long as a trial's arrays, so they are sampled while
-    // trials run, from the machine-wide counter (cheap to read; reading this process's
-    // smaps_rollup instead walks its page tables and slowed kernels by 20%). The report
-    // gives the peak above what the machine held before the run.
-    let huge_pages_before = system_anon_huge_page_bytes().unwrap_or(0);
-    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let sampler = {
-        let sampling = sampling.clone();
-        std::thread::spawn(move || {
-            let mut most = 0;
-            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
-                most = most.max(system_anon_huge_page_bytes().unwrap_or(0));
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-            most.saturating_sub(huge_pages_before)
-        })
-    };
-    let mut trial_seconds = Vec::new();
-    let mut outcome = None;
-    for _ in 0..command.trials {
-        // The previous trial's result goes first, so trials never hold two at once.
-        drop(outcome.take());
-        let started = Instant::now();
-        let result = match command.kernel {
-            Kernel::Bfs => bfs::bfs(store, source.unwrap_or(0)).map(Outcome::Bfs),
-            Kernel::Pr => pagerank::pagerank(store, options).map(Outcome::PageRank),
-            Kernel::Cc => {
-                connected_components::connected_components(store).map(Outcome::Components)
-            }
-            Kernel::Sssp => {
-                sssp::sssp(store, source.unwrap_or(0), command.delta).map(Outcome::Distances)
-            }
-            Kernel::Bc => {
-                betweenness::betweenness(store, &sampled_sources).map(Outcome::Betweenness)
-            }
-            Kernel::Tc => triangle_count::triangle_count(store).map(Outcome::Triangles),
-            Kernel::Radii => radii::radii(store, &sampled_sources).map(Outcome::Radii),
-            Kernel::Mis => {
-                maximal_independent_set::maximal_independent_set(store).map(Outcome::IndependentSet)
-            }
-        }
-        .map_err(|error| CliError::Other(error.to_string()))?;
-        trial_seconds.push(started.elapsed().as_secs_f64());
-        outcome = Some(result);
-        progress.trial_done(store.io_stats().since(&io_before).bytes_read);
-    }
+    let output = swapless_run::run(&command.graph, command.kernel.to_run(), &options, &progress);
     progress.finish();
-    let faults_after = page_faults().unwrap_or((0, 0));
-    let io = store.io_stats().since(&io_before);
-    let outcome = outcome.expect("at least one trial ran");
-    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
-    let huge_page_bytes = sampler.join().unwrap_or(0);
-    // Measured before verification, which maps the whole file again.
-    let peak_rss = peak_rss_bytes().unwrap_or(0);
-
-    let mut verified = Value::Null;
-    if command.verify {
-        let graph = GraphFile::open(&command.graph)?;
-        let check = match &outcome {
-            Outcome::Bfs(result) => bfs::verify(&graph, source.unwrap_or(0), &result.parents),
-            Outcome::PageRank(result) => {
-                pagerank::verify(&graph, options, result.iterations, &result.scores)
-            }
-            Outcome::Components(result) => connected_components::verify(&graph, &result.labels),
-            Outcome::Distances(result) => {
-                sssp::verify(&graph, source.unwrap_or(0), &result.distances)
-            }
-            Outcome::Betweenness(result) => {
-                betweenness::verify(&graph, &result.sources, &result.scores)
-            }
-            Outcome::Triangles(count) => triangle_count::verify(&graph, *count),
-            Outcome::Radii(result) => radii::verify(&graph, &result.sources, &result.radii),
-            Outcome::IndependentSet(result) => {
-                maximal_independent_set::verify(&graph, &result.members)
-            }
-        };
-        check.map_err(|detail| CliError::Other(format!("verification failed: {detail}")))?;
-        verified = Value::Bool(true);
-    }
-
-    let permutation = store.permutation();
-    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as u64;
-    let result_json = match &outcome {
-        Outcome::Bfs(result) => json!({"reached": result.reached, "levels": result.levels}),
-        Outcome::PageRank(result) => {
-            json!({"iterations": result.iterations, "last_change": result.last_change})
-        }
-        Outcome::Components(result) => json!({"components": result.components}),
-        Outcome::Distances(result) => json!({"reached": result.reached, "steps": result.steps}),
-        Outcome::Betweenness(result) => json!({
-            "sources": result.sources.len(),
-            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
-        }),
-        Outcome::Triangles(count) => json!({"triangles": count}),
-        Outcome::Radii(result) => json!({
-            "sources": result.sources.len(),
-            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
-            "rounds": result.rounds,
-        }),
-        Outcome::IndependentSet(result) => json!({"size": result.size, "rounds": result.rounds}),
-    };
+    let output = output?;
     if let Some(path) = &command.out {
-        // The outcome is consumed here: its arrays become the output without a copy.
-        let written = match outcome {
-            Outcome::Bfs(result) => write_npy(
-                path,
-                NpyArray::Int64(&parents_in_original_ids(&result.parents, permutation)),
-            ),
-            Outcome::PageRank(result) => write_npy(
-                path,
-                NpyArray::Float64(&to_original_order(result.scores, permutation)),
-            ),
-            Outcome::Components(result) => {
-                let labels: Vec<i64> = result
-                    .labels
-                    .iter()
-                    .map(|&root| original(root) as i64)
-                    .collect();
-                write_npy(
-                    path,
-                    NpyArray::Int64(&to_original_order(labels, permutation)),
-                )
-            }
-            Outcome::Distances(result) => write_npy(
-                path,
-                NpyArray::Float64(&to_original_order(result.distances, permutation)),
-            ),
-            Outcome::Betweenness(result) => write_npy(
-                path,
-                NpyArray::Float64(&to_original_order(result.scores, permutation)),
-            ),
-            Outcome::Triangles(_) => Ok(()),
-            Outcome::Radii(result) => {
-                let estimates: Vec<i64> = result
-                    .radii
-                    .iter()
-                    .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
-                    .collect();
-                write_npy(
-                    path,
-                    NpyArray::Int64(&to_original_order(estimates, permutation)),
-                )
-            }
-            Outcome::IndependentSet(result) => {
-                let members: Vec<i8> = result.members.iter().map(|&m| m as i8).collect();
-                write_npy(
-                    path,
-                    NpyArray::Int8(&to_original_order(members, permutation)),
-                )
-            }
+        let written = match &output.array {
+            ResultArray::Int64(values) => write_npy(path, NpyArray::Int64(values)),
+            ResultArray::Float64(values) => write_npy(path, NpyArray::Float64(values)),
+            ResultArray::Int8(values) => write_npy(path, NpyArray::Int8(values)),
+            ResultArray::None => Ok(()),
         };
         written.map_err(|error| CliError::Io(path.clone(), error))?;
     }
-
-    let seconds = median(&trial_seconds);
-    let footprint = plan.footprint_bytes;
-    let trials = command.trials as f64;
-    // Per trial, like `seconds`.
-    let io_wait_seconds = io.io_wait_seconds / trials;
-    let compute_seconds = if io_wait_seconds.is_nan() {
-        seconds
-    } else {
-        (seconds - io_wait_seconds).max(0.0)
-    };
-    println!(
-        "{} on {} ({} vertices, {} arcs, tier {}, {threads} threads)",
-        command.kernel.name(),
-        command.graph.display(),
-        thousands(vertices as u64),
-        thousands(store.num_arcs()),
-        store.tier()
-    );
-    if let Some(source) = source {
-        println!("  source {}", original(source));
-    }
-    println!(
-        "  result {result_json}{}",
-        if command.verify { " (verified)" } else { "" }
-    );
-    println!(
-        "  {:.4} s median of {} trial(s); load {:.2} s; peak RSS {}; footprint {}",
-        seconds,
-        command.trials,
-        load_seconds,
-        bytes(peak_rss),
-        bytes(footprint)
-    );
-    if plan.tier != Tier::Dram {
-        let wait = if io_wait_seconds.is_nan() {
-            "not measurable (threads wait in page faults)".to_string()
-        } else {
-            format!("{io_wait_seconds:.3} s")
-        };
-        println!(
-            "  budget {}; read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
-            bytes(plan.budget_bytes),
-            bytes(io.bytes_read / command.trials as u64),
-            thousands(io.read_requests / command.trials as u64),
-            io.mean_queue_depth(),
-            io.max_queue_depth,
-            100.0 * io.cache_hit_ratio()
-        );
-    }
+    print_report(&output.report, &output.plan);
     if let Some(path) = &command.json {
-        let report = json!({
-            "kernel": command.kernel.name(),
-            "graph": command.graph.display().to_string(),
-            "tier": store.tier(),
-            "source": source.map(original),
-            "threads": threads,
-            "trials": command.trials,
-            "seconds": seconds,
-            "trial_seconds": trial_seconds,
-            "load_seconds": load_seconds,
-            "peak_rss_bytes": peak_rss,
-            "footprint_bytes": footprint,
-            "memory_budget_bytes": plan.budget_bytes,
-            "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
-            "io_buffer_bytes": plan.io_buffer_bytes,
-            "chunk_bytes": plan.chunk_bytes,
-            "queue_depth": plan.queue_depth,
-            "bytes_read": io.bytes_read / command.trials as u64,
-            "read_requests": io.read_requests / command.trials as u64,
-            "mean_queue_depth": io.mean_queue_depth(),
-            "max_queue_depth": io.max_queue_depth,
-            "cache_hit_ratio": io.cache_hit_ratio(),
-            "io_wait_seconds": io_wait_seconds,
-            "compute_seconds": compute_seconds,
-            "huge_page_bytes": huge_page_bytes,
-            "huge_page_fraction": command.hugepages,
-            "huge_page_advised_bytes": swapless_engine::property::huge_page_advised_bytes(),
-            "major_faults": faults_after.0.saturating_sub(faults_before.0),
-            "minor_faults": faults_after.1.saturating_sub(faults_before.1),
-            "verified": verified,
-            "result": result_json,
-        });
-        crate::commands::write_json(path, &report)?;
+        crate::commands::write_json(path, &output.report)?;
     }
     Ok(())
 }
 
-fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, CliError> {
-    let vertices = store.num_vertices() as u64;
-    if original >= vertices {
-        return Err(CliError::Usage(format!(
-            "--source {original} is not a vertex (the graph has ids 0..{})",
-            vertices.saturating_sub(1)
-        )));
+/// The short human report.
+fn print_report(report: &Value, plan: &Plan) {
+    let count = |key: &str| report[key].as_u64().unwrap_or(0);
+    let number = |key: &str| report[key].as_f64().unwrap_or(f64::NAN);
+    println!(
+        "{} on {} ({} vertices, {} arcs, tier {}, {} threads)",
+        report["kernel"].as_str().unwrap_or(""),
+        report["graph"].as_str().unwrap_or(""),
+        thousands(count("vertices")),
+        thousands(count("arcs")),
+        report["tier"].as_str().unwrap_or(""),
+        count("threads"),
+    );
+    if let Some(source) = report["source"].as_u64() {
+        println!("  source {source}");
     }
-    Ok(match store.permutation() {
-        None => original as u32,
-        Some(new_to_old) => new_to_old
-            .iter()
-            .position(|&old| old as u64 == original)
-            .expect("a permutation holds every id") as u32,
-    })
+    println!(
+        "  result {}{}",
+        report["result"],
+        if report["verified"] == Value::Bool(true) {
+            " (verified)"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "  {:.4} s median of {} trial(s); load {:.2} s; peak RSS {}; footprint {}",
+        number("seconds"),
+        count("trials"),
+        number("load_seconds"),
+        bytes(count("peak_rss_bytes")),
+        bytes(count("footprint_bytes"))
+    );
+    if plan.tier != Tier::Dram {
+        let io_wait = number("io_wait_seconds");
+        let wait = if io_wait.is_nan() {
+            "not measurable (threads wait in page faults)".to_string()
+        } else {
+            format!("{io_wait:.3} s")
+        };
+        println!(
+            "  budget {}; read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
+            bytes(plan.budget_bytes),
+            bytes(count("bytes_read")),
+            thousands(count("read_requests")),
+            number("mean_queue_depth"),
+            count("max_queue_depth"),
+            100.0 * number("cache_hit_ratio")
+        );
+    }
 }

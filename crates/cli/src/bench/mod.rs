@@ -525,7 +525,7 @@ fn run_dram(
         .iter()
         .filter_map(|record| record.report.as_ref()?["peak_rss_bytes"].as_u64())
         .max();
-    let median = (!seconds.is_empty()).then(|| crate::run::median(&seconds));
+    let median = (!seconds.is_empty()).then(|| swapless_run::median(&seconds));
     for record in records {
         harness.record(record, median)?;
     }

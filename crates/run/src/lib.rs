@@ -1,0 +1,662 @@
+//! One kernel run, end to end: plan the placement under the budget, open the tier,
+//! run the trials, verify, and turn the result into arrays indexed by original vertex
+//! id with a report. The CLI's `run` and the Python API both call [`run`], so a run
+//! means the same thing from either.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use swapless_build::memory::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
+use swapless_engine::kernels::Reads;
+use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
+use swapless_engine::kernels::connected_components;
+use swapless_engine::kernels::pagerank::{self, PageRankOptions};
+use swapless_engine::kernels::{
+    betweenness, maximal_independent_set, pick_source, pick_sources, radii, sssp,
+    to_original_order, triangle_count,
+};
+use swapless_format::{FormatError, GraphFile};
+use swapless_store::{
+    DirectStore, DramStore, EdgeStore, MmapStore, Plan, PlanRequest, StoreError, Tier,
+};
+
+/// Why a run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// An option is out of range or does not fit the graph; the message says which.
+    #[error("{0}")]
+    Invalid(String),
+    /// The graph file could not be read or failed a check.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The budget cannot hold the run.
+    #[error("{0}")]
+    Budget(StoreError),
+    /// Reading the graph failed while the kernel ran.
+    #[error("{0}")]
+    Store(StoreError),
+    /// The serial verifier disagreed with the kernel.
+    #[error("verification failed: {0}")]
+    Verification(String),
+}
+
+impl From<StoreError> for RunError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Format(error) => RunError::Format(error),
+            budget @ StoreError::Budget { .. } => RunError::Budget(budget),
+            other => RunError::Store(other),
+        }
+    }
+}
+
+/// The kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Breadth-first search (direction-optimizing): parent per vertex.
+    Bfs,
+    /// PageRank (pull, damping 0.85, dangling mass spread): score per vertex.
+    Pr,
+    /// Connected components (weak, Afforest): label per vertex.
+    Cc,
+    /// Single-source shortest paths (delta-stepping): distance per vertex.
+    Sssp,
+    /// Betweenness centrality (Brandes from sampled sources): score per vertex.
+    Bc,
+    /// Triangle count on the undirected view: a number.
+    Tc,
+    /// Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex.
+    Radii,
+    /// Maximal independent set: membership per vertex.
+    Mis,
+}
+
+impl Kernel {
+    /// Every kernel, in the order the docs list them.
+    pub const ALL: [Kernel; 8] = [
+        Kernel::Bfs,
+        Kernel::Pr,
+        Kernel::Cc,
+        Kernel::Sssp,
+        Kernel::Bc,
+        Kernel::Tc,
+        Kernel::Radii,
+        Kernel::Mis,
+    ];
+
+    /// The kernel's short name (`bfs`, `pr`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Bfs => "bfs",
+            Kernel::Pr => "pr",
+            Kernel::Cc => "cc",
+            Kernel::Sssp => "sssp",
+            Kernel::Bc => "bc",
+            Kernel::Tc => "tc",
+            Kernel::Radii => "radii",
+            Kernel::Mis => "mis",
+        }
+    }
+
+    /// The kernel with this short name.
+    pub fn from_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL.into_iter().find(|kernel| kernel.name() == name)
+    }
+
+    /// Whether the kernel starts from one source vertex.
+    pub fn takes_source(self) -> bool {
+        matches!(self, Kernel::Bfs | Kernel::Sssp)
+    }
+
+    /// Bytes of the kernel's own arrays, as the kernel states them.
+    pub fn property_bytes(self, vertices: u64, arcs: u64) -> u64 {
+        match self {
+            Kernel::Bfs => bfs::property_bytes(vertices, arcs),
+            Kernel::Pr => pagerank::property_bytes(vertices, arcs),
+            Kernel::Cc => connected_components::property_bytes(vertices, arcs),
+            Kernel::Sssp => sssp::property_bytes(vertices, arcs),
+            Kernel::Bc => betweenness::property_bytes(vertices, arcs),
+            Kernel::Tc => triangle_count::property_bytes(vertices, arcs),
+            Kernel::Radii => radii::property_bytes(vertices, arcs),
+            Kernel::Mis => maximal_independent_set::property_bytes(vertices, arcs),
+        }
+    }
+
+    /// The lists the kernel reads.
+    pub fn reads(self) -> Reads {
+        match self {
+            Kernel::Bfs => bfs::READS,
+            Kernel::Pr => pagerank::READS,
+            Kernel::Cc => connected_components::READS,
+            Kernel::Sssp => sssp::READS,
+            Kernel::Bc => betweenness::READS,
+            Kernel::Tc => triangle_count::READS,
+            Kernel::Radii => radii::READS,
+            Kernel::Mis => maximal_independent_set::READS,
+        }
+    }
+}
+
+/// Where edges are served from and within what memory.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    /// The whole run's memory budget; `None`: dram if the footprint fits the default.
+    pub budget_bytes: Option<u64>,
+    /// The budget when none is given (the CLI uses half of physical memory).
+    pub default_budget_bytes: u64,
+    /// The tier; `None`: dram if the footprint fits the budget, else direct.
+    pub tier: Option<Tier>,
+    /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB).
+    pub chunk_bytes: u64,
+    /// Reads the direct tier keeps in flight (1 to 4096).
+    pub queue_depth: usize,
+}
+
+impl Placement {
+    /// Default budget, tier, 256 KiB chunks and queue depth 128.
+    pub fn new(budget_bytes: Option<u64>, tier: Option<Tier>) -> Placement {
+        Placement {
+            budget_bytes,
+            default_budget_bytes: default_memory_budget(),
+            tier,
+            chunk_bytes: 256 << 10,
+            queue_depth: 128,
+        }
+    }
+
+    /// The plan for `kernel` on `graph`.
+    pub fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, RunError> {
+        if !(4 << 10..=4 << 20).contains(&self.chunk_bytes)
+            || !self.chunk_bytes.is_multiple_of(4096)
+        {
+            return Err(RunError::Invalid(
+                "the chunk size must be a multiple of 4K between 4K and 4M".to_string(),
+            ));
+        }
+        if !(1..=4096).contains(&self.queue_depth) {
+            return Err(RunError::Invalid(
+                "the queue depth must be between 1 and 4096".to_string(),
+            ));
+        }
+        let reads = kernel.reads();
+        let request = PlanRequest {
+            kernel: kernel.name().to_string(),
+            property_bytes: kernel
+                .property_bytes(graph.num_vertices() as u64, graph.num_arcs() as u64),
+            out_lists: reads.out_lists,
+            in_lists: reads.in_lists,
+            budget_bytes: self.budget_bytes,
+            default_budget_bytes: self.default_budget_bytes,
+            tier: self.tier,
+            chunk_bytes: self.chunk_bytes,
+            queue_depth: self.queue_depth,
+        };
+        Ok(swapless_store::plan::plan(graph, &request)?)
+    }
+}
+
+/// Half of physical memory: the budget when none is given.
+pub fn default_memory_budget() -> u64 {
+    swapless_build::memory::physical_memory_bytes().unwrap_or(8 << 30) / 2
+}
+
+/// Betweenness sources: a sample, or every vertex (exact).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BetweennessSources {
+    /// This many reproducibly sampled sources with edges.
+    Sample(usize),
+    /// Every vertex.
+    All,
+}
+
+/// Everything a run takes besides the graph and kernel.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Where edges live.
+    pub placement: Placement,
+    /// bfs, sssp: the source (original id); `None` picks one reproducibly.
+    pub source: Option<u64>,
+    /// Worker threads; `None`: one per core.
+    pub threads: Option<usize>,
+    /// Timed trials; the report gives the median.
+    pub trials: u32,
+    /// PageRank's damping, tolerance and iteration cap.
+    pub pagerank: PageRankOptions,
+    /// SSSP's bucket width.
+    pub delta: f64,
+    /// Betweenness sources.
+    pub betweenness_sources: BetweennessSources,
+    /// Fraction of every property array on transparent huge pages.
+    pub huge_page_fraction: f64,
+    /// Check the result with the kernel's serial verifier.
+    pub verify: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            placement: Placement::new(None, None),
+            source: None,
+            threads: None,
+            trials: 1,
+            pagerank: PageRankOptions {
+                damping: 0.85,
+                tolerance: 1e-4,
+                max_iterations: 20,
+            },
+            delta: 1.0,
+            betweenness_sources: BetweennessSources::Sample(1),
+            huge_page_fraction: 0.0,
+            verify: false,
+        }
+    }
+}
+
+/// A result array, indexed by original vertex id.
+#[derive(Debug)]
+pub enum ResultArray {
+    /// bfs parents (-1 unreached), cc labels, radii estimates (-1 unreached).
+    Int64(Vec<i64>),
+    /// pr scores, sssp distances (+inf unreached), bc scores.
+    Float64(Vec<f64>),
+    /// mis membership (0 or 1).
+    Int8(Vec<i8>),
+    /// tc: the count is in the report.
+    None,
+}
+
+/// What a run produced.
+pub struct RunOutput {
+    /// The result by original vertex id.
+    pub array: ResultArray,
+    /// The report (the CLI's `--json`): times, memory, I/O, faults, result summary.
+    pub report: Value,
+    /// The plan the run followed.
+    pub plan: Plan,
+}
+
+/// Tells a run's progress to whoever shows it.
+pub trait Progress: Sync {
+    /// A trial finished; `bytes_read` is what the store has read so far.
+    fn trial_done(&self, _bytes_read: u64) {}
+}
+
+/// Shows nothing.
+pub struct Quiet;
+
+impl Progress for Quiet {}
+
+/// One trial's result, in internal ids.
+enum Outcome {
+    Bfs(bfs::BfsResult),
+    PageRank(pagerank::PageRankResult),
+    Components(connected_components::ComponentsResult),
+    Distances(sssp::SsspResult),
+    Betweenness(betweenness::BetweennessResult),
+    Triangles(u64),
+    Radii(radii::RadiiResult),
+    IndependentSet(maximal_independent_set::MisResult),
+}
+
+/// The middle value (mean of the two middle ones for an even count).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.is_empty() {
+        f64::NAN
+    } else if sorted.len() % 2 == 1 {
+        sorted[middle]
+    } else {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    }
+}
+
+/// Checks `options` before anything is read.
+fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunError> {
+    let invalid = |message: &str| Err(RunError::Invalid(message.to_string()));
+    if options.trials == 0 {
+        return invalid("trials must be at least 1");
+    }
+    let pagerank = options.pagerank;
+    let tolerance_ok = pagerank.tolerance.is_finite() && pagerank.tolerance >= 0.0;
+    if !tolerance_ok || !(0.0..=1.0).contains(&pagerank.damping) {
+        return invalid("the tolerance must be >= 0 and the damping between 0 and 1");
+    }
+    if !(0.0..=1.0).contains(&options.huge_page_fraction) {
+        return invalid("the huge-page fraction must be between 0 and 1");
+    }
+    if kernel == Kernel::Sssp && !(options.delta.is_finite() && options.delta > 0.0) {
+        return invalid("delta must be a positive number");
+    }
+    if options.betweenness_sources == BetweennessSources::Sample(0) {
+        return invalid("betweenness needs at least one source");
+    }
+    if !kernel.takes_source() && options.source.is_some() {
+        return Err(RunError::Invalid(format!(
+            "{} takes no source",
+            kernel.name()
+        )));
+    }
+    if options.threads == Some(0) {
+        return invalid("threads must be at least 1");
+    }
+    Ok(())
+}
+
+/// Runs `kernel` on the graph at `path`.
+pub fn run(
+    path: &Path,
+    kernel: Kernel,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunOutput, RunError> {
+    validate(kernel, options)?;
+    swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
+    let threads = options
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|error| RunError::Invalid(format!("cannot start {threads} threads: {error}")))?;
+    pool.install(|| run_in_pool(path, kernel, options, threads, progress))
+}
+
+/// Opens the store `plan` chose.
+fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, RunError> {
+    let store: Box<dyn EdgeStore> = match plan.tier {
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists)?),
+        Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
+        Tier::Direct => Box::new(DirectStore::open(path, plan)?),
+    };
+    Ok(store)
+}
+
+fn run_in_pool(
+    path: &Path,
+    kernel: Kernel,
+    options: &RunOptions,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<RunOutput, RunError> {
+    let load_started = Instant::now();
+    let graph = GraphFile::open(path)?;
+    let plan = options.placement.plan(&graph, kernel)?;
+    if kernel == Kernel::Sssp && !sssp::weights_are_non_negative(&graph)? {
+        return Err(RunError::Invalid(
+            "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle".to_string(),
+        ));
+    }
+    drop(graph);
+    let store = open_store(path, &plan, kernel.reads())?;
+    let store: &dyn EdgeStore = &*store;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    let vertices = store.num_vertices();
+    let source = match (kernel.takes_source(), options.source) {
+        (true, Some(original)) => Some(internal_id(store, original)?),
+        (true, None) => Some(pick_source(store, 0).ok_or_else(|| {
+            RunError::Invalid(format!(
+                "the graph has no edges, so {} has no source",
+                kernel.name()
+            ))
+        })?),
+        (false, _) => None,
+    };
+    let sampled_sources = match (kernel, options.betweenness_sources) {
+        (Kernel::Bc, BetweennessSources::All) => (0..vertices as u32).collect(),
+        (Kernel::Bc, BetweennessSources::Sample(count)) => pick_sources(store, count),
+        (Kernel::Radii, _) => pick_sources(store, radii::MAX_SOURCES),
+        _ => Vec::new(),
+    };
+    let faults_before = page_faults().unwrap_or((0, 0));
+    let io_before = store.io_stats();
+    // Huge pages live only as long as a trial's arrays, so they are sampled while
+    // trials run, from the machine-wide counter (cheap to read; reading this process's
+    // smaps_rollup instead walks its page tables and slowed kernels by 20%). The report
+    // gives the peak above what the machine held before the run.
+    let huge_pages_before = system_anon_huge_page_bytes().unwrap_or(0);
+    let sampling = std::sync::Arc::new(AtomicBool::new(true));
+    let sampler = {
+        let sampling = sampling.clone();
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while sampling.load(Ordering::Relaxed) {
+                most = most.max(system_anon_huge_page_bytes().unwrap_or(0));
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            most.saturating_sub(huge_pages_before)
+        })
+    };
+    let stop_sampling = || {
+        sampling.store(false, Ordering::Relaxed);
+    };
+    let mut trial_seconds = Vec::new();
+    let mut outcome = None;
+    for _ in 0..options.trials {
+        // The previous trial's result goes first, so trials never hold two at once.
+        drop(outcome.take());
+        let started = Instant::now();
+        let result = match kernel {
+            Kernel::Bfs => bfs::bfs(store, source.unwrap_or(0)).map(Outcome::Bfs),
+            Kernel::Pr => pagerank::pagerank(store, options.pagerank).map(Outcome::PageRank),
+            Kernel::Cc => {
+                connected_components::connected_components(store).map(Outcome::Components)
+            }
+            Kernel::Sssp => {
+                sssp::sssp(store, source.unwrap_or(0), options.delta).map(Outcome::Distances)
+            }
+            Kernel::Bc => {
+                betweenness::betweenness(store, &sampled_sources).map(Outcome::Betweenness)
+            }
+            Kernel::Tc => triangle_count::triangle_count(store).map(Outcome::Triangles),
+            Kernel::Radii => radii::radii(store, &sampled_sources).map(Outcome::Radii),
+            Kernel::Mis => {
+                maximal_independent_set::maximal_independent_set(store).map(Outcome::IndependentSet)
+            }
+        };
+        let result = match result {
+            Ok(result) => result,
+            Err(error) => {
+                stop_sampling();
+                return Err(error.into());
+            }
+        };
+        trial_seconds.push(started.elapsed().as_secs_f64());
+        outcome = Some(result);
+        progress.trial_done(store.io_stats().since(&io_before).bytes_read);
+    }
+    let faults_after = page_faults().unwrap_or((0, 0));
+    let io = store.io_stats().since(&io_before);
+    stop_sampling();
+    let huge_page_bytes = sampler.join().unwrap_or(0);
+    let Some(outcome) = outcome else {
+        return Err(RunError::Invalid("trials must be at least 1".to_string()));
+    };
+    // Measured before verification, which maps the whole file again.
+    let peak_rss = peak_rss_bytes().unwrap_or(0);
+
+    let mut verified = Value::Null;
+    if options.verify {
+        verify(path, &outcome, source.unwrap_or(0), options.pagerank)?;
+        verified = Value::Bool(true);
+    }
+
+    let permutation = store.permutation();
+    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as u64;
+    let result_json = match &outcome {
+        Outcome::Bfs(result) => json!({"reached": result.reached, "levels": result.levels}),
+        Outcome::PageRank(result) => {
+            json!({"iterations": result.iterations, "last_change": result.last_change})
+        }
+        Outcome::Components(result) => json!({"components": result.components}),
+        Outcome::Distances(result) => json!({"reached": result.reached, "steps": result.steps}),
+        Outcome::Betweenness(result) => json!({
+            "sources": result.sources.len(),
+            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
+        }),
+        Outcome::Triangles(count) => json!({"triangles": count}),
+        Outcome::Radii(result) => json!({
+            "sources": result.sources.len(),
+            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
+            "rounds": result.rounds,
+        }),
+        Outcome::IndependentSet(result) => json!({"size": result.size, "rounds": result.rounds}),
+    };
+    let seconds = median(&trial_seconds);
+    let trials = options.trials as f64;
+    // Per trial, like `seconds`.
+    let io_wait_seconds = io.io_wait_seconds / trials;
+    let compute_seconds = if io_wait_seconds.is_nan() {
+        seconds
+    } else {
+        (seconds - io_wait_seconds).max(0.0)
+    };
+    let report = json!({
+        "kernel": kernel.name(),
+        "graph": path.display().to_string(),
+        "vertices": vertices,
+        "arcs": store.num_arcs(),
+        "tier": store.tier(),
+        "source": source.map(original),
+        "threads": threads,
+        "trials": options.trials,
+        "seconds": seconds,
+        "trial_seconds": trial_seconds,
+        "load_seconds": load_seconds,
+        "peak_rss_bytes": peak_rss,
+        "footprint_bytes": plan.footprint_bytes,
+        "memory_budget_bytes": plan.budget_bytes,
+        "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
+        "io_buffer_bytes": plan.io_buffer_bytes,
+        "chunk_bytes": plan.chunk_bytes,
+        "queue_depth": plan.queue_depth,
+        "bytes_read": io.bytes_read / options.trials as u64,
+        "read_requests": io.read_requests / options.trials as u64,
+        "mean_queue_depth": io.mean_queue_depth(),
+        "max_queue_depth": io.max_queue_depth,
+        "cache_hit_ratio": io.cache_hit_ratio(),
+        "io_wait_seconds": io_wait_seconds,
+        "compute_seconds": compute_seconds,
+        "huge_page_bytes": huge_page_bytes,
+        "huge_page_fraction": options.huge_page_fraction,
+        "huge_page_advised_bytes": swapless_engine::property::huge_page_advised_bytes(),
+        "major_faults": faults_after.0.saturating_sub(faults_before.0),
+        "minor_faults": faults_after.1.saturating_sub(faults_before.1),
+        "verified": verified,
+        "result": result_json,
+    });
+    let array = original_order(outcome, permutation);
+    Ok(RunOutput {
+        array,
+        report,
+        plan,
+    })
+}
+
+/// Runs the kernel's serial verifier on the file itself (never through the store).
+fn verify(
+    path: &Path,
+    outcome: &Outcome,
+    source: u32,
+    pagerank_options: PageRankOptions,
+) -> Result<(), RunError> {
+    let graph = GraphFile::open(path)?;
+    let check = match outcome {
+        Outcome::Bfs(result) => bfs::verify(&graph, source, &result.parents),
+        Outcome::PageRank(result) => {
+            pagerank::verify(&graph, pagerank_options, result.iterations, &result.scores)
+        }
+        Outcome::Components(result) => connected_components::verify(&graph, &result.labels),
+        Outcome::Distances(result) => sssp::verify(&graph, source, &result.distances),
+        Outcome::Betweenness(result) => {
+            betweenness::verify(&graph, &result.sources, &result.scores)
+        }
+        Outcome::Triangles(count) => triangle_count::verify(&graph, *count),
+        Outcome::Radii(result) => radii::verify(&graph, &result.sources, &result.radii),
+        Outcome::IndependentSet(result) => maximal_independent_set::verify(&graph, &result.members),
+    };
+    check.map_err(RunError::Verification)
+}
+
+/// The outcome's array, consumed, in original vertex order.
+fn original_order(outcome: Outcome, permutation: Option<&[u32]>) -> ResultArray {
+    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as i64;
+    match outcome {
+        Outcome::Bfs(result) => {
+            ResultArray::Int64(parents_in_original_ids(&result.parents, permutation))
+        }
+        Outcome::PageRank(result) => {
+            ResultArray::Float64(to_original_order(result.scores, permutation))
+        }
+        Outcome::Components(result) => {
+            let labels: Vec<i64> = result.labels.iter().map(|&root| original(root)).collect();
+            ResultArray::Int64(to_original_order(labels, permutation))
+        }
+        Outcome::Distances(result) => {
+            ResultArray::Float64(to_original_order(result.distances, permutation))
+        }
+        Outcome::Betweenness(result) => {
+            ResultArray::Float64(to_original_order(result.scores, permutation))
+        }
+        Outcome::Triangles(_) => ResultArray::None,
+        Outcome::Radii(result) => {
+            let estimates: Vec<i64> = result
+                .radii
+                .iter()
+                .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
+                .collect();
+            ResultArray::Int64(to_original_order(estimates, permutation))
+        }
+        Outcome::IndependentSet(result) => {
+            let members: Vec<i8> = result.members.iter().map(|&m| m as i8).collect();
+            ResultArray::Int8(to_original_order(members, permutation))
+        }
+    }
+}
+
+/// The internal id of original vertex `original`.
+fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
+    let vertices = store.num_vertices() as u64;
+    if original >= vertices {
+        return Err(RunError::Invalid(format!(
+            "source {original} is not a vertex (the graph has ids 0..{})",
+            vertices.saturating_sub(1)
+        )));
+    }
+    Ok(match store.permutation() {
+        None => original as u32,
+        Some(new_to_old) => new_to_old
+            .iter()
+            .position(|&old| old as u64 == original)
+            .map_or(0, |position| position as u32),
+    })
+}
+
+/// The plan as JSON (the CLI's `plan --json`).
+pub fn plan_json(plan: &Plan) -> Value {
+    let segments: Vec<Value> = plan
+        .segments
+        .iter()
+        .map(|s| json!({"name": s.name, "bytes": s.bytes, "class": s.class, "placement": s.placement}))
+        .collect();
+    json!({
+        "kernel": plan.kernel,
+        "tier": plan.tier.name(),
+        "memory_budget_bytes": plan.budget_bytes,
+        "footprint_bytes": plan.footprint_bytes,
+        "minimum_bytes": plan.minimum_bytes,
+        "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
+        "io_buffer_bytes": plan.io_buffer_bytes,
+        "chunk_bytes": plan.chunk_bytes,
+        "queue_depth": plan.queue_depth,
+        "segments": segments,
+    })
+}
+
+/// A graph file's path and plan for `kernel` under `placement`.
+pub fn plan(path: &Path, kernel: Kernel, placement: &Placement) -> Result<Plan, RunError> {
+    placement.plan(&GraphFile::open(path)?, kernel)
+}
