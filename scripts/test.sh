@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Every check CI runs: formatting, lints, all Rust unit and integration tests (the
 # bench harness's among them: as root it makes memory cgroups and a swap file, and
-# removes them), and the Python tests that compare the kernels with networkx.
+# removes them), and the Python tests: the CLI's kernels and the Python package's
+# API against networkx and scipy.
 # Needs the Rust toolchain (cargo with rustfmt and clippy) and Python 3 with pip;
 # crates come from crates.io and Python packages from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# matplotlib draws `swapless bench`'s figures, which the Rust tests check too.
-python3 -m pip install --quiet --disable-pip-version-check numpy scipy networkx pytest matplotlib
+# matplotlib draws `swapless bench`'s figures, which the Rust tests check too;
+# maturin builds the Python package.
+python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore numpy scipy networkx pytest matplotlib maturin
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace
 
 cargo build --release --quiet -p swapless-cli
+# The Python package (crates/python), built as a wheel and installed for its tests.
+rm -rf target/wheels
+python3 -m maturin build --quiet --release -m crates/python/Cargo.toml -o target/wheels
+python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --force-reinstall --no-deps target/wheels/swapless-*.whl
 SWAPLESS_BIN="$PWD/target/release/swapless" python3 -m pytest -q python/tests

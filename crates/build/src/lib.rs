@@ -3,6 +3,7 @@
 //! uniform random, grid), degree-based reordering, and the out-of-core builder
 //! that turns any of them into a `.sl` file within a memory budget.
 
+pub mod arrays;
 mod builder;
 mod error;
 pub mod generators;

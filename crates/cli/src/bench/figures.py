@@ -124,12 +124,18 @@ def slowdown_figure(out, graph, kernels, rows):
 
 
 def lowest_budget_rows(rows, kernel):
-    """Each mode's successful trials at the lowest budget it ran (dram: its own)."""
+    """Successful trials at the lowest budget where the most modes ran (dram: its own)."""
     ok = [r for r in rows if r["kernel"] == kernel and r["status"] == "ok"]
-    budgets = [number(r["budget_percent"]) for r in ok if r["budget_percent"]]
-    lowest = min(budgets) if budgets else None
-    chosen = [r for r in ok if r["mode"] == "dram" or number(r["budget_percent"]) == lowest]
-    return chosen, lowest
+    modes_at = defaultdict(set)
+    for row in ok:
+        if row["budget_percent"]:
+            modes_at[number(row["budget_percent"])].add(line_name(row))
+    if not modes_at:
+        return ok, None
+    most = max(len(names) for names in modes_at.values())
+    chosen_budget = min(b for b, names in modes_at.items() if len(names) == most)
+    chosen = [r for r in ok if r["mode"] == "dram" or number(r["budget_percent"]) == chosen_budget]
+    return chosen, chosen_budget
 
 
 def grouped(rows, key):

@@ -190,7 +190,8 @@ struct TrialRecord {
 
 /// What every trial shares: where to write, what the machine offers.
 struct Harness {
-    executable: PathBuf,
+    /// How to start `swapless` (the binary, or `python -m swapless`).
+    executable: Vec<std::ffi::OsString>,
     graph: PathBuf,
     out: PathBuf,
     hierarchy: Option<Hierarchy>,
@@ -252,7 +253,7 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
     validate(&command)?;
     let graph_path = command.graph.clone().unwrap_or_default();
     GraphFile::open(&graph_path)?;
-    let executable = std::env::current_exe()
+    let executable = crate::relaunch_command()
         .map_err(|error| CliError::Other(format!("cannot find the swapless binary: {error}")))?;
     for folder in ["reports", "logs"] {
         let path = command.out.join(folder);
@@ -570,8 +571,9 @@ impl Harness {
         let _ = std::fs::remove_file(&report_path);
         let log = File::create(&log_path).map_err(|error| CliError::Io(log_path.clone(), error))?;
 
-        let mut process = Command::new(&self.executable);
+        let mut process = Command::new(&self.executable[0]);
         process
+            .args(&self.executable[1..])
             .arg("run")
             .arg(spec.kernel.name())
             .arg(&self.graph)
@@ -611,7 +613,7 @@ impl Harness {
         let mut child = process.spawn().map_err(|error| {
             CliError::Other(format!(
                 "cannot start {}: {error}",
-                self.executable.display()
+                self.executable[0].to_string_lossy()
             ))
         })?;
         let mut timed_out = false;

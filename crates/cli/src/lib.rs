@@ -1,0 +1,186 @@
+//! The `swapless` command line: generate, build, inspect, check, plan, run and bench.
+//! A library too, so that `python -m swapless` runs the very same commands.
+
+mod bench;
+mod commands;
+mod npy;
+mod progress;
+mod run;
+mod text;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Graph analytics for graphs that do not fit in memory.
+#[derive(Parser)]
+#[command(name = "swapless", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a synthetic graph (GAP's definitions) straight into a .sl file.
+    Generate {
+        #[command(subcommand)]
+        generator: Generator,
+    },
+    /// Build a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (optionally .gz/.zst).
+    Build(BuildCommand),
+    /// Print a graph's size, degree statistics and section sizes.
+    Info {
+        /// The .sl file.
+        graph: PathBuf,
+        /// Also write the facts as JSON to this file ("-" for standard output).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+    /// Run a kernel on a graph and report times, memory and the result.
+    Run(run::RunCommand),
+    /// Print where each data segment of a kernel's run would live under a memory budget.
+    Plan(run::PlanCommand),
+    /// Compare modes (dram, OS swap, mmap, direct) side by side under memory cgroups.
+    Bench(bench::BenchCommand),
+    /// Verify every checksum and structural invariant of a .sl file.
+    Check {
+        /// The .sl file.
+        graph: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum Generator {
+    /// Kronecker graph (Graph500 RMAT A=0.57 B=0.19 C=0.19), undirected, ids permuted.
+    Kron(SyntheticArgs),
+    /// Uniform random graph, undirected.
+    Urand(SyntheticArgs),
+    /// 2-D grid with a few random shortcuts: high diameter, like a road network.
+    Grid(GridArgs),
+}
+
+#[derive(Args)]
+struct SyntheticArgs {
+    /// 2^scale vertices.
+    #[arg(long)]
+    scale: u32,
+    /// Edges per vertex before symmetrizing (GAP's -k).
+    #[arg(long, default_value_t = 16)]
+    degree: u32,
+    #[command(flatten)]
+    common: GenerateArgs,
+}
+
+#[derive(Args)]
+struct GridArgs {
+    /// Rows of the mesh.
+    #[arg(long)]
+    rows: u64,
+    /// Columns of the mesh.
+    #[arg(long)]
+    cols: u64,
+    /// Random extra edges (default: one per million vertices, at least one).
+    #[arg(long)]
+    shortcuts: Option<u64>,
+    #[command(flatten)]
+    common: GenerateArgs,
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// Output .sl file (default: named after the generator, in the current directory).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Add uniform integer weights 1..255.
+    #[arg(long)]
+    weighted: bool,
+    /// Random seed; the same seed gives the same graph bit for bit.
+    #[arg(long, default_value_t = swapless_build::generators::DEFAULT_SEED)]
+    seed: u64,
+    #[command(flatten)]
+    output_options: OutputOptions,
+}
+
+#[derive(Args)]
+struct BuildCommand {
+    /// Input file: text edge list (.el, .txt, .csv, ...), Matrix Market (.mtx) or GAP (.sg, .wsg); .gz/.zst are decompressed.
+    input: PathBuf,
+    /// Output .sl file.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Each input edge stands for both directions.
+    #[arg(long)]
+    undirected: bool,
+    /// Keep the input's edge weights (third column, Matrix Market values, .wsg weights).
+    #[arg(long)]
+    weighted: bool,
+    #[command(flatten)]
+    output_options: OutputOptions,
+}
+
+#[derive(Args)]
+struct OutputOptions {
+    /// Peak memory for the build, e.g. 512M or 2G (default: half of physical memory).
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Directory for temporary runs (default: next to the output).
+    #[arg(long, value_name = "DIR")]
+    tmp_dir: Option<PathBuf>,
+    /// Renumber vertices: `dbg` groups them by degree, hottest first (results stay in original ids).
+    #[arg(long, value_enum)]
+    reorder: Option<ReorderChoice>,
+    /// Also write the build report as JSON to this file ("-" for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReorderChoice {
+    /// Degree-based grouping.
+    Dbg,
+}
+
+/// How to start `swapless` again (the bench harness runs each trial as a fresh
+/// process): this binary by default, `python -m swapless` from Python.
+static RELAUNCH: std::sync::OnceLock<Vec<OsString>> = std::sync::OnceLock::new();
+
+/// The command that starts `swapless`, without arguments.
+pub(crate) fn relaunch_command() -> Result<Vec<OsString>, std::io::Error> {
+    match RELAUNCH.get() {
+        Some(command) => Ok(command.clone()),
+        None => Ok(vec![std::env::current_exe()?.into_os_string()]),
+    }
+}
+
+/// Runs the command line `args` (the program name first) and returns the exit code;
+/// `relaunch` is how to start `swapless` again, if not this executable.
+pub fn main_with(args: Vec<OsString>, relaunch: Option<Vec<OsString>>) -> u8 {
+    if let Some(relaunch) = relaunch {
+        let _ = RELAUNCH.set(relaunch);
+    }
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let outcome = match cli.command {
+        Command::Generate { generator } => commands::generate(generator),
+        Command::Build(command) => commands::build(command),
+        Command::Info { graph, json } => commands::info(&graph, json.as_deref()),
+        Command::Check { graph } => commands::check(&graph),
+        Command::Run(command) => run::run(command),
+        Command::Plan(command) => run::plan(command),
+        Command::Bench(command) => bench::bench(command),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(error) => {
+            eprintln!("error: {error}");
+            error.exit_code()
+        }
+    }
+}

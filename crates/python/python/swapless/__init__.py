@@ -1,0 +1,259 @@
+"""swapless: graph analytics for graphs that do not fit in memory.
+
+Give it a graph and a memory budget: it never exceeds the budget, returns the same
+answers as an in-memory run, and runs as close to in-memory speed as the storage allows.
+
+    import swapless as sl
+    g = sl.generate("kron", scale=16, output="kron16.sl")
+    ranks = sl.pagerank(g)                   # numpy array indexed by original vertex id
+    parents = sl.bfs(g, source=0)            # parent ids, -1 for unreached
+    print(g.last_report["seconds"], g.last_report["peak_rss_bytes"])
+
+Every kernel returns results indexed by original vertex id and leaves the run's report
+(times, memory, bytes read, queue depth, faults) in ``g.last_report``. The engine runs
+with the GIL released; Ctrl-C raises KeyboardInterrupt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _core
+from ._core import BudgetError, FormatError, VerificationError
+
+__all__ = [
+    "Graph",
+    "open",
+    "build",
+    "generate",
+    "from_edges",
+    "from_scipy",
+    "bfs",
+    "sssp",
+    "pagerank",
+    "connected_components",
+    "betweenness",
+    "triangle_count",
+    "radii",
+    "maximal_independent_set",
+    "FormatError",
+    "BudgetError",
+    "VerificationError",
+]
+
+Size = Union[str, int, None]
+TIERS = (None, "dram", "mmap", "direct")
+
+
+def _size(memory: Size) -> Optional[str]:
+    """A memory size as the engine reads it ("1G", "512M" or a number of bytes)."""
+    if memory is None:
+        return None
+    if isinstance(memory, bool) or not isinstance(memory, (str, int)):
+        raise TypeError(f"memory must be a size like \"1G\" or a number of bytes, not {memory!r}")
+    return str(memory)
+
+
+class Graph:
+    """A .sl graph file, with the memory budget and tier its kernels run under.
+
+    Attributes: ``path``, ``memory`` (the budget, e.g. "1G"; None: in memory if it
+    fits in half of physical memory), ``tier`` (None, "dram", "mmap" or "direct"),
+    ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
+    ``weighted``, and ``last_report``, the report of the last kernel run on it.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], memory: Size = None,
+                 tier: Optional[str] = None, _keep: Any = None) -> None:
+        if tier not in TIERS:
+            raise ValueError(f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\" or None")
+        self.path = os.fspath(path)
+        self.memory = _size(memory)
+        self.tier = tier
+        self._info = json.loads(_core.graph_info(self.path))
+        self.n: int = self._info["vertices"]
+        self.m: int = self._info["edges"]
+        self.directed: bool = self._info["directed"]
+        self.weighted: bool = self._info["weighted"]
+        self.last_report: Optional[dict] = None
+        # A temporary directory (from_edges without a path) lives as long as the graph.
+        self._keep = _keep
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        weights = ", weighted" if self.weighted else ""
+        return f"<swapless.Graph {self.path!r}: {self.n} vertices, {self.m} edges, {kind}{weights}>"
+
+    def info(self) -> dict:
+        """Vertices, edges, arcs, flags, file size and section sizes."""
+        return dict(self._info)
+
+    def plan(self, kernel: str) -> dict:
+        """Where each data segment of ``kernel``'s run would live under this graph's budget."""
+        return json.loads(_core.plan(self.path, kernel, self.memory, self.tier))
+
+    def check(self) -> None:
+        """Verifies every checksum and structural invariant; raises FormatError if one fails."""
+        _core.check(self.path)
+
+    def _run(self, kernel: str, **options: Any) -> Any:
+        options.update(memory=self.memory, tier=self.tier)
+        array, report = _core.run(self.path, kernel, json.dumps(options))
+        self.last_report = json.loads(report)
+        return array
+
+
+def open(path: Union[str, os.PathLike], memory: Size = None, tier: Optional[str] = None) -> Graph:
+    """Opens a .sl graph; kernels on it run within ``memory`` on ``tier``."""
+    return Graph(path, memory=memory, tier=tier)
+
+
+def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memory: Size = None,
+          undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None) -> Graph:
+    """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too).
+
+    ``memory`` bounds the build's peak memory (default: half of physical memory);
+    ``reorder="dbg"`` groups vertices by degree, hottest first. Returns the new graph
+    (open it again with ``sl.open(output, memory=...)`` to run within a budget).
+    """
+    _core.build(os.fspath(input), os.fspath(output), _size(memory), undirected, weighted, reorder)
+    return Graph(output)
+
+
+def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
+             rows: Optional[int] = None, cols: Optional[int] = None,
+             output: Union[str, os.PathLike, None] = None, weighted: bool = False,
+             seed: Optional[int] = None, memory: Size = None,
+             reorder: Optional[str] = None) -> Graph:
+    """Generates a synthetic graph with GAP's definitions straight into a .sl file.
+
+    ``kind`` is "kron" or "urand" (2^scale vertices, degree x 2^scale edges, undirected)
+    or "grid" (rows x cols mesh with a few shortcuts). ``output`` defaults to a name
+    after the generator in the current directory.
+    """
+    if output is None:
+        output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
+    _core.generate(kind, os.fspath(output), scale, degree, rows, cols, weighted, seed,
+                   _size(memory), reorder)
+    return Graph(output)
+
+
+def _vertex_ids(values: Any, name: str) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, not of shape {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold integer vertex ids, not {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() > 2**32 - 2):
+        raise ValueError(f"{name} holds ids outside 0..{2**32 - 2}")
+    return np.ascontiguousarray(array, dtype=np.uint32)
+
+
+def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
+               path: Union[str, os.PathLike, None] = None, num_vertices: Optional[int] = None,
+               memory: Size = None, tier: Optional[str] = None) -> Graph:
+    """Writes the edges ``src[i] -> dst[i]`` (with ``weights[i]``) to a .sl file and opens it.
+
+    With ``path=None`` the file is temporary and removed when the graph is garbage
+    collected. Vertices are ``0..max id`` unless ``num_vertices`` says more. As in every
+    swapless graph, self-loops and duplicate edges are dropped.
+    """
+    sources = _vertex_ids(src, "src")
+    destinations = _vertex_ids(dst, "dst")
+    weight_array = None
+    if weights is not None:
+        weight_array = np.ascontiguousarray(np.asarray(weights, dtype=np.float64), dtype=np.float32)
+        if weight_array.ndim != 1:
+            raise ValueError("weights must be one-dimensional")
+    keep = None
+    if path is None:
+        keep = tempfile.TemporaryDirectory(prefix="swapless-")
+        path = os.path.join(keep.name, "graph.sl")
+    _core.from_edges(sources, destinations, weight_array, directed, os.fspath(path),
+                     num_vertices, _size(memory), None)
+    return Graph(path, memory=memory, tier=tier, _keep=keep)
+
+
+def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = None,
+               path: Union[str, os.PathLike, None] = None, memory: Size = None,
+               tier: Optional[str] = None) -> Graph:
+    """A graph from a scipy sparse matrix: entry (i, j) is the edge i -> j.
+
+    ``weighted`` defaults to whether any stored value differs from 1.
+    """
+    coo = matrix.tocoo()
+    if coo.shape[0] != coo.shape[1]:
+        raise ValueError(f"an adjacency matrix is square, not of shape {coo.shape}")
+    data = np.asarray(coo.data)
+    if weighted is None:
+        weighted = bool(data.size) and not np.all(data == 1)
+    return from_edges(coo.row, coo.col, data if weighted else None, directed=directed,
+                      path=path, num_vertices=coo.shape[0], memory=memory, tier=tier)
+
+
+def _source(source: Optional[int]) -> Optional[int]:
+    if source is None:
+        return None
+    if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or source < 0:
+        raise ValueError(f"source must be a vertex id (a non-negative integer), not {source!r}")
+    return int(source)
+
+
+def bfs(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None,
+        verify: bool = False) -> np.ndarray:
+    """Breadth-first search (direction-optimizing): int64 parent per vertex, the source
+    its own parent, -1 unreached. ``source=None`` picks a vertex with edges reproducibly."""
+    return g._run("bfs", source=_source(source), threads=threads, verify=verify)
+
+
+def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, *,
+         threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+    """Single-source shortest paths by delta-stepping: float64 distance, +inf unreached.
+    Unweighted graphs use weight 1; ``delta`` is the bucket width (default 1)."""
+    return g._run("sssp", source=_source(source), delta=delta, threads=threads, verify=verify)
+
+
+def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 20, *,
+             threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+    """PageRank (pull; dangling mass spread uniformly, as networkx): float64 scores summing
+    to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations."""
+    return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, threads=threads, verify=verify)
+
+
+def connected_components(g: Graph, *, threads: Optional[int] = None,
+                         verify: bool = False) -> np.ndarray:
+    """Connected components (weak, for directed graphs): int64 label per vertex, equal iff
+    the vertices share a component."""
+    return g._run("cc", threads=threads, verify=verify)
+
+
+def betweenness(g: Graph, sources: Union[int, str] = 1, *, threads: Optional[int] = None,
+                verify: bool = False) -> np.ndarray:
+    """Brandes betweenness from ``sources`` sampled sources (or "all" for exact):
+    float64 per vertex, normalized by the maximum."""
+    if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
+        raise ValueError(f"sources must be a positive integer or \"all\", not {sources!r}")
+    return g._run("bc", sources=sources, threads=threads, verify=verify)
+
+
+def triangle_count(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> int:
+    """Triangles of the undirected view."""
+    g._run("tc", threads=threads, verify=verify)
+    return int(g.last_report["result"]["triangles"])
+
+
+def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+    """Eccentricity estimates from a multi-source BFS of up to 64 sampled sources:
+    int64 per vertex, -1 unreached."""
+    return g._run("radii", threads=threads, verify=verify)
+
+
+def maximal_independent_set(g: Graph, *, threads: Optional[int] = None,
+                            verify: bool = False) -> np.ndarray:
+    """A maximal independent set: int8 membership (1 in the set) per vertex."""
+    return g._run("mis", threads=threads, verify=verify)

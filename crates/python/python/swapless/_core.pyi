@@ -1,0 +1,44 @@
+"""Type stubs of the native module (the Rust side of swapless)."""
+
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+class FormatError(Exception):
+    """A graph or input file is not what it should be: not a .sl file, damaged, cut short, or unparsable."""
+
+class BudgetError(Exception):
+    """The memory budget cannot hold the run or build; the message says the least that works."""
+
+class VerificationError(Exception):
+    """A kernel's result disagreed with its serial verifier."""
+
+def graph_info(path: str) -> str:
+    """Facts about a .sl file, as JSON."""
+
+def plan(path: str, kernel_name: str, memory: Optional[str] = None, tier_name: Optional[str] = None) -> str:
+    """The placement plan of a kernel on the graph, as JSON."""
+
+def run(path: str, kernel_name: str, options: str) -> Tuple[Optional[np.ndarray], str]:
+    """Runs a kernel; returns the result array (None for triangle counting) and the report as JSON."""
+
+def build(input: str, output: str, memory: Optional[str] = None, undirected: bool = False,
+          weighted: bool = False, reorder: Optional[str] = None) -> str:
+    """Imports an edge list, Matrix Market or GAP file into a .sl file; returns the report as JSON."""
+
+def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 16,
+             rows: Optional[int] = None, cols: Optional[int] = None, weighted: bool = False,
+             seed: Optional[int] = None, memory: Optional[str] = None,
+             reorder: Optional[str] = None) -> str:
+    """Generates a synthetic graph into a .sl file; returns the report as JSON."""
+
+def from_edges(sources: np.ndarray, destinations: np.ndarray, weights: Optional[np.ndarray],
+               directed: bool, output: str, vertices: Optional[int] = None,
+               memory: Optional[str] = None, reorder: Optional[str] = None) -> str:
+    """Writes uint32 edge arrays (and float32 weights) to a .sl file; returns the report as JSON."""
+
+def check(path: str) -> None:
+    """Checks every checksum and structural invariant of a .sl file."""
+
+def cli(args: Sequence[str], relaunch: Sequence[str]) -> int:
+    """Runs the swapless command line; returns its exit code."""

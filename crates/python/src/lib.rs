@@ -1,0 +1,472 @@
+//! `swapless._core`: the Rust side of the Python package. Each function takes plain
+//! values (paths, numbers, JSON text for option bundles) and returns numpy arrays or
+//! JSON text; `python/swapless/__init__.py` gives them their Pythonic shape. Long work
+//! runs with the GIL released on a worker thread while this thread watches for Ctrl-C.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use serde_json::{Value, json};
+use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
+use swapless_build::importers::{ImportOptions, open_input};
+use swapless_build::memory::parse_size;
+use swapless_build::{BuildError, BuildOptions, EdgeSource, Reorder, build_graph};
+use swapless_format::GraphFile;
+use swapless_run::{BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOptions};
+use swapless_store::Tier;
+
+create_exception!(
+    swapless,
+    FormatError,
+    PyException,
+    "A graph or input file is not what it should be: not a .sl file, damaged, cut short, or unparsable."
+);
+create_exception!(
+    swapless,
+    BudgetError,
+    PyException,
+    "The memory budget cannot hold the run or build; the message says the least that works."
+);
+create_exception!(
+    swapless,
+    VerificationError,
+    PyException,
+    "A kernel's result disagreed with its serial verifier."
+);
+
+fn format_error(error: swapless_format::FormatError) -> PyErr {
+    match error {
+        swapless_format::FormatError::Io { .. } => PyOSError::new_err(error.to_string()),
+        other => FormatError::new_err(other.to_string()),
+    }
+}
+
+fn run_error(error: RunError) -> PyErr {
+    match error {
+        RunError::Invalid(message) => PyValueError::new_err(message),
+        RunError::Format(error) => format_error(error),
+        RunError::Budget(error) => {
+            BudgetError::new_err(error.to_string().replace("--memory", "memory="))
+        }
+        RunError::Store(swapless_store::StoreError::Format(error)) => format_error(error),
+        RunError::Store(error) => PyOSError::new_err(error.to_string()),
+        RunError::Verification(message) => VerificationError::new_err(message),
+    }
+}
+
+fn build_error(error: BuildError) -> PyErr {
+    match error {
+        BuildError::Io { .. } => PyOSError::new_err(error.to_string()),
+        BuildError::BudgetTooSmall { .. } => {
+            BudgetError::new_err(error.to_string().replace("--memory", "memory="))
+        }
+        BuildError::InvalidOption(message) => PyValueError::new_err(message),
+        BuildError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(
+            "interrupted; no output was written and temporary files were removed",
+        ),
+        other => FormatError::new_err(other.to_string()),
+    }
+}
+
+/// Bytes from a size such as "1G" or a plain number of bytes.
+fn size(text: Option<&str>, what: &str) -> PyResult<Option<u64>> {
+    text.map(|text| {
+        parse_size(text).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{what}={text:?} is not a size; write it like \"512M\", \"2G\" or a number of bytes"
+            ))
+        })
+    })
+    .transpose()
+}
+
+fn tier(name: Option<&str>) -> PyResult<Option<Tier>> {
+    match name {
+        None => Ok(None),
+        Some("dram") => Ok(Some(Tier::Dram)),
+        Some("mmap") => Ok(Some(Tier::Mmap)),
+        Some("direct") => Ok(Some(Tier::Direct)),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "tier={other:?} is not a tier; use \"dram\", \"mmap\", \"direct\" or None"
+        ))),
+    }
+}
+
+fn kernel(name: &str) -> PyResult<Kernel> {
+    Kernel::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("{name:?} is not a kernel")))
+}
+
+/// Runs `work` on a new thread with the GIL released, checking for Ctrl-C every 50 ms.
+/// On Ctrl-C, `cancel` is set and the work is given the chance to stop (a build stops
+/// and removes its temporary files; a kernel finishes in the background, its result
+/// dropped) before KeyboardInterrupt is raised.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    cancel: Arc<AtomicBool>,
+    wait_after_cancel: bool,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(work());
+    });
+    // Only this thread receives; the mutex makes the receiver shareable with `detach`.
+    let receiver = std::sync::Mutex::new(receiver);
+    let receive = |timeout: Option<Duration>| {
+        let receiver = receiver.lock().unwrap_or_else(|poison| poison.into_inner());
+        match timeout {
+            Some(timeout) => receiver.recv_timeout(timeout),
+            None => receiver
+                .recv()
+                .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+        }
+    };
+    loop {
+        let received = py.detach(|| receive(Some(Duration::from_millis(50))));
+        match received {
+            Ok(value) => return Ok(value),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(interrupt) = py.check_signals() {
+                    cancel.store(true, Ordering::SeqCst);
+                    if wait_after_cancel {
+                        let _ = py.detach(|| receive(None));
+                    }
+                    return Err(interrupt);
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err(
+                    "the engine's worker thread ended without a result (a bug: please report it)",
+                ));
+            }
+        }
+    }
+}
+
+/// Facts about a .sl file, as JSON.
+#[pyfunction]
+fn graph_info(path: PathBuf) -> PyResult<String> {
+    let graph = GraphFile::open(&path).map_err(format_error)?;
+    let flags = graph.flags();
+    let arcs = graph.num_arcs() as u64;
+    let info = json!({
+        "path": path.display().to_string(),
+        "vertices": graph.num_vertices(),
+        "arcs": arcs,
+        "edges": if flags.directed { arcs } else { arcs / 2 },
+        "directed": flags.directed,
+        "weighted": flags.weighted,
+        "reordered": graph.permutation().is_some(),
+        "file_bytes": std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+        "sections": graph.header().sections.iter().map(|entry| json!({
+            "name": entry.name, "bytes": entry.length,
+        })).collect::<Vec<_>>(),
+    });
+    Ok(info.to_string())
+}
+
+/// The placement plan of `kernel` on the graph, as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, kernel_name, memory=None, tier_name=None))]
+fn plan(
+    path: PathBuf,
+    kernel_name: &str,
+    memory: Option<&str>,
+    tier_name: Option<&str>,
+) -> PyResult<String> {
+    let placement = Placement::new(size(memory, "memory")?, tier(tier_name)?);
+    let plan = swapless_run::plan(&path, kernel(kernel_name)?, &placement).map_err(run_error)?;
+    Ok(swapless_run::plan_json(&plan).to_string())
+}
+
+/// Runs a kernel; returns the result array (None for triangle counting) and the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, kernel_name, options))]
+fn run(
+    py: Python<'_>,
+    path: PathBuf,
+    kernel_name: &str,
+    options: &str,
+) -> PyResult<(Option<Py<PyAny>>, String)> {
+    let kernel = kernel(kernel_name)?;
+    let options: Value = serde_json::from_str(options)
+        .map_err(|error| PyValueError::new_err(format!("bad options: {error}")))?;
+    let text = |key: &str| options[key].as_str().map(str::to_string);
+    let mut run_options = RunOptions {
+        placement: Placement::new(
+            size(text("memory").as_deref(), "memory")?,
+            tier(text("tier").as_deref())?,
+        ),
+        ..RunOptions::default()
+    };
+    if let Some(source) = options["source"].as_u64() {
+        run_options.source = Some(source);
+    } else if !options["source"].is_null() {
+        return Err(PyValueError::new_err(
+            "source must be a vertex id (a non-negative integer) or None",
+        ));
+    }
+    run_options.threads = options["threads"].as_u64().map(|threads| threads as usize);
+    if let Some(alpha) = options["alpha"].as_f64() {
+        run_options.pagerank.damping = alpha;
+    }
+    if let Some(tolerance) = options["tol"].as_f64() {
+        run_options.pagerank.tolerance = tolerance;
+    }
+    if let Some(iterations) = options["max_iter"].as_u64() {
+        run_options.pagerank.max_iterations = iterations.min(u32::MAX as u64) as u32;
+    }
+    if let Some(delta) = options["delta"].as_f64() {
+        run_options.delta = delta;
+    }
+    match &options["sources"] {
+        Value::String(all) if all == "all" => {
+            run_options.betweenness_sources = BetweennessSources::All;
+        }
+        Value::Number(count) => {
+            let count = count.as_u64().filter(|&count| count > 0).ok_or_else(|| {
+                PyValueError::new_err("sources must be a positive integer or \"all\"")
+            })?;
+            run_options.betweenness_sources = BetweennessSources::Sample(count as usize);
+        }
+        Value::Null => {}
+        _ => {
+            return Err(PyValueError::new_err(
+                "sources must be a positive integer or \"all\"",
+            ));
+        }
+    }
+    if let Some(chunk) = text("chunk") {
+        run_options.placement.chunk_bytes = size(Some(&chunk), "chunk")?.unwrap_or(0);
+    }
+    if let Some(depth) = options["queue_depth"].as_u64() {
+        run_options.placement.queue_depth = depth as usize;
+    }
+    if let Some(fraction) = options["hugepages"].as_f64() {
+        run_options.huge_page_fraction = fraction;
+    }
+    run_options.verify = options["verify"].as_bool().unwrap_or(false);
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let output = interruptible(py, cancel, false, move || {
+        swapless_run::run(&path, kernel, &run_options, &swapless_run::Quiet)
+    })?
+    .map_err(run_error)?;
+    let array = match output.array {
+        ResultArray::Int64(values) => Some(values.into_pyarray(py).into_any().unbind()),
+        ResultArray::Float64(values) => Some(values.into_pyarray(py).into_any().unbind()),
+        ResultArray::Int8(values) => Some(values.into_pyarray(py).into_any().unbind()),
+        ResultArray::None => None,
+    };
+    Ok((array, output.report.to_string()))
+}
+
+/// Builds `output` from `source` within `memory`; returns the build report as JSON.
+fn build_from(
+    py: Python<'_>,
+    mut source: Box<dyn EdgeSource>,
+    output: PathBuf,
+    memory: Option<&str>,
+    reorder: Option<&str>,
+) -> PyResult<String> {
+    if output.extension().is_none_or(|extension| extension != "sl") {
+        return Err(PyValueError::new_err(format!(
+            "the output {} should end in .sl so swapless recognizes it",
+            output.display()
+        )));
+    }
+    let mut options = BuildOptions::with_memory(
+        size(memory, "memory")?.unwrap_or_else(swapless_run::default_memory_budget),
+    );
+    options.reorder = match reorder {
+        None => Reorder::None,
+        Some("dbg") => Reorder::DegreeBasedGrouping,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "reorder={other:?} is not a reordering; use \"dbg\" or None"
+            )));
+        }
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    options.cancel = Some(cancel.clone());
+    let report = interruptible(py, cancel, true, move || {
+        build_graph(source.as_mut(), &output, &options)
+    })?
+    .map_err(build_error)?;
+    Ok(json!({
+        "vertices": report.vertices,
+        "edges": report.edges,
+        "arcs": report.arcs,
+        "directed": report.directed,
+        "weighted": report.weighted,
+        "reordered": report.reordered,
+        "input_edges": report.input_edges,
+        "self_loops_dropped": report.self_loops_dropped,
+        "duplicate_edges_dropped": report.duplicate_edges_dropped,
+        "runs_spilled": report.runs_spilled,
+        "output_bytes": report.output_bytes,
+        "memory_budget_bytes": report.memory_budget_bytes,
+        "seconds": report.seconds,
+    })
+    .to_string())
+}
+
+/// Imports an edge list, Matrix Market or GAP file into a .sl file.
+#[pyfunction]
+#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None))]
+fn build(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    memory: Option<&str>,
+    undirected: bool,
+    weighted: bool,
+    reorder: Option<&str>,
+) -> PyResult<String> {
+    if input == output {
+        return Err(PyValueError::new_err(
+            "the output must be a different file from the input",
+        ));
+    }
+    let source = open_input(
+        &input,
+        ImportOptions {
+            undirected,
+            weighted,
+        },
+    )
+    .map_err(build_error)?;
+    build_from(py, source, output, memory, reorder)
+}
+
+/// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
+#[pyfunction]
+#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None))]
+#[allow(clippy::too_many_arguments)]
+fn generate(
+    py: Python<'_>,
+    kind: &str,
+    output: PathBuf,
+    scale: Option<u32>,
+    degree: u32,
+    rows: Option<u64>,
+    cols: Option<u64>,
+    weighted: bool,
+    seed: Option<u64>,
+    memory: Option<&str>,
+    reorder: Option<&str>,
+) -> PyResult<String> {
+    let seed = seed.unwrap_or(swapless_build::generators::DEFAULT_SEED);
+    let source: Box<dyn EdgeSource> = match (kind, scale, rows, cols) {
+        ("kron" | "urand", Some(scale), None, None) => {
+            let synthetic = if kind == "kron" {
+                SyntheticKind::Kronecker
+            } else {
+                SyntheticKind::UniformRandom
+            };
+            Box::new(
+                SyntheticSource::new(synthetic, scale, degree, weighted, seed)
+                    .map_err(build_error)?,
+            )
+        }
+        ("grid", None, Some(rows), Some(cols)) => Box::new(
+            GridSource::new(
+                rows,
+                cols,
+                GridSource::default_shortcuts(rows, cols),
+                weighted,
+                seed,
+            )
+            .map_err(build_error)?,
+        ),
+        ("kron" | "urand", ..) => {
+            return Err(PyValueError::new_err(format!(
+                "{kind} takes scale= (2^scale vertices) and degree=, not rows= or cols="
+            )));
+        }
+        ("grid", ..) => {
+            return Err(PyValueError::new_err(
+                "grid takes rows= and cols=, not scale=",
+            ));
+        }
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{kind:?} is not a generator; use \"kron\", \"urand\" or \"grid\""
+            )));
+        }
+    };
+    build_from(py, source, output, memory, reorder)
+}
+
+/// Writes edges given as arrays (uint32 ids, optional float32 weights) to a .sl file.
+#[pyfunction]
+#[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None))]
+#[allow(clippy::too_many_arguments)]
+fn from_edges(
+    py: Python<'_>,
+    sources: PyReadonlyArray1<'_, u32>,
+    destinations: PyReadonlyArray1<'_, u32>,
+    weights: Option<PyReadonlyArray1<'_, f32>>,
+    directed: bool,
+    output: PathBuf,
+    vertices: Option<u64>,
+    memory: Option<&str>,
+    reorder: Option<&str>,
+) -> PyResult<String> {
+    let copy = |array: &PyReadonlyArray1<'_, u32>| array.as_array().to_vec();
+    let source = swapless_build::arrays::ArraySource::new(
+        copy(&sources),
+        copy(&destinations),
+        weights.map(|weights| weights.as_array().to_vec()),
+        if directed {
+            swapless_build::Direction::Directed
+        } else {
+            swapless_build::Direction::Undirected
+        },
+        vertices,
+    )
+    .map_err(build_error)?;
+    build_from(py, Box::new(source), output, memory, reorder)
+}
+
+/// Runs the `swapless` command line with `args` (without the program name); returns the exit code.
+#[pyfunction]
+fn cli(py: Python<'_>, args: Vec<OsString>, relaunch: Vec<OsString>) -> u8 {
+    let mut full = vec![OsString::from("swapless")];
+    full.extend(args);
+    py.detach(move || swapless_cli::main_with(full, Some(relaunch)))
+}
+
+/// Checks every checksum and structural invariant of a .sl file.
+#[pyfunction]
+fn check(path: PathBuf) -> PyResult<()> {
+    swapless_format::check_file(Path::new(&path))
+        .map(|_| ())
+        .map_err(format_error)
+}
+
+/// The module.
+#[pymodule]
+fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    module.add("FormatError", py.get_type::<FormatError>())?;
+    module.add("BudgetError", py.get_type::<BudgetError>())?;
+    module.add("VerificationError", py.get_type::<VerificationError>())?;
+    module.add_function(wrap_pyfunction!(graph_info, module)?)?;
+    module.add_function(wrap_pyfunction!(plan, module)?)?;
+    module.add_function(wrap_pyfunction!(run, module)?)?;
+    module.add_function(wrap_pyfunction!(build, module)?)?;
+    module.add_function(wrap_pyfunction!(generate, module)?)?;
+    module.add_function(wrap_pyfunction!(from_edges, module)?)?;
+    module.add_function(wrap_pyfunction!(check, module)?)?;
+    module.add_function(wrap_pyfunction!(cli, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,248 @@
+"""The Python package: every kernel against networkx and scipy through every tier,
+from_edges/from_scipy round trips, errors as the right classes, Ctrl-C, python -m."""
+
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse
+import scipy.sparse.csgraph
+
+import swapless as sl
+
+SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
+if not SHARED.exists():
+    SHARED = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+# A budget small enough that the disk tiers read most lists from the file.
+SMALL = "6M"
+TIERS = [("dram", None), ("mmap", SMALL), ("direct", SMALL)]
+
+
+def as_networkx(g):
+    """The graph as networkx sees it, from the .sl file's own arcs (independent of the kernels)."""
+    from slfile import SlGraph
+
+    graph = SlGraph(g.path)
+    sources, destinations, weights = graph.edges()
+    nxg = nx.DiGraph() if graph.directed else nx.Graph()
+    nxg.add_nodes_from(range(graph.n))
+    nxg.add_weighted_edges_from(zip(sources.tolist(), destinations.tolist(), weights.tolist()))
+    return nxg
+
+
+class Reference:
+    """networkx's answers for one graph, computed once for every tier's run."""
+
+    def __init__(self, g):
+        self.g = g
+        nxg = as_networkx(g)
+        self.nx = nxg
+        self.undirected = nxg.to_undirected() if nxg.is_directed() else nxg
+        pagerank = nx.pagerank(nxg, alpha=0.85, tol=1e-13, max_iter=1000, weight=None)
+        self.pagerank = np.array([pagerank[v] for v in range(g.n)])
+        self.source = next(v for v in nxg.nodes if nxg.degree(v) > 0)
+        self.depth = nx.single_source_shortest_path_length(nxg, self.source)
+        distances = nx.single_source_dijkstra_path_length(nxg, self.source, weight="weight")
+        self.distances = np.array([distances.get(v, np.inf) for v in range(g.n)])
+        self.parts = list(nx.weakly_connected_components(nxg) if nxg.is_directed()
+                          else nx.connected_components(nxg))
+        self.triangles = sum(nx.triangles(self.undirected).values()) // 3
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("api")
+    made = []
+    for name, undirected in [("email-Enron", True), ("pgp-strong-2009", False), ("power", True)]:
+        source = SHARED / f"{name}.el.gz"
+        if not source.exists():
+            assert "CI" not in os.environ, f"CI needs {source}"
+            continue
+        made.append(sl.build(source, folder / f"{name}.sl", undirected=undirected))
+    made.append(sl.generate("kron", scale=10, degree=8, weighted=True, reorder="dbg",
+                            output=folder / "kron10.sl"))
+    rng = np.random.default_rng(11)
+    src, dst = rng.integers(0, 400, size=(2, 3000))
+    made.append(sl.from_edges(src, dst, weights=rng.integers(1, 9, 3000), directed=True,
+                              path=folder / "directed.sl"))
+    return [Reference(g) for g in made]
+
+
+def on_tier(g, tier, memory):
+    return sl.open(g.path, memory=memory, tier=tier)
+
+
+@pytest.mark.parametrize("tier,memory", TIERS)
+def test_pagerank_bfs_and_sssp_match_networkx_on_every_tier(graphs, tier, memory):
+    for reference in graphs:
+        graph = on_tier(reference.g, tier, memory)
+        scores = sl.pagerank(graph, tol=1e-12, max_iter=1000)
+        assert graph.last_report["tier"] == tier
+        assert np.abs(scores - reference.pagerank).max() < 1e-8
+        parents = sl.bfs(graph, reference.source)
+        depth = reference.depth
+        assert {v for v in range(graph.n) if parents[v] >= 0} == set(depth)
+        for v, d in depth.items():
+            if v != reference.source:
+                assert depth[int(parents[v])] == d - 1
+        distances = sl.sssp(graph, reference.source, delta=3.0)
+        assert np.allclose(distances, reference.distances, rtol=1e-9)
+
+
+@pytest.mark.parametrize("tier,memory", TIERS)
+def test_components_triangles_mis_radii_and_betweenness_on_every_tier(graphs, tier, memory):
+    for reference in graphs:
+        graph = on_tier(reference.g, tier, memory)
+        labels = sl.connected_components(graph)
+        assert len(set(labels.tolist())) == len(reference.parts)
+        assert all(len({int(labels[v]) for v in part}) == 1 for part in reference.parts)
+        assert sl.triangle_count(graph) == reference.triangles
+        members = sl.maximal_independent_set(graph)
+        assert members.dtype == np.int8
+        chosen = set(np.flatnonzero(members).tolist())
+        assert not any(u in chosen and v in chosen for u, v in reference.undirected.edges)
+        assert nx.is_dominating_set(reference.undirected, chosen)
+        estimates = sl.radii(graph)
+        assert estimates.dtype == np.int64 and len(estimates) == graph.n
+        lengths = [nx.single_source_shortest_path_length(reference.nx, s)
+                   for s in graph.last_report["result"]["source_ids"][:4]]
+        for v in range(0, graph.n, 97):
+            reached = [d[v] for d in lengths if v in d]
+            assert estimates[v] >= (max(reached) if reached else -1)
+        scores = sl.betweenness(graph, sources=2, verify=True)
+        assert scores.max() == pytest.approx(1.0) or scores.max() == 0.0
+
+
+def test_results_do_not_depend_on_the_tier(graphs):
+    g = graphs[-2].g
+    results = {}
+    for tier, memory in TIERS:
+        graph = on_tier(g, tier, memory)
+        results[tier] = (sl.pagerank(graph), sl.bfs(graph, 3), sl.connected_components(graph))
+    for tier in ("mmap", "direct"):
+        assert np.allclose(results[tier][0], results["dram"][0], rtol=0, atol=1e-12)
+        assert np.array_equal(results[tier][1], results["dram"][1])
+        assert np.array_equal(results[tier][2], results["dram"][2])
+
+
+def test_exact_betweenness_matches_networkx(tmp_path):
+    g = sl.generate("kron", scale=8, degree=4, output=tmp_path / "k8.sl")
+    scores = sl.betweenness(g, sources="all")
+    expected = nx.betweenness_centrality(as_networkx(g), normalized=False)
+    reference = np.array([expected[v] for v in range(g.n)])
+    assert np.abs(scores - reference / reference.max()).max() < 1e-9
+
+
+def test_from_edges_and_from_scipy_round_trip(tmp_path):
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 200, size=(2, 1500))
+    weights = rng.integers(1, 50, 1500).astype(float)
+    g = sl.from_edges(src, dst, weights=weights, directed=True, num_vertices=250)
+    assert g.n == 250 and g.directed and g.weighted
+    from slfile import SlGraph
+
+    stored = SlGraph(g.path)
+    kept = {}
+    for u, v, w in zip(src.tolist(), dst.tolist(), weights.tolist()):
+        if u != v:
+            kept[(u, v)] = min(w, kept.get((u, v), np.inf))
+    s, d, w = stored.edges()
+    assert dict(zip(zip(s.tolist(), d.tolist()), w.tolist())) == kept
+    assert g.m == len(kept)
+
+    matrix = scipy.sparse.csr_matrix((weights, (src, dst)), shape=(250, 250))
+    matrix.sum_duplicates()
+    from_matrix = sl.from_scipy(matrix, path=tmp_path / "m.sl")
+    assert from_matrix.n == 250 and from_matrix.weighted
+    distances = sl.sssp(from_matrix, int(src[0]))
+    # scipy sums duplicate entries while swapless keeps the smallest: compare with scipy on
+    # the same (summed) matrix, which from_scipy stored.
+    no_loops = matrix.copy()
+    no_loops.setdiag(0)
+    no_loops.eliminate_zeros()
+    reference = scipy.sparse.csgraph.dijkstra(no_loops, indices=int(src[0]))
+    assert np.allclose(distances, reference)
+    unweighted = sl.from_scipy(scipy.sparse.csr_matrix(np.ones((3, 3)) - np.eye(3)), directed=False)
+    assert not unweighted.weighted and unweighted.m == 3
+    assert sl.triangle_count(unweighted) == 1
+
+
+def test_errors_arrive_as_specific_exceptions(tmp_path):
+    with pytest.raises(OSError):
+        sl.open(tmp_path / "missing.sl")
+    garbage = tmp_path / "garbage.sl"
+    garbage.write_bytes(b"not a graph" * 100)
+    with pytest.raises(sl.FormatError):
+        sl.open(garbage)
+    g = sl.generate("kron", scale=12, output=tmp_path / "k12.sl")
+    with pytest.raises(sl.BudgetError, match="at least"):
+        sl.pagerank(sl.open(g.path, memory="64K", tier="direct"))
+    with pytest.raises(ValueError):
+        sl.open(g.path, tier="swap")
+    with pytest.raises(ValueError):
+        sl.bfs(g, source=-1)
+    with pytest.raises(ValueError, match="not a vertex"):
+        sl.bfs(g, source=g.n)
+    with pytest.raises(ValueError):
+        sl.pagerank(g, alpha=2.0)
+    with pytest.raises(ValueError):
+        sl.from_edges([0, 1], [1])
+    with pytest.raises(ValueError):
+        sl.from_edges([0, -1], [1, 0])
+    bad_input = tmp_path / "bad.el"
+    bad_input.write_text("0 1\n1 x\n")
+    with pytest.raises(sl.FormatError, match="bad.el:2"):
+        sl.build(bad_input, tmp_path / "bad.sl")
+    assert not (tmp_path / "bad.sl").exists()
+    with pytest.raises(sl.BudgetError):
+        sl.build(bad_input, tmp_path / "bad.sl", memory="1M")
+
+
+def test_report_plan_and_info(tmp_path):
+    g = sl.generate("urand", scale=10, output=tmp_path / "u.sl")
+    ranks = sl.pagerank(g, threads=2)
+    report = g.last_report
+    for key in ("kernel", "tier", "seconds", "load_seconds", "peak_rss_bytes", "footprint_bytes",
+                "bytes_read", "major_faults", "result"):
+        assert key in report
+    assert report["kernel"] == "pr" and report["threads"] == 2 and ranks.sum() == pytest.approx(1.0)
+    plan = sl.open(g.path, memory="4M", tier="direct").plan("bfs")
+    assert plan["tier"] == "direct" and plan["segments"]
+    assert g.info()["vertices"] == 1024
+    g.check()
+
+
+def test_ctrl_c_interrupts_a_long_build_and_leaves_no_file(tmp_path):
+    output = tmp_path / "big.sl"
+    script = (
+        "import swapless as sl, sys\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        f"    sl.generate('kron', scale=21, output={str(output)!r}, memory='256M')\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(42)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=60) == 42
+    assert not output.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_python_dash_m_is_the_command_line(tmp_path):
+    g = sl.generate("kron", scale=8, output=tmp_path / "k.sl")
+    completed = subprocess.run([sys.executable, "-m", "swapless", "info", g.path],
+                               capture_output=True, text=True)
+    assert completed.returncode == 0 and "vertices" in completed.stdout
+    completed = subprocess.run([sys.executable, "-m", "swapless", "run", "bfs", str(tmp_path / "no.sl")],
+                               capture_output=True, text=True)
+    assert completed.returncode == 1 and completed.stderr.startswith("error: ")
