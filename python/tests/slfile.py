@@ -46,3 +46,15 @@ class SlGraph:
             destinations = self.permutation[destinations].astype(np.int64)
         weights = self.out_weights if self.out_weights is not None else np.ones(len(destinations), dtype=np.float32)
         return sources, destinations, weights.astype(np.float64)
+
+
+def networkx_graph(path):
+    """The graph as networkx sees it, rebuilt from the .sl file's arcs (original ids)."""
+    import networkx as nx
+
+    graph = SlGraph(path)
+    sources, destinations, weights = graph.edges()
+    g = nx.DiGraph() if graph.directed else nx.Graph()
+    g.add_nodes_from(range(graph.n))
+    g.add_weighted_edges_from(zip(sources.tolist(), destinations.tolist(), weights.tolist()))
+    return g

@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from slfile import SlGraph
+from slfile import networkx_graph
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SWAPLESS = os.environ.get("SWAPLESS_BIN", str(ROOT / "target" / "release" / "swapless"))
@@ -33,16 +33,6 @@ def run(kernel, graph, tmp_path, *extra):
     swapless(*args)
     result = np.load(out) if kernel != "tc" else None
     return result, json.loads(report.read_text())
-
-
-def networkx_graph(path):
-    """The graph as networkx sees it, rebuilt from the .sl file's arcs (original ids)."""
-    graph = SlGraph(path)
-    sources, destinations, weights = graph.edges()
-    g = nx.DiGraph() if graph.directed else nx.Graph()
-    g.add_nodes_from(range(graph.n))
-    g.add_weighted_edges_from(zip(sources.tolist(), destinations.tolist(), weights.tolist()))
-    return g
 
 
 def graphs(tmp_path_factory):

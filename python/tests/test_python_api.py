@@ -15,6 +15,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 
 import swapless as sl
+from slfile import SlGraph, networkx_graph
 
 SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
 if not SHARED.exists():
@@ -27,14 +28,7 @@ TIERS = [("dram", None), ("mmap", SMALL), ("direct", SMALL)]
 
 def as_networkx(g):
     """The graph as networkx sees it, from the .sl file's own arcs (independent of the kernels)."""
-    from slfile import SlGraph
-
-    graph = SlGraph(g.path)
-    sources, destinations, weights = graph.edges()
-    nxg = nx.DiGraph() if graph.directed else nx.Graph()
-    nxg.add_nodes_from(range(graph.n))
-    nxg.add_weighted_edges_from(zip(sources.tolist(), destinations.tolist(), weights.tolist()))
-    return nxg
+    return networkx_graph(g.path)
 
 
 class Reference:
@@ -146,8 +140,6 @@ def test_from_edges_and_from_scipy_round_trip(tmp_path):
     weights = rng.integers(1, 50, 1500).astype(float)
     g = sl.from_edges(src, dst, weights=weights, directed=True, num_vertices=250)
     assert g.n == 250 and g.directed and g.weighted
-    from slfile import SlGraph
-
     stored = SlGraph(g.path)
     kept = {}
     for u, v, w in zip(src.tolist(), dst.tolist(), weights.tolist()):

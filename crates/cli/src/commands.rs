@@ -269,7 +269,8 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
     );
 }
 
-fn build_report_json(output: &Path, report: &BuildReport, peak_rss: u64) -> serde_json::Value {
+/// A build's report as JSON (`--json` of build and generate, and the Python API's).
+pub fn build_report_json(output: &Path, report: &BuildReport, peak_rss: u64) -> serde_json::Value {
     json!({
         "output": output.display().to_string(),
         "vertices": report.vertices,

@@ -8,6 +8,8 @@ mod progress;
 mod run;
 mod text;
 
+pub use commands::build_report_json;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 

@@ -14,47 +14,7 @@ use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
 use crate::text::{bytes, thousands};
 
-/// The kernels `run` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Kernel {
-    /// Breadth-first search (direction-optimizing): parent per vertex.
-    Bfs,
-    /// PageRank (pull, damping 0.85, dangling mass spread): score per vertex.
-    Pr,
-    /// Connected components (weak, Afforest): label per vertex.
-    Cc,
-    /// Single-source shortest paths (delta-stepping): distance per vertex.
-    Sssp,
-    /// Betweenness centrality (Brandes from sampled sources): score per vertex.
-    Bc,
-    /// Triangle count on the undirected view: a number.
-    Tc,
-    /// Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex.
-    Radii,
-    /// Maximal independent set: membership per vertex.
-    Mis,
-}
-
-impl Kernel {
-    /// The runner's kernel.
-    pub fn to_run(self) -> swapless_run::Kernel {
-        match self {
-            Kernel::Bfs => swapless_run::Kernel::Bfs,
-            Kernel::Pr => swapless_run::Kernel::Pr,
-            Kernel::Cc => swapless_run::Kernel::Cc,
-            Kernel::Sssp => swapless_run::Kernel::Sssp,
-            Kernel::Bc => swapless_run::Kernel::Bc,
-            Kernel::Tc => swapless_run::Kernel::Tc,
-            Kernel::Radii => swapless_run::Kernel::Radii,
-            Kernel::Mis => swapless_run::Kernel::Mis,
-        }
-    }
-
-    /// The name `run` takes on its command line.
-    pub fn name(self) -> &'static str {
-        self.to_run().name()
-    }
-}
+pub use swapless_run::Kernel;
 
 /// How the edges are served and within what memory: shared by `run` and `plan`.
 #[derive(Args, Clone)]
@@ -118,7 +78,7 @@ impl PlacementArgs {
 
     /// The plan for `kernel` on `graph`.
     fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, CliError> {
-        Ok(self.placement()?.plan(graph, kernel.to_run())?)
+        Ok(self.placement()?.plan(graph, kernel)?)
     }
 }
 
@@ -289,7 +249,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             "tc returns a single count (in the report), so it takes no --out".to_string(),
         ));
     }
-    if command.source.is_some() && !command.kernel.to_run().takes_source() {
+    if command.source.is_some() && !command.kernel.takes_source() {
         return Err(CliError::Usage(format!(
             "{} takes no --source",
             command.kernel.name()
@@ -311,7 +271,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         verify: command.verify,
     };
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
-    let output = swapless_run::run(&command.graph, command.kernel.to_run(), &options, &progress);
+    let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);
     progress.finish();
     let output = output?;
     if let Some(path) = &command.out {

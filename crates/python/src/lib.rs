@@ -297,26 +297,13 @@ fn build_from(
     };
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
+    let output_path = output.clone();
     let report = interruptible(py, cancel, true, move || {
         build_graph(source.as_mut(), &output, &options)
     })?
     .map_err(build_error)?;
-    Ok(json!({
-        "vertices": report.vertices,
-        "edges": report.edges,
-        "arcs": report.arcs,
-        "directed": report.directed,
-        "weighted": report.weighted,
-        "reordered": report.reordered,
-        "input_edges": report.input_edges,
-        "self_loops_dropped": report.self_loops_dropped,
-        "duplicate_edges_dropped": report.duplicate_edges_dropped,
-        "runs_spilled": report.runs_spilled,
-        "output_bytes": report.output_bytes,
-        "memory_budget_bytes": report.memory_budget_bytes,
-        "seconds": report.seconds,
-    })
-    .to_string())
+    let peak_rss = swapless_build::memory::peak_rss_bytes().unwrap_or(0);
+    Ok(swapless_cli::build_report_json(&output_path, &report, peak_rss).to_string())
 }
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.

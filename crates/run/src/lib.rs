@@ -54,6 +54,7 @@ impl From<StoreError> for RunError {
 
 /// The kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Kernel {
     /// Breadth-first search (direction-optimizing): parent per vertex.
     Bfs,
