@@ -76,7 +76,8 @@ pub struct BenchCommand {
     /// Seconds after which a trial is stopped and recorded as timed out.
     #[arg(long, default_value_t = 600)]
     timeout: u64,
-    /// Worker threads per core count (default: one per core).
+    /// Cores to use: dram, mmap and direct run this many threads, swap this many times
+    /// each --ocf (default: every core).
     #[arg(long)]
     cores: Option<usize>,
     /// Write the CSV and JSON lines only, no PNG figures.
