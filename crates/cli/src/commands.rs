@@ -75,6 +75,7 @@ impl From<swapless_run::RunError> for CliError {
         match error {
             swapless_run::RunError::Invalid(message) => CliError::Usage(message),
             swapless_run::RunError::Format(error) => CliError::Format(error),
+            swapless_run::RunError::Interrupted => CliError::Interrupted("interrupted".to_string()),
             other => CliError::Other(other.to_string()),
         }
     }

@@ -269,6 +269,8 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         betweenness_sources,
         huge_page_fraction: command.hugepages,
         verify: command.verify,
+        // Ctrl-C ends the process; nothing of a run needs cleaning up.
+        cancel: None,
     };
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);

@@ -58,6 +58,9 @@ fn run_error(error: RunError) -> PyErr {
         RunError::Store(swapless_store::StoreError::Format(error)) => format_error(error),
         RunError::Store(error) => PyOSError::new_err(error.to_string()),
         RunError::Verification(message) => VerificationError::new_err(message),
+        RunError::Interrupted => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("the run was interrupted")
+        }
     }
 }
 
@@ -105,9 +108,9 @@ fn kernel(name: &str) -> PyResult<Kernel> {
 }
 
 /// Runs `work` on a new thread with the GIL released, checking for Ctrl-C every 50 ms.
-/// On Ctrl-C, `cancel` is set and the work is given the chance to stop (a build stops
-/// and removes its temporary files; a kernel finishes in the background, its result
-/// dropped) before KeyboardInterrupt is raised.
+/// On Ctrl-C, `cancel` is set and, with `wait_after_cancel`, the work is waited for (a
+/// build stops and removes its temporary files; a kernel run stops at its next scan or
+/// gather) before KeyboardInterrupt is raised.
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     cancel: Arc<AtomicBool>,
@@ -256,7 +259,10 @@ fn run(
     run_options.verify = options["verify"].as_bool().unwrap_or(false);
 
     let cancel = Arc::new(AtomicBool::new(false));
-    let output = interruptible(py, cancel, false, move || {
+    run_options.cancel = Some(cancel.clone());
+    // On Ctrl-C the run stops at its next scan or gather; waiting for that keeps two
+    // runs' memory from ever overlapping.
+    let output = interruptible(py, cancel, true, move || {
         swapless_run::run(&path, kernel, &run_options, &swapless_run::Quiet)
     })?
     .map_err(run_error)?;

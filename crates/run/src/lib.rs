@@ -4,6 +4,7 @@
 //! means the same thing from either.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -40,6 +41,9 @@ pub enum RunError {
     /// The serial verifier disagreed with the kernel.
     #[error("verification failed: {0}")]
     Verification(String),
+    /// The run's cancel flag was set; it stopped at the next scan or gather.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl From<StoreError> for RunError {
@@ -47,6 +51,7 @@ impl From<StoreError> for RunError {
         match error {
             StoreError::Format(error) => RunError::Format(error),
             budget @ StoreError::Budget { .. } => RunError::Budget(budget),
+            StoreError::Interrupted => RunError::Interrupted,
             other => RunError::Store(other),
         }
     }
@@ -233,6 +238,8 @@ pub struct RunOptions {
     pub huge_page_fraction: f64,
     /// Check the result with the kernel's serial verifier.
     pub verify: bool,
+    /// Set it (from another thread) to stop the run at the kernel's next scan or gather.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunOptions {
@@ -251,6 +258,7 @@ impl Default for RunOptions {
             betweenness_sources: BetweennessSources::Sample(1),
             huge_page_fraction: 0.0,
             verify: false,
+            cancel: None,
         }
     }
 }
@@ -392,8 +400,15 @@ fn run_in_pool(
         ));
     }
     drop(graph);
-    let store = open_store(path, &plan, kernel.reads())?;
-    let store: &dyn EdgeStore = &*store;
+    let opened = open_store(path, &plan, kernel.reads())?;
+    let cancellable = options.cancel.as_deref().map(|cancel| Cancellable {
+        inner: &*opened,
+        cancel,
+    });
+    let store: &dyn EdgeStore = match &cancellable {
+        Some(cancellable) => cancellable,
+        None => &*opened,
+    };
     let load_seconds = load_started.elapsed().as_secs_f64();
     let vertices = store.num_vertices();
     let source = match (kernel.takes_source(), options.source) {
@@ -634,6 +649,71 @@ fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
             .position(|&old| old as u64 == original)
             .map_or(0, |position| position as u32),
     })
+}
+
+/// A store whose scans and gathers stop with [`StoreError::Interrupted`] once `cancel` is
+/// set: where a kernel reaches its edges is where a run can stop cleanly, every few
+/// milliseconds to seconds, without a check in any kernel.
+struct Cancellable<'a> {
+    inner: &'a dyn EdgeStore,
+    cancel: &'a AtomicBool,
+}
+
+impl Cancellable<'_> {
+    fn check(&self) -> swapless_store::Result<()> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(StoreError::Interrupted);
+        }
+        Ok(())
+    }
+}
+
+impl EdgeStore for Cancellable<'_> {
+    fn num_vertices(&self) -> usize {
+        self.inner.num_vertices()
+    }
+    fn num_arcs(&self) -> u64 {
+        self.inner.num_arcs()
+    }
+    fn directed(&self) -> bool {
+        self.inner.directed()
+    }
+    fn weighted(&self) -> bool {
+        self.inner.weighted()
+    }
+    fn tier(&self) -> &'static str {
+        self.inner.tier()
+    }
+    fn degree(&self, direction: swapless_store::EdgeDirection, vertex: u32) -> u32 {
+        self.inner.degree(direction, vertex)
+    }
+    fn permutation(&self) -> Option<&[u32]> {
+        self.inner.permutation()
+    }
+    fn scan(
+        &self,
+        direction: swapless_store::EdgeDirection,
+        range: std::ops::Range<u32>,
+        visit: &swapless_store::Visit,
+    ) -> swapless_store::Result<()> {
+        self.check()?;
+        self.inner.scan(direction, range, visit)
+    }
+    fn gather(
+        &self,
+        direction: swapless_store::EdgeDirection,
+        vertices: &[u32],
+        visit: &swapless_store::Visit,
+    ) -> swapless_store::Result<()> {
+        self.check()?;
+        self.inner.gather(direction, vertices, visit)
+    }
+    fn resident_bytes(&self) -> u64 {
+        self.inner.resident_bytes()
+    }
+    fn io_stats(&self) -> swapless_store::IoStats {
+        self.inner.io_stats()
+    }
 }
 
 /// The plan as JSON (the CLI's `plan --json`).

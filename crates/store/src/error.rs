@@ -22,6 +22,9 @@ pub enum StoreError {
         /// The tier asked for.
         tier: &'static str,
     },
+    /// The run was asked to stop (Ctrl-C) and did, at a scan or gather.
+    #[error("interrupted")]
+    Interrupted,
     /// Reading the graph failed while a kernel ran.
     #[error("reading {path} failed: {source}")]
     Io {
