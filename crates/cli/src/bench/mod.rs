@@ -292,6 +292,7 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
 
     let mut swap: Option<SwapFile> = None;
     let mut swap_failed = false;
+    let mut least_budgets = std::collections::HashMap::new();
     for &kernel in &command.kernels {
         let graph = GraphFile::open(&graph_path)?;
         for &hugepages in &command.hugepages {
@@ -312,64 +313,33 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
                     }
                 }
             }
-            for &budget_percent in &command.budgets {
-                let limit = (footprint as f64 * budget_percent / 100.0) as u64;
-                for &mode in modes.iter().filter(|&&mode| mode != Mode::Dram) {
-                    if mode == Mode::Swap && swap_failed {
-                        continue;
+            let limited_modes: Vec<Mode> = modes
+                .iter()
+                .copied()
+                .filter(|&mode| mode != Mode::Dram && !(mode == Mode::Swap && swap_failed))
+                .collect();
+            let limited = harness.hierarchy.is_some();
+            let specs = limited_specs(
+                &command,
+                &limited_modes,
+                kernel,
+                hugepages,
+                footprint,
+                cores,
+                limited,
+            );
+            for spec in specs {
+                let record = match refusal(&graph, &spec, &mut least_budgets)? {
+                    Some(least) => {
+                        harness.trials_run += 1;
+                        let record = refused(spec, least);
+                        let label = trial_label(&record.spec);
+                        eprintln!("[{}] {label}: {}", harness.trials_run, record.message);
+                        record
                     }
-                    let ocfs = if mode == Mode::Swap {
-                        command.ocf.clone()
-                    } else {
-                        vec![1]
-                    };
-                    let chunks: Vec<Option<String>> = if mode == Mode::Swap {
-                        vec![None]
-                    } else {
-                        command.chunks.iter().cloned().map(Some).collect()
-                    };
-                    for &ocf in &ocfs {
-                        for chunk in &chunks {
-                            let engine_memory = (mode != Mode::Swap)
-                                .then(|| limit.saturating_sub(RUNTIME_ALLOWANCE_BYTES));
-                            let least = match (engine_memory, chunk) {
-                                (Some(_), Some(chunk)) => {
-                                    Some(least_budget(&graph, kernel, mode.tier(), chunk)?)
-                                }
-                                _ => None,
-                            };
-                            for trial in 1..=command.trials {
-                                let spec = TrialSpec {
-                                    kernel,
-                                    mode,
-                                    ocf,
-                                    threads: cores * ocf,
-                                    budget_percent: Some(budget_percent),
-                                    limit_bytes: harness.hierarchy.as_ref().map(|_| limit),
-                                    engine_memory_bytes: engine_memory,
-                                    chunk: chunk.clone(),
-                                    hugepages,
-                                    trial,
-                                };
-                                let record = match (engine_memory, least) {
-                                    (Some(memory), Some(least)) if memory < least => {
-                                        harness.trials_run += 1;
-                                        let record = refused(spec, least);
-                                        eprintln!(
-                                            "[{}] {}: {}",
-                                            harness.trials_run,
-                                            trial_label(&record.spec),
-                                            record.message
-                                        );
-                                        record
-                                    }
-                                    _ => harness.run_trial(spec)?,
-                                };
-                                harness.record(record, Some(dram_seconds))?;
-                            }
-                        }
-                    }
-                }
+                    None => harness.run_trial(spec)?,
+                };
+                harness.record(record, Some(dram_seconds))?;
             }
         }
     }
@@ -532,6 +502,75 @@ fn run_dram(
         harness.record(record, median)?;
     }
     Ok(footprint.zip(median))
+}
+
+/// The trials under a limit for one kernel and huge-page fraction: every budget, mode,
+/// overcommit factor (swap) and chunk size (mmap, direct), `--trials` times each.
+#[allow(clippy::too_many_arguments)]
+fn limited_specs(
+    command: &BenchCommand,
+    modes: &[Mode],
+    kernel: Kernel,
+    hugepages: f64,
+    footprint: u64,
+    cores: usize,
+    limited: bool,
+) -> Vec<TrialSpec> {
+    let mut specs = Vec::new();
+    for &budget_percent in &command.budgets {
+        let limit = (footprint as f64 * budget_percent / 100.0) as u64;
+        for &mode in modes {
+            let (ocfs, chunks): (Vec<usize>, Vec<Option<String>>) = match mode {
+                Mode::Swap => (command.ocf.clone(), vec![None]),
+                _ => (vec![1], command.chunks.iter().cloned().map(Some).collect()),
+            };
+            for &ocf in &ocfs {
+                for chunk in &chunks {
+                    for trial in 1..=command.trials {
+                        specs.push(TrialSpec {
+                            kernel,
+                            mode,
+                            ocf,
+                            threads: cores * ocf,
+                            budget_percent: Some(budget_percent),
+                            limit_bytes: limited.then_some(limit),
+                            // The disk tiers plan within the limit less what the process
+                            // itself needs; swap mode's engine knows of no limit at all.
+                            engine_memory_bytes: (mode != Mode::Swap)
+                                .then(|| limit.saturating_sub(RUNTIME_ALLOWANCE_BYTES)),
+                            chunk: chunk.clone(),
+                            hugepages,
+                            trial,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    specs
+}
+
+/// The least `--memory` the plan accepts for `spec`, if its engine memory is below it
+/// (then the trial is recorded as refused without starting a process). Plans are
+/// remembered per kernel, tier and chunk: making one reads the offsets.
+fn refusal(
+    graph: &GraphFile,
+    spec: &TrialSpec,
+    least_budgets: &mut std::collections::HashMap<(&'static str, &'static str, String), u64>,
+) -> Result<Option<u64>, CliError> {
+    let (Some(memory), Some(chunk)) = (spec.engine_memory_bytes, &spec.chunk) else {
+        return Ok(None);
+    };
+    let key = (spec.kernel.name(), spec.mode.name(), chunk.clone());
+    let least = match least_budgets.get(&key) {
+        Some(&least) => least,
+        None => {
+            let least = least_budget(graph, spec.kernel, spec.mode.tier(), chunk)?;
+            least_budgets.insert(key, least);
+            least
+        }
+    };
+    Ok((memory < least).then_some(least))
 }
 
 fn refused(spec: TrialSpec, least: u64) -> TrialRecord {
