@@ -192,12 +192,14 @@ def sweep_figure(out, graph, kernels, rows, column, values, xlabel, name):
             label = line_name(row) + (f" {number(row['budget_percent']):g}%" if row["budget_percent"] else "")
             lines[label].setdefault(row[column], []).append(number(row["seconds"]))
         for label in sorted(lines):
-            xs = [v for v in values if v in lines[label]]
-            if xs:
-                axis.plot(range(len(xs)), [median(lines[label][x]) for x in xs], marker="o",
+            # Each value keeps its own position, so a setting with no successful trial
+            # (a timeout) leaves a gap rather than shifting the line.
+            positions = [i for i, v in enumerate(values) if v in lines[label]]
+            if positions:
+                axis.plot(positions, [median(lines[label][values[i]]) for i in positions], marker="o",
                           color=color(" ".join(label.split()[:3]) if label.startswith("swap") else label.split()[0]),
                           label=label)
-                axis.set_xticks(range(len(xs)), xs)
+        axis.set_xticks(range(len(values)), values)
         axis.set_title(f"{kernel} on {graph}")
         axis.set_xlabel(xlabel)
         axis.set_ylabel("seconds (median trial)")
