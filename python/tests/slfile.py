@@ -1,6 +1,8 @@
 """A small, independent reader of swapless's .sl format for the tests: it parses
 the header and section table itself, so the tests also check the format spec."""
 
+import os
+import pathlib
 import struct
 
 import numpy as np
@@ -58,3 +60,18 @@ def networkx_graph(path):
     g.add_nodes_from(range(graph.n))
     g.add_weighted_edges_from(zip(sources.tolist(), destinations.tolist(), weights.tolist()))
     return g
+
+
+SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def shared_edge_lists():
+    """The real graphs in ../shared/data as (path, undirected); CI must have them all."""
+    found = []
+    for name, undirected in [("email-Enron", True), ("pgp-strong-2009", False), ("power", True)]:
+        source = SHARED / f"{name}.el.gz"
+        if not source.exists():
+            assert "CI" not in os.environ, f"CI needs {source}"
+            continue
+        found.append((source, undirected))
+    return found

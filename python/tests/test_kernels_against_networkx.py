@@ -11,11 +11,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from slfile import networkx_graph
+from slfile import networkx_graph, shared_edge_lists
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SWAPLESS = os.environ.get("SWAPLESS_BIN", str(ROOT / "target" / "release" / "swapless"))
-SHARED = ROOT.parent / "shared" / "data"
 
 
 def swapless(*args):
@@ -38,12 +37,8 @@ def run(kernel, graph, tmp_path, *extra):
 def graphs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("graphs")
     made = []
-    for name, undirected in [("email-Enron", True), ("pgp-strong-2009", False), ("power", True)]:
-        source = SHARED / f"{name}.el.gz"
-        if not source.exists():
-            assert "CI" not in os.environ, f"CI needs {source}"
-            continue
-        output = folder / f"{name}.sl"
+    for source, undirected in shared_edge_lists():
+        output = folder / source.name.replace(".el.gz", ".sl")
         swapless("build", source, "-o", output, *(["--undirected"] if undirected else []))
         made.append(output)
     kron = folder / "kron-weighted-dbg.sl"

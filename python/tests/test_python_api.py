@@ -1,8 +1,6 @@
 """The Python package: every kernel against networkx and scipy through every tier,
 from_edges/from_scipy round trips, errors as the right classes, Ctrl-C, python -m."""
 
-import os
-import pathlib
 import signal
 import subprocess
 import sys
@@ -15,11 +13,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 
 import swapless as sl
-from slfile import SlGraph, networkx_graph
-
-SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data"
-if not SHARED.exists():
-    SHARED = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from slfile import SlGraph, networkx_graph, shared_edge_lists
 
 # A budget small enough that the disk tiers read most lists from the file.
 SMALL = "6M"
@@ -54,11 +48,8 @@ class Reference:
 def graphs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("api")
     made = []
-    for name, undirected in [("email-Enron", True), ("pgp-strong-2009", False), ("power", True)]:
-        source = SHARED / f"{name}.el.gz"
-        if not source.exists():
-            assert "CI" not in os.environ, f"CI needs {source}"
-            continue
+    for source, undirected in shared_edge_lists():
+        name = source.name.removesuffix(".el.gz")
         made.append(sl.build(source, folder / f"{name}.sl", undirected=undirected))
     made.append(sl.generate("kron", scale=10, degree=8, weighted=True, reorder="dbg",
                             output=folder / "kron10.sl"))

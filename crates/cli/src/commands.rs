@@ -104,14 +104,9 @@ pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
     .transpose()
 }
 
-/// Half of physical memory: the budget when `--memory` is not given.
-pub fn default_memory_budget() -> u64 {
-    swapless_run::default_memory_budget()
-}
-
 /// Turns `--memory` into bytes; the default is half of physical memory.
 fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
-    Ok(parse_memory(text)?.unwrap_or_else(default_memory_budget))
+    Ok(parse_memory(text)?.unwrap_or_else(swapless_run::default_memory_budget))
 }
 
 /// A flag that Ctrl-C (or SIGTERM, SIGHUP) sets; the builder and the bench harness

@@ -139,28 +139,6 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The least `--memory` with which `kernel` runs on `graph` in `tier`, reading
-/// `chunk`-sized requests: what the plan refuses below.
-pub(crate) fn least_budget(
-    graph: &GraphFile,
-    kernel: Kernel,
-    tier: TierArg,
-    chunk: &str,
-) -> Result<u64, CliError> {
-    let placement = PlacementArgs {
-        memory: Some((1u64 << 60).to_string()),
-        tier: Some(tier),
-        chunk: chunk.to_string(),
-        queue_depth: 128,
-    };
-    let plan = placement.plan(graph, kernel)?;
-    Ok(if tier == TierArg::Dram {
-        plan.footprint_bytes
-    } else {
-        plan.minimum_bytes
-    })
-}
-
 /// Options of `swapless run`.
 #[derive(Args)]
 pub struct RunCommand {

@@ -21,10 +21,11 @@ use swapless_build::memory::parse_size;
 use swapless_format::GraphFile;
 
 use crate::commands::CliError;
-use crate::run::{Kernel, TierArg, least_budget};
+use crate::run::Kernel;
 use crate::text::bytes;
 use cgroup::{Cgroup, Hierarchy};
 use swap_file::SwapFile;
+use swapless_store::Tier;
 use system_counters::{Disk, Snapshot, SystemFigures};
 
 /// What the engine is told to leave for the process itself (binary, thread stacks,
@@ -111,19 +112,12 @@ impl Mode {
         }
     }
 
-    fn tier_name(self) -> &'static str {
+    /// The tier `run` is told to use.
+    fn tier(self) -> Tier {
         match self {
-            Mode::Dram | Mode::Swap => "dram",
-            Mode::Mmap => "mmap",
-            Mode::Direct => "direct",
-        }
-    }
-
-    fn tier(self) -> TierArg {
-        match self {
-            Mode::Dram | Mode::Swap => TierArg::Dram,
-            Mode::Mmap => TierArg::Mmap,
-            Mode::Direct => TierArg::Direct,
+            Mode::Dram | Mode::Swap => Tier::Dram,
+            Mode::Mmap => Tier::Mmap,
+            Mode::Direct => Tier::Direct,
         }
     }
 }
@@ -565,7 +559,10 @@ fn refusal(
     let least = match least_budgets.get(&key) {
         Some(&least) => least,
         None => {
-            let least = least_budget(graph, spec.kernel, spec.mode.tier(), chunk)?;
+            // The least budget a disk tier accepts does not depend on the budget given.
+            let mut placement = swapless_run::Placement::new(Some(1 << 60), Some(spec.mode.tier()));
+            placement.chunk_bytes = parse_size(chunk).unwrap_or(placement.chunk_bytes);
+            let least = placement.plan(graph, spec.kernel)?.minimum_bytes;
             least_budgets.insert(key, least);
             least
         }
@@ -624,7 +621,7 @@ impl Harness {
             .arg("--hugepages")
             .arg(spec.hugepages.to_string())
             .arg("--tier")
-            .arg(spec.mode.tier_name())
+            .arg(spec.mode.tier().name())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log);
