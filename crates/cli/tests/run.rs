@@ -182,20 +182,18 @@ fn hugepages_back_the_property_arrays_when_the_kernel_allows_it() {
         "-o",
         arg(&graph),
     ]);
-    let report_of = |fraction: &str| {
-        let report = dir.path().join(format!("r{fraction}.json"));
-        swapless_ok(&[
-            "run",
-            "pr",
-            arg(&graph),
-            "--hugepages",
-            fraction,
-            "--json",
-            arg(&report),
-        ]);
+    let report_of = |fraction: Option<&str>| {
+        let report = dir
+            .path()
+            .join(format!("r{}.json", fraction.unwrap_or("default")));
+        let mut args = vec!["run", "pr", arg(&graph), "--json", arg(&report)];
+        if let Some(fraction) = fraction {
+            args.extend(["--hugepages", fraction]);
+        }
+        swapless_ok(&args);
         json_report(&report)
     };
-    let (none, all) = (report_of("0"), report_of("1"));
+    let (none, all, default) = (report_of(Some("0")), report_of(Some("1")), report_of(None));
     // Advice is deterministic; whether the kernel finds free 2 MiB frames to honour it
     // depends on the machine's memory, so huge_page_bytes is reported, not asserted.
     let advised = |report: &serde_json::Value| report["huge_page_advised_bytes"].as_u64().unwrap();
@@ -204,6 +202,11 @@ fn hugepages_back_the_property_arrays_when_the_kernel_allows_it() {
         advised(&all) >= 4 << 20,
         "with --hugepages 1 only {} bytes were advised",
         advised(&all)
+    );
+    assert_eq!(
+        advised(&default),
+        advised(&all),
+        "the default is all of them"
     );
     assert!(all["huge_page_bytes"].is_u64());
     assert!(

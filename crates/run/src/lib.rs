@@ -256,7 +256,9 @@ impl Default for RunOptions {
             },
             delta: 1.0,
             betweenness_sources: BetweennessSources::Sample(1),
-            huge_page_fraction: 0.0,
+            // Random reads into property arrays miss the TLB on 4 KiB pages (PageRank
+            // ran 20-30% faster on kron23 with them all on huge pages).
+            huge_page_fraction: 1.0,
             verify: false,
             cancel: None,
         }
@@ -690,14 +692,14 @@ impl EdgeStore for Cancellable<'_> {
     fn permutation(&self) -> Option<&[u32]> {
         self.inner.permutation()
     }
-    fn scan(
+    fn scan_blocks(
         &self,
         direction: swapless_store::EdgeDirection,
         range: std::ops::Range<u32>,
-        visit: &swapless_store::Visit,
+        visit_block: &swapless_store::VisitBlock,
     ) -> swapless_store::Result<()> {
         self.check()?;
-        self.inner.scan(direction, range, visit)
+        self.inner.scan_blocks(direction, range, visit_block)
     }
     fn gather(
         &self,

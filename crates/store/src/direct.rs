@@ -30,10 +30,16 @@ use crate::layout::{
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
-use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
+use crate::{
+    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, Result, StoreError, Visit, VisitBlock,
+    block_ranges, per_vertex,
+};
 
 /// Reads one call makes at most before the I/O thread is worth starting.
 const SYNCHRONOUS_READS: usize = 2;
+
+/// Vertices per block when scanning the pinned lists (as the dram tier's blocks).
+const PINNED_BLOCK: u32 = 256;
 
 /// One direction's lists: the layout and the prefix held in memory.
 struct Lists {
@@ -56,6 +62,19 @@ impl Lists {
                 .as_ref()
                 .map(|weights| &bytemuck::cast_slice::<u8, f32>(weights.as_slice())[entries]),
         }
+    }
+
+    /// The pinned lists of `vertices` (all below `pinned_vertices`) as one block.
+    fn pinned_block(&self, vertices: Range<u32>) -> ListBlock<'_> {
+        ListBlock::new(
+            vertices.start,
+            &self.layout.offsets[vertices.start as usize..=vertices.end as usize],
+            0,
+            bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
+            self.pinned_weights
+                .as_ref()
+                .map(|weights| bytemuck::cast_slice(weights.as_slice())),
+        )
     }
 
     fn bytes(&self) -> u64 {
@@ -339,8 +358,8 @@ impl DirectStore {
         .into()
     }
 
-    /// Calls `visit` for every list `read` holds, from `bytes` (the read's pages of
-    /// the neighbor section) and `weights` (the same pages of the weight section).
+    /// Calls `visit_block` with the lists `read` holds, from `bytes` (the read's pages
+    /// of the neighbor section) and `weights` (the same pages of the weight section).
     fn deliver(
         &self,
         lists: &Lists,
@@ -348,7 +367,7 @@ impl DirectStore {
         sorted: &[u32],
         bytes: &[u8],
         weights: Option<&[u8]>,
-        visit: &Visit,
+        visit_block: &VisitBlock,
     ) -> Result<()> {
         let delivered = visit_read(
             &lists.layout,
@@ -358,7 +377,7 @@ impl DirectStore {
             weights.map(bytemuck::cast_slice),
             self.vertices,
             &self.path,
-            visit,
+            visit_block,
         )?;
         IoCounters::add(&self.counters.delivered_bytes, delivered);
         Ok(())
@@ -376,7 +395,7 @@ impl DirectStore {
         lists: &Lists,
         reads: &[Read],
         sorted: &[u32],
-        visit: &Visit,
+        visit_block: &VisitBlock,
     ) -> Result<()> {
         for read in reads {
             let length = read.bytes.end - read.bytes.start;
@@ -408,20 +427,20 @@ impl DirectStore {
                 sorted,
                 &neighbors.as_slice()[..length as usize],
                 weights.as_ref().map(|w| &w.as_slice()[..length as usize]),
-                visit,
+                visit_block,
             )?;
         }
         Ok(())
     }
 
-    /// Runs `reads` through the ring while compute threads call `visit` for each read
-    /// that lands; `meanwhile` runs on the calling thread as the first reads fly.
+    /// Runs `reads` through the ring while compute threads call `visit_block` for each
+    /// read that lands; `meanwhile` runs on the calling thread as the first reads fly.
     fn stream(
         &self,
         lists: &Lists,
         reads: &[Read],
         sorted: &[u32],
-        visit: &Visit,
+        visit_block: &VisitBlock,
         meanwhile: impl FnOnce(),
     ) -> Result<()> {
         let mut guard = match reads.len() > SYNCHRONOUS_READS {
@@ -430,7 +449,7 @@ impl DirectStore {
         };
         let Some(context) = guard.as_deref_mut() else {
             meanwhile();
-            return self.read_synchronously(lists, reads, sorted, visit);
+            return self.read_synchronously(lists, reads, sorted, visit_block);
         };
         let IoContext {
             ring,
@@ -474,9 +493,14 @@ impl DirectStore {
                     )
                 };
                 let weights = (landed.slots[1] != usize::MAX).then(|| slot(landed.slots[1]));
-                if let Err(error) =
-                    self.deliver(lists, read, sorted, slot(landed.slots[0]), weights, visit)
-                {
+                if let Err(error) = self.deliver(
+                    lists,
+                    read,
+                    sorted,
+                    slot(landed.slots[0]),
+                    weights,
+                    visit_block,
+                ) {
                     remember(error);
                 }
                 pool.give_back(landed.slots);
@@ -714,25 +738,35 @@ impl EdgeStore for DirectStore {
         self.permutation.as_deref()
     }
 
-    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+    fn scan_blocks(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
         let lists = self.lists(direction);
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
         let (empty, reads): (Vec<Read>, Vec<Read>) =
             scan_reads(&lists.layout, pinned_end..range.end, self.chunk_bytes)
                 .into_iter()
                 .partition(|read| read.bytes.is_empty());
-        self.stream(lists, &reads, &[], visit, || {
+        self.stream(lists, &reads, &[], visit_block, || {
+            let no_weights: &[f32] = &[];
             for read in &empty {
                 if let Members::Span(span) = &read.members {
-                    span.clone()
-                        .for_each(|vertex| visit(vertex, Adjacency::empty(self.weighted)));
+                    let offsets = &lists.layout.offsets[span.start as usize..=span.end as usize];
+                    visit_block(ListBlock::new(
+                        span.start,
+                        offsets,
+                        offsets[0],
+                        &[],
+                        self.weighted.then_some(no_weights),
+                    ));
                 }
             }
             // The pinned lists are computed on while the first reads fly.
-            (range.start..pinned_end)
-                .into_par_iter()
-                .with_min_len(256)
-                .for_each(|vertex| visit(vertex, lists.pinned(vertex)));
+            block_ranges(range.start..pinned_end, PINNED_BLOCK)
+                .for_each(|vertices| visit_block(lists.pinned_block(vertices)));
             let bytes = lists.layout.span_bytes(range.start..pinned_end);
             let factor = if self.weighted { 2 } else { 1 };
             IoCounters::add(
@@ -753,7 +787,7 @@ impl EdgeStore for DirectStore {
             .partition(|&&vertex| vertex < lists.pinned_vertices);
         rest.par_sort_unstable();
         let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
-        self.stream(lists, &reads, &rest, visit, || {
+        self.stream(lists, &reads, &rest, &per_vertex(visit), || {
             let factor = if self.weighted { 2 } else { 1 };
             let bytes: u64 = pinned
                 .par_iter()

@@ -7,7 +7,9 @@ use std::path::Path;
 use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
-use crate::{Adjacency, EdgeDirection, EdgeStore, Result, Visit};
+use crate::{
+    Adjacency, EdgeDirection, EdgeStore, ListBlock, Result, Visit, VisitBlock, block_ranges,
+};
 
 /// One direction's CSR in memory.
 struct Csr {
@@ -42,6 +44,17 @@ impl Csr {
         }
     }
 
+    /// The lists of `vertices` as one block.
+    fn block(&self, vertices: Range<u32>) -> ListBlock<'_> {
+        ListBlock::new(
+            vertices.start,
+            &self.offsets[vertices.start as usize..=vertices.end as usize],
+            0,
+            &self.neighbors,
+            self.weights.as_deref(),
+        )
+    }
+
     fn bytes(&self) -> u64 {
         (self.offsets.len() * 8
             + self.neighbors.len() * 4
@@ -57,9 +70,9 @@ pub struct DramStore {
     permutation: Option<Vec<u32>>,
 }
 
-/// Vertices handed to one task of a parallel scan: enough to amortize scheduling,
+/// Vertices per block of a scan: enough to amortize the callback and scheduling,
 /// few enough that work stealing evens out skewed degrees.
-const SCAN_GRAIN: usize = 256;
+const SCAN_BLOCK: u32 = 256;
 
 impl DramStore {
     /// Reads `path` into memory, verifying every checksum; in-lists only if `need_in_lists`.
@@ -134,12 +147,14 @@ impl EdgeStore for DramStore {
         self.permutation.as_deref()
     }
 
-    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+    fn scan_blocks(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
         let lists = self.lists(direction);
-        range
-            .into_par_iter()
-            .with_min_len(SCAN_GRAIN)
-            .for_each(|vertex| visit(vertex, lists.adjacency(vertex)));
+        block_ranges(range, SCAN_BLOCK).for_each(|vertices| visit_block(lists.block(vertices)));
         Ok(())
     }
 

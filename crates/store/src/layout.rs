@@ -8,7 +8,7 @@ use std::path::Path;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::plan::Plan;
-use crate::{Adjacency, EdgeDirection, Result, Visit};
+use crate::{Adjacency, EdgeDirection, ListBlock, Result, Visit, VisitBlock};
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
 pub(crate) const PAGE: u64 = 4096;
@@ -246,9 +246,10 @@ pub(crate) fn visit_edgeless(layout: &ListLayout, sorted: &[u32], weighted: bool
         .for_each(|&vertex| visit(vertex, Adjacency::empty(weighted)));
 }
 
-/// Calls `visit` for every list `read` holds. `neighbors` and `weights` are the
-/// read's entries (from the first entry of its first page); every id is checked
-/// against `vertices`, because a corrupt id would index past a property array.
+/// Calls `visit_block` with the lists `read` holds: one block for a scan's span,
+/// one per vertex for a gather's picks. `neighbors` and `weights` are the read's
+/// entries (from the first entry of its first page); every id is checked against
+/// `vertices` first, because a corrupt id would index past a property array.
 /// Returns the list bytes delivered.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn visit_read(
@@ -259,43 +260,65 @@ pub(crate) fn visit_read(
     weights: Option<&[f32]>,
     vertices: usize,
     path: &Path,
-    visit: &Visit,
+    visit_block: &VisitBlock,
 ) -> Result<u64> {
     let first_entry = read.bytes.start / ENTRY_BYTES;
-    let mut delivered = 0u64;
-    let mut each = |vertex: u32| -> Result<()> {
-        let entries = (layout.offsets[vertex as usize] - first_entry) as usize
-            ..(layout.offsets[vertex as usize + 1] - first_entry) as usize;
-        let list = &neighbors[entries.clone()];
-        if list.iter().any(|&id| id as usize >= vertices) {
-            return Err(FormatError::Corrupt {
-                path: path.to_path_buf(),
-                detail: format!("the list of vertex {vertex} holds an id beyond the vertices"),
-            }
-            .into());
-        }
-        delivered += list.len() as u64 * ENTRY_BYTES;
-        visit(
-            vertex,
-            Adjacency {
-                neighbors: list,
-                weights: weights.map(|weights| &weights[entries]),
-            },
+    let deliver = |span: Range<u32>| -> Result<u64> {
+        let block = ListBlock::new(
+            span.start,
+            &layout.offsets[span.start as usize..=span.end as usize],
+            first_entry,
+            neighbors,
+            weights,
         );
-        Ok(())
+        check_ids(&block, vertices, path)?;
+        visit_block(block);
+        Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES)
     };
-    match &read.members {
-        Members::Span(span) => span.clone().try_for_each(&mut each)?,
+    let delivered = match &read.members {
+        Members::Span(span) => deliver(span.clone())?,
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
-            .try_for_each(|&vertex| each(vertex))?,
-    }
+            .map(|&vertex| deliver(vertex..vertex + 1))
+            .sum::<Result<u64>>()?,
+    };
     Ok(delivered * if weights.is_some() { 2 } else { 1 })
+}
+
+/// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.
+pub(crate) fn check_ids(block: &ListBlock, vertices: usize, path: &Path) -> Result<()> {
+    if block
+        .all_neighbors()
+        .iter()
+        .all(|&id| (id as usize) < vertices)
+    {
+        return Ok(());
+    }
+    let vertex = block
+        .iter()
+        .find(|(_, list)| list.neighbors.iter().any(|&id| id as usize >= vertices))
+        .map_or(block.vertices().start, |(vertex, _)| vertex);
+    Err(FormatError::Corrupt {
+        path: path.to_path_buf(),
+        detail: format!("the list of vertex {vertex} holds an id beyond the vertices"),
+    }
+    .into())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_ids_names_the_vertex_whose_list_runs_past_the_vertices() {
+        let offsets = [0, 2, 3, 5];
+        let neighbors = [1, 2, 0, 3, 1];
+        let path = Path::new("g.sl");
+        let block = ListBlock::new(7, &offsets, 0, &neighbors, None);
+        assert!(check_ids(&block, 4, path).is_ok());
+        let error = check_ids(&block, 3, path).unwrap_err().to_string();
+        assert!(error.contains("vertex 9 holds an id"), "{error}");
+    }
 
     fn layout(degrees: &[u64]) -> ListLayout {
         let mut offsets = vec![0];

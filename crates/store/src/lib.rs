@@ -56,8 +56,99 @@ impl Adjacency<'static> {
     }
 }
 
+/// The lists of consecutive vertices, handed to a [`EdgeStore::scan_blocks`] callback
+/// in one call so that a kernel's inner loop runs without a call per vertex.
+#[derive(Clone, Copy, Debug)]
+pub struct ListBlock<'a> {
+    first: u32,
+    /// Where each list starts in its section, plus where the last one ends.
+    offsets: &'a [u64],
+    /// The section position of `neighbors[0]`.
+    base: u64,
+    neighbors: &'a [u32],
+    weights: Option<&'a [f32]>,
+}
+
+impl<'a> ListBlock<'a> {
+    /// The lists of `first..first + offsets.len() - 1`: list `i` is the entries
+    /// `offsets[i]..offsets[i + 1]` of the section, and `neighbors` (and `weights`)
+    /// hold the section's entries from position `base` on, covering all of them.
+    pub fn new(
+        first: u32,
+        offsets: &'a [u64],
+        base: u64,
+        neighbors: &'a [u32],
+        weights: Option<&'a [f32]>,
+    ) -> ListBlock<'a> {
+        debug_assert!(!offsets.is_empty() && offsets[0] >= base);
+        debug_assert!(offsets[offsets.len() - 1] - base <= neighbors.len() as u64);
+        ListBlock {
+            first,
+            offsets,
+            base,
+            neighbors,
+            weights,
+        }
+    }
+
+    /// The vertices whose lists the block holds.
+    #[inline]
+    pub fn vertices(&self) -> Range<u32> {
+        self.first..self.first + (self.offsets.len() - 1) as u32
+    }
+
+    /// The list of the block's `index`-th vertex (vertex `first + index`).
+    #[inline]
+    pub fn list(&self, index: usize) -> Adjacency<'a> {
+        let entries = (self.offsets[index] - self.base) as usize
+            ..(self.offsets[index + 1] - self.base) as usize;
+        Adjacency {
+            neighbors: &self.neighbors[entries.clone()],
+            weights: self.weights.map(|weights| &weights[entries]),
+        }
+    }
+
+    /// Each vertex of the block with its list, in order.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = (u32, Adjacency<'a>)> + '_ {
+        (0..self.offsets.len() - 1).map(|index| (self.first + index as u32, self.list(index)))
+    }
+
+    /// The entries of every list in the block, back to back.
+    pub fn all_neighbors(&self) -> &'a [u32] {
+        &self.neighbors[(self.offsets[0] - self.base) as usize
+            ..(self.offsets[self.offsets.len() - 1] - self.base) as usize]
+    }
+}
+
 /// The callback a kernel hands to `scan` and `gather`: `visit(vertex, its list)`.
 pub type Visit<'a> = dyn Fn(u32, Adjacency<'_>) + Sync + 'a;
+
+/// The callback a kernel hands to `scan_blocks`: `visit_block(lists of consecutive vertices)`.
+pub type VisitBlock<'a> = dyn Fn(ListBlock<'_>) + Sync + 'a;
+
+/// `visit` called for each vertex of a block, in order: how a tier that works in
+/// blocks serves a per-vertex callback.
+pub(crate) fn per_vertex<'a>(visit: &'a Visit<'a>) -> impl Fn(ListBlock<'_>) + Sync + 'a {
+    move |block| {
+        for (vertex, list) in block.iter() {
+            visit(vertex, list);
+        }
+    }
+}
+
+/// `range` cut into consecutive blocks of at most `size` vertices, as a parallel iterator.
+pub(crate) fn block_ranges(
+    range: Range<u32>,
+    size: u32,
+) -> impl rayon::iter::IndexedParallelIterator<Item = Range<u32>> {
+    use rayon::prelude::*;
+    let blocks = range.end.saturating_sub(range.start).div_ceil(size);
+    (0..blocks).into_par_iter().map(move |block| {
+        let start = range.start + block * size;
+        start..start.saturating_add(size).min(range.end)
+    })
+}
 
 /// A graph's edges, wherever they are.
 pub trait EdgeStore: Sync {
@@ -75,8 +166,18 @@ pub trait EdgeStore: Sync {
     fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32;
     /// New id → original id for reordered graphs.
     fn permutation(&self) -> Option<&[u32]>;
+    /// Calls `visit_block` for blocks of consecutive vertices that together cover
+    /// `range` once, in parallel: the dense pass a hot kernel loop runs on.
+    fn scan_blocks(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        visit_block: &VisitBlock,
+    ) -> Result<()>;
     /// Calls `visit` for every vertex in `range` with its list, in parallel.
-    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()>;
+    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+        self.scan_blocks(direction, range, &per_vertex(visit))
+    }
     /// Calls `visit` for each vertex in `vertices` with its list, in parallel and any order.
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()>;
     /// Bytes of memory the store holds (graph sections resident in DRAM).
@@ -84,5 +185,61 @@ pub trait EdgeStore: Sync {
     /// What the store has read so far (all zero for the dram tier).
     fn io_stats(&self) -> IoStats {
         IoStats::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn a_block_hands_out_each_list_relative_to_its_base() {
+        // Section entries 10.. hold the lists of vertices 4, 5, 6: [7, 8], [], [9].
+        let offsets = [10, 12, 12, 13];
+        let neighbors = [1, 7, 8, 9];
+        let weights = [0.5, 1.0, 2.0, 3.0];
+        let block = ListBlock::new(4, &offsets, 9, &neighbors, Some(&weights));
+        assert_eq!(block.vertices(), 4..7);
+        let lists: Vec<(u32, Vec<u32>, Vec<f32>)> = block
+            .iter()
+            .map(|(vertex, list)| {
+                (
+                    vertex,
+                    list.neighbors.to_vec(),
+                    list.weights.unwrap().to_vec(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            lists,
+            vec![
+                (4, vec![7, 8], vec![1.0, 2.0]),
+                (5, vec![], vec![]),
+                (6, vec![9], vec![3.0])
+            ]
+        );
+        assert_eq!(block.all_neighbors(), &[7, 8, 9]);
+    }
+
+    #[test]
+    fn block_ranges_cover_a_range_once_in_order() {
+        let blocks: Vec<Range<u32>> = block_ranges(5..1000, 256).collect();
+        assert_eq!(blocks, vec![5..261, 261..517, 517..773, 773..1000]);
+        assert_eq!(block_ranges(7..7, 256).count(), 0);
+        let near_the_top: Vec<Range<u32>> = block_ranges(u32::MAX - 300..u32::MAX, 256).collect();
+        assert_eq!(near_the_top.last().map(|r| r.end), Some(u32::MAX));
+    }
+
+    #[test]
+    fn per_vertex_calls_the_visit_for_every_vertex_of_a_block() {
+        let offsets = [0, 1, 3];
+        let neighbors = [2, 0, 1];
+        let seen = std::sync::Mutex::new(Vec::new());
+        let visit = |vertex: u32, list: Adjacency<'_>| {
+            seen.lock().unwrap().push((vertex, list.neighbors.len()));
+        };
+        per_vertex(&visit)(ListBlock::new(0, &offsets, 0, &neighbors, None));
+        assert_eq!(*seen.lock().unwrap(), vec![(0, 1), (1, 2)]);
     }
 }

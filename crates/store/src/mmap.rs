@@ -16,10 +16,15 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
-    Directions, ListLayout, PAGE, Read, gather_reads, scan_reads, visit_edgeless, visit_read,
+    Directions, ListLayout, PAGE, Read, check_ids, gather_reads, scan_reads, visit_edgeless,
+    visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
+use crate::{
+    EdgeDirection, EdgeStore, IoStats, ListBlock, Result, StoreError, Visit, VisitBlock,
+    block_ranges, per_vertex,
+};
 
 /// How far before a released window the page cache is dropped too: the largest folio
 /// the kernel caches file pages in (2 MiB) could straddle the window boundary.
@@ -28,7 +33,9 @@ const FOLIO_REACH_BACK: u64 = 2 << 20;
 /// Bytes advised per MADV_WILLNEED call: the kernel reads at most one readahead
 /// window per call and ignores the rest of a longer range.
 const PREFETCH_PIECE: u64 = 4 << 20;
-use crate::{Adjacency, EdgeDirection, EdgeStore, IoStats, Result, StoreError, Visit};
+
+/// Vertices per block when scanning the kept prefix (as the dram tier's blocks).
+const KEPT_BLOCK: u32 = 256;
 
 /// One direction's lists and how much of their section stays mapped.
 struct Lists {
@@ -197,7 +204,13 @@ impl MmapStore {
 
     /// Runs `reads` window by window: prefetch the next while computing this one,
     /// release each once done.
-    fn stream(&self, lists: &Lists, reads: &[Read], sorted: &[u32], visit: &Visit) -> Result<()> {
+    fn stream(
+        &self,
+        lists: &Lists,
+        reads: &[Read],
+        sorted: &[u32],
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
         let now_bytes = self
             .file
             .metadata()
@@ -256,7 +269,7 @@ impl MmapStore {
                         weights.map(|weights| &weights[entries]),
                         self.vertices,
                         &self.path,
-                        visit,
+                        visit_block,
                     )
                 })
                 .sum();
@@ -281,35 +294,26 @@ impl MmapStore {
         &self.map[at as usize..(at + lists.layout.section_bytes()) as usize]
     }
 
-    /// Visits lists wholly inside the kept prefix straight from the map.
+    /// Visits blocks of lists wholly inside the kept prefix straight from the map.
     fn visit_kept(
         &self,
         lists: &Lists,
-        vertices: impl ParallelIterator<Item = u32>,
-        visit: &Visit,
+        blocks: impl ParallelIterator<Item = Range<u32>>,
+        visit_block: &VisitBlock,
     ) -> Result<u64> {
         let (neighbors, weights) = self.mapped_lists(lists);
-        let bytes = vertices
-            .map(|vertex| {
-                let entries = lists.layout.offsets[vertex as usize] as usize
-                    ..lists.layout.offsets[vertex as usize + 1] as usize;
-                let list = &neighbors[entries.clone()];
-                if list.iter().any(|&id| id as usize >= self.vertices) {
-                    return Err(StoreError::from(FormatError::Corrupt {
-                        path: self.path.clone(),
-                        detail: format!(
-                            "the list of vertex {vertex} holds an id beyond the vertices"
-                        ),
-                    }));
-                }
-                visit(
-                    vertex,
-                    Adjacency {
-                        neighbors: list,
-                        weights: weights.map(|weights| &weights[entries]),
-                    },
+        let bytes = blocks
+            .map(|vertices| {
+                let block = ListBlock::new(
+                    vertices.start,
+                    &lists.layout.offsets[vertices.start as usize..=vertices.end as usize],
+                    0,
+                    neighbors,
+                    weights,
                 );
-                Ok(list.len() as u64 * 4 * if weights.is_some() { 2 } else { 1 })
+                check_ids(&block, self.vertices, &self.path)?;
+                visit_block(block);
+                Ok(block.all_neighbors().len() as u64 * 4 * if weights.is_some() { 2 } else { 1 })
             })
             .sum::<Result<u64>>()?;
         IoCounters::add(&self.counters.cached_bytes, bytes);
@@ -347,7 +351,12 @@ impl EdgeStore for MmapStore {
         self.permutation.as_deref()
     }
 
-    fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
+    fn scan_blocks(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
         let lists = self.lists(direction);
         let kept_end = lists
             .layout
@@ -355,11 +364,11 @@ impl EdgeStore for MmapStore {
             .clamp(range.start, range.end);
         self.visit_kept(
             lists,
-            (range.start..kept_end).into_par_iter().with_min_len(256),
-            visit,
+            block_ranges(range.start..kept_end, KEPT_BLOCK),
+            visit_block,
         )?;
         let reads = scan_reads(&lists.layout, kept_end..range.end, self.chunk_bytes);
-        self.stream(lists, &reads, &[], visit)
+        self.stream(lists, &reads, &[], visit_block)
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
@@ -367,10 +376,15 @@ impl EdgeStore for MmapStore {
         let kept_end = lists.layout.vertices_within(lists.kept_bytes);
         let (kept, mut rest): (Vec<u32>, Vec<u32>) =
             vertices.par_iter().partition(|&&vertex| vertex < kept_end);
-        self.visit_kept(lists, kept.into_par_iter(), visit)?;
+        let visit_block = per_vertex(visit);
+        self.visit_kept(
+            lists,
+            kept.into_par_iter().map(|vertex| vertex..vertex + 1),
+            &visit_block,
+        )?;
         rest.par_sort_unstable();
         let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
-        self.stream(lists, &reads, &rest, visit)?;
+        self.stream(lists, &reads, &rest, &visit_block)?;
         visit_edgeless(&lists.layout, &rest, self.weighted, visit);
         Ok(())
     }

@@ -71,8 +71,8 @@ pub struct BenchCommand {
     /// mmap and direct: read sizes to sweep, comma-separated (e.g. 4K,32K,256K,1M).
     #[arg(long, value_delimiter = ',', default_value = "256K")]
     chunks: Vec<String>,
-    /// Huge-page fractions to sweep (run --hugepages), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "0")]
+    /// Huge-page fractions to sweep (run --hugepages), comma-separated; run's default is 1.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
     hugepages: Vec<f64>,
     /// Seconds after which a trial is stopped and recorded as timed out.
     #[arg(long, default_value_t = 600)]

@@ -70,19 +70,23 @@ fn bottom_up_step(
 ) -> Result<u64> {
     let mut awake = ThreadBuffers::new();
     let vertices = store.num_vertices() as u32;
-    store.scan(EdgeDirection::In, 0..vertices, &|vertex, list| {
-        if parents.get(vertex) != UNVISITED {
-            return;
+    store.scan_blocks(EdgeDirection::In, 0..vertices, &|block| {
+        let mut joined = 0;
+        for (vertex, list) in block.iter() {
+            if parents.get(vertex) != UNVISITED {
+                continue;
+            }
+            if let Some(&parent) = list
+                .neighbors
+                .iter()
+                .find(|&&neighbor| frontier.contains(neighbor))
+            {
+                parents.set(vertex, parent);
+                next.insert(vertex);
+                joined += 1;
+            }
         }
-        if let Some(&parent) = list
-            .neighbors
-            .iter()
-            .find(|&&neighbor| frontier.contains(neighbor))
-        {
-            parents.set(vertex, parent);
-            next.insert(vertex);
-            awake.count(1);
-        }
+        awake.count(joined);
     })?;
     Ok(awake.drain().1)
 }

@@ -101,28 +101,34 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
         .into_par_iter()
         .for_each(|vertex| labels.set(vertex, vertex));
     for round in 0..NEIGHBOR_ROUNDS {
-        store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
-            if let Some(&neighbor) = list.neighbors.get(round) {
-                link(&labels, vertex, neighbor);
+        store.scan_blocks(EdgeDirection::Out, all.clone(), &|block| {
+            for (vertex, list) in block.iter() {
+                if let Some(&neighbor) = list.neighbors.get(round) {
+                    link(&labels, vertex, neighbor);
+                }
             }
         })?;
         compress(&labels);
     }
     if vertices > 0 {
         let largest = most_frequent_label(&labels);
-        store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
-            if labels.get(vertex) != largest {
-                for &neighbor in list.neighbors.iter().skip(NEIGHBOR_ROUNDS) {
-                    link(&labels, vertex, neighbor);
+        store.scan_blocks(EdgeDirection::Out, all.clone(), &|block| {
+            for (vertex, list) in block.iter() {
+                if labels.get(vertex) != largest {
+                    for &neighbor in list.neighbors.iter().skip(NEIGHBOR_ROUNDS) {
+                        link(&labels, vertex, neighbor);
+                    }
                 }
             }
         })?;
         if store.directed() {
             // Weak connectivity: in-edges join components too.
-            store.scan(EdgeDirection::In, all, &|vertex, list| {
-                if labels.get(vertex) != largest {
-                    for &neighbor in list.neighbors {
-                        link(&labels, vertex, neighbor);
+            store.scan_blocks(EdgeDirection::In, all, &|block| {
+                for (vertex, list) in block.iter() {
+                    if labels.get(vertex) != largest {
+                        for &neighbor in list.neighbors {
+                            link(&labels, vertex, neighbor);
+                        }
                     }
                 }
             })?;

@@ -116,13 +116,18 @@ pub fn to_original_order<T: Copy + Default>(values: Vec<T>, permutation: Option<
     }
 }
 
-/// Sums `values` in fixed-size chunks and then in order, so the result does not
-/// depend on how many threads ran.
-pub fn deterministic_sum(values: impl rayon::iter::IndexedParallelIterator<Item = f64>) -> f64 {
+/// Sums each component of `values` in fixed-size chunks and then in order, so the
+/// result does not depend on how many threads ran.
+pub fn deterministic_sums<const K: usize>(
+    values: impl rayon::iter::IndexedParallelIterator<Item = [f64; K]>,
+) -> [f64; K] {
     use rayon::prelude::*;
-    let partial: Vec<f64> = values
-        .chunks(4096)
-        .map(|chunk| chunk.into_iter().sum::<f64>())
-        .collect();
-    partial.into_iter().sum()
+    let add = |mut total: [f64; K], value: [f64; K]| {
+        for (sum, part) in total.iter_mut().zip(value) {
+            *sum += part;
+        }
+        total
+    };
+    let partial: Vec<[f64; K]> = values.fold_chunks(4096, || [0.0; K], add).collect();
+    partial.into_iter().fold([0.0; K], add)
 }
