@@ -218,6 +218,38 @@ fn exact_betweenness_and_triangles_on_a_known_graph() {
 }
 
 #[test]
+fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    // (edges "u v weight", expected distances from 0, whether integers held them)
+    let cases = [
+        ("0 1 2\n1 2 3\n0 2 9\n", [0.0, 2.0, 5.0], true),
+        ("0 1 2.5\n1 2 3\n0 2 9\n", [0.0, 2.5, 5.5], false),
+        // 6e9 does not fit in u32: the search starts again on f64.
+        ("0 1 3000000000\n1 2 3000000000\n", [0.0, 3e9, 6e9], false),
+    ];
+    for (index, (text, expected, integer)) in cases.into_iter().enumerate() {
+        let input = dir.path().join(format!("w{index}.el"));
+        std::fs::write(&input, text).unwrap();
+        let output = dir.path().join(format!("w{index}.sl"));
+        let mut source = open_input(
+            &input,
+            ImportOptions {
+                undirected: false,
+                weighted: true,
+            },
+        )
+        .unwrap();
+        build(source.as_mut(), &output, Reorder::None);
+        let store = DramStore::load(&output, false).unwrap();
+        // Delta 1: billions of bins apart, which must not cost memory per bin.
+        let found = sssp::sssp(&store, 0, 1.0).unwrap();
+        assert_eq!(found.distances, expected, "case {index}");
+        assert_eq!(found.integer_distances, integer, "case {index}");
+        sssp::verify(&GraphFile::open(&output).unwrap(), 0, &found.distances).unwrap();
+    }
+}
+
+#[test]
 fn answers_do_not_depend_on_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     for path in test_graphs(dir.path()) {

@@ -510,7 +510,11 @@ fn run_in_pool(
             json!({"iterations": result.iterations, "last_change": result.last_change})
         }
         Outcome::Components(result) => json!({"components": result.components}),
-        Outcome::Distances(result) => json!({"reached": result.reached, "steps": result.steps}),
+        Outcome::Distances(result) => json!({
+            "reached": result.reached,
+            "steps": result.steps,
+            "integer_distances": result.integer_distances,
+        }),
         Outcome::Betweenness(result) => json!({
             "sources": result.sources.len(),
             "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),

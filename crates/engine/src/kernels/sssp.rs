@@ -10,13 +10,15 @@
 //! bin are skipped.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use super::Reads;
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 
-use crate::property::F64Array;
+use crate::property::property_vec;
+use rayon::prelude::*;
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -37,67 +39,259 @@ pub struct SsspResult {
     pub reached: u64,
     /// Bin passes taken.
     pub steps: u64,
+    /// Whether the search ran on 4-byte integer distances (every weight met was an
+    /// integer and every distance fit); the answer is the same either way.
+    pub integer_distances: bool,
 }
 
-/// Runs delta-stepping from `source` (internal id) with bin width `delta` (> 0).
+/// A type the search can hold distances in while it runs.
+trait Distance: Copy + PartialOrd + Send + Sync {
+    /// The atomic cell one vertex's distance lives in.
+    type Cell: Send + Sync;
+    /// The distance of unreached vertices.
+    const UNREACHED: Self;
+    /// The source's distance.
+    const ZERO: Self;
+    fn cell(value: Self) -> Self::Cell;
+    fn load(cell: &Self::Cell) -> Self;
+    /// Lowers `cell` to `value` if smaller; whether it did.
+    fn fetch_min(cell: &Self::Cell, value: Self) -> bool;
+    /// `self + weight`, or `None` when this type cannot hold it exactly.
+    fn extend(self, weight: f32) -> Option<Self>;
+    /// As the f64 the result holds (+inf for unreached).
+    fn to_f64(self) -> f64;
+}
+
+/// Integer distances: exact for integer weights (GAP's int32 weights), half the size
+/// of f64, so the array read at random once per edge stays in cache twice as well.
+impl Distance for u32 {
+    type Cell = AtomicU32;
+    const UNREACHED: u32 = u32::MAX;
+    const ZERO: u32 = 0;
+    fn cell(value: u32) -> AtomicU32 {
+        AtomicU32::new(value)
+    }
+    #[inline]
+    fn load(cell: &AtomicU32) -> u32 {
+        cell.load(Ordering::Relaxed)
+    }
+    #[inline]
+    fn fetch_min(cell: &AtomicU32, value: u32) -> bool {
+        // A plain load first: most candidates lose, and an atomic read-modify-write
+        // per edge (AtomicU32::fetch_min) took the run from 5 s to 9 s on kron23.
+        let mut current = cell.load(Ordering::Relaxed);
+        while value < current {
+            match cell.compare_exchange_weak(current, value, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(seen) => current = seen,
+            }
+        }
+        false
+    }
+    #[inline]
+    fn extend(self, weight: f32) -> Option<u32> {
+        // A round trip through u32 tells integers apart without `fract` (a libm call
+        // on baseline x86-64); a weight of 2^32 or more saturates to u32::MAX, which
+        // no sum may reach.
+        let whole = weight as u32;
+        if whole as f32 != weight {
+            return None;
+        }
+        self.checked_add(whole).filter(|&sum| sum != u32::UNREACHED)
+    }
+    fn to_f64(self) -> f64 {
+        if self == u32::UNREACHED {
+            f64::INFINITY
+        } else {
+            self as f64
+        }
+    }
+}
+
+impl Distance for f64 {
+    type Cell = AtomicU64;
+    const UNREACHED: f64 = f64::INFINITY;
+    const ZERO: f64 = 0.0;
+    fn cell(value: f64) -> AtomicU64 {
+        AtomicU64::new(value.to_bits())
+    }
+    #[inline]
+    fn load(cell: &AtomicU64) -> f64 {
+        f64::from_bits(cell.load(Ordering::Relaxed))
+    }
+    #[inline]
+    fn fetch_min(cell: &AtomicU64, value: f64) -> bool {
+        let mut current = cell.load(Ordering::Relaxed);
+        while value < f64::from_bits(current) {
+            match cell.compare_exchange_weak(
+                current,
+                value.to_bits(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(seen) => current = seen,
+            }
+        }
+        false
+    }
+    #[inline]
+    fn extend(self, weight: f32) -> Option<f64> {
+        Some(self + weight as f64)
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// Bins ahead of the current one that a thread keeps as vectors.
+const NEAR_BINS: u64 = 1 << 16;
+
+/// One thread's queued vertices by bin.
+#[derive(Default)]
+struct Bins {
+    /// `near[i]`: vertices queued for bin `window + i`.
+    near: Vec<Vec<u32>>,
+    /// (bin, vertex) queued for bins at `window + NEAR_BINS` or later.
+    far: Vec<(u64, u32)>,
+}
+
+impl Bins {
+    #[inline]
+    fn push(&mut self, window: u64, bin: u64, vertex: u32) {
+        if bin >= window + NEAR_BINS {
+            self.far.push((bin, vertex));
+            return;
+        }
+        let index = (bin - window) as usize;
+        if self.near.len() <= index {
+            self.near.resize_with(index + 1, Vec::new);
+        }
+        self.near[index].push(vertex);
+    }
+
+    /// The lowest bin at or after `from` with vertices in the window.
+    fn lowest_near(&self, window: u64, from: u64) -> Option<u64> {
+        let start = (from - window) as usize;
+        self.near
+            .iter()
+            .enumerate()
+            .skip(start)
+            .find(|(_, vertices)| !vertices.is_empty())
+            .map(|(index, _)| window + index as u64)
+    }
+
+    fn lowest_far(&self) -> Option<u64> {
+        self.far.iter().map(|&(bin, _)| bin).min()
+    }
+
+    /// Moves the window to `window` (every near bin is empty) and pulls in the far
+    /// vertices that now fall inside it.
+    fn refill(&mut self, window: u64) {
+        self.near.clear();
+        let far = std::mem::take(&mut self.far);
+        for (bin, vertex) in far {
+            self.push(window, bin, vertex);
+        }
+    }
+}
+
+/// Runs delta-stepping from `source` (internal id) with bin width `delta` (> 0):
+/// on integer distances when every weight met is an integer and every distance fits
+/// in them, else on f64.
 pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<SsspResult> {
+    if let Some(result) = delta_stepping::<u32>(store, source, delta)? {
+        return Ok(result);
+    }
+    match delta_stepping::<f64>(store, source, delta)? {
+        Some(result) => Ok(result),
+        None => unreachable!("f64 distances hold every sum"),
+    }
+}
+
+/// Delta-stepping with distances held as `D`; `None` as soon as a distance cannot be.
+fn delta_stepping<D: Distance>(
+    store: &dyn EdgeStore,
+    source: u32,
+    delta: f64,
+) -> Result<Option<SsspResult>> {
     let vertices = store.num_vertices();
-    let distances = F64Array::filled(vertices, f64::INFINITY);
-    distances.set(source, 0.0);
-    let mut bins: ThreadLocal<RefCell<Vec<Vec<u32>>>> = ThreadLocal::new();
+    let mut distances: Vec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
+    distances[source as usize] = D::cell(D::ZERO);
+    let inexact = AtomicBool::new(false);
+    let mut bins: ThreadLocal<RefCell<Bins>> = ThreadLocal::new();
     let mut frontier = vec![source];
-    let mut bin = 0usize;
+    // Bins `window..window + NEAR_BINS` are vectors; later ones wait in `far` lists,
+    // so memory follows the vertices queued, not the largest distance over delta.
+    let mut window = 0u64;
+    let mut bin = 0u64;
     let mut steps = 0u64;
     loop {
         let threshold = delta * bin as f64;
         store.gather(EdgeDirection::Out, &frontier, &|vertex, list| {
-            let distance = distances.get(vertex);
-            if distance < threshold {
+            let distance = D::load(&distances[vertex as usize]);
+            if distance.to_f64() < threshold || inexact.load(Ordering::Relaxed) {
                 return;
             }
             let mut local = bins.get_or_default().borrow_mut();
             for (index, &neighbor) in list.neighbors.iter().enumerate() {
-                let weight = list.weights.map_or(1.0, |weights| weights[index] as f64);
-                let candidate = distance + weight;
-                if distances.fetch_min(neighbor, candidate) {
-                    let target = (candidate / delta) as usize;
-                    if local.len() <= target {
-                        local.resize_with(target + 1, Vec::new);
-                    }
-                    local[target].push(neighbor);
+                let weight = list.weights.map_or(1.0, |weights| weights[index]);
+                let Some(candidate) = distance.extend(weight) else {
+                    inexact.store(true, Ordering::Relaxed);
+                    return;
+                };
+                if D::fetch_min(&distances[neighbor as usize], candidate) {
+                    local.push(window, (candidate.to_f64() / delta) as u64, neighbor);
                 }
             }
         })?;
+        if inexact.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
         steps += 1;
-        // The next bin is the lowest non-empty one at or after the current bin.
-        let mut locals: Vec<_> = bins.iter_mut().map(RefCell::get_mut).collect();
-        let next = locals
-            .iter()
-            .filter_map(|local| {
-                local
-                    .iter()
-                    .enumerate()
-                    .skip(bin)
-                    .find(|(_, b)| !b.is_empty())
-                    .map(|(i, _)| i)
-            })
-            .min();
-        let Some(next) = next else { break };
-        bin = next;
+        let mut locals: Vec<&mut Bins> = bins.iter_mut().map(RefCell::get_mut).collect();
+        // The next bin is the lowest non-empty one at or after the current bin: in the
+        // window if any, else the window moves to the lowest far bin.
+        let lowest_near = |locals: &[&mut Bins], from: u64| {
+            locals
+                .iter()
+                .filter_map(|local| local.lowest_near(window, from))
+                .min()
+        };
+        bin = match lowest_near(&locals, bin) {
+            Some(next) => next,
+            None => {
+                let Some(lowest_far) = locals.iter().filter_map(|local| local.lowest_far()).min()
+                else {
+                    break;
+                };
+                window = lowest_far;
+                for local in locals.iter_mut() {
+                    local.refill(window);
+                }
+                lowest_far
+            }
+        };
         frontier.clear();
         for local in locals.iter_mut() {
-            if let Some(vertices_in_bin) = local.get_mut(bin) {
+            if let Some(vertices_in_bin) = local.near.get_mut((bin - window) as usize) {
                 frontier.append(vertices_in_bin);
             }
         }
     }
-    let distances = distances.into_vec();
-    let reached = distances.iter().filter(|d| d.is_finite()).count() as u64;
-    Ok(SsspResult {
+    drop(frontier);
+    drop(bins);
+    let distances: Vec<f64> = distances
+        .par_iter()
+        .map(|cell| D::load(cell).to_f64())
+        .collect();
+    let reached = distances.par_iter().filter(|d| d.is_finite()).count() as u64;
+    Ok(Some(SsspResult {
         distances,
         reached,
         steps,
-    })
+        integer_distances: std::mem::size_of::<D>() == 4,
+    }))
 }
 
 /// Whether every weight of the graph is non-negative (delta-stepping's requirement).
