@@ -3,6 +3,8 @@
 # scale 23 (degree 16) with 2 threads on the dram tier, median of 3 trials
 # (1 for tc), side by side with GAP's times in ../shared/ANCHORS.md.
 # Expects the graphs from bench/build_figures.sh plus weighted ones; makes them if missing.
+# BASELINE=/path/to/an/older/swapless runs that binary too, right before each kernel
+# (not tc, which takes minutes), so a change is measured side by side, not across days.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet -p swapless-cli
@@ -16,15 +18,25 @@ for spec in "kron23:kron" "urand23:urand"; do
   [ -f "$graphs/${name}w.sl" ] || "$swapless" generate "$kind" --scale 23 --degree 16 --weighted --memory 4G -o "$graphs/${name}w.sl"
 done
 export RAYON_NUM_THREADS=2
+# run NAME KERNEL GRAPH ARGS...: the current binary (after the baseline, if any).
+run() {
+  local name=$1 kernel=$2 graph=$3; shift 3
+  if [ -n "${BASELINE:-}" ] && [ "$kernel" != tc ]; then
+    mkdir -p "$out/baseline"
+    "$BASELINE" run "$kernel" "$graph" --threads 2 "$@" --json "$out/baseline/$name-$kernel.json"
+  fi
+  "$swapless" run "$kernel" "$graph" --threads 2 "$@" --json "$out/$name-$kernel.json"
+}
 for name in kron23 urand23; do
   g="$graphs/$name.sl"
-  "$swapless" run bfs "$g" --threads 2 --trials 3 --json "$out/$name-bfs.json"
-  "$swapless" run pr "$g" --threads 2 --trials 3 --tolerance 1e-4 --max-iters 1000 --json "$out/$name-pr.json"
-  "$swapless" run cc "$g" --threads 2 --trials 3 --json "$out/$name-cc.json"
-  "$swapless" run bc "$g" --threads 2 --trials 3 --json "$out/$name-bc.json"
-  "$swapless" run radii "$g" --threads 2 --trials 3 --json "$out/$name-radii.json"
-  "$swapless" run mis "$g" --threads 2 --trials 3 --json "$out/$name-mis.json"
-  "$swapless" run sssp "$graphs/${name}w.sl" --threads 2 --trials 3 --delta "${SSSP_DELTA:-2}" --json "$out/$name-sssp.json"
-  timeout "${TC_TIMEOUT:-900}" "$swapless" run tc "$g" --threads 2 --trials 1 --json "$out/$name-tc.json" || echo "tc on $name did not finish"
+  run "$name" bfs "$g" --trials 3
+  run "$name" pr "$g" --trials 3 --tolerance 1e-4 --max-iters 1000
+  run "$name" cc "$g" --trials 3
+  run "$name" bc "$g" --trials 3
+  run "$name" radii "$g" --trials 3
+  run "$name" mis "$g" --trials 3
+  run "$name" sssp "$graphs/${name}w.sl" --trials 3 --delta "${SSSP_DELTA:-2}"
+  TIMEOUT=${TC_TIMEOUT:-900}
+  timeout "$TIMEOUT" "$swapless" run tc "$g" --threads 2 --trials 1 --json "$out/$name-tc.json" || echo "tc on $name did not finish"
 done
 python3 bench/summarize_kernels.py "$out"

@@ -10,8 +10,9 @@ GAP = {  # seconds, OMP_NUM_THREADS=2, from ../shared/ANCHORS.md
     "urand23": {"bfs": 0.280, "pr": 3.63, "cc": 0.683, "bc": 42.2, "sssp": 6.28, "tc": 36.9},
 }
 folder = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results/kernels")
-print("| graph | kernel | swapless s (median) | GAP s | ratio | result |")
-print("| --- | --- | --- | --- | --- | --- |")
+baseline = folder / "baseline"  # an older binary run right before each kernel (BASELINE=...)
+print("| graph | kernel | swapless s (median) | GAP s | ratio | result | older binary s | older / now |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 ratios = []
 for graph in ["kron23", "urand23"]:
     for kernel in ["bfs", "pr", "cc", "bc", "sssp", "tc", "radii", "mis"]:
@@ -26,6 +27,20 @@ for graph in ["kron23", "urand23"]:
         gap_text = f"{gap}" if gap else "-"
         ratio_text = f"{ratio:.2f}" if ratio else "-"
         result = {key: value for key, value in report["result"].items() if key != "source_ids"}
-        print(f"| {graph} | {kernel} | {report['seconds']:.3f} | {gap_text} | {ratio_text} | {json.dumps(result)} |")
+        older_path = baseline / f"{graph}-{kernel}.json"
+        older_text, speedup_text = "-", "-"
+        if older_path.exists():
+            older = json.loads(older_path.read_text())["seconds"]
+            older_text, speedup_text = f"{older:.3f}", f"{older / report['seconds']:.2f}"
+        print(
+            f"| {graph} | {kernel} | {report['seconds']:.3f} | {gap_text} | {ratio_text} | {json.dumps(result)} "
+            f"| {older_text} | {speedup_text} |"
+        )
+for graph in ["kron23", "urand23"]:
+    path = folder / f"{graph}-pr.json"
+    if path.exists():
+        report = json.loads(path.read_text())
+        iterations = report["result"]["iterations"]
+        print(f"\nPageRank on {graph}: {iterations} iterations, {report['seconds'] / iterations:.3f} s each")
 if ratios:
     print(f"\nGeometric mean ratio over kernels GAP measured: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}")

@@ -25,8 +25,8 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, Read, gather_reads, scan_reads, visit_edgeless,
-    visit_read,
+    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, gather_reads, scan_batches,
+    visit_edgeless, visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
@@ -91,26 +91,44 @@ struct IoContext {
     registered: bool,
 }
 
-/// Which arena slots are free; the I/O thread takes, compute threads give back.
+/// Which parts of the arena are free; the I/O thread takes, compute threads give back.
+///
+/// The arena is `regular` slots of `slot_bytes`, then an oversize region for reads
+/// longer than a slot (sized by the plan for the longest list). The oversize region
+/// is handed out by the page, first fit, so several long lists can be in flight at
+/// once; a slot id at or above `regular` names the region's page it starts at.
 struct SlotPool {
-    free: Mutex<(Vec<usize>, Vec<usize>)>,
+    free: Mutex<FreeSpace>,
     returned: Condvar,
     regular: usize,
     slot_bytes: u64,
-    oversize_bytes: u64,
+    oversize_region_bytes: u64,
+}
+
+/// The free regular slots, the free extents of the oversize region (sorted, apart)
+/// and the length of each taken extent by its slot id.
+struct FreeSpace {
+    regular: Vec<usize>,
+    extents: Vec<Range<u64>>,
+    taken: std::collections::HashMap<usize, u64>,
+    /// Bumped on every give-back, so a waiter sees that something came back.
+    returns: u64,
 }
 
 impl SlotPool {
-    fn new(regular: usize, oversize: usize, slot_bytes: u64, oversize_bytes: u64) -> SlotPool {
+    fn new(regular: usize, slot_bytes: u64, oversize_region_bytes: u64) -> SlotPool {
+        let region = oversize_region_bytes / PAGE * PAGE;
         SlotPool {
-            free: Mutex::new((
-                (0..regular).collect(),
-                (regular..regular + oversize).collect(),
-            )),
+            free: Mutex::new(FreeSpace {
+                regular: (0..regular).collect(),
+                extents: if region > 0 { vec![0..region] } else { vec![] },
+                taken: std::collections::HashMap::new(),
+                returns: 0,
+            }),
             returned: Condvar::new(),
             regular,
             slot_bytes,
-            oversize_bytes,
+            oversize_region_bytes: region,
         }
     }
 
@@ -119,24 +137,58 @@ impl SlotPool {
         if slot < self.regular {
             slot as u64 * self.slot_bytes
         } else {
-            self.regular as u64 * self.slot_bytes
-                + (slot - self.regular) as u64 * self.oversize_bytes
+            self.regular as u64 * self.slot_bytes + (slot - self.regular) as u64 * PAGE
         }
     }
 
-    /// `count` free slots of the right kind, if there are.
-    fn try_take(&self, oversize: bool, count: usize) -> Option<[usize; 2]> {
+    /// Whether a read of `length` bytes (per part) can ever be placed.
+    fn fits_at_all(&self, length: u64, count: usize) -> bool {
+        length <= self.slot_bytes
+            || length.div_ceil(PAGE) * PAGE * count as u64 <= self.oversize_region_bytes
+    }
+
+    /// Room for `count` parts of `length` bytes each (a slot each, or oversize
+    /// extents), if there is.
+    fn try_take(&self, length: u64, count: usize) -> Option<[usize; 2]> {
         let mut free = self
             .free
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        let list = if oversize { &mut free.1 } else { &mut free.0 };
-        if list.len() < count {
-            return None;
-        }
         let mut taken = [usize::MAX; 2];
-        for slot in taken.iter_mut().take(count) {
-            *slot = list.pop().unwrap_or(usize::MAX);
+        if length <= self.slot_bytes {
+            if free.regular.len() < count {
+                return None;
+            }
+            for slot in taken.iter_mut().take(count) {
+                *slot = free.regular.pop().unwrap_or(usize::MAX);
+            }
+            return Some(taken);
+        }
+        let pages = length.div_ceil(PAGE) * PAGE;
+        let mut starts = [0u64; 2];
+        for part in 0..count {
+            let Some(index) = free
+                .extents
+                .iter()
+                .position(|extent| extent.end - extent.start >= pages)
+            else {
+                // Put back what this call took, so a read takes all its parts or none.
+                for &start in &starts[..part] {
+                    free.release(start, pages);
+                }
+                return None;
+            };
+            let start = free.extents[index].start;
+            free.extents[index].start += pages;
+            if free.extents[index].is_empty() {
+                free.extents.remove(index);
+            }
+            starts[part] = start;
+        }
+        for part in 0..count {
+            let slot = self.regular + (starts[part] / PAGE) as usize;
+            free.taken.insert(slot, pages);
+            taken[part] = slot;
         }
         Some(taken)
     }
@@ -148,25 +200,51 @@ impl SlotPool {
             .unwrap_or_else(|poison| poison.into_inner());
         for slot in slots.into_iter().filter(|&slot| slot != usize::MAX) {
             if slot < self.regular {
-                free.0.push(slot);
-            } else {
-                free.1.push(slot);
+                free.regular.push(slot);
+            } else if let Some(pages) = free.taken.remove(&slot) {
+                free.release((slot - self.regular) as u64 * PAGE, pages);
             }
         }
+        free.returns += 1;
         self.returned.notify_all();
     }
 
-    /// Blocks until some slot comes back.
-    fn wait_for_return(&self) {
+    /// How many give-backs there have been: take it before trying to take room, so
+    /// that [`SlotPool::wait_for_return`] cannot miss one that comes in between.
+    fn returns(&self) -> u64 {
+        self.free
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .returns
+    }
+
+    /// Blocks until something comes back after the `seen`-th give-back.
+    fn wait_for_return(&self, seen: u64) {
         let free = self
             .free
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        let before = (free.0.len(), free.1.len());
         let _free = self
             .returned
-            .wait_while(free, |free| (free.0.len(), free.1.len()) == before)
+            .wait_while(free, |free| free.returns == seen)
             .unwrap_or_else(|poison| poison.into_inner());
+    }
+}
+
+impl FreeSpace {
+    /// Returns `start..start + bytes` of the oversize region, merged with its neighbours.
+    fn release(&mut self, start: u64, bytes: u64) {
+        let end = start + bytes;
+        let index = self.extents.partition_point(|extent| extent.start < start);
+        self.extents.insert(index, start..end);
+        if index + 1 < self.extents.len() && self.extents[index + 1].start == end {
+            self.extents[index].end = self.extents[index + 1].end;
+            self.extents.remove(index + 1);
+        }
+        if index > 0 && self.extents[index - 1].end == start {
+            self.extents[index - 1].end = self.extents[index].end;
+            self.extents.remove(index);
+        }
     }
 }
 
@@ -461,9 +539,8 @@ impl DirectStore {
         let base = arena.as_mut_ptr() as usize;
         let pool = SlotPool::new(
             self.regular_slots,
-            self.oversize_slots,
             self.slot_bytes,
-            self.oversize_bytes,
+            self.oversize_slots as u64 * self.oversize_bytes,
         );
         let failure: Mutex<Option<StoreError>> = Mutex::new(None);
         let remember = |error: StoreError| {
@@ -543,15 +620,58 @@ impl DirectStore {
             .collect();
         let mut flights: Vec<(u8, [usize; 2])> = vec![(0, [usize::MAX; 2]); reads.len()];
         let (mut next, mut reads_in_flight, mut requests_in_flight) = (0usize, 0usize, 0u64);
+        // Reads longer than a slot that wait for room in the oversize region, oldest
+        // first; regular reads behind them go ahead, so one long list does not stall
+        // the queue (it did: with --chunk 4K a kron23 bfs took over 10 minutes).
+        let mut deferred: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
         let mut failure: Option<StoreError> = None;
         let mut last_event = Instant::now();
+        let length_of = |index: usize| reads[index].bytes.end - reads[index].bytes.start;
         loop {
-            while failure.is_none() && next < reads.len() && reads_in_flight < self.queue_depth {
-                let read = &reads[next];
-                let length = read.bytes.end - read.bytes.start;
-                let Some(slots) = pool.try_take(length > self.slot_bytes, parts.len()) else {
-                    break;
+            let returns_seen = pool.returns();
+            while failure.is_none() && reads_in_flight < self.queue_depth {
+                let oldest_deferred = deferred.front().and_then(|&index| {
+                    pool.try_take(length_of(index), parts.len())
+                        .map(|slots| (index, slots))
+                });
+                let (index, slots) = match oldest_deferred {
+                    Some(taken) => {
+                        deferred.pop_front();
+                        taken
+                    }
+                    None if next < reads.len() => {
+                        let length = length_of(next);
+                        if !pool.fits_at_all(length, parts.len()) {
+                            failure.get_or_insert(StoreError::Io {
+                                path: self.path.clone(),
+                                source: std::io::Error::other(format!(
+                                    "a read of {length} bytes is larger than the I/O buffers"
+                                )),
+                            });
+                            break;
+                        }
+                        let oversize = length > self.slot_bytes;
+                        let taken = match oversize && !deferred.is_empty() {
+                            true => None,
+                            false => pool.try_take(length, parts.len()),
+                        };
+                        match (taken, oversize) {
+                            (Some(slots), _) => {
+                                next += 1;
+                                (next - 1, slots)
+                            }
+                            (None, true) => {
+                                deferred.push_back(next);
+                                next += 1;
+                                continue;
+                            }
+                            (None, false) => break,
+                        }
+                    }
+                    None => break,
                 };
+                let read = &reads[index];
+                let length = read.bytes.end - read.bytes.start;
                 for (part, &section_at) in parts.iter().enumerate() {
                     let address = (base as u64 + pool.offset(slots[part])) as *mut u8;
                     let position = section_at + read.bytes.start;
@@ -564,7 +684,7 @@ impl DirectStore {
                             .offset(position)
                             .build()
                     };
-                    let entry = entry.user_data(((next as u64) << 1) | part as u64);
+                    let entry = entry.user_data(((index as u64) << 1) | part as u64);
                     // SAFETY: the slot belongs to this read alone until its completion is
                     // reaped below, and the arena outlives every read (see `pump`'s contract).
                     // The ring has room: it holds twice the queue depth in entries.
@@ -575,8 +695,7 @@ impl DirectStore {
                         });
                     }
                 }
-                flights[next] = (parts.len() as u8, slots);
-                next += 1;
+                flights[index] = (parts.len() as u8, slots);
                 reads_in_flight += 1;
                 requests_in_flight += parts.len() as u64;
                 IoCounters::add(&self.counters.read_requests, parts.len() as u64);
@@ -586,11 +705,11 @@ impl DirectStore {
                     .fetch_max(requests_in_flight, std::sync::atomic::Ordering::Relaxed);
             }
             if reads_in_flight == 0 {
-                if failure.is_some() || next == reads.len() {
+                if failure.is_some() || (next == reads.len() && deferred.is_empty()) {
                     break;
                 }
                 // Every slot is with the compute threads.
-                pool.wait_for_return();
+                pool.wait_for_return(returns_seen);
                 last_event = Instant::now();
                 continue;
             }
@@ -746,38 +865,46 @@ impl EdgeStore for DirectStore {
     ) -> Result<()> {
         let lists = self.lists(direction);
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
-        let (empty, reads): (Vec<Read>, Vec<Read>) =
-            scan_reads(&lists.layout, pinned_end..range.end, self.chunk_bytes)
+        let mut batches = scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes);
+        let mut pinned_done = false;
+        loop {
+            let batch = batches.next();
+            if batch.is_none() && pinned_done {
+                return Ok(());
+            }
+            let (empty, reads): (Vec<Read>, Vec<Read>) = batch
+                .unwrap_or_default()
                 .into_iter()
                 .partition(|read| read.bytes.is_empty());
-        self.stream(lists, &reads, &[], visit_block, || {
-            let no_weights: &[f32] = &[];
-            for read in &empty {
-                if let Members::Span(span) = &read.members {
-                    let offsets = &lists.layout.offsets[span.start as usize..=span.end as usize];
-                    visit_block(ListBlock::new(
-                        span.start,
-                        offsets,
-                        offsets[0],
-                        &[],
-                        self.weighted.then_some(no_weights),
-                    ));
+            let visit_pinned = !pinned_done;
+            self.stream(lists, &reads, &[], visit_block, || {
+                let no_weights: &[f32] = &[];
+                for read in &empty {
+                    if let Members::Span(span) = &read.members {
+                        let offsets =
+                            &lists.layout.offsets[span.start as usize..=span.end as usize];
+                        visit_block(ListBlock::new(
+                            span.start,
+                            offsets,
+                            offsets[0],
+                            &[],
+                            self.weighted.then_some(no_weights),
+                        ));
+                    }
                 }
-            }
-            // The pinned lists are computed on while the first reads fly.
-            block_ranges(range.start..pinned_end, PINNED_BLOCK)
-                .for_each(|vertices| visit_block(lists.pinned_block(vertices)));
-            let bytes = lists.layout.span_bytes(range.start..pinned_end);
-            let factor = if self.weighted { 2 } else { 1 };
-            IoCounters::add(
-                &self.counters.cached_bytes,
-                (bytes.end - bytes.start) * factor,
-            );
-            IoCounters::add(
-                &self.counters.delivered_bytes,
-                (bytes.end - bytes.start) * factor,
-            );
-        })
+                if visit_pinned {
+                    // The pinned lists are computed on while the first reads fly.
+                    block_ranges(range.start..pinned_end, PINNED_BLOCK)
+                        .for_each(|vertices| visit_block(lists.pinned_block(vertices)));
+                    let bytes = lists.layout.span_bytes(range.start..pinned_end);
+                    let factor = if self.weighted { 2 } else { 1 };
+                    let pinned_bytes = (bytes.end - bytes.start) * factor;
+                    IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
+                    IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
+                }
+            })?;
+            pinned_done = true;
+        }
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
@@ -786,21 +913,31 @@ impl EdgeStore for DirectStore {
             .par_iter()
             .partition(|&&vertex| vertex < lists.pinned_vertices);
         rest.par_sort_unstable();
-        let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
-        self.stream(lists, &reads, &rest, &per_vertex(visit), || {
-            let factor = if self.weighted { 2 } else { 1 };
-            let bytes: u64 = pinned
-                .par_iter()
-                .with_min_len(64)
-                .map(|&vertex| {
-                    let list = lists.pinned(vertex);
-                    visit(vertex, list);
-                    list.neighbors.len() as u64 * 4 * factor
-                })
-                .sum();
-            IoCounters::add(&self.counters.cached_bytes, bytes);
-            IoCounters::add(&self.counters.delivered_bytes, bytes);
-        })?;
+        let visit_block = per_vertex(visit);
+        // At least one batch, so the pinned lists are visited even when nothing is read.
+        let batches = rest.len().div_ceil(READS_PER_BATCH).max(1);
+        for batch in 0..batches {
+            let sorted = &rest[(batch * READS_PER_BATCH).min(rest.len())
+                ..((batch + 1) * READS_PER_BATCH).min(rest.len())];
+            let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
+            self.stream(lists, &reads, sorted, &visit_block, || {
+                if batch > 0 {
+                    return;
+                }
+                let factor = if self.weighted { 2 } else { 1 };
+                let bytes: u64 = pinned
+                    .par_iter()
+                    .with_min_len(64)
+                    .map(|&vertex| {
+                        let list = lists.pinned(vertex);
+                        visit(vertex, list);
+                        list.neighbors.len() as u64 * 4 * factor
+                    })
+                    .sum();
+                IoCounters::add(&self.counters.cached_bytes, bytes);
+                IoCounters::add(&self.counters.delivered_bytes, bytes);
+            })?;
+        }
         visit_edgeless(&lists.layout, &rest, self.weighted, visit);
         Ok(())
     }
@@ -815,5 +952,34 @@ impl EdgeStore for DirectStore {
 
     fn io_stats(&self) -> IoStats {
         self.counters.snapshot()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_reads_share_the_oversize_region_and_give_it_back_whole() {
+        // Two 8 KiB slots, and a 16-page oversize region.
+        let pool = SlotPool::new(2, 2 * PAGE, 16 * PAGE);
+        assert_eq!(pool.try_take(PAGE, 1).map(|s| s[0] < 2), Some(true));
+        // Several long reads at once, while they fit.
+        let first = pool.try_take(5 * PAGE, 1).unwrap();
+        let second = pool.try_take(5 * PAGE, 1).unwrap();
+        assert_ne!(pool.offset(first[0]), pool.offset(second[0]));
+        assert!(
+            pool.try_take(7 * PAGE, 1).is_none(),
+            "only 6 pages are left"
+        );
+        // A read in two parts (neighbors and weights) takes both or neither.
+        assert!(pool.try_take(4 * PAGE, 2).is_none());
+        assert!(pool.try_take(3 * PAGE, 2).is_some());
+        pool.give_back(first);
+        pool.give_back(second);
+        // The freed extents merge with each other: 10 pages in one piece.
+        assert!(pool.try_take(10 * PAGE, 1).is_some());
+        assert!(pool.fits_at_all(16 * PAGE, 1));
+        assert!(!pool.fits_at_all(9 * PAGE, 2));
     }
 }

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
-    Directions, ListLayout, PAGE, Read, check_ids, gather_reads, scan_reads, visit_edgeless,
-    visit_read,
+    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, check_ids, gather_reads, scan_batches,
+    visit_edgeless, visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
@@ -367,8 +367,10 @@ impl EdgeStore for MmapStore {
             block_ranges(range.start..kept_end, KEPT_BLOCK),
             visit_block,
         )?;
-        let reads = scan_reads(&lists.layout, kept_end..range.end, self.chunk_bytes);
-        self.stream(lists, &reads, &[], visit_block)
+        for reads in scan_batches(&lists.layout, kept_end..range.end, self.chunk_bytes) {
+            self.stream(lists, &reads, &[], visit_block)?;
+        }
+        Ok(())
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
@@ -383,8 +385,10 @@ impl EdgeStore for MmapStore {
             &visit_block,
         )?;
         rest.par_sort_unstable();
-        let reads = gather_reads(&lists.layout, &rest, self.chunk_bytes, GATHER_GAP_PAGES);
-        self.stream(lists, &reads, &rest, &visit_block)?;
+        for sorted in rest.chunks(READS_PER_BATCH) {
+            let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
+            self.stream(lists, &reads, sorted, &visit_block)?;
+        }
         visit_edgeless(&lists.layout, &rest, self.weighted, visit);
         Ok(())
     }
