@@ -121,7 +121,9 @@ impl SlotPool {
         SlotPool {
             free: Mutex::new(FreeSpace {
                 regular: (0..regular).collect(),
-                extents: if region > 0 { vec![0..region] } else { vec![] },
+                extents: std::iter::once(0..region)
+                    .filter(|all| !all.is_empty())
+                    .collect(),
                 taken: std::collections::HashMap::new(),
                 returns: 0,
             }),

@@ -386,7 +386,7 @@ mod tests {
 
     #[test]
     fn scan_batches_are_the_scan_reads_cut_into_pieces() {
-        let layout = layout(&[3000; (READS_PER_BATCH * 2 + 5) as usize]);
+        let layout = layout(&[3000; READS_PER_BATCH * 2 + 5]);
         let whole = scan_reads(
             &layout,
             3..layout.offsets.len() as u32 - 1,
