@@ -86,6 +86,14 @@ impl ThreadBuffers {
         buffer.1 += weight;
     }
 
+    /// Runs `fill` on this thread's buffer and counter: one lookup for many pushes.
+    #[inline]
+    pub fn with_buffer<R>(&self, fill: impl FnOnce(&mut Vec<u32>, &mut u64) -> R) -> R {
+        let mut buffer = self.buffers.get_or_default().borrow_mut();
+        let (vertices, weight) = &mut *buffer;
+        fill(vertices, weight)
+    }
+
     /// Adds `weight` to this thread's counter without a vertex.
     #[inline]
     pub fn count(&self, weight: u64) {

@@ -61,34 +61,72 @@ fn top_down_step(
     Ok(next.drain())
 }
 
-/// One bottom-up step: returns how many vertices joined `next`.
+/// The vertices a bottom-up step left unvisited (those with in-edges), and the sum of
+/// their in-degrees.
+struct Unvisited {
+    vertices: Vec<u32>,
+    edges: u64,
+}
+
+/// A bottom-up step reads only the lists of the vertices still unvisited when their
+/// edges are at most this fraction of all arcs (1/4); otherwise it scans every list.
+/// On the disk tiers this is what a step costs: after the first bottom-up step on
+/// kron23 most of the graph is visited, and a scan would read it all again.
+const GATHER_UNVISITED_DIVISOR: u64 = 4;
+
+/// One bottom-up step over every vertex, or over `only` (the vertices the last step
+/// left unvisited): returns how many vertices joined `next`, and which are left.
 fn bottom_up_step(
     store: &dyn EdgeStore,
     parents: &U32Array,
     frontier: &Bitmap,
     next: &Bitmap,
-) -> Result<u64> {
+    only: Option<&[u32]>,
+) -> Result<(u64, Unvisited)> {
+    let mut left = ThreadBuffers::new();
     let mut awake = ThreadBuffers::new();
-    let vertices = store.num_vertices() as u32;
-    store.scan_blocks(EdgeDirection::In, 0..vertices, &|block| {
-        let mut joined = 0;
-        for (vertex, list) in block.iter() {
-            if parents.get(vertex) != UNVISITED {
-                continue;
-            }
-            if let Some(&parent) = list
-                .neighbors
-                .iter()
-                .find(|&&neighbor| frontier.contains(neighbor))
-            {
+    // Looks for a parent of `vertex` in the frontier; records it as left if none.
+    let step = |vertex: u32, neighbors: &[u32], waiting: &mut Vec<u32>, edges: &mut u64| {
+        if parents.get(vertex) != UNVISITED || neighbors.is_empty() {
+            return 0;
+        }
+        match neighbors
+            .iter()
+            .find(|&&neighbor| frontier.contains(neighbor))
+        {
+            Some(&parent) => {
                 parents.set(vertex, parent);
                 next.insert(vertex);
-                joined += 1;
+                1
+            }
+            None => {
+                waiting.push(vertex);
+                *edges += neighbors.len() as u64;
+                0
             }
         }
-        awake.count(joined);
-    })?;
-    Ok(awake.drain().1)
+    };
+    match only {
+        None => {
+            let vertices = store.num_vertices() as u32;
+            store.scan_blocks(EdgeDirection::In, 0..vertices, &|block| {
+                let joined = left.with_buffer(|waiting, edges| {
+                    block
+                        .iter()
+                        .map(|(vertex, list)| step(vertex, list.neighbors, waiting, edges))
+                        .sum()
+                });
+                awake.count(joined);
+            })?
+        }
+        Some(vertices) => store.gather(EdgeDirection::In, vertices, &|vertex, list| {
+            let joined =
+                left.with_buffer(|waiting, edges| step(vertex, list.neighbors, waiting, edges));
+            awake.count(joined);
+        })?,
+    }
+    let (vertices, edges) = left.drain();
+    Ok((awake.drain().1, Unvisited { vertices, edges }))
 }
 
 /// Runs BFS from `source` (internal id).
@@ -109,10 +147,19 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
             front.clear();
             front.insert_all(&frontier);
             let mut awake = frontier.len() as u64;
+            // The top-down frontier is in the bitmap now; its memory holds `unvisited`.
+            drop(std::mem::take(&mut frontier));
+            let mut unvisited: Option<Unvisited> = None;
             loop {
                 let previous = awake;
                 next.clear();
-                awake = bottom_up_step(store, &parents, front, next)?;
+                let only = unvisited
+                    .as_ref()
+                    .filter(|left| left.edges <= store.num_arcs() / GATHER_UNVISITED_DIVISOR)
+                    .map(|left| left.vertices.as_slice());
+                let (joined, left) = bottom_up_step(store, &parents, front, next, only)?;
+                awake = joined;
+                unvisited = Some(left);
                 std::mem::swap(front, next);
                 levels += 1;
                 reached += awake;
@@ -120,6 +167,7 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
                     break;
                 }
             }
+            drop(unvisited);
             frontier = front.to_vertices();
             scout_count = 1;
         } else {
