@@ -102,11 +102,15 @@ impl ThreadBuffers {
 
     /// Empties every buffer into one list; returns it with the counters' sum.
     pub fn drain(&mut self) -> (Vec<u32>, u64) {
-        let mut all = Vec::new();
+        // Sized exactly, and each thread's buffer freed once copied, so the list never
+        // takes more than its own length beyond the buffers.
+        let length = self.buffers.iter_mut().map(|b| b.get_mut().0.len()).sum();
+        let mut all = Vec::with_capacity(length);
         let mut total = 0;
         for buffer in self.buffers.iter_mut() {
             let buffer = buffer.get_mut();
-            all.append(&mut buffer.0);
+            all.extend_from_slice(&buffer.0);
+            buffer.0 = Vec::new();
             total += std::mem::take(&mut buffer.1);
         }
         (all, total)

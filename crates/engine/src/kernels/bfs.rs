@@ -23,9 +23,13 @@ pub const READS: Reads = Reads {
     in_lists: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan): parents (4), the frontier (4), the next frontier with its growth (8), the gather's sorted copy (4) and two bitmaps, per vertex.
+/// Bytes of this kernel's own arrays (for the plan), per vertex: parents (4) and two
+/// bitmaps, plus the larger of what a top-down step holds (the frontier 4, the next
+/// frontier with its growth 8, the gather's sorted copy 4) and what a bottom-up step
+/// reading only unvisited lists holds (the last step's list 4, this step's list with
+/// its growth 8 and as drained 4, the gather's copy 4).
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    21 * vertices
+    25 * vertices
 }
 
 const ALPHA: u64 = 15;
