@@ -218,6 +218,38 @@ fn exact_betweenness_and_triangles_on_a_known_graph() {
 }
 
 #[test]
+fn cc_is_right_whether_its_last_pass_scans_or_gathers() {
+    // Disjoint 4-cliques: nearly every vertex is outside the largest component with
+    // one edge left after the first two, so the last pass scans; a long path plus a few
+    // small pieces leaves few edges outside it, so the last pass gathers.
+    let dir = tempfile::tempdir().unwrap();
+    let mut cliques = String::new();
+    for group in 0..200u32 {
+        let base = group * 4;
+        for (a, b) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            cliques.push_str(&format!("{} {}\n", base + a, base + b));
+        }
+    }
+    let mut path_and_pieces: String = (0..2000u32).map(|v| format!("{v} {}\n", v + 1)).collect();
+    path_and_pieces.push_str("3000 3001\n3001 3002\n3002 3000\n3000 3003\n3004 3005\n");
+    for (name, text) in [("cliques", cliques), ("path", path_and_pieces)] {
+        for undirected in [true, false] {
+            let path = text_graph(
+                dir.path(),
+                &format!("{name}-{undirected}"),
+                &text,
+                undirected,
+            );
+            let graph = GraphFile::open(&path).unwrap();
+            let store = DramStore::load(&path, true).unwrap();
+            let found = connected_components::connected_components(&store).unwrap();
+            connected_components::verify(&graph, &found.labels)
+                .unwrap_or_else(|e| panic!("{name} (undirected {undirected}): {e}"));
+        }
+    }
+}
+
+#[test]
 fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
     let dir = tempfile::tempdir().unwrap();
     // (edges "u v weight", expected distances from 0, whether integers held them)
