@@ -320,5 +320,10 @@ fn print_report(report: &Value, plan: &Plan) {
             count("max_queue_depth"),
             100.0 * number("cache_hit_ratio")
         );
+        if plan.tier == Tier::Direct && report["direct_io"] == serde_json::json!(false) {
+            println!(
+                "  note: this filesystem refused O_DIRECT, so reads went through the page cache"
+            );
+        }
     }
 }

@@ -58,6 +58,7 @@ fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::V
 fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
     for kernel in ["bfs", "pr", "cc", "sssp", "bc", "tc", "radii", "mis"] {
         let (dram, dram_result) = run(graph, kernel, &["--tier", "dram"], dir);
+        assert!(dram["direct_io"].is_null());
         let footprint = dram["footprint_bytes"].as_u64().unwrap();
         for (index, tier) in ["mmap", "direct"].into_iter().enumerate() {
             let chunk = chunks[index % chunks.len()];
@@ -83,6 +84,9 @@ fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
                 dir,
             );
             assert_eq!(disk["tier"], tier);
+            // mmap always reads through the page cache; direct says whether O_DIRECT held.
+            assert!(disk["direct_io"].is_boolean(), "{kernel} on {tier}");
+            assert!(tier == "direct" || disk["direct_io"] == false);
             if budget < footprint {
                 assert!(
                     disk["cache_hit_ratio"].as_f64().unwrap() < 1.0,

@@ -542,6 +542,7 @@ fn run_in_pool(
         "vertices": vertices,
         "arcs": store.num_arcs(),
         "tier": store.tier(),
+        "direct_io": store.direct_io(),
         "source": source.map(original),
         "threads": threads,
         "trials": options.trials,
@@ -695,6 +696,9 @@ impl EdgeStore for Cancellable<'_> {
     }
     fn permutation(&self) -> Option<&[u32]> {
         self.inner.permutation()
+    }
+    fn direct_io(&self) -> Option<bool> {
+        self.inner.direct_io()
     }
     fn scan_blocks(
         &self,

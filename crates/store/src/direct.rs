@@ -952,6 +952,10 @@ impl EdgeStore for DirectStore {
             + arena
     }
 
+    fn direct_io(&self) -> Option<bool> {
+        Some(self.direct_io)
+    }
+
     fn io_stats(&self) -> IoStats {
         self.counters.snapshot()
     }

@@ -182,6 +182,11 @@ pub trait EdgeStore: Sync {
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()>;
     /// Bytes of memory the store holds (graph sections resident in DRAM).
     fn resident_bytes(&self) -> u64;
+    /// Whether list reads bypass the page cache (`O_DIRECT`); `None` for a tier that
+    /// reads nothing while kernels run.
+    fn direct_io(&self) -> Option<bool> {
+        None
+    }
     /// What the store has read so far (all zero for the dram tier).
     fn io_stats(&self) -> IoStats {
         IoStats::default()

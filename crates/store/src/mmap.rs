@@ -401,6 +401,10 @@ impl EdgeStore for MmapStore {
             + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
     }
 
+    fn direct_io(&self) -> Option<bool> {
+        Some(false)
+    }
+
     fn io_stats(&self) -> IoStats {
         let mut stats = self.counters.snapshot();
         stats.bytes_read = process_read_bytes().saturating_sub(self.read_bytes_at_open);
