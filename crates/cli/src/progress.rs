@@ -62,7 +62,8 @@ impl BuildProgress for TerminalProgress {
     }
 }
 
-/// A spinner for `swapless run`: trials done and bytes read; silent off a terminal.
+/// A spinner for `swapless run`: the trial, passes over the lists (iterations, levels)
+/// and bytes read; silent off a terminal.
 pub struct RunProgress {
     bar: ProgressBar,
     trials: u32,
@@ -89,6 +90,18 @@ impl RunProgress {
 }
 
 impl swapless_run::Progress for RunProgress {
+    fn pass_done(&self, passes: u64, bytes_read: u64) {
+        let done = self.done.load(std::sync::atomic::Ordering::Relaxed);
+        let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
+        let mebibytes = bytes_read as f64 / (1 << 20) as f64;
+        self.bar.set_message(format!(
+            "trial {} of {}, pass {passes}, {mebibytes:.1} MiB read ({:.0} MiB/s)",
+            (done + 1).min(self.trials),
+            self.trials,
+            mebibytes / seconds
+        ));
+    }
+
     fn trial_done(&self, bytes_read: u64) {
         let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let seconds = self.started.elapsed().as_secs_f64().max(1e-3);

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -292,6 +293,10 @@ pub struct RunOutput {
 pub trait Progress: Sync {
     /// A trial finished; `bytes_read` is what the store has read so far.
     fn trial_done(&self, _bytes_read: u64) {}
+    /// The running trial has made `passes` passes over lists (scans and gathers: a
+    /// PageRank iteration, a BFS level) and the store has read `bytes_read` in all;
+    /// called at most every 100 ms.
+    fn pass_done(&self, _passes: u64, _bytes_read: u64) {}
 }
 
 /// Shows nothing.
@@ -403,14 +408,14 @@ fn run_in_pool(
     }
     drop(graph);
     let opened = open_store(path, &plan, kernel.reads())?;
-    let cancellable = options.cancel.as_deref().map(|cancel| Cancellable {
+    let watched = Watched {
         inner: &*opened,
-        cancel,
-    });
-    let store: &dyn EdgeStore = match &cancellable {
-        Some(cancellable) => cancellable,
-        None => &*opened,
+        cancel: options.cancel.as_deref(),
+        progress,
+        passes: AtomicU64::new(0),
+        last_report: Mutex::new(None),
     };
+    let store: &dyn EdgeStore = &watched;
     let load_seconds = load_started.elapsed().as_secs_f64();
     let vertices = store.num_vertices();
     let source = match (kernel.takes_source(), options.source) {
@@ -485,6 +490,7 @@ fn run_in_pool(
         trial_seconds.push(started.elapsed().as_secs_f64());
         outcome = Some(result);
         progress.trial_done(store.io_stats().since(&io_before).bytes_read);
+        watched.passes.store(0, Ordering::Relaxed);
     }
     let faults_after = page_faults().unwrap_or((0, 0));
     let io = store.io_stats().since(&io_before);
@@ -658,24 +664,51 @@ fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
     })
 }
 
-/// A store whose scans and gathers stop with [`StoreError::Interrupted`] once `cancel` is
-/// set: where a kernel reaches its edges is where a run can stop cleanly, every few
-/// milliseconds to seconds, without a check in any kernel.
-struct Cancellable<'a> {
+/// The store as kernels see it: every scan and gather stops with
+/// [`StoreError::Interrupted`] once `cancel` is set (where a kernel reaches its edges is
+/// where a run can stop cleanly, without a check in any kernel), and is counted as a pass
+/// for the progress display.
+struct Watched<'a> {
     inner: &'a dyn EdgeStore,
-    cancel: &'a AtomicBool,
+    cancel: Option<&'a AtomicBool>,
+    progress: &'a dyn Progress,
+    /// Passes in the running trial.
+    passes: AtomicU64,
+    /// When the progress display last heard; `None` before the first pass.
+    last_report: Mutex<Option<Instant>>,
 }
 
-impl Cancellable<'_> {
+/// How often the progress display hears of passes.
+const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl Watched<'_> {
     fn check(&self) -> swapless_store::Result<()> {
-        if self.cancel.load(Ordering::Relaxed) {
+        if self
+            .cancel
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+        {
             return Err(StoreError::Interrupted);
         }
         Ok(())
     }
+
+    /// Counts a finished pass and tells the progress display, unless it heard lately
+    /// (tc on a directed graph gathers once per vertex).
+    fn pass_done(&self) {
+        let passes = self.passes.fetch_add(1, Ordering::Relaxed) + 1;
+        let Ok(mut last) = self.last_report.try_lock() else {
+            return;
+        };
+        if last.is_none_or(|last| last.elapsed() >= PROGRESS_INTERVAL) {
+            *last = Some(Instant::now());
+            drop(last);
+            self.progress
+                .pass_done(passes, self.inner.io_stats().bytes_read);
+        }
+    }
 }
 
-impl EdgeStore for Cancellable<'_> {
+impl EdgeStore for Watched<'_> {
     fn num_vertices(&self) -> usize {
         self.inner.num_vertices()
     }
@@ -707,7 +740,9 @@ impl EdgeStore for Cancellable<'_> {
         visit_block: &swapless_store::VisitBlock,
     ) -> swapless_store::Result<()> {
         self.check()?;
-        self.inner.scan_blocks(direction, range, visit_block)
+        self.inner.scan_blocks(direction, range, visit_block)?;
+        self.pass_done();
+        Ok(())
     }
     fn gather(
         &self,
@@ -716,7 +751,9 @@ impl EdgeStore for Cancellable<'_> {
         visit: &swapless_store::Visit,
     ) -> swapless_store::Result<()> {
         self.check()?;
-        self.inner.gather(direction, vertices, visit)
+        self.inner.gather(direction, vertices, visit)?;
+        self.pass_done();
+        Ok(())
     }
     fn resident_bytes(&self) -> u64 {
         self.inner.resident_bytes()
@@ -750,4 +787,57 @@ pub fn plan_json(plan: &Plan) -> Value {
 /// A graph file's path and plan for `kernel` under `placement`.
 pub fn plan(path: &Path, kernel: Kernel, placement: &Placement) -> Result<Plan, RunError> {
     placement.plan(&GraphFile::open(path)?, kernel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Remembers what the run told it.
+    #[derive(Default)]
+    struct Recorder {
+        passes: Mutex<Vec<(u64, u64)>>,
+        trials: AtomicU64,
+    }
+
+    impl Progress for Recorder {
+        fn trial_done(&self, _bytes_read: u64) {
+            self.trials.fetch_add(1, Ordering::Relaxed);
+        }
+        fn pass_done(&self, passes: u64, bytes_read: u64) {
+            if let Ok(mut seen) = self.passes.lock() {
+                seen.push((passes, bytes_read));
+            }
+        }
+    }
+
+    #[test]
+    fn progress_hears_of_passes_and_trials() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kron.sl");
+        let mut source = swapless_build::generators::SyntheticSource::new(
+            swapless_build::generators::SyntheticKind::Kronecker,
+            10,
+            8,
+            false,
+            1,
+        )
+        .unwrap();
+        swapless_build::build_graph(
+            &mut source,
+            &path,
+            &swapless_build::BuildOptions::with_memory(64 << 20),
+        )
+        .unwrap();
+        let recorder = Recorder::default();
+        let options = RunOptions {
+            trials: 2,
+            ..RunOptions::default()
+        };
+        run(&path, Kernel::Pr, &options, &recorder).unwrap();
+        assert_eq!(recorder.trials.load(Ordering::Relaxed), 2);
+        let passes = recorder.passes.lock().unwrap();
+        // The first pass is always reported; a PageRank pass is one scan.
+        assert_eq!(passes.first(), Some(&(1, 0)));
+    }
 }
