@@ -157,24 +157,6 @@ impl F64Array {
         }
     }
 
-    /// Lowers entry `index` to `value` if smaller; whether it did.
-    #[inline]
-    pub fn fetch_min(&self, index: u32, value: f64) -> bool {
-        let slot = &self.0[index as usize];
-        let mut current = slot.load(Ordering::Relaxed);
-        while value < f64::from_bits(current) {
-            match slot.compare_exchange_weak(
-                current,
-                value.to_bits(),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(seen) => current = seen,
-            }
-        }
-        false
-    }
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.0.len()

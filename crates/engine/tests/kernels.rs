@@ -23,17 +23,23 @@ fn build(source: &mut dyn EdgeSource, path: &Path, reorder: Reorder) {
 }
 
 fn text_graph(dir: &Path, name: &str, text: &str, undirected: bool) -> PathBuf {
-    let input = dir.join(format!("{name}.el"));
-    std::fs::write(&input, text).unwrap();
-    let output = dir.join(format!("{name}.sl"));
-    let mut source = open_input(
-        &input,
+    text_graph_with(
+        dir,
+        name,
+        text,
         ImportOptions {
             undirected,
             weighted: false,
         },
     )
-    .unwrap();
+}
+
+/// `name.sl` built in `dir` from the edge list `text`, read with `options`.
+fn text_graph_with(dir: &Path, name: &str, text: &str, options: ImportOptions) -> PathBuf {
+    let input = dir.join(format!("{name}.el"));
+    std::fs::write(&input, text).unwrap();
+    let output = dir.join(format!("{name}.sl"));
+    let mut source = open_input(&input, options).unwrap();
     build(source.as_mut(), &output, Reorder::None);
     output
 }
@@ -82,7 +88,6 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
     );
     graphs.push(weighted_grid);
     // Directed with real-valued weights.
-    let input = dir.join("directed-weighted.el");
     let text: String = (0..300u32)
         .map(|v| {
             format!(
@@ -93,18 +98,15 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
             )
         })
         .collect();
-    std::fs::write(&input, text).unwrap();
-    let output = dir.join("directed-weighted.sl");
-    let mut source = open_input(
-        &input,
+    graphs.push(text_graph_with(
+        dir,
+        "directed-weighted",
+        &text,
         ImportOptions {
             undirected: false,
             weighted: true,
         },
-    )
-    .unwrap();
-    build(source.as_mut(), &output, Reorder::None);
-    graphs.push(output);
+    ));
     // Directed, with a sink, a source-only vertex, a cycle and unreachable parts.
     let directed: String = (0..400u32)
         .map(|v| format!("{} {}\n{} {}\n", v, (v * 7 + 3) % 500, (v * 13) % 450, v))
@@ -260,18 +262,15 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
         ("0 1 3000000000\n1 2 3000000000\n", [0.0, 3e9, 6e9], false),
     ];
     for (index, (text, expected, integer)) in cases.into_iter().enumerate() {
-        let input = dir.path().join(format!("w{index}.el"));
-        std::fs::write(&input, text).unwrap();
-        let output = dir.path().join(format!("w{index}.sl"));
-        let mut source = open_input(
-            &input,
+        let output = text_graph_with(
+            dir.path(),
+            &format!("w{index}"),
+            text,
             ImportOptions {
                 undirected: false,
                 weighted: true,
             },
-        )
-        .unwrap();
-        build(source.as_mut(), &output, Reorder::None);
+        );
         let store = DramStore::load(&output, false).unwrap();
         // Delta 1: billions of bins apart, which must not cost memory per bin.
         let found = sssp::sssp(&store, 0, 1.0).unwrap();
