@@ -60,6 +60,9 @@ pub struct PageRankResult {
     pub last_change: f64,
 }
 
+/// Entries ahead of the sum whose contributions are prefetched.
+const PREFETCH_DISTANCE: usize = 64;
+
 /// Runs PageRank.
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
     let vertices = store.num_vertices();
@@ -84,7 +87,17 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
     while iterations < options.max_iterations {
         let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
         store.scan_blocks(EdgeDirection::In, 0..vertices as u32, &|block| {
+            let all = block.all_neighbors();
+            let mut ahead = PREFETCH_DISTANCE.min(all.len());
+            for &neighbor in &all[..ahead] {
+                contributions.prefetch(neighbor);
+            }
             for (vertex, list) in block.iter() {
+                let end = (ahead + list.neighbors.len()).min(all.len());
+                for &neighbor in &all[ahead..end] {
+                    contributions.prefetch(neighbor);
+                }
+                ahead = end;
                 let incoming: f64 = list
                     .neighbors
                     .iter()

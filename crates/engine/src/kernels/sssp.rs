@@ -17,7 +17,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 
-use crate::property::property_vec;
+use crate::property::{prefetch, property_vec};
 use rayon::prelude::*;
 
 /// The lists this kernel reads, for the placement plan.
@@ -144,6 +144,9 @@ impl Distance for f64 {
     }
 }
 
+/// Entries of a list ahead of the relaxation whose distances are prefetched.
+const PREFETCH_DISTANCE: usize = 16;
+
 /// Bins ahead of the current one that a thread keeps as vectors.
 const NEAR_BINS: u64 = 1 << 16;
 
@@ -235,6 +238,9 @@ fn delta_stepping<D: Distance>(
             }
             let mut local = bins.get_or_default().borrow_mut();
             for (index, &neighbor) in list.neighbors.iter().enumerate() {
+                if let Some(&ahead) = list.neighbors.get(index + PREFETCH_DISTANCE) {
+                    prefetch(&distances, ahead as usize);
+                }
                 let weight = list.weights.map_or(1.0, |weights| weights[index]);
                 let Some(candidate) = distance.extend(weight) else {
                     inexact.store(true, Ordering::Relaxed);
