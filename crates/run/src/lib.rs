@@ -724,8 +724,8 @@ impl EdgeStore for Watched<'_> {
     fn tier(&self) -> &'static str {
         self.inner.tier()
     }
-    fn degree(&self, direction: swapless_store::EdgeDirection, vertex: u32) -> u32 {
-        self.inner.degree(direction, vertex)
+    fn offsets(&self, direction: swapless_store::EdgeDirection) -> &[u64] {
+        self.inner.offsets(direction)
     }
     fn permutation(&self) -> Option<&[u32]> {
         self.inner.permutation()

@@ -851,8 +851,8 @@ impl EdgeStore for DirectStore {
         "direct"
     }
 
-    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
-        self.lists(direction).layout.degree(vertex)
+    fn offsets(&self, direction: EdgeDirection) -> &[u64] {
+        &self.lists(direction).layout.offsets
     }
 
     fn permutation(&self) -> Option<&[u32]> {

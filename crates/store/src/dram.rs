@@ -138,9 +138,8 @@ impl EdgeStore for DramStore {
         "dram"
     }
 
-    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
-        let offsets = &self.lists(direction).offsets;
-        (offsets[vertex as usize + 1] - offsets[vertex as usize]) as u32
+    fn offsets(&self, direction: EdgeDirection) -> &[u64] {
+        &self.lists(direction).offsets
     }
 
     fn permutation(&self) -> Option<&[u32]> {

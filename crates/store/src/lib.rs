@@ -162,8 +162,14 @@ pub trait EdgeStore: Sync {
     fn weighted(&self) -> bool;
     /// The tier's name for reports (`dram`, `mmap`, `direct`).
     fn tier(&self) -> &'static str;
-    /// Degree of `vertex` in `direction` (offsets are warm data, always at hand).
-    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32;
+    /// Where each list of `direction` starts in its section, plus where the last ends:
+    /// warm data, in memory on every tier, so a kernel may read degrees in a tight loop.
+    fn offsets(&self, direction: EdgeDirection) -> &[u64];
+    /// Degree of `vertex` in `direction`.
+    fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
+        let offsets = self.offsets(direction);
+        (offsets[vertex as usize + 1] - offsets[vertex as usize]) as u32
+    }
     /// New id → original id for reordered graphs.
     fn permutation(&self) -> Option<&[u32]>;
     /// Calls `visit_block` for blocks of consecutive vertices that together cover

@@ -53,12 +53,14 @@ fn top_down_step(
     frontier: &[u32],
 ) -> Result<(Vec<u32>, u64)> {
     let mut next = ThreadBuffers::new();
+    let out_offsets = store.offsets(EdgeDirection::Out);
     store.gather(EdgeDirection::Out, frontier, &|vertex, list| {
         for &neighbor in list.neighbors {
             if parents.get(neighbor) == UNVISITED
                 && parents.compare_exchange(neighbor, UNVISITED, vertex)
             {
-                next.push(neighbor, store.degree(EdgeDirection::Out, neighbor) as u64);
+                let degree = out_offsets[neighbor as usize + 1] - out_offsets[neighbor as usize];
+                next.push(neighbor, degree);
             }
         }
     })?;
