@@ -692,6 +692,14 @@ impl Watched<'_> {
         Ok(())
     }
 
+    /// Runs one scan or gather unless the run was cancelled, and counts it as a pass.
+    fn pass(&self, run: impl FnOnce() -> swapless_store::Result<()>) -> swapless_store::Result<()> {
+        self.check()?;
+        run()?;
+        self.pass_done();
+        Ok(())
+    }
+
     /// Counts a finished pass and tells the progress display, unless it heard lately
     /// (tc on a directed graph gathers once per vertex).
     fn pass_done(&self) {
@@ -739,10 +747,7 @@ impl EdgeStore for Watched<'_> {
         range: std::ops::Range<u32>,
         visit_block: &swapless_store::VisitBlock,
     ) -> swapless_store::Result<()> {
-        self.check()?;
-        self.inner.scan_blocks(direction, range, visit_block)?;
-        self.pass_done();
-        Ok(())
+        self.pass(|| self.inner.scan_blocks(direction, range, visit_block))
     }
     fn gather(
         &self,
@@ -750,10 +755,7 @@ impl EdgeStore for Watched<'_> {
         vertices: &[u32],
         visit: &swapless_store::Visit,
     ) -> swapless_store::Result<()> {
-        self.check()?;
-        self.inner.gather(direction, vertices, visit)?;
-        self.pass_done();
-        Ok(())
+        self.pass(|| self.inner.gather(direction, vertices, visit))
     }
     fn resident_bytes(&self) -> u64 {
         self.inner.resident_bytes()

@@ -31,15 +31,12 @@ use crate::layout::{
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, Result, StoreError, Visit, VisitBlock,
-    block_ranges, per_vertex,
+    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, Result, SCAN_BLOCK, StoreError, Visit,
+    VisitBlock, block_ranges, per_vertex,
 };
 
 /// Reads one call makes at most before the I/O thread is worth starting.
 const SYNCHRONOUS_READS: usize = 2;
-
-/// Vertices per block when scanning the pinned lists (as the dram tier's blocks).
-const PINNED_BLOCK: u32 = 256;
 
 /// One direction's lists: the layout and the prefix held in memory.
 struct Lists {
@@ -105,12 +102,10 @@ struct SlotPool {
     oversize_region_bytes: u64,
 }
 
-/// The free regular slots, the free extents of the oversize region (sorted, apart)
-/// and the length of each taken extent by its slot id.
+/// The free regular slots and the free extents of the oversize region (sorted, apart).
 struct FreeSpace {
     regular: Vec<usize>,
     extents: Vec<Range<u64>>,
-    taken: std::collections::HashMap<usize, u64>,
     /// Bumped on every give-back, so a waiter sees that something came back.
     returns: u64,
 }
@@ -124,7 +119,6 @@ impl SlotPool {
                 extents: std::iter::once(0..region)
                     .filter(|all| !all.is_empty())
                     .collect(),
-                taken: std::collections::HashMap::new(),
                 returns: 0,
             }),
             returned: Condvar::new(),
@@ -187,15 +181,14 @@ impl SlotPool {
             }
             starts[part] = start;
         }
-        for part in 0..count {
-            let slot = self.regular + (starts[part] / PAGE) as usize;
-            free.taken.insert(slot, pages);
-            taken[part] = slot;
+        for (slot, start) in taken.iter_mut().zip(&starts[..count]) {
+            *slot = self.regular + (start / PAGE) as usize;
         }
         Some(taken)
     }
 
-    fn give_back(&self, slots: [usize; 2]) {
+    /// Returns the room [`SlotPool::try_take`] gave for a read of `length` bytes.
+    fn give_back(&self, slots: [usize; 2], length: u64) {
         let mut free = self
             .free
             .lock()
@@ -203,7 +196,8 @@ impl SlotPool {
         for slot in slots.into_iter().filter(|&slot| slot != usize::MAX) {
             if slot < self.regular {
                 free.regular.push(slot);
-            } else if let Some(pages) = free.taken.remove(&slot) {
+            } else {
+                let pages = length.div_ceil(PAGE) * PAGE;
                 free.release((slot - self.regular) as u64 * PAGE, pages);
             }
         }
@@ -582,7 +576,7 @@ impl DirectStore {
                 ) {
                     remember(error);
                 }
-                pool.give_back(landed.slots);
+                pool.give_back(landed.slots, length as u64);
             });
             match pump.join() {
                 Ok(Ok(())) => {}
@@ -673,7 +667,7 @@ impl DirectStore {
                     None => break,
                 };
                 let read = &reads[index];
-                let length = read.bytes.end - read.bytes.start;
+                let length = length_of(index);
                 for (part, &section_at) in parts.iter().enumerate() {
                     let address = (base as u64 + pool.offset(slots[part])) as *mut u8;
                     let position = section_at + read.bytes.start;
@@ -764,7 +758,7 @@ impl DirectStore {
                     let handed =
                         failure.is_none() && landed.send(Landed { read: index, slots }).is_ok();
                     if !handed {
-                        pool.give_back(slots);
+                        pool.give_back(slots, length_of(index));
                     }
                 }
             }
@@ -867,18 +861,20 @@ impl EdgeStore for DirectStore {
     ) -> Result<()> {
         let lists = self.lists(direction);
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
-        let mut batches = scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes);
-        let mut pinned_done = false;
-        loop {
-            let batch = batches.next();
-            if batch.is_none() && pinned_done {
-                return Ok(());
-            }
-            let (empty, reads): (Vec<Read>, Vec<Read>) = batch
-                .unwrap_or_default()
-                .into_iter()
-                .partition(|read| read.bytes.is_empty());
-            let visit_pinned = !pinned_done;
+        // The pinned lists are computed on while the first reads fly (or alone, when
+        // nothing is read).
+        let mut visit_pinned = Some(|| {
+            block_ranges(range.start..pinned_end, SCAN_BLOCK)
+                .for_each(|vertices| visit_block(lists.pinned_block(vertices)));
+            let bytes = lists.layout.span_bytes(range.start..pinned_end);
+            let factor = if self.weighted { 2 } else { 1 };
+            let pinned_bytes = (bytes.end - bytes.start) * factor;
+            IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
+            IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
+        });
+        for batch in scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes) {
+            let (empty, reads): (Vec<Read>, Vec<Read>) =
+                batch.into_iter().partition(|read| read.bytes.is_empty());
             self.stream(lists, &reads, &[], visit_block, || {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
@@ -894,19 +890,15 @@ impl EdgeStore for DirectStore {
                         ));
                     }
                 }
-                if visit_pinned {
-                    // The pinned lists are computed on while the first reads fly.
-                    block_ranges(range.start..pinned_end, PINNED_BLOCK)
-                        .for_each(|vertices| visit_block(lists.pinned_block(vertices)));
-                    let bytes = lists.layout.span_bytes(range.start..pinned_end);
-                    let factor = if self.weighted { 2 } else { 1 };
-                    let pinned_bytes = (bytes.end - bytes.start) * factor;
-                    IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
-                    IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
+                if let Some(visit_pinned) = visit_pinned.take() {
+                    visit_pinned();
                 }
             })?;
-            pinned_done = true;
         }
+        if let Some(visit_pinned) = visit_pinned {
+            visit_pinned();
+        }
+        Ok(())
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
@@ -915,30 +907,32 @@ impl EdgeStore for DirectStore {
             .par_iter()
             .partition(|&&vertex| vertex < lists.pinned_vertices);
         rest.par_sort_unstable();
+        // The pinned lists are visited while the first reads fly (or alone).
+        let mut visit_pinned = Some(|| {
+            let factor = if self.weighted { 2 } else { 1 };
+            let bytes: u64 = pinned
+                .par_iter()
+                .with_min_len(64)
+                .map(|&vertex| {
+                    let list = lists.pinned(vertex);
+                    visit(vertex, list);
+                    list.neighbors.len() as u64 * 4 * factor
+                })
+                .sum();
+            IoCounters::add(&self.counters.cached_bytes, bytes);
+            IoCounters::add(&self.counters.delivered_bytes, bytes);
+        });
         let visit_block = per_vertex(visit);
-        // At least one batch, so the pinned lists are visited even when nothing is read.
-        let batches = rest.len().div_ceil(READS_PER_BATCH).max(1);
-        for batch in 0..batches {
-            let sorted = &rest[(batch * READS_PER_BATCH).min(rest.len())
-                ..((batch + 1) * READS_PER_BATCH).min(rest.len())];
+        for sorted in rest.chunks(READS_PER_BATCH) {
             let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
             self.stream(lists, &reads, sorted, &visit_block, || {
-                if batch > 0 {
-                    return;
+                if let Some(visit_pinned) = visit_pinned.take() {
+                    visit_pinned();
                 }
-                let factor = if self.weighted { 2 } else { 1 };
-                let bytes: u64 = pinned
-                    .par_iter()
-                    .with_min_len(64)
-                    .map(|&vertex| {
-                        let list = lists.pinned(vertex);
-                        visit(vertex, list);
-                        list.neighbors.len() as u64 * 4 * factor
-                    })
-                    .sum();
-                IoCounters::add(&self.counters.cached_bytes, bytes);
-                IoCounters::add(&self.counters.delivered_bytes, bytes);
             })?;
+        }
+        if let Some(visit_pinned) = visit_pinned {
+            visit_pinned();
         }
         visit_edgeless(&lists.layout, &rest, self.weighted, visit);
         Ok(())
@@ -981,8 +975,8 @@ mod tests {
         // A read in two parts (neighbors and weights) takes both or neither.
         assert!(pool.try_take(4 * PAGE, 2).is_none());
         assert!(pool.try_take(3 * PAGE, 2).is_some());
-        pool.give_back(first);
-        pool.give_back(second);
+        pool.give_back(first, 5 * PAGE);
+        pool.give_back(second, 5 * PAGE);
         // The freed extents merge with each other: 10 pages in one piece.
         assert!(pool.try_take(10 * PAGE, 1).is_some());
         assert!(pool.fits_at_all(16 * PAGE, 1));

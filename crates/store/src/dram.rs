@@ -8,7 +8,8 @@ use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, ListBlock, Result, Visit, VisitBlock, block_ranges,
+    Adjacency, EdgeDirection, EdgeStore, ListBlock, Result, SCAN_BLOCK, Visit, VisitBlock,
+    block_ranges,
 };
 
 /// One direction's CSR in memory.
@@ -69,10 +70,6 @@ pub struct DramStore {
     weighted: bool,
     permutation: Option<Vec<u32>>,
 }
-
-/// Vertices per block of a scan: enough to amortize the callback and scheduling,
-/// few enough that work stealing evens out skewed degrees.
-const SCAN_BLOCK: u32 = 256;
 
 impl DramStore {
     /// Reads `path` into memory, verifying every checksum; in-lists only if `need_in_lists`.

@@ -293,30 +293,56 @@ pub(crate) fn visit_read(
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     let first_entry = read.bytes.start / ENTRY_BYTES;
-    let deliver = |span: Range<u32>| -> Result<u64> {
-        let block = ListBlock::new(
-            span.start,
-            &layout.offsets[span.start as usize..=span.end as usize],
+    let deliver = |span: Range<u32>| {
+        deliver_span(
+            layout,
+            span,
             first_entry,
             neighbors,
             weights,
-        );
-        check_ids(&block, vertices, path)?;
-        visit_block(block);
-        Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES)
+            vertices,
+            path,
+            visit_block,
+        )
     };
-    let delivered = match &read.members {
-        Members::Span(span) => deliver(span.clone())?,
+    match &read.members {
+        Members::Span(span) => deliver(span.clone()),
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
             .map(|&vertex| deliver(vertex..vertex + 1))
-            .sum::<Result<u64>>()?,
-    };
-    Ok(delivered * if weights.is_some() { 2 } else { 1 })
+            .sum(),
+    }
+}
+
+/// Hands the lists of `span` to `visit_block` as one block, after checking every id
+/// against `vertices`. `neighbors` and `weights` hold the section's entries from
+/// position `base` on. Returns the list bytes delivered (weights included).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn deliver_span(
+    layout: &ListLayout,
+    span: Range<u32>,
+    base: u64,
+    neighbors: &[u32],
+    weights: Option<&[f32]>,
+    vertices: usize,
+    path: &Path,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
+    let block = ListBlock::new(
+        span.start,
+        &layout.offsets[span.start as usize..=span.end as usize],
+        base,
+        neighbors,
+        weights,
+    );
+    check_ids(&block, vertices, path)?;
+    visit_block(block);
+    let parts = if weights.is_some() { 2 } else { 1 };
+    Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
 }
 
 /// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.
-pub(crate) fn check_ids(block: &ListBlock, vertices: usize, path: &Path) -> Result<()> {
+fn check_ids(block: &ListBlock, vertices: usize, path: &Path) -> Result<()> {
     if block
         .all_neighbors()
         .iter()

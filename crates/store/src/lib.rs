@@ -137,6 +137,11 @@ pub(crate) fn per_vertex<'a>(visit: &'a Visit<'a>) -> impl Fn(ListBlock<'_>) + S
     }
 }
 
+/// Vertices per block of a scan over lists in memory (dram, direct's pinned prefix,
+/// mmap's kept prefix): enough to amortize the callback and scheduling, few enough
+/// that work stealing evens out skewed degrees.
+pub(crate) const SCAN_BLOCK: u32 = 256;
+
 /// `range` cut into consecutive blocks of at most `size` vertices, as a parallel iterator.
 pub(crate) fn block_ranges(
     range: Range<u32>,

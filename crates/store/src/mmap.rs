@@ -16,13 +16,13 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
-    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, check_ids, gather_reads, scan_batches,
+    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, deliver_span, gather_reads, scan_batches,
     visit_edgeless, visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    EdgeDirection, EdgeStore, IoStats, ListBlock, Result, StoreError, Visit, VisitBlock,
+    EdgeDirection, EdgeStore, IoStats, Result, SCAN_BLOCK, StoreError, Visit, VisitBlock,
     block_ranges, per_vertex,
 };
 
@@ -33,9 +33,6 @@ const FOLIO_REACH_BACK: u64 = 2 << 20;
 /// Bytes advised per MADV_WILLNEED call: the kernel reads at most one readahead
 /// window per call and ignores the rest of a longer range.
 const PREFETCH_PIECE: u64 = 4 << 20;
-
-/// Vertices per block when scanning the kept prefix (as the dram tier's blocks).
-const KEPT_BLOCK: u32 = 256;
 
 /// One direction's lists and how much of their section stays mapped.
 struct Lists {
@@ -304,16 +301,16 @@ impl MmapStore {
         let (neighbors, weights) = self.mapped_lists(lists);
         let bytes = blocks
             .map(|vertices| {
-                let block = ListBlock::new(
-                    vertices.start,
-                    &lists.layout.offsets[vertices.start as usize..=vertices.end as usize],
+                deliver_span(
+                    &lists.layout,
+                    vertices,
                     0,
                     neighbors,
                     weights,
-                );
-                check_ids(&block, self.vertices, &self.path)?;
-                visit_block(block);
-                Ok(block.all_neighbors().len() as u64 * 4 * if weights.is_some() { 2 } else { 1 })
+                    self.vertices,
+                    &self.path,
+                    visit_block,
+                )
             })
             .sum::<Result<u64>>()?;
         IoCounters::add(&self.counters.cached_bytes, bytes);
@@ -364,7 +361,7 @@ impl EdgeStore for MmapStore {
             .clamp(range.start, range.end);
         self.visit_kept(
             lists,
-            block_ranges(range.start..kept_end, KEPT_BLOCK),
+            block_ranges(range.start..kept_end, SCAN_BLOCK),
             visit_block,
         )?;
         for reads in scan_batches(&lists.layout, kept_end..range.end, self.chunk_bytes) {

@@ -10,7 +10,7 @@
 //! for a parent among its in-neighbors: a dense `scan`) until the frontier shrinks
 //! below n/BETA again.
 
-use super::Reads;
+use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
@@ -73,12 +73,6 @@ struct Unvisited {
     vertices: Vec<u32>,
     edges: u64,
 }
-
-/// A bottom-up step reads only the lists of the vertices still unvisited when their
-/// edges are at most this fraction of all arcs (1/4); otherwise it scans every list.
-/// On the disk tiers this is what a step costs: after the first bottom-up step on
-/// kron23 most of the graph is visited, and a scan would read it all again.
-const GATHER_UNVISITED_DIVISOR: u64 = 4;
 
 /// One bottom-up step over every vertex, or over `only` (the vertices the last step
 /// left unvisited): returns how many vertices joined `next`, and which are left.
@@ -161,7 +155,7 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
                 next.clear();
                 let only = unvisited
                     .as_ref()
-                    .filter(|left| left.edges <= store.num_arcs() / GATHER_UNVISITED_DIVISOR)
+                    .filter(|left| few_enough_to_gather(store, left.edges))
                     .map(|left| left.vertices.as_slice());
                 let (joined, left) = bottom_up_step(store, &parents, front, next, only)?;
                 awake = joined;

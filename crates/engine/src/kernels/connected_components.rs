@@ -11,7 +11,7 @@
 //! largest. Links always hook the larger root under the smaller, so every
 //! component ends up rooted at its smallest internal id.
 
-use super::Reads;
+use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
@@ -34,9 +34,6 @@ pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
 
 /// Neighbors per vertex linked before sampling.
 const NEIGHBOR_ROUNDS: usize = 2;
-/// The last pass reads only the lists of vertices outside the largest component when
-/// their edges are at most this fraction of all arcs (1/4).
-const GATHER_OUTSIDE_DIVISOR: u64 = 4;
 /// Vertices sampled to find the largest component.
 const SAMPLES: usize = 1024;
 
@@ -137,35 +134,31 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
                 out.saturating_sub(NEIGHBOR_ROUNDS as u64) + incoming
             })
             .sum();
+        // Out-lists past the neighbors already linked; for weak connectivity on a directed
+        // graph, whole in-lists too.
+        let passes = [
+            (EdgeDirection::Out, NEIGHBOR_ROUNDS),
+            (EdgeDirection::In, 0),
+        ];
+        let passes = &passes[..if directed { 2 } else { 1 }];
         let link_rest = |vertex: u32, neighbors: &[u32], skip: usize| {
             for &neighbor in neighbors.iter().skip(skip) {
                 link(&labels, vertex, neighbor);
             }
         };
-        if outside_edges <= store.num_arcs() / GATHER_OUTSIDE_DIVISOR {
-            store.gather(EdgeDirection::Out, &outside, &|vertex, list| {
-                link_rest(vertex, list.neighbors, NEIGHBOR_ROUNDS)
-            })?;
-            if directed {
-                // Weak connectivity: in-edges join components too.
-                store.gather(EdgeDirection::In, &outside, &|vertex, list| {
-                    link_rest(vertex, list.neighbors, 0)
+        if few_enough_to_gather(store, outside_edges) {
+            for &(direction, skip) in passes {
+                store.gather(direction, &outside, &|vertex, list| {
+                    link_rest(vertex, list.neighbors, skip)
                 })?;
             }
         } else {
             drop(outside);
-            store.scan_blocks(EdgeDirection::Out, all.clone(), &|block| {
-                for (vertex, list) in block.iter() {
-                    if labels.get(vertex) != largest {
-                        link_rest(vertex, list.neighbors, NEIGHBOR_ROUNDS);
-                    }
-                }
-            })?;
-            if directed {
-                store.scan_blocks(EdgeDirection::In, all, &|block| {
+            for &(direction, skip) in passes {
+                store.scan_blocks(direction, all.clone(), &|block| {
                     for (vertex, list) in block.iter() {
                         if labels.get(vertex) != largest {
-                            link_rest(vertex, list.neighbors, 0);
+                            link_rest(vertex, list.neighbors, skip);
                         }
                     }
                 })?;
