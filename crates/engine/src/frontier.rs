@@ -7,18 +7,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use thread_local::ThreadLocal;
 
+use crate::property::{PropertyVec, property_vec};
+
 /// A set of vertices as one bit each, safe to set from many threads.
 pub struct Bitmap {
-    words: Vec<AtomicU64>,
+    words: PropertyVec<AtomicU64>,
 }
 
 impl Bitmap {
+    /// Bytes a bitmap over `vertices` vertices holds.
+    pub fn bytes(vertices: u64) -> u64 {
+        vertices.div_ceil(64) * 8
+    }
+
     /// An empty set over `0..vertices`.
     pub fn new(vertices: usize) -> Bitmap {
         Bitmap {
-            words: (0..vertices.div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            words: property_vec(vertices.div_ceil(64), || AtomicU64::new(0)),
         }
     }
 

@@ -3,6 +3,9 @@
 //! over raw arrays while keeping the kernels free of `unsafe`.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
 
 /// Fraction (0..=1, as f64 bits) of each property array to back with huge pages.
 static HUGE_PAGE_FRACTION: AtomicU64 = AtomicU64::new(0);
@@ -30,7 +33,6 @@ pub fn huge_page_fraction() -> f64 {
 
 /// Advises the kernel to back the first [`huge_page_fraction`] of `values` with huge pages.
 pub fn advise_huge_pages<T>(values: &[T]) {
-    const HUGE_PAGE: usize = 2 << 20;
     let fraction = huge_page_fraction();
     let bytes = (std::mem::size_of_val(values) as f64 * fraction) as usize;
     let start = values.as_ptr() as usize;
@@ -55,15 +57,290 @@ pub fn advise_huge_pages<T>(values: &[T]) {
     }
 }
 
-/// A vector of `len` values made by `make`, with the huge-page advice applied
-/// before the pages are first touched.
-pub fn property_vec<T>(len: usize, make: impl Fn() -> T) -> Vec<T> {
+/// Huge pages are 2 MiB on x86_64; pool slots start on one so each can be backed by them.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Memory for one kernel's property arrays, mapped and faulted in before the graph is
+/// loaded (DESIGN §6: hot arrays first, so they get DRAM and huge pages before graph
+/// data and caches do). One anonymous mapping, cut into a slot per declared array.
+struct Pool {
+    /// First byte of the mapping (as an address: the pool is shared between threads).
+    mapping: usize,
+    /// Bytes mapped.
+    mapping_bytes: usize,
+    /// First byte of each slot, 2 MiB aligned, and its length.
+    slots: Vec<(usize, usize)>,
+    /// Whether each slot is lent to an array now.
+    lent: Mutex<Vec<bool>>,
+}
+
+impl Pool {
+    /// Maps and faults in one slot per entry of `array_bytes`, each with the first
+    /// [`huge_page_fraction`] advised to use huge pages before it is touched.
+    fn map(array_bytes: &[u64]) -> std::io::Result<Pool> {
+        let lengths: Vec<usize> = array_bytes
+            .iter()
+            .map(|&bytes| (bytes as usize).next_multiple_of(4096))
+            .collect();
+        // Arrays of 2 MiB or more start on a 2 MiB boundary, so huge pages can back them;
+        // the gaps this leaves are never touched, so they cost address space, not memory.
+        let alignment = |length: usize| if length >= HUGE_PAGE { HUGE_PAGE } else { 4096 };
+        let mapping_bytes = lengths
+            .iter()
+            .map(|&length| length.next_multiple_of(alignment(length)))
+            .sum::<usize>()
+            + HUGE_PAGE;
+        // SAFETY: a fresh private anonymous mapping; no existing memory is affected.
+        let mapping = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                mapping_bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if mapping == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut pool = Pool {
+            mapping: mapping as usize,
+            mapping_bytes,
+            slots: Vec::with_capacity(lengths.len()),
+            lent: Mutex::new(vec![false; lengths.len()]),
+        };
+        let mut start = pool.mapping;
+        for length in lengths {
+            start = start.next_multiple_of(alignment(length));
+            pool.slots.push((start, length));
+            start += length;
+        }
+        for &(start, length) in &pool.slots {
+            // SAFETY: the slot lies inside the mapping made above, which nothing else uses yet.
+            let slot = unsafe { std::slice::from_raw_parts(start as *const u8, length) };
+            advise_huge_pages(slot);
+        }
+        // Fault every slot's pages in now, so the arrays hold DRAM before anything else.
+        let pages: Vec<usize> = pool
+            .slots
+            .iter()
+            .flat_map(|&(start, length)| (start..start + length).step_by(4096))
+            .collect();
+        pages.into_par_iter().for_each(|page| {
+            // SAFETY: each page lies in a slot of the mapping and is written once, by one
+            // thread, before any slot is lent; it is zero, so writing zero changes nothing.
+            unsafe { std::ptr::write_volatile(page as *mut u8, 0) };
+        });
+        Ok(pool)
+    }
+
+    /// Lends the smallest free slot that holds `bytes`, if any.
+    fn lend(&self, bytes: usize) -> Option<usize> {
+        let mut lent = self
+            .lent
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let slot = (0..self.slots.len())
+            .filter(|&slot| !lent[slot] && self.slots[slot].1 >= bytes)
+            .min_by_key(|&slot| self.slots[slot].1)?;
+        lent[slot] = true;
+        Some(slot)
+    }
+
+    /// Takes a slot back.
+    fn give_back(&self, slot: usize) {
+        let mut lent = self
+            .lent
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        lent[slot] = false;
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // SAFETY: every array lent from the pool holds an `Arc` to it, so none is left;
+        // the range is exactly the mapping made in `map`.
+        unsafe { libc::munmap(self.mapping as *mut libc::c_void, self.mapping_bytes) };
+    }
+}
+
+/// The pool that property arrays come from while a [`PropertyReservation`] is held.
+static POOL: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
+
+/// Property-array memory held for one run: arrays made while it is held come from it
+/// (when one of its slots fits), and it is returned to the system when dropped.
+pub struct PropertyReservation {
+    pool: Option<Arc<Pool>>,
+}
+
+impl PropertyReservation {
+    /// Bytes held (DRAM already faulted in), 0 when another reservation was in place.
+    pub fn bytes(&self) -> u64 {
+        self.pool.as_ref().map_or(0, |pool| {
+            pool.slots.iter().map(|&(_, length)| length as u64).sum()
+        })
+    }
+}
+
+impl Drop for PropertyReservation {
+    fn drop(&mut self) {
+        if let Some(mine) = self.pool.take() {
+            let mut installed = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if installed
+                .as_ref()
+                .is_some_and(|pool| Arc::ptr_eq(pool, &mine))
+            {
+                *installed = None;
+            }
+        }
+    }
+}
+
+/// Maps and faults in memory for property arrays of `array_bytes` each (a kernel's
+/// declared arrays), with the huge-page advice applied, so that the arrays a kernel
+/// makes afterwards use it instead of memory taken after the graph was loaded. Held
+/// until the reservation is dropped; when one is already held (another run in this
+/// process), nothing is reserved and arrays come from the heap as usual.
+pub fn reserve(array_bytes: &[u64]) -> std::io::Result<PropertyReservation> {
+    let mut installed = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if installed.is_some() || array_bytes.iter().all(|&bytes| bytes == 0) {
+        return Ok(PropertyReservation { pool: None });
+    }
+    let pool = Arc::new(Pool::map(array_bytes)?);
+    *installed = Some(pool.clone());
+    Ok(PropertyReservation { pool: Some(pool) })
+}
+
+/// Where a [`PropertyVec`]'s values live, and so how they are given back.
+enum Owner<T> {
+    /// A slot of the reserved pool.
+    Pool { pool: Arc<Pool>, slot: usize },
+    /// An ordinary allocation (no reservation, or no slot fitted); `start` points into
+    /// its buffer. Taken out (left empty) when the array becomes a plain `Vec`.
+    Heap(Vec<T>),
+}
+
+/// A fixed-length array of per-vertex values: in a slot of the reserved pool when one
+/// is held and fits, else on the heap.
+pub struct PropertyVec<T> {
+    /// First value; cached so that indexing costs no branch on where the values live.
+    start: std::ptr::NonNull<T>,
+    len: usize,
+    owner: Owner<T>,
+}
+
+// SAFETY: a PropertyVec owns its values exclusively, like a Vec; the pool it may borrow
+// a slot from is itself only touched under a mutex.
+unsafe impl<T: Send> Send for PropertyVec<T> {}
+// SAFETY: shared access hands out only `&[T]`, so it is as safe to share as `[T]`.
+unsafe impl<T: Sync> Sync for PropertyVec<T> {}
+
+impl<T> std::ops::Deref for PropertyVec<T> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        // SAFETY: `start` points at `len` initialized values that this array owns (its
+        // pool slot or its Vec's buffer, which does not move when the Vec does).
+        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
+    }
+}
+
+impl<T> std::ops::DerefMut for PropertyVec<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` makes this the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
+    }
+}
+
+impl<T> PropertyVec<T> {
+    /// The values converted by `convert`, as a plain vector. From the heap this reuses
+    /// the buffer when the sizes match; from the pool it copies 2 MiB at a time and
+    /// hands each copied range back to the system, so the copy never holds twice the
+    /// array (the slot's pages fault in again, with the same advice, when next lent).
+    pub fn into_vec<U>(mut self, convert: impl Fn(&T) -> U) -> Vec<U> {
+        if let Owner::Heap(values) = &mut self.owner {
+            let values = std::mem::take(values);
+            self.len = 0;
+            return values.into_iter().map(|value| convert(&value)).collect();
+        }
+        let per_range = (HUGE_PAGE / std::mem::size_of::<T>().max(1)).max(1);
+        let mut plain = Vec::with_capacity(self.len);
+        for (index, range) in self.chunks(per_range).enumerate() {
+            plain.extend(range.iter().map(&convert));
+            let first = self.start.as_ptr() as usize + index * per_range * std::mem::size_of::<T>();
+            let whole_pages = std::mem::size_of_val(range) / 4096 * 4096;
+            // SAFETY: the range is part of this array's own slot; its values need no drop
+            // (only such are lent slots), were copied out and are never read again (the
+            // slot is given back on drop, and the next array writes before it reads).
+            unsafe { libc::madvise(first as *mut libc::c_void, whole_pages, libc::MADV_DONTNEED) };
+        }
+        plain
+    }
+}
+
+impl<T> Drop for PropertyVec<T> {
+    fn drop(&mut self) {
+        // Only values that need no drop are lent slots, so giving the slot back is all.
+        if let Owner::Pool { pool, slot } = &self.owner {
+            pool.give_back(*slot);
+        }
+    }
+}
+
+/// Bytes of property arrays made from the heap while a reservation was held, because
+/// no free slot fitted them (a kernel making an array it did not declare).
+static UNRESERVED_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes of property arrays this process made from the heap while a reservation was
+/// held (arrays the kernel did not declare, such as triangle counting's oriented lists).
+pub fn unreserved_property_bytes() -> u64 {
+    UNRESERVED_BYTES.load(Ordering::Relaxed)
+}
+
+/// A property array of `len` values made by `make`: in the reserved pool when a slot
+/// fits, else on the heap with the huge-page advice applied before the pages are first
+/// touched.
+pub fn property_vec<T>(len: usize, make: impl Fn() -> T + Sync) -> PropertyVec<T> {
+    let bytes = len * std::mem::size_of::<T>();
+    let pool = POOL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone();
+    // Slots take plain values (atomics, numbers): nothing to drop, no alignment above 2 MiB.
+    let fits = !std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= HUGE_PAGE && bytes > 0;
+    let reserved = pool.is_some();
+    if let Some(pool) = pool.filter(|_| fits)
+        && let Some(slot) = pool.lend(bytes)
+    {
+        let start = pool.slots[slot].0 as *mut T;
+        // SAFETY: the slot is lent to this array alone, aligned to 2 MiB (more than any
+        // T here needs) and at least `bytes` long; each value is written before it is read.
+        unsafe {
+            for index in 0..len {
+                start.add(index).write(make());
+            }
+        }
+        return PropertyVec {
+            start: std::ptr::NonNull::new(start).expect("pool slots are never null"),
+            len,
+            owner: Owner::Pool { pool, slot },
+        };
+    }
+    if reserved {
+        UNRESERVED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
     let mut values: Vec<T> = Vec::with_capacity(len);
     // Advise before the first write, so the first touch already faults in huge pages.
-    let spare = values.spare_capacity_mut();
-    advise_huge_pages(spare);
+    advise_huge_pages(values.spare_capacity_mut());
     values.extend((0..len).map(|_| make()));
-    values
+    PropertyVec {
+        start: std::ptr::NonNull::new(values.as_mut_ptr()).expect("a Vec's buffer is never null"),
+        len,
+        owner: Owner::Heap(values),
+    }
 }
 
 /// Asks the CPU to start loading `values[index]` into cache, so that a loop reading a
@@ -84,7 +361,7 @@ pub fn prefetch<T>(values: &[T], index: usize) {
 }
 
 /// An array of `u32` per vertex.
-pub struct U32Array(Vec<AtomicU32>);
+pub struct U32Array(PropertyVec<AtomicU32>);
 
 impl U32Array {
     /// `vertices` entries, all `value`.
@@ -118,12 +395,12 @@ impl U32Array {
     }
     /// The values, consuming the array.
     pub fn into_vec(self) -> Vec<u32> {
-        self.0.into_iter().map(AtomicU32::into_inner).collect()
+        self.0.into_vec(|value| value.load(Ordering::Relaxed))
     }
 }
 
 /// An array of `f32` per vertex, stored as bits.
-pub struct F32Array(Vec<AtomicU32>);
+pub struct F32Array(PropertyVec<AtomicU32>);
 
 impl F32Array {
     /// `vertices` entries, all `value`.
@@ -148,7 +425,7 @@ impl F32Array {
 }
 
 /// An array of `f64` per vertex, stored as bits.
-pub struct F64Array(Vec<AtomicU64>);
+pub struct F64Array(PropertyVec<AtomicU64>);
 
 impl F64Array {
     /// `vertices` entries, all `value`.
@@ -190,9 +467,7 @@ impl F64Array {
     /// The values, consuming the array.
     pub fn into_vec(self) -> Vec<f64> {
         self.0
-            .into_iter()
-            .map(|bits| f64::from_bits(bits.into_inner()))
-            .collect()
+            .into_vec(|bits| f64::from_bits(bits.load(Ordering::Relaxed)))
     }
 }
 

@@ -57,6 +57,7 @@ fn run_error(error: RunError) -> PyErr {
         }
         RunError::Store(swapless_store::StoreError::Format(error)) => format_error(error),
         RunError::Store(error) => PyOSError::new_err(error.to_string()),
+        RunError::Reserve { .. } => pyo3::exceptions::PyMemoryError::new_err(error.to_string()),
         RunError::Verification(message) => VerificationError::new_err(message),
         RunError::Interrupted => {
             pyo3::exceptions::PyKeyboardInterrupt::new_err("the run was interrupted")

@@ -39,6 +39,16 @@ pub enum RunError {
     /// Reading the graph failed while the kernel ran.
     #[error("{0}")]
     Store(StoreError),
+    /// Memory for the kernel's property arrays could not be mapped.
+    #[error(
+        "cannot reserve {bytes} bytes for the kernel's vertex arrays ({source}); give the run more memory or free some"
+    )]
+    Reserve {
+        /// Bytes asked for.
+        bytes: u64,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// The serial verifier disagreed with the kernel.
     #[error("verification failed: {0}")]
     Verification(String),
@@ -117,15 +127,29 @@ impl Kernel {
         matches!(self, Kernel::Bfs | Kernel::Sssp)
     }
 
+    /// Bytes of each fixed-size array the kernel makes (reserved before the graph loads).
+    pub fn property_arrays(self, vertices: u64) -> Vec<u64> {
+        match self {
+            Kernel::Bfs => bfs::property_arrays(vertices),
+            Kernel::Pr => pagerank::property_arrays(vertices),
+            Kernel::Cc => connected_components::property_arrays(vertices),
+            Kernel::Sssp => sssp::property_arrays(vertices),
+            Kernel::Bc => betweenness::property_arrays(vertices),
+            Kernel::Tc => triangle_count::property_arrays(vertices),
+            Kernel::Radii => radii::property_arrays(vertices),
+            Kernel::Mis => maximal_independent_set::property_arrays(vertices),
+        }
+    }
+
     /// Bytes of the kernel's own arrays, as the kernel states them.
-    pub fn property_bytes(self, vertices: u64, arcs: u64) -> u64 {
+    pub fn property_bytes(self, vertices: u64, arcs: u64, directed: bool) -> u64 {
         match self {
             Kernel::Bfs => bfs::property_bytes(vertices, arcs),
             Kernel::Pr => pagerank::property_bytes(vertices, arcs),
             Kernel::Cc => connected_components::property_bytes(vertices, arcs),
             Kernel::Sssp => sssp::property_bytes(vertices, arcs),
             Kernel::Bc => betweenness::property_bytes(vertices, arcs),
-            Kernel::Tc => triangle_count::property_bytes(vertices, arcs),
+            Kernel::Tc => triangle_count::property_bytes(vertices, arcs, directed),
             Kernel::Radii => radii::property_bytes(vertices, arcs),
             Kernel::Mis => maximal_independent_set::property_bytes(vertices, arcs),
         }
@@ -190,8 +214,11 @@ impl Placement {
         let reads = kernel.reads();
         let request = PlanRequest {
             kernel: kernel.name().to_string(),
-            property_bytes: kernel
-                .property_bytes(graph.num_vertices() as u64, graph.num_arcs() as u64),
+            property_bytes: kernel.property_bytes(
+                graph.num_vertices() as u64,
+                graph.num_arcs() as u64,
+                graph.flags().directed,
+            ),
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             budget_bytes: self.budget_bytes,
@@ -406,6 +433,18 @@ fn run_in_pool(
             "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle".to_string(),
         ));
     }
+    // Huge pages are counted from the machine-wide counter, above what it held before
+    // the property arrays were reserved (see the sampler below).
+    let huge_pages_before = system_anon_huge_page_bytes().unwrap_or(0);
+    // The hot arrays take their memory (and huge pages) first, before any graph data or
+    // cache does (DESIGN §6); the plan has counted them within the budget.
+    let array_bytes = kernel.property_arrays(graph.num_vertices() as u64);
+    let unreserved_before = swapless_engine::property::unreserved_property_bytes();
+    let reservation =
+        swapless_engine::property::reserve(&array_bytes).map_err(|source| RunError::Reserve {
+            bytes: array_bytes.iter().sum(),
+            source,
+        })?;
     drop(graph);
     let opened = open_store(path, &plan, kernel.reads())?;
     let watched = Watched {
@@ -436,11 +475,11 @@ fn run_in_pool(
     };
     let faults_before = page_faults().unwrap_or((0, 0));
     let io_before = store.io_stats();
-    // Huge pages live only as long as a trial's arrays, so they are sampled while
-    // trials run, from the machine-wide counter (cheap to read; reading this process's
-    // smaps_rollup instead walks its page tables and slowed kernels by 20%). The report
-    // gives the peak above what the machine held before the run.
-    let huge_pages_before = system_anon_huge_page_bytes().unwrap_or(0);
+    // Arrays made from the heap (those no reserved slot fits) hold huge pages only
+    // while a trial runs, so the counter is sampled while trials run; it is the
+    // machine-wide one (cheap to read; reading this process's smaps_rollup instead walks
+    // its page tables and slowed kernels by 20%). The report gives the peak above what
+    // the machine held before the reservation.
     let sampling = std::sync::Arc::new(AtomicBool::new(true));
     let sampler = {
         let sampling = sampling.clone();
@@ -572,6 +611,8 @@ fn run_in_pool(
         "huge_page_bytes": huge_page_bytes,
         "huge_page_fraction": options.huge_page_fraction,
         "huge_page_advised_bytes": swapless_engine::property::huge_page_advised_bytes(),
+        "property_reserved_bytes": reservation.bytes(),
+        "property_unreserved_bytes": swapless_engine::property::unreserved_property_bytes() - unreserved_before,
         "major_faults": faults_after.0.saturating_sub(faults_before.0),
         "minor_faults": faults_after.1.saturating_sub(faults_before.1),
         "verified": verified,

@@ -28,6 +28,12 @@ pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     36 * vertices
 }
 
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: scores (8), and per source depth (4), paths (8), dependency (8).
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![8 * vertices, 4 * vertices, 8 * vertices, 8 * vertices]
+}
+
 const UNSEEN: u32 = u32::MAX;
 
 /// What a BC run found.

@@ -32,6 +32,16 @@ pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     25 * vertices
 }
 
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: parents (4) and the two bitmaps of bottom-up steps.
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![
+        4 * vertices,
+        Bitmap::bytes(vertices),
+        Bitmap::bytes(vertices),
+    ]
+}
+
 const ALPHA: u64 = 15;
 const BETA: u64 = 18;
 const UNVISITED: u32 = u32::MAX;

@@ -32,6 +32,12 @@ pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     16 * vertices
 }
 
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: labels (4).
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![4 * vertices]
+}
+
 /// Neighbors per vertex linked before sampling.
 const NEIGHBOR_ROUNDS: usize = 2;
 /// Vertices sampled to find the largest component.

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use swapless_format::GraphFile;
 use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
 
-use crate::property::property_vec;
+use crate::property::{PropertyVec, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -27,6 +27,12 @@ pub const READS: Reads = Reads {
 /// Bytes of this kernel's own arrays (for the plan): state (1), joins (1) and priorities (16), per vertex.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     20 * vertices
+}
+
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: state and joins (1 each).
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![vertices, vertices]
 }
 
 const UNDECIDED: u8 = 0;
@@ -54,8 +60,8 @@ pub struct MisResult {
 /// Computes the maximal independent set.
 pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
     let vertices = store.num_vertices();
-    let state: Vec<AtomicU8> = property_vec(vertices, || AtomicU8::new(UNDECIDED));
-    let joins: Vec<AtomicU8> = property_vec(vertices, || AtomicU8::new(0));
+    let state: PropertyVec<AtomicU8> = property_vec(vertices, || AtomicU8::new(UNDECIDED));
+    let joins: PropertyVec<AtomicU8> = property_vec(vertices, || AtomicU8::new(0));
     let directions: &[EdgeDirection] = if store.directed() {
         &[EdgeDirection::Out, EdgeDirection::In]
     } else {
@@ -122,8 +128,8 @@ pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
         }
     }
     let members: Vec<bool> = state
-        .into_iter()
-        .map(|s| s.into_inner() == IN_SET)
+        .iter()
+        .map(|s| s.load(Ordering::Relaxed) == IN_SET)
         .collect();
     let size = members.iter().filter(|&&m| m).count() as u64;
     Ok(MisResult {

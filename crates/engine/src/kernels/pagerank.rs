@@ -29,6 +29,12 @@ pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     20 * vertices
 }
 
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: scores (8), f32 contributions (4), next scores (8).
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![8 * vertices, 4 * vertices, 8 * vertices]
+}
+
 /// PageRank's parameters.
 #[derive(Clone, Copy, Debug)]
 pub struct PageRankOptions {

@@ -17,7 +17,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;
-use crate::property::{U32Array, property_vec};
+use crate::property::{PropertyVec, U32Array, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -28,6 +28,12 @@ pub const READS: Reads = Reads {
 /// Bytes of this kernel's own arrays (for the plan): two visited masks (16), estimates (4), the frontier, its growth and sorted copy (16), per vertex.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     36 * vertices
+}
+
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: visited and next-visited masks (8 each), radii (4).
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![8 * vertices, 8 * vertices, 4 * vertices]
 }
 
 /// Sources sampled at most (bits in a mask).
@@ -48,8 +54,8 @@ pub struct RadiiResult {
 pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
     let vertices = store.num_vertices();
     let sources = &sources[..sources.len().min(MAX_SOURCES)];
-    let visited: Vec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
-    let next_visited: Vec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+    let visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+    let next_visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
     let radii = U32Array::filled(vertices, UNREACHED);
     for (bit, &source) in sources.iter().enumerate() {
         visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);

@@ -17,7 +17,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 
-use crate::property::{prefetch, property_vec};
+use crate::property::{PropertyVec, prefetch, property_vec};
 use rayon::prelude::*;
 
 /// The lists this kernel reads, for the placement plan.
@@ -29,6 +29,12 @@ pub const READS: Reads = Reads {
 /// Bytes of this kernel's own arrays (for the plan): distances (8), the frontier and its sorted copy (8) and bins (8), per vertex.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
     24 * vertices
+}
+
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: distances (4 as integers, 8 after a restart on f64; one slot serves both).
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![8 * vertices]
 }
 
 /// What an SSSP run found.
@@ -219,7 +225,7 @@ fn delta_stepping<D: Distance>(
     delta: f64,
 ) -> Result<Option<SsspResult>> {
     let vertices = store.num_vertices();
-    let mut distances: Vec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
+    let mut distances: PropertyVec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
     distances[source as usize] = D::cell(D::ZERO);
     let inexact = AtomicBool::new(false);
     let mut bins: ThreadLocal<RefCell<Bins>> = ThreadLocal::new();

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
-use crate::property::property_vec;
+use crate::property::{PropertyVec, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -26,9 +26,19 @@ pub const READS: Reads = Reads {
     in_lists: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan): degrees (4), counts (4), oriented offsets (8) and the oriented lists (half the arcs, 4 each), per vertex.
-pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
-    16 * vertices + 2 * arcs
+/// Bytes of this kernel's own arrays (for the plan): per vertex degrees (4), counts or
+/// ranks (4), oriented offsets (8), and the oriented lists: one entry (4) per edge of
+/// the undirected view, which is half the arcs of an undirected graph but may be every
+/// arc of a directed one.
+pub fn property_bytes(vertices: u64, arcs: u64, directed: bool) -> u64 {
+    let view_edges = if directed { arcs } else { arcs / 2 };
+    16 * vertices + 4 * view_edges
+}
+
+/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
+/// the runner can reserve them before the graph is loaded: one array of counts or ranks at a time (4); the oriented lists are edge data, made from the heap.
+pub fn property_arrays(vertices: u64) -> Vec<u64> {
+    vec![4 * vertices]
 }
 
 /// |a ∩ b| for ascending lists: a branch-free merge when the sizes are alike (the
@@ -85,13 +95,13 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
 
     // Degrees in the undirected view (parallel arcs u->v and v->u count once).
     let degrees: Vec<u32> = if directed {
-        let counted: Vec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
+        let counted: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
         store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
             remember(view(vertex, list.neighbors, &mut |neighbors| {
                 counted[vertex as usize].store(neighbors.len() as u32, Ordering::Relaxed)
             }));
         })?;
-        counted.into_iter().map(AtomicU32::into_inner).collect()
+        counted.into_vec(|value| value.load(Ordering::Relaxed))
     } else {
         (0..vertices as u32)
             .into_par_iter()
@@ -105,16 +115,16 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
     let rank_of: Vec<u32> = {
         let mut order: Vec<u32> = (0..vertices as u32).collect();
         order.par_sort_unstable_by_key(|&vertex| (degrees[vertex as usize], vertex));
-        let rank_of: Vec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
+        let rank_of: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
         order.par_iter().enumerate().for_each(|(rank, &vertex)| {
             rank_of[vertex as usize].store(rank as u32, Ordering::Relaxed)
         });
-        rank_of.into_iter().map(AtomicU32::into_inner).collect()
+        rank_of.into_vec(|value| value.load(Ordering::Relaxed))
     };
     drop(degrees);
 
     // Oriented lists H(r) by rank: count, prefix-sum into offsets, fill, sort.
-    let higher_counts: Vec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
+    let higher_counts: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
     store.scan(EdgeDirection::Out, all.clone(), &|u, list| {
         remember(view(u, list.neighbors, &mut |neighbors| {
             let rank = rank_of[u as usize];
@@ -128,12 +138,12 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
     let mut offsets = Vec::with_capacity(vertices + 1);
     offsets.push(0u64);
     let mut total = 0u64;
-    for count in &higher_counts {
+    for count in higher_counts.iter() {
         total += count.load(Ordering::Relaxed) as u64;
         offsets.push(total);
     }
     drop(higher_counts);
-    let higher: Vec<AtomicU32> = property_vec(total as usize, || AtomicU32::new(0));
+    let higher: PropertyVec<AtomicU32> = property_vec(total as usize, || AtomicU32::new(0));
     store.scan(EdgeDirection::Out, all, &|u, list| {
         remember(view(u, list.neighbors, &mut |neighbors| {
             let rank = rank_of[u as usize];
@@ -152,7 +162,7 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
         return Err(error);
     }
     drop(rank_of);
-    let mut higher: Vec<u32> = higher.into_iter().map(AtomicU32::into_inner).collect();
+    let mut higher: Vec<u32> = higher.into_vec(|value| value.load(Ordering::Relaxed));
     sort_each_list(&mut higher, &offsets);
     let list =
         |rank: u32| &higher[offsets[rank as usize] as usize..offsets[rank as usize + 1] as usize];

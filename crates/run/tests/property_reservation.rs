@@ -1,0 +1,77 @@
+//! Every kernel's vertex arrays come from the memory reserved before the graph was
+//! loaded: the arrays it declares are exactly the ones it makes, and the plan counts
+//! them. One test, in its own process, because the reservation is process-wide.
+
+use swapless_format::GraphFile;
+use swapless_run::{Kernel, RunOptions, run};
+
+struct Silent;
+impl swapless_run::Progress for Silent {}
+
+#[test]
+fn every_kernel_makes_its_declared_arrays_from_the_reservation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kron.sl");
+    let mut source = swapless_build::generators::SyntheticSource::new(
+        swapless_build::generators::SyntheticKind::Kronecker,
+        12,
+        8,
+        true,
+        3,
+    )
+    .unwrap();
+    swapless_build::build_graph(
+        &mut source,
+        &path,
+        &swapless_build::BuildOptions::with_memory(64 << 20),
+    )
+    .unwrap();
+    let graph = GraphFile::open(&path).unwrap();
+    let vertices = graph.num_vertices() as u64;
+    let arcs = graph.num_arcs() as u64;
+    // Triangle counting's oriented lists (each edge once, toward the higher rank) are
+    // edge data, made from the heap: 4 bytes per edge between distinct vertices.
+    let oriented_list_bytes: u64 = (0..graph.num_vertices())
+        .map(|v| {
+            let list = graph.out_neighbors_of(v);
+            4 * list.iter().filter(|&&w| w as usize > v).count() as u64
+        })
+        .sum();
+    for kernel in Kernel::ALL {
+        let arrays = kernel.property_arrays(vertices);
+        let planned = kernel.property_bytes(vertices, arcs, graph.flags().directed);
+        assert!(
+            arrays.iter().sum::<u64>() <= planned,
+            "{}: the plan counts fewer bytes than the declared arrays",
+            kernel.name()
+        );
+        let options = RunOptions {
+            threads: Some(2),
+            verify: true,
+            ..RunOptions::default()
+        };
+        let output = run(&path, kernel, &options, &Silent).unwrap();
+        let report = &output.report;
+        let reserved: u64 = arrays
+            .iter()
+            .map(|bytes| bytes.next_multiple_of(4096))
+            .sum();
+        assert_eq!(
+            report["property_reserved_bytes"],
+            reserved,
+            "{}",
+            kernel.name()
+        );
+        let expected_unreserved = if kernel == Kernel::Tc {
+            oriented_list_bytes
+        } else {
+            0
+        };
+        assert_eq!(
+            report["property_unreserved_bytes"],
+            expected_unreserved,
+            "{} made arrays it did not declare",
+            kernel.name()
+        );
+    }
+}
