@@ -247,6 +247,33 @@ impl<T> std::ops::Deref for PropertyVec<T> {
     }
 }
 
+impl<T: std::fmt::Debug> std::fmt::Debug for PropertyVec<T> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(formatter)
+    }
+}
+
+impl<T: PartialEq, Other: std::ops::Deref<Target = [T]>> PartialEq<Other> for PropertyVec<T> {
+    fn eq(&self, other: &Other) -> bool {
+        **self == **other
+    }
+}
+
+impl<'a, T> IntoIterator for &'a PropertyVec<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Copy> From<PropertyVec<T>> for Vec<T> {
+    /// A copy that releases the array's memory as it goes (see [`PropertyVec::into_vec`]).
+    fn from(values: PropertyVec<T>) -> Vec<T> {
+        values.into_vec(|value| *value)
+    }
+}
+
 impl<T> std::ops::DerefMut for PropertyVec<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
@@ -278,6 +305,39 @@ impl<T> PropertyVec<T> {
             unsafe { libc::madvise(first as *mut libc::c_void, whole_pages, libc::MADV_DONTNEED) };
         }
         plain
+    }
+}
+
+impl<T> PropertyVec<T> {
+    /// The same memory holding each value converted by `convert`, without a copy (a
+    /// result leaves a kernel where it was computed).
+    ///
+    /// # Safety
+    /// `T` and `U` have the same size, `T`'s alignment is at least `U`'s, `U` needs no
+    /// drop, and `convert` returns the value whose bytes are those of its argument.
+    unsafe fn convert_in_place<U>(self, convert: impl Fn(&T) -> U) -> PropertyVec<U> {
+        let this = std::mem::ManuallyDrop::new(self);
+        let len = this.len;
+        // SAFETY: `this` is never used or dropped again, so the owner is moved out once.
+        let owner = unsafe { std::ptr::read(&this.owner) };
+        match owner {
+            Owner::Heap(values) => {
+                // Same size and alignment: the standard library collects in place.
+                let mut values: Vec<U> = values.into_iter().map(|value| convert(&value)).collect();
+                PropertyVec {
+                    start: std::ptr::NonNull::new(values.as_mut_ptr())
+                        .expect("a Vec's buffer is never null"),
+                    len,
+                    owner: Owner::Heap(values),
+                }
+            }
+            Owner::Pool { pool, slot } => PropertyVec {
+                // The caller vouches that every `T` here reads as the `U` it converts to.
+                start: this.start.cast::<U>(),
+                len,
+                owner: Owner::Pool { pool, slot },
+            },
+        }
     }
 }
 
@@ -393,9 +453,14 @@ impl U32Array {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-    /// The values, consuming the array.
-    pub fn into_vec(self) -> Vec<u32> {
-        self.0.into_vec(|value| value.load(Ordering::Relaxed))
+    /// The values, consuming the array (in place: no copy).
+    pub fn into_values(self) -> PropertyVec<u32> {
+        // SAFETY: AtomicU32 has the size and bit validity of u32 and at least its
+        // alignment; u32 needs no drop, and `into_inner`'s value has the same bytes.
+        unsafe {
+            self.0
+                .convert_in_place(|value| value.load(Ordering::Relaxed))
+        }
     }
 }
 
@@ -464,10 +529,14 @@ impl F64Array {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-    /// The values, consuming the array.
-    pub fn into_vec(self) -> Vec<f64> {
-        self.0
-            .into_vec(|bits| f64::from_bits(bits.load(Ordering::Relaxed)))
+    /// The values, consuming the array (in place: no copy).
+    pub fn into_values(self) -> PropertyVec<f64> {
+        // SAFETY: AtomicU64 has the size of f64 and at least its alignment, every bit
+        // pattern is some f64, f64 needs no drop, and `from_bits` keeps the bytes.
+        unsafe {
+            self.0
+                .convert_in_place(|bits| f64::from_bits(bits.load(Ordering::Relaxed)))
+        }
     }
 }
 

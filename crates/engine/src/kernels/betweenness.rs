@@ -15,7 +15,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::ThreadBuffers;
-use crate::property::{F64Array, U32Array};
+use crate::property::{F64Array, PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -39,7 +39,7 @@ const UNSEEN: u32 = u32::MAX;
 /// What a BC run found.
 pub struct BetweennessResult {
     /// Score per vertex, internal ids, normalized by the maximum.
-    pub scores: Vec<f64>,
+    pub scores: PropertyVec<f64>,
     /// Sources used.
     pub sources: Vec<u32>,
 }
@@ -101,7 +101,7 @@ pub fn betweenness(store: &dyn EdgeStore, sources: &[u32]) -> Result<Betweenness
     for &source in sources {
         accumulate_from(store, source, &scores)?;
     }
-    let mut scores = scores.into_vec();
+    let mut scores = scores.into_values();
     normalize(&mut scores);
     Ok(BetweennessResult {
         scores,

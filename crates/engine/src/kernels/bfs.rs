@@ -15,7 +15,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::frontier::{Bitmap, ThreadBuffers};
-use crate::property::U32Array;
+use crate::property::{PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -49,7 +49,7 @@ const UNVISITED: u32 = u32::MAX;
 /// What a BFS found.
 pub struct BfsResult {
     /// Parent per vertex in internal ids; `u32::MAX` for unreached.
-    pub parents: Vec<u32>,
+    pub parents: PropertyVec<u32>,
     /// Vertices reached, the source included.
     pub reached: u64,
     /// Levels (steps) taken.
@@ -190,7 +190,7 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
         }
     }
     Ok(BfsResult {
-        parents: parents.into_vec(),
+        parents: parents.into_values(),
         reached,
         levels,
     })

@@ -17,7 +17,7 @@ use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use rayon::prelude::*;
 
-use crate::property::U32Array;
+use crate::property::{PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -46,7 +46,7 @@ const SAMPLES: usize = 1024;
 /// What a CC run found.
 pub struct ComponentsResult {
     /// Root (smallest internal id of the component) per vertex, internal ids.
-    pub labels: Vec<u32>,
+    pub labels: PropertyVec<u32>,
     /// Number of components.
     pub components: u64,
 }
@@ -172,7 +172,7 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
         }
         compress(&labels);
     }
-    let labels = labels.into_vec();
+    let labels = labels.into_values();
     let components = labels
         .par_iter()
         .enumerate()

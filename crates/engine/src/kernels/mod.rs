@@ -103,7 +103,11 @@ pub fn pick_sources(store: &dyn EdgeStore, count: usize) -> Vec<u32> {
 }
 
 /// Reorders per-vertex values from internal ids to original ids.
-pub fn to_original_order<T: Copy + Default>(values: Vec<T>, permutation: Option<&[u32]>) -> Vec<T> {
+pub fn to_original_order<T: Copy + Default>(
+    values: impl Into<Vec<T>>,
+    permutation: Option<&[u32]>,
+) -> Vec<T> {
+    let values = values.into();
     match permutation {
         None => values,
         Some(new_to_old) => {

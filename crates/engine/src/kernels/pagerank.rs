@@ -16,7 +16,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::deterministic_sums;
-use crate::property::{F32Array, F64Array};
+use crate::property::{F32Array, F64Array, PropertyVec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -59,7 +59,7 @@ impl Default for PageRankOptions {
 /// What a PageRank run produced.
 pub struct PageRankResult {
     /// Score per vertex, internal ids.
-    pub scores: Vec<f64>,
+    pub scores: PropertyVec<f64>,
     /// Iterations run.
     pub iterations: u32,
     /// L1 change of the last iteration.
@@ -130,7 +130,7 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
         }
     }
     Ok(PageRankResult {
-        scores: scores.into_vec(),
+        scores: scores.into_values(),
         iterations,
         last_change,
     })

@@ -43,7 +43,7 @@ const UNREACHED: u32 = u32::MAX;
 /// What a radii run found.
 pub struct RadiiResult {
     /// Estimate per vertex, internal ids; `u32::MAX` for unreached.
-    pub radii: Vec<u32>,
+    pub radii: PropertyVec<u32>,
     /// The sampled sources.
     pub sources: Vec<u32>,
     /// Rounds taken (the largest estimate + 1).
@@ -92,7 +92,7 @@ pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
         });
     }
     Ok(RadiiResult {
-        radii: radii.into_vec(),
+        radii: radii.into_values(),
         sources: sources.to_vec(),
         rounds,
     })
