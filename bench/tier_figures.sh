@@ -2,7 +2,7 @@
 # The out-of-memory figures of BENCHMARKS.md (issue 4): pr, cc and bfs on kron and
 # urand scale 23 with 2 threads, on dram and then on mmap and direct at 50%, 25% and
 # 10% of each kernel's dram footprint, page cache dropped before every run (root).
-# bfs and cc: median of 3 trials; pr: 1 trial (each is 10+ passes over the graph).
+# Median of 3 trials in one process (PR_TRIALS=1 for a quicker pr: each is 10+ passes).
 # Expects the graphs from bench/build_figures.sh; makes them if missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
 for name in ${GRAPHS:-kron23 urand23}; do
   g="$graphs/$name.sl"
   for kernel in ${KERNELS:-pr cc bfs}; do
-    trials=3; [ "$kernel" = pr ] && trials=1
+    trials=3; [ "$kernel" = pr ] && trials=${PR_TRIALS:-3}
     extra=(); [ "$kernel" = pr ] && extra=(--tolerance 1e-4 --max-iters 1000)
     drop_caches
     "$swapless" run "$kernel" "$g" --threads 2 --trials $trials --tier dram "${extra[@]}" \

@@ -14,6 +14,7 @@ mod error;
 mod layout;
 mod mmap;
 pub mod plan;
+mod sigbus;
 mod stats;
 
 use std::ops::Range;

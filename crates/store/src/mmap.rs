@@ -42,6 +42,8 @@ struct Lists {
 
 /// A graph served from a memory map of its file.
 pub struct MmapStore {
+    /// Declared before `map` so that it is dropped (stops matching) before the unmap.
+    _sigbus_guard: crate::sigbus::Guard,
     path: PathBuf,
     file: File,
     file_bytes: u64,
@@ -80,9 +82,12 @@ impl MmapStore {
         };
         let file = File::open(path).map_err(io_error)?;
         let file_bytes = file.metadata().map_err(io_error)?.len();
-        // SAFETY: read-only and private; a file truncated underneath would raise SIGBUS,
-        // so every call first checks that the file still has its length.
+        // SAFETY: read-only and private. A file truncated underneath raises SIGBUS: every
+        // call first checks that the file still has its length, and the guard turns a
+        // fault during a call into a clear error exit.
         let map = unsafe { Mmap::map(&file) }.map_err(io_error)?;
+        let start = map.as_ptr() as usize;
+        let sigbus_guard = crate::sigbus::guard(start..start + map.len(), path);
         // The store prefetches each window itself (MADV_WILLNEED). The kernel's own
         // read-around on a fault would read megabytes beyond it, which no release
         // covers and the budget cannot see.
@@ -106,6 +111,7 @@ impl MmapStore {
             kept.extend(sections.map(|at| at..at + lists.kept_bytes));
         }
         let store = MmapStore {
+            _sigbus_guard: sigbus_guard,
             path: path.to_path_buf(),
             file,
             file_bytes,
