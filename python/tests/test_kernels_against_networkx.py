@@ -90,6 +90,17 @@ def test_pagerank_matches_networkx(all_graphs, tmp_path):
         assert np.abs(scores - reference).max() < 1e-8, path.name
 
 
+def test_gauss_seidel_pagerank_reaches_networkx_scores(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        scores, report = run("pr", path, tmp_path, "--tolerance", "1e-12", "--max-iters", "1000",
+                             "--method", "gauss-seidel")
+        assert report["result"]["method"] == "gauss-seidel"
+        expected = nx.pagerank(g, alpha=0.85, tol=1e-13, max_iter=1000, weight=None)
+        assert scores.sum() == pytest.approx(1.0, abs=1e-9)
+        reference = np.array([expected[v] for v in range(len(scores))])
+        assert np.abs(scores - reference).max() < 1e-8, path.name
+
+
 def test_components_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         labels, report = run("cc", path, tmp_path)

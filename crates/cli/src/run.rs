@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 use swapless_build::memory::parse_size;
-use swapless_engine::kernels::pagerank::PageRankOptions;
+use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
 use swapless_store::{Plan, Tier};
@@ -174,6 +174,11 @@ pub struct RunCommand {
     /// PageRank: damping factor.
     #[arg(long, default_value_t = 0.85)]
     damping: f64,
+    /// PageRank: `power` iteration (networkx's; the same scores for any thread count) or
+    /// `gauss-seidel` (GAP's; fewer iterations, scores vary with thread timing within the
+    /// tolerance).
+    #[arg(long, default_value = "power", value_parser = ["power", "gauss-seidel"])]
+    method: String,
     /// SSSP: bucket width of delta-stepping.
     #[arg(long, default_value_t = 1.0)]
     delta: f64,
@@ -243,6 +248,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             damping: command.damping,
             tolerance: command.tolerance,
             max_iterations: command.max_iters,
+            method: PageRankMethod::from_name(&command.method).unwrap_or_default(),
         },
         delta: command.delta,
         betweenness_sources,

@@ -8,7 +8,7 @@ use swapless_build::importers::{ImportOptions, open_input};
 use swapless_build::{BuildOptions, EdgeSource, Reorder, build_graph};
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
-use swapless_engine::kernels::pagerank::{self, PageRankOptions};
+use swapless_engine::kernels::pagerank::{self, PageRankMethod, PageRankOptions};
 use swapless_engine::kernels::{
     betweenness, maximal_independent_set, pick_sources, radii, sssp, triangle_count,
 };
@@ -172,8 +172,31 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
         }
         let options = PageRankOptions::default();
         let ranks = pagerank::pagerank(&store, options).unwrap();
-        pagerank::verify(&graph, options, ranks.iterations, &ranks.scores)
-            .unwrap_or_else(|e| panic!("{name} pr: {e}"));
+        pagerank::verify(&graph, options, &ranks).unwrap_or_else(|e| panic!("{name} pr: {e}"));
+        // Gauss-Seidel passes its own verifier, and run to a tight tolerance it reaches
+        // the power iteration's fixed point.
+        let sweeps = PageRankOptions {
+            method: PageRankMethod::GaussSeidel,
+            ..options
+        };
+        let swept = pagerank::pagerank(&store, sweeps).unwrap();
+        pagerank::verify(&graph, sweeps, &swept)
+            .unwrap_or_else(|e| panic!("{name} pr gauss-seidel: {e}"));
+        let tight = |method| PageRankOptions {
+            method,
+            tolerance: 1e-9,
+            max_iterations: 2000,
+            ..options
+        };
+        let power = pagerank::pagerank(&store, tight(PageRankMethod::Power)).unwrap();
+        let swept = pagerank::pagerank(&store, tight(PageRankMethod::GaussSeidel)).unwrap();
+        let apart: f64 = power
+            .scores
+            .iter()
+            .zip(&swept.scores)
+            .map(|(a, b)| (a - b).abs())
+            .sum();
+        assert!(apart < 1e-6, "{name}: the fixed points are {apart} apart");
         let components = connected_components::connected_components(&store).unwrap();
         connected_components::verify(&graph, &components.labels)
             .unwrap_or_else(|e| panic!("{name} cc: {e}"));
@@ -404,10 +427,21 @@ fn verifiers_catch_wrong_answers() {
     parents[victim] = u32::MAX;
     assert!(bfs::verify(&graph, source, &parents).is_err());
 
-    let options = PageRankOptions::default();
-    let mut ranks = pagerank::pagerank(&store, options).unwrap();
-    ranks.scores.swap(0, source as usize);
-    assert!(pagerank::verify(&graph, options, ranks.iterations, &ranks.scores).is_err());
+    for method in [PageRankMethod::Power, PageRankMethod::GaussSeidel] {
+        let options = PageRankOptions {
+            method,
+            ..PageRankOptions::default()
+        };
+        let mut ranks = pagerank::pagerank(&store, options).unwrap();
+        let by_score = |a: &usize, b: &usize| ranks.scores[*a].total_cmp(&ranks.scores[*b]);
+        let highest = (0..ranks.scores.len()).max_by(by_score).unwrap();
+        let lowest = (0..ranks.scores.len()).min_by(by_score).unwrap();
+        ranks.scores.swap(highest, lowest);
+        assert!(
+            pagerank::verify(&graph, options, &ranks).is_err(),
+            "{method:?}"
+        );
+    }
 
     let mut labels = connected_components::connected_components(&store)
         .unwrap()
@@ -478,8 +512,7 @@ fn every_kernel_is_correct_on_random_small_graphs() {
         }
         let options = PageRankOptions::default();
         let ranks = pagerank::pagerank(&store, options).unwrap();
-        pagerank::verify(&graph, options, ranks.iterations, &ranks.scores)
-            .unwrap_or_else(|e| panic!("{label} pr: {e}"));
+        pagerank::verify(&graph, options, &ranks).unwrap_or_else(|e| panic!("{label} pr: {e}"));
         let labels = connected_components::connected_components(&store)
             .unwrap()
             .labels;

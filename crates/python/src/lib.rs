@@ -225,6 +225,16 @@ fn run(
     if let Some(tolerance) = options["tol"].as_f64() {
         run_options.pagerank.tolerance = tolerance;
     }
+    if let Some(name) = options["method"].as_str() {
+        run_options.pagerank.method =
+            swapless_engine::kernels::pagerank::PageRankMethod::from_name(name).ok_or_else(
+                || {
+                    PyValueError::new_err(format!(
+                        "method must be \"power\" or \"gauss-seidel\", not {name:?}"
+                    ))
+                },
+            )?;
+    }
     if let Some(iterations) = options["max_iter"].as_u64() {
         run_options.pagerank.max_iterations = iterations.min(u32::MAX as u64) as u32;
     }

@@ -277,11 +277,7 @@ impl Default for RunOptions {
             source: None,
             threads: None,
             trials: 1,
-            pagerank: PageRankOptions {
-                damping: 0.85,
-                tolerance: 1e-4,
-                max_iterations: 20,
-            },
+            pagerank: PageRankOptions::default(),
             delta: 1.0,
             betweenness_sources: BetweennessSources::Sample(1),
             // Random reads into property arrays miss the TLB on 4 KiB pages (PageRank
@@ -552,7 +548,11 @@ fn run_in_pool(
     let result_json = match &outcome {
         Outcome::Bfs(result) => json!({"reached": result.reached, "levels": result.levels}),
         Outcome::PageRank(result) => {
-            json!({"iterations": result.iterations, "last_change": result.last_change})
+            json!({
+                "iterations": result.iterations,
+                "last_change": result.last_change,
+                "method": options.pagerank.method.name(),
+            })
         }
         Outcome::Components(result) => json!({"components": result.components}),
         Outcome::Distances(result) => json!({
@@ -636,9 +636,7 @@ fn verify(
     let graph = GraphFile::open(path)?;
     let check = match outcome {
         Outcome::Bfs(result) => bfs::verify(&graph, source, &result.parents),
-        Outcome::PageRank(result) => {
-            pagerank::verify(&graph, pagerank_options, result.iterations, &result.scores)
-        }
+        Outcome::PageRank(result) => pagerank::verify(&graph, pagerank_options, result),
         Outcome::Components(result) => connected_components::verify(&graph, &result.labels),
         Outcome::Distances(result) => sssp::verify(&graph, source, &result.distances),
         Outcome::Betweenness(result) => {

@@ -219,10 +219,15 @@ def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, 
 
 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 20, *,
-             threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+             method: str = "power", threads: Optional[int] = None,
+             verify: bool = False) -> np.ndarray:
     """PageRank (pull; dangling mass spread uniformly, as networkx): float64 scores summing
-    to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations."""
-    return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, threads=threads, verify=verify)
+    to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations.
+    ``method`` is "power" (networkx's power iteration; the same scores for any thread
+    count) or "gauss-seidel" (GAP's; fewer iterations, scores vary with thread timing
+    within the tolerance)."""
+    return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
+                  threads=threads, verify=verify)
 
 
 def connected_components(g: Graph, *, threads: Optional[int] = None,
