@@ -31,6 +31,9 @@ for name in kron23 urand23; do
   g="$graphs/$name.sl"
   run "$name" bfs "$g" --trials 3
   run "$name" pr "$g" --trials 3 --tolerance 1e-4 --max-iters 1000
+  # GAP's pr is Gauss-Seidel; the same algorithm, for the side-by-side row.
+  "$swapless" run pr "$g" --threads 2 --trials 3 --tolerance 1e-4 --max-iters 1000 \
+    --method gauss-seidel --json "$out/$name-pr-gs.json"
   run "$name" cc "$g" --trials 3
   run "$name" bc "$g" --trials 3
   run "$name" radii "$g" --trials 3
