@@ -856,20 +856,7 @@ mod tests {
     fn progress_hears_of_passes_and_trials() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kron.sl");
-        let mut source = swapless_build::generators::SyntheticSource::new(
-            swapless_build::generators::SyntheticKind::Kronecker,
-            10,
-            8,
-            false,
-            1,
-        )
-        .unwrap();
-        swapless_build::build_graph(
-            &mut source,
-            &path,
-            &swapless_build::BuildOptions::with_memory(64 << 20),
-        )
-        .unwrap();
+        swapless_build::generators::write_kronecker(&path, 10, 8, false, 1).unwrap();
         let recorder = Recorder::default();
         let options = RunOptions {
             trials: 2,

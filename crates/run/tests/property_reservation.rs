@@ -12,20 +12,7 @@ impl swapless_run::Progress for Silent {}
 fn every_kernel_makes_its_declared_arrays_from_the_reservation() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("kron.sl");
-    let mut source = swapless_build::generators::SyntheticSource::new(
-        swapless_build::generators::SyntheticKind::Kronecker,
-        12,
-        8,
-        true,
-        3,
-    )
-    .unwrap();
-    swapless_build::build_graph(
-        &mut source,
-        &path,
-        &swapless_build::BuildOptions::with_memory(64 << 20),
-    )
-    .unwrap();
+    swapless_build::generators::write_kronecker(&path, 12, 8, true, 3).unwrap();
     let graph = GraphFile::open(&path).unwrap();
     let vertices = graph.num_vertices() as u64;
     let arcs = graph.num_arcs() as u64;
