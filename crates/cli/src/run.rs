@@ -326,6 +326,15 @@ fn print_report(report: &Value, plan: &Plan) {
             count("max_queue_depth"),
             100.0 * number("cache_hit_ratio")
         );
+        let pattern = |key: &str, field: &str| report[key][field].as_f64().unwrap_or(0.0);
+        println!(
+            "  scans {:.0} MB/s over {:.3} s; gathers {} requests/s at mean queue depth {:.1} over {:.3} s (per trial)",
+            pattern("scan_io", "bytes_per_second") / 1e6,
+            pattern("scan_io", "seconds"),
+            thousands(pattern("gather_io", "requests_per_second") as u64),
+            pattern("gather_io", "mean_queue_depth"),
+            pattern("gather_io", "seconds"),
+        );
         if plan.tier == Tier::Direct && report["direct_io"] == serde_json::json!(false) {
             println!(
                 "  note: this filesystem refused O_DIRECT, so reads went through the page cache"

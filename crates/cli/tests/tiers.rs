@@ -211,6 +211,20 @@ fn peak_rss_stays_within_the_budget_on_disk_tiers() {
             "{kernel} on {tier}: peak RSS {peak} over 16 MiB + allowance (footprint {footprint})"
         );
         assert!(report["bytes_read"].as_u64().unwrap() > 0 || tier == "mmap");
+        if tier == "direct" {
+            // Every byte is read by a scan or a gather, and each pattern's share is its own.
+            let part = |pattern: &str| report[pattern]["bytes_read"].as_u64().unwrap();
+            assert_eq!(
+                part("scan_io") + part("gather_io"),
+                report["bytes_read"].as_u64().unwrap(),
+                "{kernel}"
+            );
+            match kernel {
+                "pr" => assert_eq!(part("gather_io"), 0),
+                "bfs" => assert!(report["gather_io"]["read_requests"].as_u64().unwrap() > 0),
+                _ => {}
+            }
+        }
     }
 }
 

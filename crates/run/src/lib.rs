@@ -21,7 +21,7 @@ use swapless_engine::kernels::{
 };
 use swapless_format::{FormatError, GraphFile};
 use swapless_store::{
-    DirectStore, DramStore, EdgeStore, MmapStore, Plan, PlanRequest, StoreError, Tier,
+    DirectStore, DramStore, EdgeStore, IoStats, MmapStore, Plan, PlanRequest, StoreError, Tier,
 };
 
 /// Why a run could not start or finish.
@@ -449,6 +449,8 @@ fn run_in_pool(
         progress,
         passes: AtomicU64::new(0),
         last_report: Mutex::new(None),
+        active: AtomicU64::new(0),
+        patterns: Mutex::new([PatternIo::default(); 2]),
     };
     let store: &dyn EdgeStore = &watched;
     let load_seconds = load_started.elapsed().as_secs_f64();
@@ -529,6 +531,10 @@ fn run_in_pool(
     }
     let faults_after = page_faults().unwrap_or((0, 0));
     let io = store.io_stats().since(&io_before);
+    let patterns = *watched
+        .patterns
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     stop_sampling();
     let huge_page_bytes = sampler.join().unwrap_or(0);
     let Some(outcome) = outcome else {
@@ -604,6 +610,8 @@ fn run_in_pool(
         "bytes_read": io.bytes_read / options.trials as u64,
         "read_requests": io.read_requests / options.trials as u64,
         "mean_queue_depth": io.mean_queue_depth(),
+        "scan_io": patterns[Pattern::Scan as usize].json(options.trials),
+        "gather_io": patterns[Pattern::Gather as usize].json(options.trials),
         "max_queue_depth": io.max_queue_depth,
         "cache_hit_ratio": io.cache_hit_ratio(),
         "io_wait_seconds": io_wait_seconds,
@@ -715,10 +723,65 @@ struct Watched<'a> {
     passes: AtomicU64,
     /// When the progress display last heard; `None` before the first pass.
     last_report: Mutex<Option<Instant>>,
+    /// Scans and gathers running now (triangle counting gathers inside a scan; such a
+    /// nested call is counted with the call around it).
+    active: AtomicU64,
+    /// I/O of scans and of gathers, indexed by [`Pattern`].
+    patterns: Mutex<[PatternIo; 2]>,
 }
 
 /// How often the progress display hears of passes.
 const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The two ways kernels reach edges, for the report's per-pattern I/O figures.
+#[derive(Clone, Copy)]
+enum Pattern {
+    Scan = 0,
+    Gather = 1,
+}
+
+/// I/O while one access pattern ran, summed over its calls: what the targets
+/// are stated in (scan bandwidth, gather IOPS and queue depth), which whole-trial
+/// figures blur.
+#[derive(Clone, Copy, Default)]
+struct PatternIo {
+    calls: u64,
+    seconds: f64,
+    io: IoStats,
+}
+
+impl PatternIo {
+    /// Adds one call that took `seconds` and did `io`.
+    fn add(&mut self, seconds: f64, io: &IoStats) {
+        self.calls += 1;
+        self.seconds += seconds;
+        self.io.bytes_read += io.bytes_read;
+        self.io.read_requests += io.read_requests;
+        self.io.queue_depth_seconds += io.queue_depth_seconds;
+        self.io.busy_seconds += io.busy_seconds;
+    }
+
+    /// The report's entry: totals per trial, rates over the time inside the calls.
+    fn json(&self, trials: u32) -> Value {
+        let per_second = |value: u64| {
+            if self.seconds > 0.0 {
+                value as f64 / self.seconds
+            } else {
+                0.0
+            }
+        };
+        let trials = trials.max(1) as u64;
+        json!({
+            "calls": self.calls / trials,
+            "seconds": self.seconds / trials as f64,
+            "bytes_read": self.io.bytes_read / trials,
+            "read_requests": self.io.read_requests / trials,
+            "bytes_per_second": per_second(self.io.bytes_read),
+            "requests_per_second": per_second(self.io.read_requests),
+            "mean_queue_depth": self.io.mean_queue_depth(),
+        })
+    }
+}
 
 impl Watched<'_> {
     fn check(&self) -> swapless_store::Result<()> {
@@ -731,10 +794,27 @@ impl Watched<'_> {
         Ok(())
     }
 
-    /// Runs one scan or gather unless the run was cancelled, and counts it as a pass.
-    fn pass(&self, run: impl FnOnce() -> swapless_store::Result<()>) -> swapless_store::Result<()> {
+    /// Runs one scan or gather unless the run was cancelled, counts it as a pass, and
+    /// adds its time and I/O to its pattern's.
+    fn pass(
+        &self,
+        pattern: Pattern,
+        run: impl FnOnce() -> swapless_store::Result<()>,
+    ) -> swapless_store::Result<()> {
         self.check()?;
-        run()?;
+        let outermost = self.active.fetch_add(1, Ordering::Relaxed) == 0;
+        let before = outermost.then(|| (Instant::now(), self.inner.io_stats()));
+        let result = run();
+        self.active.fetch_sub(1, Ordering::Relaxed);
+        if let Some((started, io)) = before {
+            let io = self.inner.io_stats().since(&io);
+            let mut patterns = self
+                .patterns
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            patterns[pattern as usize].add(started.elapsed().as_secs_f64(), &io);
+        }
+        result?;
         self.pass_done();
         Ok(())
     }
@@ -786,7 +866,9 @@ impl EdgeStore for Watched<'_> {
         range: std::ops::Range<u32>,
         visit_block: &swapless_store::VisitBlock,
     ) -> swapless_store::Result<()> {
-        self.pass(|| self.inner.scan_blocks(direction, range, visit_block))
+        self.pass(Pattern::Scan, || {
+            self.inner.scan_blocks(direction, range, visit_block)
+        })
     }
     fn gather(
         &self,
@@ -794,12 +876,14 @@ impl EdgeStore for Watched<'_> {
         vertices: &[u32],
         visit: &swapless_store::Visit,
     ) -> swapless_store::Result<()> {
-        self.pass(|| self.inner.gather(direction, vertices, visit))
+        self.pass(Pattern::Gather, || {
+            self.inner.gather(direction, vertices, visit)
+        })
     }
     fn resident_bytes(&self) -> u64 {
         self.inner.resident_bytes()
     }
-    fn io_stats(&self) -> swapless_store::IoStats {
+    fn io_stats(&self) -> IoStats {
         self.inner.io_stats()
     }
 }
