@@ -68,7 +68,7 @@ struct Pool {
     mapping: usize,
     /// Bytes mapped.
     mapping_bytes: usize,
-    /// First byte of each slot, 2 MiB aligned, and its length.
+    /// First byte of each slot (2 MiB aligned if it is at least that long) and its length.
     slots: Vec<(usize, usize)>,
     /// Whether each slot is lent to an array now.
     lent: Mutex<Vec<bool>>,
@@ -84,12 +84,17 @@ impl Pool {
             .collect();
         // Arrays of 2 MiB or more start on a 2 MiB boundary, so huge pages can back them;
         // the gaps this leaves are never touched, so they cost address space, not memory.
+        // Offsets are laid out from a 2 MiB-aligned base; one spare huge page lets the
+        // base be aligned inside the mapping.
         let alignment = |length: usize| if length >= HUGE_PAGE { HUGE_PAGE } else { 4096 };
-        let mapping_bytes = lengths
-            .iter()
-            .map(|&length| length.next_multiple_of(alignment(length)))
-            .sum::<usize>()
-            + HUGE_PAGE;
+        let mut offsets = Vec::with_capacity(lengths.len());
+        let mut end = 0usize;
+        for &length in &lengths {
+            let offset = end.next_multiple_of(alignment(length));
+            offsets.push(offset);
+            end = offset + length;
+        }
+        let mapping_bytes = end + HUGE_PAGE;
         // SAFETY: a fresh private anonymous mapping; no existing memory is affected.
         let mapping = unsafe {
             libc::mmap(
@@ -110,11 +115,9 @@ impl Pool {
             slots: Vec::with_capacity(lengths.len()),
             lent: Mutex::new(vec![false; lengths.len()]),
         };
-        let mut start = pool.mapping;
-        for length in lengths {
-            start = start.next_multiple_of(alignment(length));
-            pool.slots.push((start, length));
-            start += length;
+        let base = pool.mapping.next_multiple_of(HUGE_PAGE);
+        for (offset, length) in offsets.into_iter().zip(lengths) {
+            pool.slots.push((base + offset, length));
         }
         for &(start, length) in &pool.slots {
             // SAFETY: the slot lies inside the mapping made above, which nothing else uses yet.

@@ -70,4 +70,26 @@ fn arrays_come_from_the_reservation_while_it_is_held() {
     let first = reserve(&[MIB as u64]).unwrap();
     let nested = reserve(&[MIB as u64]).unwrap();
     assert_eq!((first.bytes(), nested.bytes()), (MIB as u64, 0));
+    drop((nested, first));
+
+    // Small and large slots mixed: every slot lies inside the mapping, large ones on a
+    // 2 MiB boundary, and filling all of them leaves each array's values intact.
+    let sizes = [4096, 3 * MIB, 8192, 5 * MIB, 4096];
+    let mixed = reserve(&sizes.map(|bytes| bytes as u64)).unwrap();
+    let before = unreserved_property_bytes();
+    let arrays: Vec<_> = sizes.iter().map(|&bytes| array(bytes)).collect();
+    assert_eq!(unreserved_property_bytes(), before);
+    for (values, &bytes) in arrays.iter().zip(&sizes) {
+        if bytes >= 2 * MIB {
+            assert_eq!(values.as_ptr() as usize % (2 * MIB), 0);
+        }
+        assert!(
+            values
+                .iter()
+                .enumerate()
+                .all(|(i, v)| v.load(Ordering::Relaxed) == i as u32)
+        );
+    }
+    drop(arrays);
+    drop(mixed);
 }
