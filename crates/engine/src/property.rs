@@ -309,9 +309,7 @@ impl<T> PropertyVec<T> {
         }
         plain
     }
-}
 
-impl<T> PropertyVec<T> {
     /// The same memory holding each value converted by `convert`, without a copy (a
     /// result leaves a kernel where it was computed).
     ///
@@ -366,21 +364,23 @@ pub fn unreserved_property_bytes() -> u64 {
 /// A property array of `len` values made by `make`: in the reserved pool when a slot
 /// fits, else on the heap with the huge-page advice applied before the pages are first
 /// touched.
-pub fn property_vec<T>(len: usize, make: impl Fn() -> T + Sync) -> PropertyVec<T> {
+pub fn property_vec<T>(len: usize, make: impl Fn() -> T) -> PropertyVec<T> {
     let bytes = len * std::mem::size_of::<T>();
     let pool = POOL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .clone();
-    // Slots take plain values (atomics, numbers): nothing to drop, no alignment above 2 MiB.
-    let fits = !std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= HUGE_PAGE && bytes > 0;
+    // Slots take plain values (atomics, numbers): nothing to drop, and no alignment above
+    // a page, the least a slot starts on.
+    let fits = !std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= 4096 && bytes > 0;
     let reserved = pool.is_some();
     if let Some(pool) = pool.filter(|_| fits)
         && let Some(slot) = pool.lend(bytes)
     {
         let start = pool.slots[slot].0 as *mut T;
-        // SAFETY: the slot is lent to this array alone, aligned to 2 MiB (more than any
-        // T here needs) and at least `bytes` long; each value is written before it is read.
+        // SAFETY: the slot is lent to this array alone, starts on a page (at least T's
+        // alignment, by `fits`) and is at least `bytes` long; each value is written
+        // before it is read.
         unsafe {
             for index in 0..len {
                 start.add(index).write(make());

@@ -148,14 +148,7 @@ fn power_iteration(store: &dyn EdgeStore, options: PageRankOptions) -> Result<Pa
     let mut next = F64Array::filled(vertices, 0.0);
     // Rank that edges do not carry: all of a dangling vertex's, and what rounding the
     // contributions to f32 dropped; spreading it uniformly keeps the sum at 1.
-    let [mut uncarried] = deterministic_sums((0..vertices as u32).into_par_iter().map(|vertex| {
-        [contribute(
-            out_offsets,
-            &contributions,
-            vertex,
-            scores.get(vertex),
-        )]
-    }));
+    let mut uncarried = scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
     let mut iterations = 0;
     let mut last_change = f64::INFINITY;
     while iterations < options.max_iterations {
@@ -192,23 +185,14 @@ fn power_iteration(store: &dyn EdgeStore, options: PageRankOptions) -> Result<Pa
 /// rounding's) is spread from the last sweep's total. A sweep in place does not keep the
 /// scores' sum at 1 as a power iteration does, and rank then flows in at only 1 - damping
 /// per sweep (kron23, with 45% of its vertices isolated: 24 sweeps); scaling the scores
-/// back to sum 1 after each sweep removes that slow mode (7 sweeps).
+/// back to sum 1 after each sweep removes that slow mode (9 sweeps).
 fn gauss_seidel(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
     let vertices = store.num_vertices();
     let n = vertices as f64;
     let scores = F64Array::filled(vertices, 1.0 / n);
     let contributions = F32Array::filled(vertices, 0.0);
     let out_offsets = store.offsets(EdgeDirection::Out);
-    // Scales every score by `factor`, stores the contributions, returns the uncarried rank.
-    let rescale = |factor: f64| {
-        let [uncarried] = deterministic_sums((0..vertices as u32).into_par_iter().map(|vertex| {
-            let score = scores.get(vertex) * factor;
-            scores.set(vertex, score);
-            [contribute(out_offsets, &contributions, vertex, score)]
-        }));
-        uncarried
-    };
-    let mut uncarried = rescale(1.0);
+    let mut uncarried = scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
     let mut iterations = 0;
     let mut last_change = f64::INFINITY;
     while iterations < options.max_iterations {
@@ -234,7 +218,8 @@ fn gauss_seidel(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         last_change = change;
-        uncarried = rescale(if sum > 0.0 { 1.0 / sum } else { 1.0 });
+        let factor = if sum > 0.0 { 1.0 / sum } else { 1.0 };
+        uncarried = scale_and_contribute(out_offsets, &scores, &contributions, factor);
         iterations += 1;
         if last_change < options.tolerance {
             break;
@@ -245,6 +230,26 @@ fn gauss_seidel(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
         iterations,
         last_change,
     })
+}
+
+/// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
+/// contribution, and returns the rank the edges do not carry, summed.
+fn scale_and_contribute(
+    out_offsets: &[u64],
+    scores: &F64Array,
+    contributions: &F32Array,
+    factor: f64,
+) -> f64 {
+    let vertices = out_offsets.len() - 1;
+    let [uncarried] = deterministic_sums((0..vertices as u32).into_par_iter().map(|vertex| {
+        let mut score = scores.get(vertex);
+        if factor != 1.0 {
+            score *= factor;
+            scores.set(vertex, score);
+        }
+        [contribute(out_offsets, contributions, vertex, score)]
+    }));
+    uncarried
 }
 
 /// Stores `vertex`'s contribution (its score over its out-degree, as f32) and returns
