@@ -229,6 +229,82 @@ fn peak_rss_stays_within_the_budget_on_disk_tiers() {
 }
 
 #[test]
+fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
+    // A reordered graph, so the result also goes through the permutation on its way out.
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = 12345u64;
+    let mut next = |bound: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % bound
+    };
+    let mut text = String::new();
+    for _ in 0..300_000 {
+        // Skewed ids (the smaller of two draws), so reordering has hubs to move.
+        let (a, b) = (next(1 << 16).min(next(1 << 16)), next(1 << 16));
+        text.push_str(&format!("{a} {b}\n"));
+    }
+    let edges = dir.path().join("skewed.el");
+    std::fs::write(&edges, text).unwrap();
+    let graph = dir.path().join("skewed.sl");
+    swapless_ok(&[
+        "build",
+        arg(&edges),
+        "-o",
+        arg(&graph),
+        "--undirected",
+        "--reorder",
+        "dbg",
+    ]);
+    for kernel in ["pr", "cc", "bfs"] {
+        let plan_json = dir.path().join(format!("{kernel}-plan.json"));
+        swapless_ok(&[
+            "plan",
+            arg(&graph),
+            kernel,
+            "--tier",
+            "direct",
+            "--json",
+            arg(&plan_json),
+        ]);
+        let plan = report(&plan_json);
+        let least = plan["minimum_bytes"].as_u64().unwrap();
+        let segments = plan["segments"].as_array().unwrap();
+        assert!(
+            segments
+                .iter()
+                .any(|segment| segment["name"] == "result as output array"),
+            "{kernel}: the plan does not show the output phase"
+        );
+        let memory = format!("{}K", least.div_ceil(1024));
+        let json = dir.path().join(format!("{kernel}.json"));
+        let out = dir.path().join(format!("{kernel}.npy"));
+        swapless_ok(&[
+            "run",
+            kernel,
+            arg(&graph),
+            "--tier",
+            "direct",
+            "--memory",
+            &memory,
+            "--verify",
+            "--json",
+            arg(&json),
+            "--out",
+            arg(&out),
+        ]);
+        let report = report(&json);
+        let peak = report["peak_rss_bytes"].as_u64().unwrap();
+        assert!(
+            peak <= least + RUNTIME_ALLOWANCE_BYTES,
+            "{kernel}: peak RSS {peak} over the least budget {least} + allowance"
+        );
+        assert_eq!(report["verified"], true);
+    }
+}
+
+#[test]
 fn a_budget_below_the_hot_set_is_refused_with_the_least_that_works() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron.sl");

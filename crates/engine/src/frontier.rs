@@ -70,6 +70,34 @@ impl Bitmap {
     }
 }
 
+/// The vertices below `vertices` that `keep` accepts, ascending, in an array of exactly
+/// their number: counted first, then written in parallel, so nothing grows or is copied
+/// (`keep` is called twice per vertex and must answer the same both times).
+pub fn select_vertices(vertices: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
+    const BLOCK: u32 = 1 << 16;
+    let blocks: Vec<std::ops::Range<u32>> = (0..vertices.div_ceil(BLOCK))
+        .map(|block| block * BLOCK..(block * BLOCK).saturating_add(BLOCK).min(vertices))
+        .collect();
+    let counts: Vec<usize> = blocks
+        .par_iter()
+        .map(|range| range.clone().filter(|&vertex| keep(vertex)).count())
+        .collect();
+    let mut selected = vec![0u32; counts.iter().sum()];
+    let mut parts = Vec::with_capacity(blocks.len());
+    let mut rest = selected.as_mut_slice();
+    for &count in &counts {
+        let (part, after) = rest.split_at_mut(count);
+        parts.push(part);
+        rest = after;
+    }
+    parts.into_par_iter().zip(blocks).for_each(|(part, range)| {
+        for (slot, vertex) in part.iter_mut().zip(range.filter(|&vertex| keep(vertex))) {
+            *slot = vertex;
+        }
+    });
+    selected
+}
+
 /// Per-thread vertex buffers that parallel callbacks append to without locks,
 /// drained into one list between steps (GAP's sliding-queue buffers).
 #[derive(Default)]
@@ -119,5 +147,22 @@ impl ThreadBuffers {
             total += std::mem::take(&mut buffer.1);
         }
         (all, total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_vertices_matches_a_serial_filter_across_blocks() {
+        // Block edges (65536) fall inside the range; an empty range selects nothing.
+        for vertices in [0u32, 1, 65_535, 65_536, 200_003] {
+            let keep = |vertex: u32| vertex % 7 == 3 || vertex == 65_536;
+            let expected: Vec<u32> = (0..vertices).filter(|&vertex| keep(vertex)).collect();
+            let selected = select_vertices(vertices, keep);
+            assert_eq!(selected, expected, "{vertices} vertices");
+            assert_eq!(selected.capacity(), selected.len());
+        }
     }
 }

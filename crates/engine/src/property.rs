@@ -159,6 +159,24 @@ impl Pool {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         lent[slot] = false;
     }
+
+    /// Returns the memory of every slot not lent now to the system, and keeps those slots
+    /// from being lent again: after a run only its result is left in the pool, and the
+    /// output made from it must fit the budget beside it alone.
+    fn release_free_slots(&self) {
+        let mut lent = self
+            .lent
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (slot, &(start, length)) in self.slots.iter().enumerate() {
+            if !lent[slot] {
+                // SAFETY: the slot lies in this pool's mapping and no array holds it; it is
+                // marked lent below, so none will, and it is only unmapped with the pool.
+                unsafe { libc::madvise(start as *mut libc::c_void, length, libc::MADV_DONTNEED) };
+                lent[slot] = true;
+            }
+        }
+    }
 }
 
 impl Drop for Pool {
@@ -197,6 +215,7 @@ impl Drop for PropertyReservation {
             {
                 *installed = None;
             }
+            mine.release_free_slots();
         }
     }
 }

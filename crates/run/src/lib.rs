@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use swapless_build::memory::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
+use swapless_build::memory::{
+    page_faults, peak_rss_bytes, reset_peak_rss, system_anon_huge_page_bytes,
+};
 use swapless_engine::kernels::Reads;
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
@@ -155,6 +157,21 @@ impl Kernel {
         }
     }
 
+    /// Bytes held while the result becomes the output array, after the graph's data,
+    /// caches and buffers are released: the result in internal ids and the output array.
+    pub fn output_bytes(self, vertices: u64) -> u64 {
+        let per_vertex = match self {
+            // u32 parents, labels or estimates to int64.
+            Kernel::Bfs | Kernel::Cc | Kernel::Radii => 4 + 8,
+            // f64 scores or distances to f64.
+            Kernel::Pr | Kernel::Sssp | Kernel::Bc => 8 + 8,
+            Kernel::Tc => 0,
+            // bool to int8.
+            Kernel::Mis => 1 + 1,
+        };
+        per_vertex * vertices
+    }
+
     /// The lists the kernel reads.
     pub fn reads(self) -> Reads {
         match self {
@@ -219,6 +236,7 @@ impl Placement {
                 graph.num_arcs() as u64,
                 graph.flags().directed,
             ),
+            output_bytes: kernel.output_bytes(graph.num_vertices() as u64),
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             budget_bytes: self.budget_bytes,
@@ -587,7 +605,7 @@ fn run_in_pool(
     } else {
         (seconds - io_wait_seconds).max(0.0)
     };
-    let report = json!({
+    let mut report = json!({
         "kernel": kernel.name(),
         "graph": path.display().to_string(),
         "vertices": vertices,
@@ -626,7 +644,21 @@ fn run_in_pool(
         "verified": verified,
         "result": result_json,
     });
-    let array = original_order(outcome, permutation);
+    // The result becomes the output array only after the graph's data, the caches, the
+    // buffers and the property arrays the result does not use are given back: the plan
+    // counts that phase apart from the run's (`Kernel::output_bytes`).
+    let permutation = permutation.map(<[u32]>::to_vec);
+    drop(watched);
+    drop(opened);
+    drop(reservation);
+    // Verification mapped the whole file; the output phase's own peak is read apart.
+    let output_peak_readable = !options.verify || reset_peak_rss();
+    let array = original_order(outcome, permutation.as_deref());
+    drop(permutation);
+    if output_peak_readable {
+        let output_peak = peak_rss_bytes().unwrap_or(0);
+        report["peak_rss_bytes"] = json!(peak_rss.max(output_peak));
+    }
     Ok(RunOutput {
         array,
         report,
@@ -660,35 +692,39 @@ fn verify(
 /// The outcome's array, consumed, in original vertex order.
 fn original_order(outcome: Outcome, permutation: Option<&[u32]>) -> ResultArray {
     let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as i64;
+    let same = |&value: &f64| value;
     match outcome {
         Outcome::Bfs(result) => {
             ResultArray::Int64(parents_in_original_ids(&result.parents, permutation))
         }
         Outcome::PageRank(result) => {
-            ResultArray::Float64(to_original_order(result.scores, permutation))
+            ResultArray::Float64(to_original_order(&result.scores, permutation, same))
         }
         Outcome::Components(result) => {
-            let labels: Vec<i64> = result.labels.iter().map(|&root| original(root)).collect();
-            ResultArray::Int64(to_original_order(labels, permutation))
+            ResultArray::Int64(to_original_order(&result.labels, permutation, |&root| {
+                original(root)
+            }))
         }
         Outcome::Distances(result) => {
-            ResultArray::Float64(to_original_order(result.distances, permutation))
+            ResultArray::Float64(to_original_order(&result.distances, permutation, same))
         }
         Outcome::Betweenness(result) => {
-            ResultArray::Float64(to_original_order(result.scores, permutation))
+            ResultArray::Float64(to_original_order(&result.scores, permutation, same))
         }
         Outcome::Triangles(_) => ResultArray::None,
         Outcome::Radii(result) => {
-            let estimates: Vec<i64> = result
-                .radii
-                .iter()
-                .map(|&r| if r == u32::MAX { -1 } else { r as i64 })
-                .collect();
-            ResultArray::Int64(to_original_order(estimates, permutation))
+            ResultArray::Int64(to_original_order(&result.radii, permutation, |&radius| {
+                if radius == u32::MAX {
+                    -1
+                } else {
+                    radius as i64
+                }
+            }))
         }
         Outcome::IndependentSet(result) => {
-            let members: Vec<i8> = result.members.iter().map(|&m| m as i8).collect();
-            ResultArray::Int8(to_original_order(members, permutation))
+            ResultArray::Int8(to_original_order(&result.members, permutation, |&member| {
+                member as i8
+            }))
         }
     }
 }

@@ -52,6 +52,9 @@ pub struct PlanRequest {
     pub kernel: String,
     /// Bytes of the kernel's own per-vertex arrays (hot data).
     pub property_bytes: u64,
+    /// Bytes held after the run, when the graph's data is released and the result
+    /// becomes the output array (the result and the output array).
+    pub output_bytes: u64,
     /// Whether the kernel reads out-lists.
     pub out_lists: bool,
     /// Whether the kernel reads in-lists (the same lists on an undirected graph).
@@ -187,7 +190,9 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         0
     };
     let io_minimum = MIN_SLOTS * slot + oversize_slot * weighted_reads;
-    let minimum = hot + warm + io_minimum;
+    // The output phase keeps one copy of the permutation beside the result.
+    let output = request.output_bytes + size(SectionKind::Permutation);
+    let minimum = (hot + warm + io_minimum).max(output);
 
     let tier = request.tier.unwrap_or(if footprint <= budget {
         Tier::Dram
@@ -195,7 +200,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         Tier::Direct
     });
     let needed = if tier == Tier::Dram {
-        footprint
+        footprint.max(output)
     } else {
         minimum
     };
@@ -291,6 +296,14 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             bytes: io_buffer_bytes,
             class: "hot",
             placement: "dram".to_string(),
+        });
+    }
+    if output > 0 {
+        segments.push(Segment {
+            name: "result as output array".to_string(),
+            bytes: output,
+            class: "hot",
+            placement: "dram, after the run releases everything above".to_string(),
         });
     }
     Ok(Plan {

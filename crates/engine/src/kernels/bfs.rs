@@ -199,17 +199,13 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
 /// Parents in original ids as int64 with -1 for unreached, indexed by original id.
 pub fn parents_in_original_ids(parents: &[u32], permutation: Option<&[u32]>) -> Vec<i64> {
     let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as i64;
-    let by_internal: Vec<i64> = parents
-        .iter()
-        .map(|&parent| {
-            if parent == UNVISITED {
-                -1
-            } else {
-                original(parent)
-            }
-        })
-        .collect();
-    super::to_original_order(by_internal, permutation)
+    super::to_original_order(parents, permutation, |&parent| {
+        if parent == UNVISITED {
+            -1
+        } else {
+            original(parent)
+        }
+    })
 }
 
 /// Checks a BFS result against a serial BFS on the file: the same vertices are

@@ -17,6 +17,7 @@ use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use rayon::prelude::*;
 
+use crate::frontier::select_vertices;
 use crate::property::{PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
@@ -25,12 +26,15 @@ pub const READS: Reads = Reads {
     in_lists: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan), per vertex: labels (4) and the
-/// label count (4), then the int64 result (8), which is made after the list of vertices
-/// outside the largest component (4, and as much again while it is collected) is gone.
+/// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex) and the list
+/// of vertices outside the largest component with edges left to link, when it is
+/// gathered (at most one vertex in [`OUTSIDE_LIST_DIVISOR`], 4 each).
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    16 * vertices
+    4 * vertices + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR)
 }
+
+/// At most one vertex in this many is listed for a gather of the lists left to link.
+const OUTSIDE_LIST_DIVISOR: u64 = 8;
 
 /// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
 /// the runner can reserve them before the graph is loaded: labels (4).
@@ -121,27 +125,30 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
     compress(&labels);
     if vertices > 0 {
         let largest = most_frequent_label(&labels);
-        // Only vertices outside the largest component link their other edges. When their
-        // lists are few, read only those (a gather) instead of scanning every list.
-        let outside: Vec<u32> = (0..vertices as u32)
-            .into_par_iter()
-            .filter(|&vertex| labels.get(vertex) != largest)
-            .collect();
+        // Only vertices outside the largest component link their other edges: out-lists
+        // past the neighbors already linked and, for weak connectivity on a directed
+        // graph, whole in-lists. When those lists are few, read only them (a gather)
+        // instead of scanning every list.
         let directed = store.directed();
-        let outside_edges: u64 = outside
-            .par_iter()
-            .map(|&vertex| {
-                let out = store.degree(EdgeDirection::Out, vertex) as u64;
-                let incoming = if directed {
-                    store.degree(EdgeDirection::In, vertex) as u64
-                } else {
-                    0
-                };
-                out.saturating_sub(NEIGHBOR_ROUNDS as u64) + incoming
+        let edges_left = |vertex: u32| -> u64 {
+            if labels.get(vertex) == largest {
+                return 0;
+            }
+            let out = store.degree(EdgeDirection::Out, vertex) as u64;
+            let incoming = if directed {
+                store.degree(EdgeDirection::In, vertex) as u64
+            } else {
+                0
+            };
+            out.saturating_sub(NEIGHBOR_ROUNDS as u64) + incoming
+        };
+        let (outside_vertices, outside_edges) = (0..vertices as u32)
+            .into_par_iter()
+            .map(|vertex| {
+                let edges = edges_left(vertex);
+                (u64::from(edges > 0), edges)
             })
-            .sum();
-        // Out-lists past the neighbors already linked; for weak connectivity on a directed
-        // graph, whole in-lists too.
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         let passes = [
             (EdgeDirection::Out, NEIGHBOR_ROUNDS),
             (EdgeDirection::In, 0),
@@ -152,14 +159,18 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
                 link(&labels, vertex, neighbor);
             }
         };
-        if few_enough_to_gather(store, outside_edges) {
+        // The list of those vertices is held only when it is short enough for the plan's
+        // count (property_bytes); a longer one is scanned for instead.
+        if few_enough_to_gather(store, outside_edges)
+            && outside_vertices <= vertices as u64 / OUTSIDE_LIST_DIVISOR
+        {
+            let outside = select_vertices(vertices as u32, |vertex| edges_left(vertex) > 0);
             for &(direction, skip) in passes {
                 store.gather(direction, &outside, &|vertex, list| {
                     link_rest(vertex, list.neighbors, skip)
                 })?;
             }
         } else {
-            drop(outside);
             for &(direction, skip) in passes {
                 store.scan_blocks(direction, all.clone(), &|block| {
                     for (vertex, list) in block.iter() {

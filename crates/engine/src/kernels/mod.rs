@@ -102,18 +102,19 @@ pub fn pick_sources(store: &dyn EdgeStore, count: usize) -> Vec<u32> {
     sources
 }
 
-/// Reorders per-vertex values from internal ids to original ids.
-pub fn to_original_order<T: Copy + Default>(
-    values: impl Into<Vec<T>>,
+/// Per-vertex values from internal ids to original ids, each converted by `convert`,
+/// in one new array (the values and it are all that is held).
+pub fn to_original_order<S, T: Copy + Default>(
+    values: &[S],
     permutation: Option<&[u32]>,
+    convert: impl Fn(&S) -> T,
 ) -> Vec<T> {
-    let values = values.into();
     match permutation {
-        None => values,
+        None => values.iter().map(convert).collect(),
         Some(new_to_old) => {
             let mut original = vec![T::default(); values.len()];
-            for (new, value) in values.into_iter().enumerate() {
-                original[new_to_old[new] as usize] = value;
+            for (new, value) in values.iter().enumerate() {
+                original[new_to_old[new] as usize] = convert(value);
             }
             original
         }
