@@ -648,7 +648,6 @@ fn run_in_pool(
     // buffers and the property arrays the result does not use are given back: the plan
     // counts that phase apart from the run's (`Kernel::output_bytes`).
     let permutation = permutation.map(<[u32]>::to_vec);
-    drop(watched);
     drop(opened);
     drop(reservation);
     // Verification mapped the whole file; the output phase's own peak is read apart.
