@@ -51,22 +51,72 @@ impl Bitmap {
         vertices.par_iter().for_each(|&vertex| self.insert(vertex));
     }
 
-    /// The vertices in the set, ascending.
+    /// The vertices in the set, ascending, in an array of exactly their number.
     pub fn to_vertices(&self) -> Vec<u32> {
-        self.words
+        const BLOCK: usize = 1024;
+        let blocks: Vec<&[AtomicU64]> = self.words.chunks(BLOCK).collect();
+        let counts: Vec<usize> = blocks
             .par_iter()
-            .enumerate()
-            .flat_map_iter(|(index, word)| {
-                let mut bits = word.load(Ordering::Relaxed);
-                std::iter::from_fn(move || {
-                    (bits != 0).then(|| {
-                        let bit = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        (index * 64) as u32 + bit
-                    })
-                })
+            .map(|words| {
+                words
+                    .iter()
+                    .map(|word| word.load(Ordering::Relaxed).count_ones() as usize)
+                    .sum()
             })
-            .collect()
+            .collect();
+        let mut vertices = vec![0u32; counts.iter().sum()];
+        let mut parts = Vec::with_capacity(blocks.len());
+        let mut rest = vertices.as_mut_slice();
+        for &count in &counts {
+            let (part, after) = rest.split_at_mut(count);
+            parts.push(part);
+            rest = after;
+        }
+        parts
+            .into_par_iter()
+            .zip(blocks)
+            .enumerate()
+            .for_each(|(block, (part, words))| {
+                let first_word = block * BLOCK;
+                let mut filled = 0;
+                Self::extract(words, first_word, |vertex| {
+                    part[filled] = vertex;
+                    filled += 1;
+                });
+            });
+        vertices
+    }
+
+    /// Replaces `batch` with the set's vertices from word `start` on, ascending, as many
+    /// whole words' worth as keep it at most `limit` long (at least one word's);
+    /// returns the word to continue from (the word count when none is left).
+    pub fn next_batch(&self, start: usize, limit: usize, batch: &mut Vec<u32>) -> usize {
+        batch.clear();
+        let mut word = start;
+        while word < self.words.len() {
+            let bits = self.words[word].load(Ordering::Relaxed);
+            if !batch.is_empty() && batch.len() + bits.count_ones() as usize > limit {
+                break;
+            }
+            Self::extract(&self.words[word..word + 1], word, |vertex| {
+                batch.push(vertex)
+            });
+            word += 1;
+        }
+        word
+    }
+
+    /// Calls `each` with every vertex set in `words`, the first of which is word
+    /// `first_word` of the set, ascending.
+    #[inline]
+    fn extract(words: &[AtomicU64], first_word: usize, mut each: impl FnMut(u32)) {
+        for (index, word) in words.iter().enumerate() {
+            let mut bits = word.load(Ordering::Relaxed);
+            while bits != 0 {
+                each(((first_word + index) * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
     }
 }
 

@@ -275,6 +275,29 @@ fn cc_is_right_whether_its_last_pass_scans_or_gathers() {
 }
 
 #[test]
+fn bfs_is_right_with_frontiers_too_long_for_its_lists() {
+    // Tiny list limits push every path a large graph takes through small ones: frontiers
+    // kept in bitmaps and read in batches, top-down steps writing a bitmap, unvisited
+    // lists that overflow and fall back to a scan.
+    let dir = tempfile::tempdir().unwrap();
+    for path in test_graphs(dir.path()) {
+        let graph = GraphFile::open(&path).unwrap();
+        let store = DramStore::load(&path, true).unwrap();
+        let Some(source) = pick_source(&store, 0) else {
+            continue;
+        };
+        let whole = bfs::bfs(&store, source).unwrap();
+        for limit in [1, 3, 50] {
+            let limited = bfs::bfs_with_list_limit(&store, source, limit).unwrap();
+            bfs::verify(&graph, source, &limited.parents)
+                .unwrap_or_else(|e| panic!("{} (limit {limit}): {e}", path.display()));
+            assert_eq!(limited.reached, whole.reached, "{}", path.display());
+            assert_eq!(limited.levels, whole.levels, "{}", path.display());
+        }
+    }
+}
+
+#[test]
 fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
     let dir = tempfile::tempdir().unwrap();
     // (edges "u v weight", expected distances from 0, whether integers held them)

@@ -25,8 +25,8 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, gather_reads, scan_batches,
-    visit_edgeless, visit_read,
+    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, gather_reads,
+    scan_batches, visit_edgeless, visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
@@ -903,10 +903,9 @@ impl EdgeStore for DirectStore {
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
         let lists = self.lists(direction);
-        let (pinned, mut rest): (Vec<u32>, Vec<u32>) = vertices
-            .par_iter()
-            .partition(|&&vertex| vertex < lists.pinned_vertices);
-        rest.par_sort_unstable();
+        let sorted = ascending(vertices);
+        let (pinned, rest) =
+            sorted.split_at(sorted.partition_point(|&vertex| vertex < lists.pinned_vertices));
         // The pinned lists are visited while the first reads fly (or alone).
         let mut visit_pinned = Some(|| {
             let factor = if self.weighted { 2 } else { 1 };

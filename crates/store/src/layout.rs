@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use std::path::Path;
 
+use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::plan::Plan;
@@ -232,6 +233,18 @@ pub(crate) fn scan_reads(
         first = end;
     }
     reads
+}
+
+/// A gather's vertices in ascending order: themselves when already so (a kernel that
+/// keeps its frontiers sorted costs no copy), else a sorted copy.
+pub(crate) fn ascending(vertices: &[u32]) -> std::borrow::Cow<'_, [u32]> {
+    if vertices.is_sorted() {
+        std::borrow::Cow::Borrowed(vertices)
+    } else {
+        let mut sorted = vertices.to_vec();
+        sorted.par_sort_unstable();
+        std::borrow::Cow::Owned(sorted)
+    }
 }
 
 /// Groups a gather's `sorted` vertices into reads: neighbors in the file share a read

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
-    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, deliver_span, gather_reads, scan_batches,
-    visit_edgeless, visit_read,
+    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
+    scan_batches, visit_edgeless, visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
@@ -379,15 +379,14 @@ impl EdgeStore for MmapStore {
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
         let lists = self.lists(direction);
         let kept_end = lists.layout.vertices_within(lists.kept_bytes);
-        let (kept, mut rest): (Vec<u32>, Vec<u32>) =
-            vertices.par_iter().partition(|&&vertex| vertex < kept_end);
+        let sorted = ascending(vertices);
+        let (kept, rest) = sorted.split_at(sorted.partition_point(|&vertex| vertex < kept_end));
         let visit_block = per_vertex(visit);
         self.visit_kept(
             lists,
-            kept.into_par_iter().map(|vertex| vertex..vertex + 1),
+            kept.par_iter().map(|&vertex| vertex..vertex + 1),
             &visit_block,
         )?;
-        rest.par_sort_unstable();
         for sorted in rest.chunks(READS_PER_BATCH) {
             let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
             self.stream(lists, &reads, sorted, &visit_block)?;

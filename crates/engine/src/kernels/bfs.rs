@@ -14,6 +14,10 @@ use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
 use crate::frontier::{Bitmap, ThreadBuffers};
 use crate::property::{PropertyVec, U32Array};
 
@@ -23,23 +27,34 @@ pub const READS: Reads = Reads {
     in_lists: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan), per vertex: parents (4) and two
-/// bitmaps, plus the larger of what a top-down step holds (the frontier 4, the next
-/// frontier with its growth 8, the gather's sorted copy 4) and what a bottom-up step
-/// reading only unvisited lists holds (the last step's list 4, this step's list with
-/// its growth 8 and as drained 4, the gather's copy 4).
+/// Bytes of this kernel's own arrays (for the plan): parents (4 per vertex), two
+/// bitmaps, and vertex lists of at most [`list_limit`] entries, of which a step holds at
+/// most four at once (4 bytes each): a frontier, the next one growing in per-thread
+/// buffers (up to twice its length) and drained into one list. Longer frontiers live
+/// in the bitmaps, so this bound holds on every graph.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    25 * vertices
+    4 * vertices + 2 * Bitmap::bytes(vertices) + 16 * list_limit(vertices)
 }
 
 /// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: parents (4) and the two bitmaps of bottom-up steps.
+/// the runner can reserve them before the graph is loaded: parents (4) and the two bitmaps.
 pub fn property_arrays(vertices: u64) -> Vec<u64> {
     vec![
         4 * vertices,
         Bitmap::bytes(vertices),
         Bitmap::bytes(vertices),
     ]
+}
+
+/// Vertex lists hold at most one vertex in this many (and at least [`MIN_LIST`]).
+const LIST_DIVISOR: u64 = 32;
+/// Entries a vertex list may always hold, however small the graph.
+const MIN_LIST: u64 = 1024;
+
+/// The most vertices a frontier or unvisited list holds; a frontier that may be longer
+/// is kept in a bitmap, and unvisited vertices past it are found by a scan.
+pub fn list_limit(vertices: u64) -> u64 {
+    vertices.div_ceil(LIST_DIVISOR).max(MIN_LIST)
 }
 
 const ALPHA: u64 = 15;
@@ -56,45 +71,73 @@ pub struct BfsResult {
     pub levels: u32,
 }
 
-/// One top-down step: returns the next frontier and the sum of its out-degrees.
+/// Where a frontier is: a list (ascending) when short, else the `front` bitmap.
+enum Frontier {
+    List(Vec<u32>),
+    Bits,
+}
+
+/// Where a top-down step puts the vertices it finds, with their out-degrees summed.
+enum Found<'a> {
+    /// Per-thread lists (the degrees as their counters): used when the next frontier
+    /// cannot be longer than the list limit.
+    List(ThreadBuffers),
+    /// A bitmap, with per-thread counters of the vertices set and of their degrees.
+    Bits(&'a Bitmap, ThreadBuffers, ThreadBuffers),
+}
+
+/// One top-down step from the frontier `vertices` (ascending): claims their unvisited
+/// out-neighbors into `found`.
 fn top_down_step(
     store: &dyn EdgeStore,
     parents: &U32Array,
-    frontier: &[u32],
-) -> Result<(Vec<u32>, u64)> {
-    let mut next = ThreadBuffers::new();
+    vertices: &[u32],
+    found: &Found,
+) -> Result<()> {
     let out_offsets = store.offsets(EdgeDirection::Out);
-    store.gather(EdgeDirection::Out, frontier, &|vertex, list| {
+    store.gather(EdgeDirection::Out, vertices, &|vertex, list| {
         for &neighbor in list.neighbors {
             if parents.get(neighbor) == UNVISITED
                 && parents.compare_exchange(neighbor, UNVISITED, vertex)
             {
                 let degree = out_offsets[neighbor as usize + 1] - out_offsets[neighbor as usize];
-                next.push(neighbor, degree);
+                match found {
+                    Found::List(next) => next.push(neighbor, degree),
+                    Found::Bits(next, count, scout) => {
+                        next.insert(neighbor);
+                        count.count(1);
+                        scout.count(degree);
+                    }
+                }
             }
         }
-    })?;
-    Ok(next.drain())
+    })
 }
 
-/// The vertices a bottom-up step left unvisited (those with in-edges), and the sum of
-/// their in-degrees.
+/// The vertices a bottom-up step left unvisited (those with in-edges), ascending, and
+/// the sum of their in-degrees.
 struct Unvisited {
     vertices: Vec<u32>,
     edges: u64,
 }
 
 /// One bottom-up step over every vertex, or over `only` (the vertices the last step
-/// left unvisited): returns how many vertices joined `next`, and which are left.
+/// left unvisited): returns how many vertices joined `next`, and which are left, if they
+/// are at most `limit` (else the next step scans).
 fn bottom_up_step(
     store: &dyn EdgeStore,
     parents: &U32Array,
     frontier: &Bitmap,
     next: &Bitmap,
     only: Option<&[u32]>,
-) -> Result<(u64, Unvisited)> {
+    limit: usize,
+) -> Result<(u64, Option<Unvisited>)> {
     let mut left = ThreadBuffers::new();
     let mut awake = ThreadBuffers::new();
+    // Each thread keeps at most its share of the limit; one that would pass it stops
+    // them all keeping any (the next step then scans instead of gathering).
+    let share = (limit / rayon::current_num_threads().max(1)).max(1);
+    let overflowed = AtomicBool::new(false);
     // Looks for a parent of `vertex` in the frontier; records it as left if none.
     let step = |vertex: u32, neighbors: &[u32], waiting: &mut Vec<u32>, edges: &mut u64| {
         if parents.get(vertex) != UNVISITED || neighbors.is_empty() {
@@ -110,8 +153,14 @@ fn bottom_up_step(
                 1
             }
             None => {
-                waiting.push(vertex);
-                *edges += neighbors.len() as u64;
+                if waiting.len() < share {
+                    if !overflowed.load(Ordering::Relaxed) {
+                        waiting.push(vertex);
+                        *edges += neighbors.len() as u64;
+                    }
+                } else {
+                    overflowed.store(true, Ordering::Relaxed);
+                }
                 0
             }
         }
@@ -121,6 +170,9 @@ fn bottom_up_step(
             let vertices = store.num_vertices() as u32;
             store.scan_blocks(EdgeDirection::In, 0..vertices, &|block| {
                 let joined = left.with_buffer(|waiting, edges| {
+                    if overflowed.load(Ordering::Relaxed) && waiting.capacity() > 0 {
+                        *waiting = Vec::new();
+                    }
                     block
                         .iter()
                         .map(|(vertex, list)| step(vertex, list.neighbors, waiting, edges))
@@ -135,30 +187,50 @@ fn bottom_up_step(
             awake.count(joined);
         })?,
     }
-    let (vertices, edges) = left.drain();
-    Ok((awake.drain().1, Unvisited { vertices, edges }))
+    let joined = awake.drain().1;
+    if overflowed.load(Ordering::Relaxed) {
+        return Ok((joined, None));
+    }
+    let (mut vertices, edges) = left.drain();
+    // Ascending, so the gather that reads them needs no sorted copy.
+    vertices.par_sort_unstable();
+    Ok((joined, Some(Unvisited { vertices, edges })))
 }
 
 /// Runs BFS from `source` (internal id).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
+    bfs_with_list_limit(
+        store,
+        source,
+        list_limit(store.num_vertices() as u64) as usize,
+    )
+}
+
+/// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
+/// bitmap word's, 64): a tighter bound on memory than [`list_limit`], at the cost of
+/// more steps through the bitmaps.
+pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> Result<BfsResult> {
     let vertices = store.num_vertices();
+    let limit = limit.max(1);
     let parents = U32Array::filled(vertices, UNVISITED);
     parents.set(source, source);
-    let mut frontier = vec![source];
+    let mut front = Bitmap::new(vertices);
+    let mut next = Bitmap::new(vertices);
+    let mut frontier = Frontier::List(vec![source]);
+    let mut frontier_size = 1u64;
     let mut edges_to_check = store.num_arcs();
     let mut scout_count = store.degree(EdgeDirection::Out, source) as u64;
     let mut reached = 1u64;
     let mut levels = 0u32;
-    let mut front_bits: Option<(Bitmap, Bitmap)> = None;
-    while !frontier.is_empty() {
+    while frontier_size > 0 {
         if scout_count > edges_to_check / ALPHA {
-            let (front, next) =
-                front_bits.get_or_insert_with(|| (Bitmap::new(vertices), Bitmap::new(vertices)));
-            front.clear();
-            front.insert_all(&frontier);
-            let mut awake = frontier.len() as u64;
-            // The top-down frontier is in the bitmap now; its memory holds `unvisited`.
-            drop(std::mem::take(&mut frontier));
+            if let Frontier::List(list) = &frontier {
+                front.clear();
+                front.insert_all(list);
+            }
+            // The frontier is in `front` now; its list's memory holds `unvisited`.
+            frontier = Frontier::Bits;
+            let mut awake = frontier_size;
             let mut unvisited: Option<Unvisited> = None;
             loop {
                 let previous = awake;
@@ -167,10 +239,10 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
                     .as_ref()
                     .filter(|left| few_enough_to_gather(store, left.edges))
                     .map(|left| left.vertices.as_slice());
-                let (joined, left) = bottom_up_step(store, &parents, front, next, only)?;
+                let (joined, left) = bottom_up_step(store, &parents, &front, &next, only, limit)?;
                 awake = joined;
-                unvisited = Some(left);
-                std::mem::swap(front, next);
+                unvisited = left;
+                std::mem::swap(&mut front, &mut next);
                 levels += 1;
                 reached += awake;
                 if awake == 0 || (awake < previous && awake <= vertices as u64 / BETA) {
@@ -178,15 +250,53 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
                 }
             }
             drop(unvisited);
-            frontier = front.to_vertices();
+            frontier_size = awake;
             scout_count = 1;
         } else {
             edges_to_check = edges_to_check.saturating_sub(scout_count);
-            let (next, next_scout) = top_down_step(store, &parents, &frontier)?;
-            frontier = next;
-            scout_count = next_scout;
+            // A step finds at most as many vertices as its frontier has out-edges.
+            let found = if scout_count <= limit as u64 {
+                Found::List(ThreadBuffers::new())
+            } else {
+                next.clear();
+                Found::Bits(&next, ThreadBuffers::new(), ThreadBuffers::new())
+            };
+            match &frontier {
+                Frontier::List(list) => top_down_step(store, &parents, list, &found)?,
+                Frontier::Bits => {
+                    // A long frontier is read from its bitmap a list's worth at a time.
+                    let mut batch = Vec::with_capacity(limit);
+                    let mut word = 0;
+                    loop {
+                        word = front.next_batch(word, limit, &mut batch);
+                        if batch.is_empty() {
+                            break;
+                        }
+                        top_down_step(store, &parents, &batch, &found)?;
+                    }
+                }
+            }
+            // The old frontier goes before the next is drained into a list.
+            frontier = Frontier::Bits;
+            match found {
+                Found::List(mut buffers) => {
+                    let (mut list, degrees) = buffers.drain();
+                    list.par_sort_unstable();
+                    frontier_size = list.len() as u64;
+                    scout_count = degrees;
+                    frontier = Frontier::List(list);
+                }
+                Found::Bits(_, mut count, mut scout) => {
+                    frontier_size = count.drain().1;
+                    scout_count = scout.drain().1;
+                    std::mem::swap(&mut front, &mut next);
+                }
+            }
             levels += 1;
-            reached += frontier.len() as u64;
+            reached += frontier_size;
+        }
+        if matches!(frontier, Frontier::Bits) && frontier_size <= limit as u64 {
+            frontier = Frontier::List(front.to_vertices());
         }
     }
     Ok(BfsResult {
