@@ -933,7 +933,7 @@ impl EdgeStore for DirectStore {
         if let Some(visit_pinned) = visit_pinned {
             visit_pinned();
         }
-        visit_edgeless(&lists.layout, &rest, self.weighted, visit);
+        visit_edgeless(&lists.layout, rest, self.weighted, visit);
         Ok(())
     }
 

@@ -391,7 +391,7 @@ impl EdgeStore for MmapStore {
             let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
             self.stream(lists, &reads, sorted, &visit_block)?;
         }
-        visit_edgeless(&lists.layout, &rest, self.weighted, visit);
+        visit_edgeless(&lists.layout, rest, self.weighted, visit);
         Ok(())
     }
 
