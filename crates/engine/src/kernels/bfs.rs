@@ -77,13 +77,15 @@ enum Frontier {
     Bits,
 }
 
-/// Where a top-down step puts the vertices it finds, with their out-degrees summed.
-enum Found<'a> {
-    /// Per-thread lists (the degrees as their counters): used when the next frontier
-    /// cannot be longer than the list limit.
-    List(ThreadBuffers),
-    /// A bitmap, with per-thread counters of the vertices set and of their degrees.
-    Bits(&'a Bitmap, ThreadBuffers, ThreadBuffers),
+/// Where a top-down step puts the vertices it finds: per-thread lists, or a bitmap when
+/// the next frontier may be longer than the list limit.
+struct Found<'a> {
+    /// The bitmap, if the vertices go there.
+    bitmap: Option<&'a Bitmap>,
+    /// The vertices found, when not in the bitmap; the counters sum their out-degrees.
+    lists: ThreadBuffers,
+    /// Per-thread counts of the vertices set in the bitmap.
+    set: ThreadBuffers,
 }
 
 /// One top-down step from the frontier `vertices` (ascending): claims their unvisited
@@ -101,12 +103,12 @@ fn top_down_step(
                 && parents.compare_exchange(neighbor, UNVISITED, vertex)
             {
                 let degree = out_offsets[neighbor as usize + 1] - out_offsets[neighbor as usize];
-                match found {
-                    Found::List(next) => next.push(neighbor, degree),
-                    Found::Bits(next, count, scout) => {
+                match found.bitmap {
+                    None => found.lists.push(neighbor, degree),
+                    Some(next) => {
                         next.insert(neighbor);
-                        count.count(1);
-                        scout.count(degree);
+                        found.lists.count(degree);
+                        found.set.count(1);
                     }
                 }
             }
@@ -255,11 +257,14 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
         } else {
             edges_to_check = edges_to_check.saturating_sub(scout_count);
             // A step finds at most as many vertices as its frontier has out-edges.
-            let found = if scout_count <= limit as u64 {
-                Found::List(ThreadBuffers::new())
-            } else {
+            let into_bits = scout_count > limit as u64;
+            if into_bits {
                 next.clear();
-                Found::Bits(&next, ThreadBuffers::new(), ThreadBuffers::new())
+            }
+            let mut found = Found {
+                bitmap: into_bits.then_some(&next),
+                lists: ThreadBuffers::new(),
+                set: ThreadBuffers::new(),
             };
             match &frontier {
                 Frontier::List(list) => top_down_step(store, &parents, list, &found)?,
@@ -278,19 +283,16 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
             }
             // The old frontier goes before the next is drained into a list.
             frontier = Frontier::Bits;
-            match found {
-                Found::List(mut buffers) => {
-                    let (mut list, degrees) = buffers.drain();
-                    list.par_sort_unstable();
-                    frontier_size = list.len() as u64;
-                    scout_count = degrees;
-                    frontier = Frontier::List(list);
-                }
-                Found::Bits(_, mut count, mut scout) => {
-                    frontier_size = count.drain().1;
-                    scout_count = scout.drain().1;
-                    std::mem::swap(&mut front, &mut next);
-                }
+            let (mut list, degrees) = found.lists.drain();
+            scout_count = degrees;
+            if into_bits {
+                frontier_size = found.set.drain().1;
+                drop(found);
+                std::mem::swap(&mut front, &mut next);
+            } else {
+                list.par_sort_unstable();
+                frontier_size = list.len() as u64;
+                frontier = Frontier::List(list);
             }
             levels += 1;
             reached += frontier_size;
