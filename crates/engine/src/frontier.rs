@@ -87,6 +87,19 @@ impl Bitmap {
         vertices
     }
 
+    /// The sum of `value` over the set's vertices.
+    pub fn sum_over(&self, value: impl Fn(u32) -> u64 + Sync) -> u64 {
+        self.words
+            .par_chunks(1024)
+            .enumerate()
+            .map(|(block, words)| {
+                let mut sum = 0;
+                Self::extract(words, block * 1024, |vertex| sum += value(vertex));
+                sum
+            })
+            .sum()
+    }
+
     /// Replaces `batch` with the set's vertices from word `start` on, ascending, as many
     /// whole words' worth as keep it at most `limit` long (at least one word's);
     /// returns the word to continue from (the word count when none is left).

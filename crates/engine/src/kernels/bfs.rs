@@ -222,6 +222,7 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
     let mut frontier_size = 1u64;
     let mut edges_to_check = store.num_arcs();
     let mut scout_count = store.degree(EdgeDirection::Out, source) as u64;
+    let mut frontier_edges = scout_count;
     let mut reached = 1u64;
     let mut levels = 0u32;
     while frontier_size > 0 {
@@ -253,11 +254,15 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
             }
             drop(unvisited);
             frontier_size = awake;
+            // GAP's count after a bottom-up phase, which makes the next step top-down;
+            // the frontier's true out-degree sum bounds that step's output instead.
             scout_count = 1;
+            frontier_edges =
+                front.sum_over(|vertex| store.degree(EdgeDirection::Out, vertex) as u64);
         } else {
             edges_to_check = edges_to_check.saturating_sub(scout_count);
             // A step finds at most as many vertices as its frontier has out-edges.
-            let into_bits = scout_count > limit as u64;
+            let into_bits = frontier_edges > limit as u64;
             if into_bits {
                 next.clear();
             }
@@ -285,6 +290,7 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
             frontier = Frontier::Bits;
             let (mut list, degrees) = found.lists.drain();
             scout_count = degrees;
+            frontier_edges = degrees;
             if into_bits {
                 frontier_size = found.set.drain().1;
                 drop(found);

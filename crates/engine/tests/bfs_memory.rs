@@ -1,0 +1,97 @@
+//! BFS holds no more than the plan counts for it (`bfs::property_bytes`), on a graph
+//! whose frontiers are far longer than its vertex lists may be: every allocation made
+//! while it runs is counted by this test binary's allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use swapless_build::generators::{SyntheticKind, SyntheticSource};
+use swapless_build::{BuildOptions, build_graph};
+use swapless_engine::kernels::bfs;
+use swapless_engine::pick_source;
+use swapless_store::{DramStore, EdgeStore};
+
+/// The system allocator, counting the bytes live now and the most live since a reset.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged; the counters only
+// watch.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's layout, passed on as it came.
+        let pointer = unsafe { System.alloc(layout) };
+        if !pointer.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: a pointer this allocator handed out, with its layout.
+        unsafe { System.dealloc(pointer, layout) };
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Bytes of the heap BFS takes beyond what was live when it started.
+fn heap_taken_by(run: impl FnOnce()) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    run();
+    PEAK.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn bfs_holds_no_more_than_the_plan_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    // Uniform random at a low degree: bottom-up steps leave many vertices unvisited,
+    // the list a search keeps of them would be a large share of the vertices.
+    let path = dir.path().join("urand.sl");
+    let mut source = SyntheticSource::new(SyntheticKind::UniformRandom, 16, 3, false, 7).unwrap();
+    build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
+    let store = DramStore::load(&path, true).unwrap();
+    let vertices = store.num_vertices() as u64;
+    let source = pick_source(&store, 0).unwrap();
+    // Two threads, as the figures run; their pool is made before counting starts.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| bfs::bfs(&store, source).unwrap());
+    // Thread-local buffers, the pool's queues and the like: small and fixed.
+    let slack = 64 << 10;
+    let planned = bfs::property_bytes(vertices, store.num_arcs()) as usize;
+    let taken = heap_taken_by(|| {
+        pool.install(|| {
+            let result = bfs::bfs(&store, source).unwrap();
+            assert!(
+                result.reached > vertices / 4,
+                "the test needs long frontiers"
+            );
+        })
+    });
+    eprintln!("bfs took {taken} bytes of heap, the plan counts {planned}");
+    assert!(
+        taken <= planned + slack,
+        "bfs took {taken} bytes of heap; the plan counts {planned}"
+    );
+    // The bound is what keeps it there: with unbounded lists the same search takes more
+    // (its widest frontier alone is a list of a large share of the vertices).
+    let unbounded = heap_taken_by(|| {
+        pool.install(|| {
+            bfs::bfs_with_list_limit(&store, source, vertices as usize).unwrap();
+        })
+    });
+    eprintln!("with unbounded lists it took {unbounded}");
+    assert!(
+        unbounded > planned + slack,
+        "unbounded lists took {unbounded} bytes, within the plan's {planned}: the test proves nothing"
+    );
+}
