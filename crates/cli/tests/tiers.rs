@@ -198,7 +198,7 @@ fn peak_rss_stays_within_the_budget_on_disk_tiers() {
         let peak = report["peak_rss_bytes"].as_u64().unwrap();
         let footprint = report["footprint_bytes"].as_u64().unwrap();
         assert!(
-            footprint > 32 << 20,
+            footprint > 24 << 20,
             "{kernel}: the graph ({footprint} bytes) is too small to test a budget"
         );
         let allowance = if tier == "mmap" {

@@ -14,13 +14,14 @@ use swapless_build::memory::{
     page_faults, peak_rss_bytes, reset_peak_rss, system_anon_huge_page_bytes,
 };
 use swapless_engine::kernels::Reads;
-use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
+use swapless_engine::kernels::bfs;
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankOptions};
 use swapless_engine::kernels::{
     betweenness, maximal_independent_set, pick_source, pick_sources, radii, sssp,
     to_original_order, triangle_count,
 };
+use swapless_engine::property::PropertyVec;
 use swapless_format::{FormatError, GraphFile};
 use swapless_store::{
     DirectStore, DramStore, EdgeStore, IoStats, MmapStore, Plan, PlanRequest, StoreError, Tier,
@@ -158,18 +159,28 @@ impl Kernel {
     }
 
     /// Bytes held while the result becomes the output array, after the graph's data,
-    /// caches and buffers are released: the result in internal ids and the output array.
-    pub fn output_bytes(self, vertices: u64) -> u64 {
-        let per_vertex = match self {
-            // u32 parents, labels or estimates to int64.
-            Kernel::Bfs | Kernel::Cc | Kernel::Radii => 4 + 8,
-            // f64 scores or distances to f64.
-            Kernel::Pr | Kernel::Sssp | Kernel::Bc => 8 + 8,
-            Kernel::Tc => 0,
-            // bool to int8.
-            Kernel::Mis => 1 + 1,
+    /// caches and buffers are released. A result in a property array is copied out a
+    /// 2 MiB range at a time, each range released once copied, so without a permutation
+    /// little more than the output array is held; through a permutation, both are.
+    pub fn output_bytes(self, vertices: u64, permuted: bool) -> u64 {
+        // (result, output) bytes per vertex: u32 to int64, f64 to f64, bool to int8.
+        let (result, output) = match self {
+            Kernel::Bfs | Kernel::Cc | Kernel::Radii => (4, 8),
+            Kernel::Pr | Kernel::Sssp | Kernel::Bc => (8, 8),
+            Kernel::Tc => (0, 0),
+            Kernel::Mis => (1, 1),
         };
-        per_vertex * vertices
+        let released_as_copied = matches!(
+            self,
+            Kernel::Bfs | Kernel::Cc | Kernel::Radii | Kernel::Pr | Kernel::Bc
+        );
+        if output == 0 {
+            0
+        } else if released_as_copied && !permuted {
+            output * vertices + (2 << 20).min(result * vertices)
+        } else {
+            (result + output) * vertices
+        }
     }
 
     /// The lists the kernel reads.
@@ -236,7 +247,7 @@ impl Placement {
                 graph.num_arcs() as u64,
                 graph.flags().directed,
             ),
-            output_bytes: kernel.output_bytes(graph.num_vertices() as u64),
+            output_bytes: kernel.output_bytes(graph.num_vertices() as u64, graph.flags().reordered),
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             budget_bytes: self.budget_bytes,
@@ -694,25 +705,29 @@ fn original_order(outcome: Outcome, permutation: Option<&[u32]>) -> ResultArray 
     let same = |&value: &f64| value;
     match outcome {
         Outcome::Bfs(result) => {
-            ResultArray::Int64(parents_in_original_ids(&result.parents, permutation))
+            ResultArray::Int64(reorder(result.parents, permutation, |&parent| {
+                if parent == u32::MAX {
+                    -1
+                } else {
+                    original(parent)
+                }
+            }))
         }
         Outcome::PageRank(result) => {
-            ResultArray::Float64(to_original_order(&result.scores, permutation, same))
+            ResultArray::Float64(reorder(result.scores, permutation, same))
         }
         Outcome::Components(result) => {
-            ResultArray::Int64(to_original_order(&result.labels, permutation, |&root| {
-                original(root)
-            }))
+            ResultArray::Int64(reorder(result.labels, permutation, |&root| original(root)))
         }
         Outcome::Distances(result) => {
             ResultArray::Float64(to_original_order(&result.distances, permutation, same))
         }
         Outcome::Betweenness(result) => {
-            ResultArray::Float64(to_original_order(&result.scores, permutation, same))
+            ResultArray::Float64(reorder(result.scores, permutation, same))
         }
         Outcome::Triangles(_) => ResultArray::None,
         Outcome::Radii(result) => {
-            ResultArray::Int64(to_original_order(&result.radii, permutation, |&radius| {
+            ResultArray::Int64(reorder(result.radii, permutation, |&radius| {
                 if radius == u32::MAX {
                     -1
                 } else {
@@ -725,6 +740,20 @@ fn original_order(outcome: Outcome, permutation: Option<&[u32]>) -> ResultArray 
                 member as i8
             }))
         }
+    }
+}
+
+/// A result array in original vertex order, each value converted by `convert`: without a
+/// permutation, copied out with its memory released as it goes (see
+/// `PropertyVec::into_vec`), so the two are never both held.
+fn reorder<S: Copy, T: Copy + Default>(
+    values: PropertyVec<S>,
+    permutation: Option<&[u32]>,
+    convert: impl Fn(&S) -> T,
+) -> Vec<T> {
+    match permutation {
+        None => values.into_vec(convert),
+        Some(_) => to_original_order(&values, permutation, convert),
     }
 }
 
@@ -886,7 +915,7 @@ impl EdgeStore for Watched<'_> {
     fn tier(&self) -> &'static str {
         self.inner.tier()
     }
-    fn offsets(&self, direction: swapless_store::EdgeDirection) -> &[u64] {
+    fn offsets(&self, direction: swapless_store::EdgeDirection) -> swapless_store::OffsetSlice<'_> {
         self.inner.offsets(direction)
     }
     fn permutation(&self) -> Option<&[u32]> {

@@ -31,8 +31,8 @@ use crate::layout::{
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, Result, SCAN_BLOCK, StoreError, Visit,
-    VisitBlock, block_ranges, per_vertex,
+    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, OffsetSlice, Result, SCAN_BLOCK,
+    StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
 
 /// Reads one call makes at most before the I/O thread is worth starting.
@@ -49,8 +49,8 @@ struct Lists {
 
 impl Lists {
     fn pinned(&self, vertex: u32) -> Adjacency<'_> {
-        let entries = self.layout.offsets[vertex as usize] as usize
-            ..self.layout.offsets[vertex as usize + 1] as usize;
+        let entries = self.layout.offsets.get(vertex as usize) as usize
+            ..self.layout.offsets.get(vertex as usize + 1) as usize;
         let neighbors: &[u32] = bytemuck::cast_slice(self.pinned_neighbors.as_slice());
         Adjacency {
             neighbors: &neighbors[entries.clone()],
@@ -61,21 +61,26 @@ impl Lists {
         }
     }
 
-    /// The pinned lists of `vertices` (all below `pinned_vertices`) as one block.
-    fn pinned_block(&self, vertices: Range<u32>) -> ListBlock<'_> {
-        ListBlock::new(
-            vertices.start,
-            &self.layout.offsets[vertices.start as usize..=vertices.end as usize],
-            0,
-            bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
-            self.pinned_weights
-                .as_ref()
-                .map(|weights| bytemuck::cast_slice(weights.as_slice())),
-        )
+    /// Visits the pinned lists of `vertices` (all below `pinned_vertices`) as one block.
+    fn visit_pinned_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
+        let offsets = self.layout.offsets.as_slice();
+        offsets
+            .vertices(vertices.start as usize..vertices.end as usize)
+            .widened(|offsets| {
+                visit_block(ListBlock::new(
+                    vertices.start,
+                    offsets,
+                    0,
+                    bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
+                    self.pinned_weights
+                        .as_ref()
+                        .map(|weights| bytemuck::cast_slice(weights.as_slice())),
+                ))
+            })
     }
 
     fn bytes(&self) -> u64 {
-        self.layout.offsets.len() as u64 * 8
+        self.layout.offsets.bytes()
             + self.pinned_neighbors.len() as u64
             + self.pinned_weights.as_ref().map_or(0, |w| w.len() as u64)
     }
@@ -845,8 +850,8 @@ impl EdgeStore for DirectStore {
         "direct"
     }
 
-    fn offsets(&self, direction: EdgeDirection) -> &[u64] {
-        &self.lists(direction).layout.offsets
+    fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
+        self.lists(direction).layout.offsets.as_slice()
     }
 
     fn permutation(&self) -> Option<&[u32]> {
@@ -865,7 +870,7 @@ impl EdgeStore for DirectStore {
         // nothing is read).
         let mut visit_pinned = Some(|| {
             block_ranges(range.start..pinned_end, SCAN_BLOCK)
-                .for_each(|vertices| visit_block(lists.pinned_block(vertices)));
+                .for_each(|vertices| lists.visit_pinned_block(vertices, visit_block));
             let bytes = lists.layout.span_bytes(range.start..pinned_end);
             let factor = if self.weighted { 2 } else { 1 };
             let pinned_bytes = (bytes.end - bytes.start) * factor;
@@ -879,15 +884,17 @@ impl EdgeStore for DirectStore {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
                     if let Members::Span(span) = &read.members {
-                        let offsets =
-                            &lists.layout.offsets[span.start as usize..=span.end as usize];
-                        visit_block(ListBlock::new(
-                            span.start,
-                            offsets,
-                            offsets[0],
-                            &[],
-                            self.weighted.then_some(no_weights),
-                        ));
+                        let offsets = lists.layout.offsets.as_slice();
+                        let offsets = offsets.vertices(span.start as usize..span.end as usize);
+                        offsets.widened(|offsets| {
+                            visit_block(ListBlock::new(
+                                span.start,
+                                offsets,
+                                offsets[0],
+                                &[],
+                                self.weighted.then_some(no_weights),
+                            ))
+                        });
                     }
                 }
                 if let Some(visit_pinned) = visit_pinned.take() {

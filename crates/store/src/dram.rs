@@ -8,13 +8,13 @@ use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, ListBlock, Result, SCAN_BLOCK, Visit, VisitBlock,
-    block_ranges,
+    Adjacency, EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Offsets, Result, SCAN_BLOCK,
+    Visit, VisitBlock, block_ranges,
 };
 
 /// One direction's CSR in memory.
 struct Csr {
-    offsets: Vec<u64>,
+    offsets: Offsets,
     neighbors: Vec<u32>,
     weights: Option<Vec<f32>>,
 }
@@ -25,9 +25,12 @@ impl Csr {
             path: graph.path().to_path_buf(),
             detail: format!("section {} is missing", sections[0].name()),
         };
+        let neighbors: Vec<u32> = graph.load_section(sections[1])?.ok_or_else(missing)?;
+        let offsets =
+            Offsets::load(graph, sections[0], neighbors.len() as u64)?.ok_or_else(missing)?;
         Ok(Csr {
-            offsets: graph.load_section(sections[0])?.ok_or_else(missing)?,
-            neighbors: graph.load_section(sections[1])?.ok_or_else(missing)?,
+            offsets,
+            neighbors,
             weights: if weighted {
                 graph.load_section(sections[2])?
             } else {
@@ -37,27 +40,32 @@ impl Csr {
     }
 
     fn adjacency(&self, vertex: u32) -> Adjacency<'_> {
-        let start = self.offsets[vertex as usize] as usize;
-        let end = self.offsets[vertex as usize + 1] as usize;
+        let start = self.offsets.get(vertex as usize) as usize;
+        let end = self.offsets.get(vertex as usize + 1) as usize;
         Adjacency {
             neighbors: &self.neighbors[start..end],
             weights: self.weights.as_ref().map(|weights| &weights[start..end]),
         }
     }
 
-    /// The lists of `vertices` as one block.
-    fn block(&self, vertices: Range<u32>) -> ListBlock<'_> {
-        ListBlock::new(
-            vertices.start,
-            &self.offsets[vertices.start as usize..=vertices.end as usize],
-            0,
-            &self.neighbors,
-            self.weights.as_deref(),
-        )
+    /// Visits the lists of `vertices` as one block.
+    fn visit_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
+        let offsets = self.offsets.as_slice();
+        offsets
+            .vertices(vertices.start as usize..vertices.end as usize)
+            .widened(|offsets| {
+                visit_block(ListBlock::new(
+                    vertices.start,
+                    offsets,
+                    0,
+                    &self.neighbors,
+                    self.weights.as_deref(),
+                ))
+            })
     }
 
     fn bytes(&self) -> u64 {
-        (self.offsets.len() * 8
+        (self.offsets.bytes() as usize
             + self.neighbors.len() * 4
             + self.weights.as_ref().map_or(0, |w| w.len() * 4)) as u64
     }
@@ -135,8 +143,8 @@ impl EdgeStore for DramStore {
         "dram"
     }
 
-    fn offsets(&self, direction: EdgeDirection) -> &[u64] {
-        &self.lists(direction).offsets
+    fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
+        self.lists(direction).offsets.as_slice()
     }
 
     fn permutation(&self) -> Option<&[u32]> {
@@ -150,7 +158,8 @@ impl EdgeStore for DramStore {
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let lists = self.lists(direction);
-        block_ranges(range, SCAN_BLOCK).for_each(|vertices| visit_block(lists.block(vertices)));
+        block_ranges(range, SCAN_BLOCK)
+            .for_each(|vertices| lists.visit_block(vertices, visit_block));
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::plan::Plan;
-use crate::{Adjacency, EdgeDirection, ListBlock, Result, Visit, VisitBlock};
+use crate::{Adjacency, EdgeDirection, ListBlock, Offsets, Result, Visit, VisitBlock};
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
 pub(crate) const PAGE: u64 = 4096;
@@ -19,8 +19,8 @@ const ENTRY_BYTES: u64 = 4;
 
 /// One direction's lists: offsets in memory (warm data), neighbors and weights in the file.
 pub(crate) struct ListLayout {
-    /// `offsets[v]..offsets[v + 1]` are `v`'s entries.
-    pub offsets: Vec<u64>,
+    /// Entries `v` and `v + 1` bound `v`'s list.
+    pub offsets: Offsets,
     /// File position of the neighbor section.
     pub neighbors_at: u64,
     /// File position of the weight section, for weighted graphs.
@@ -35,17 +35,18 @@ impl ListLayout {
             path: graph.path().to_path_buf(),
             detail,
         };
-        let offsets: Vec<u64> = graph
-            .load_section(kinds[0])?
-            .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
         let neighbors = graph
             .header()
             .section(kinds[1])
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[1].name())))?;
-        if offsets.len() != graph.num_vertices() + 1
-            || offsets.first() != Some(&0)
-            || offsets.last().copied() != Some(neighbors.length / ENTRY_BYTES)
-            || offsets.windows(2).any(|pair| pair[0] > pair[1])
+        let entries = neighbors.length / ENTRY_BYTES;
+        let offsets = Offsets::load(graph, kinds[0], entries)?
+            .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
+        let all = offsets.as_slice();
+        if all.len() != graph.num_vertices() + 1
+            || all.get(0) != 0
+            || all.get(all.len() - 1) != entries
+            || !all.ascending()
         {
             return Err(corrupt(format!(
                 "section {} does not describe section {}",
@@ -73,31 +74,36 @@ impl ListLayout {
     /// Degree of `vertex`.
     #[inline]
     pub fn degree(&self, vertex: u32) -> u32 {
-        (self.offsets[vertex as usize + 1] - self.offsets[vertex as usize]) as u32
+        self.offsets.as_slice().degree(vertex as usize) as u32
     }
 
     /// Bytes of `vertex`'s list within its section.
     #[inline]
     pub fn list_bytes(&self, vertex: u32) -> Range<u64> {
-        self.offsets[vertex as usize] * ENTRY_BYTES..self.offsets[vertex as usize + 1] * ENTRY_BYTES
+        self.offsets.get(vertex as usize) * ENTRY_BYTES
+            ..self.offsets.get(vertex as usize + 1) * ENTRY_BYTES
     }
 
     /// Bytes of the lists of `vertices` (a contiguous id range) within the section.
     pub fn span_bytes(&self, vertices: Range<u32>) -> Range<u64> {
-        self.offsets[vertices.start as usize] * ENTRY_BYTES
-            ..self.offsets[vertices.end as usize] * ENTRY_BYTES
+        self.offsets.get(vertices.start as usize) * ENTRY_BYTES
+            ..self.offsets.get(vertices.end as usize) * ENTRY_BYTES
     }
 
     /// Size of the neighbor section in bytes.
     pub fn section_bytes(&self) -> u64 {
-        self.offsets.last().copied().unwrap_or(0) * ENTRY_BYTES
+        match self.offsets.len() {
+            0 => 0,
+            length => self.offsets.get(length - 1) * ENTRY_BYTES,
+        }
     }
 
     /// The first vertex whose list does not end within the first `bytes` of the section.
     pub fn vertices_within(&self, bytes: u64) -> u32 {
         let entries = bytes / ENTRY_BYTES;
         // offsets[v + 1] <= entries for every v before the answer.
-        (self.offsets[1..].partition_point(|&end| end <= entries)) as u32
+        let all = self.offsets.as_slice();
+        (all.partition_point(|end| end <= entries).saturating_sub(1)) as u32
     }
 }
 
@@ -341,17 +347,16 @@ pub(crate) fn deliver_span(
     path: &Path,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
-    let block = ListBlock::new(
-        span.start,
-        &layout.offsets[span.start as usize..=span.end as usize],
-        base,
-        neighbors,
-        weights,
-    );
-    check_ids(&block, vertices, path)?;
-    visit_block(block);
-    let parts = if weights.is_some() { 2 } else { 1 };
-    Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
+    let offsets = layout.offsets.as_slice();
+    offsets
+        .vertices(span.start as usize..span.end as usize)
+        .widened(|offsets| {
+            let block = ListBlock::new(span.start, offsets, base, neighbors, weights);
+            check_ids(&block, vertices, path)?;
+            visit_block(block);
+            let parts = if weights.is_some() { 2 } else { 1 };
+            Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
+        })
 }
 
 /// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.
@@ -395,7 +400,7 @@ mod tests {
             offsets.push(offsets.last().unwrap() + degree);
         }
         ListLayout {
-            offsets,
+            offsets: Offsets::Wide(offsets),
             neighbors_at: 0,
             weights_at: None,
         }
@@ -450,7 +455,7 @@ mod tests {
         let capped = gather_reads(&layout, &sorted, PAGE * 2, 1);
         assert!(capped.len() > 3);
         let empty = ListLayout {
-            offsets: vec![0, 0, 0],
+            offsets: Offsets::Narrow(vec![0, 0, 0]),
             neighbors_at: 0,
             weights_at: None,
         };

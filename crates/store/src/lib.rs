@@ -13,6 +13,7 @@ mod dram;
 mod error;
 mod layout;
 mod mmap;
+mod offsets;
 pub mod plan;
 mod sigbus;
 mod stats;
@@ -23,6 +24,7 @@ pub use direct::DirectStore;
 pub use dram::DramStore;
 pub use error::StoreError;
 pub use mmap::MmapStore;
+pub use offsets::{OffsetSlice, Offsets, offsets_fit_narrow};
 pub use plan::{Plan, PlanRequest, Tier};
 pub use stats::IoStats;
 
@@ -170,11 +172,10 @@ pub trait EdgeStore: Sync {
     fn tier(&self) -> &'static str;
     /// Where each list of `direction` starts in its section, plus where the last ends:
     /// warm data, in memory on every tier, so a kernel may read degrees in a tight loop.
-    fn offsets(&self, direction: EdgeDirection) -> &[u64];
+    fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_>;
     /// Degree of `vertex` in `direction`.
     fn degree(&self, direction: EdgeDirection, vertex: u32) -> u32 {
-        let offsets = self.offsets(direction);
-        (offsets[vertex as usize + 1] - offsets[vertex as usize]) as u32
+        self.offsets(direction).degree(vertex as usize) as u32
     }
     /// New id → original id for reordered graphs.
     fn permutation(&self) -> Option<&[u32]>;

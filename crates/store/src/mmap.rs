@@ -22,8 +22,8 @@ use crate::layout::{
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    EdgeDirection, EdgeStore, IoStats, Result, SCAN_BLOCK, StoreError, Visit, VisitBlock,
-    block_ranges, per_vertex,
+    EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError, Visit,
+    VisitBlock, block_ranges, per_vertex,
 };
 
 /// How far before a released window the page cache is dropped too: the largest folio
@@ -346,8 +346,8 @@ impl EdgeStore for MmapStore {
         "mmap"
     }
 
-    fn offsets(&self, direction: EdgeDirection) -> &[u64] {
-        &self.lists(direction).layout.offsets
+    fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
+        self.lists(direction).layout.offsets.as_slice()
     }
 
     fn permutation(&self) -> Option<&[u32]> {
@@ -398,7 +398,7 @@ impl EdgeStore for MmapStore {
     fn resident_bytes(&self) -> u64 {
         self.lists
             .each()
-            .map(|lists| lists.layout.offsets.len() as u64 * 8 + lists.kept_bytes)
+            .map(|lists| lists.layout.offsets.bytes() + lists.kept_bytes)
             .sum::<u64>()
             + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
     }

@@ -7,7 +7,7 @@ use std::fmt;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::layout::PAGE;
-use crate::{Result, StoreError};
+use crate::{Result, StoreError, offsets_fit_narrow};
 
 /// Where edges are served from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,17 +164,30 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let permutation = size(SectionKind::Permutation) * 2;
     // Both directions' offsets stay in memory on a directed graph: kernels ask for
     // degrees in the direction they do not read (PageRank's out-degrees).
-    let offsets = size(SectionKind::OutOffsets) + size(SectionKind::InOffsets);
+    // Held 4 bytes an entry while the lists have fewer than 2^32 entries (see offsets.rs).
+    let held_offsets = |offsets: SectionKind, neighbors: SectionKind| {
+        if offsets_fit_narrow(size(neighbors) / 4) {
+            size(offsets) / 2
+        } else {
+            size(offsets)
+        }
+    };
+    let out_offsets = held_offsets(SectionKind::OutOffsets, SectionKind::OutNeighbors);
+    let in_offsets = held_offsets(SectionKind::InOffsets, SectionKind::InNeighbors);
+    let offsets = out_offsets + in_offsets;
     let warm: u64 = offsets + permutation;
     let bulk: u64 = directions.iter().map(|d| d.lists).sum();
     let hot = request.property_bytes;
     let footprint = hot + warm + bulk;
+    // The output phase keeps one copy of the permutation beside the result.
+    let output = request.output_bytes + size(SectionKind::Permutation);
+    let dram_needed = footprint.max(output);
     // Without --memory, a graph that fits runs in dram with just what it needs; a disk
     // tier asked for by name gets the default budget.
     let dram_possible = matches!(request.tier, None | Some(Tier::Dram));
     let budget = request.budget_bytes.unwrap_or(
-        if dram_possible && footprint <= request.default_budget_bytes {
-            footprint
+        if dram_possible && dram_needed <= request.default_budget_bytes {
+            dram_needed
         } else {
             request.default_budget_bytes
         },
@@ -190,17 +203,15 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         0
     };
     let io_minimum = MIN_SLOTS * slot + oversize_slot * weighted_reads;
-    // The output phase keeps one copy of the permutation beside the result.
-    let output = request.output_bytes + size(SectionKind::Permutation);
     let minimum = (hot + warm + io_minimum).max(output);
 
-    let tier = request.tier.unwrap_or(if footprint <= budget {
+    let tier = request.tier.unwrap_or(if dram_needed <= budget {
         Tier::Dram
     } else {
         Tier::Direct
     });
     let needed = if tier == Tier::Dram {
-        footprint.max(output)
+        dram_needed
     } else {
         minimum
     };
@@ -233,14 +244,11 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         class: "hot",
         placement: "dram".to_string(),
     }];
-    for (name, kind) in [
-        ("out_offsets", SectionKind::OutOffsets),
-        ("in_offsets", SectionKind::InOffsets),
-    ] {
-        if size(kind) > 0 {
+    for (name, bytes) in [("out_offsets", out_offsets), ("in_offsets", in_offsets)] {
+        if bytes > 0 {
             segments.push(Segment {
                 name: name.to_string(),
-                bytes: size(kind),
+                bytes,
                 class: "warm",
                 placement: "dram".to_string(),
             });

@@ -102,7 +102,7 @@ fn top_down_step(
             if parents.get(neighbor) == UNVISITED
                 && parents.compare_exchange(neighbor, UNVISITED, vertex)
             {
-                let degree = out_offsets[neighbor as usize + 1] - out_offsets[neighbor as usize];
+                let degree = out_offsets.degree(neighbor as usize);
                 match found.bitmap {
                     None => found.lists.push(neighbor, degree),
                     Some(next) => {

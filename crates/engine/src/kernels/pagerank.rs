@@ -13,7 +13,7 @@
 use super::Reads;
 use rayon::prelude::*;
 use swapless_format::GraphFile;
-use swapless_store::{EdgeDirection, EdgeStore, ListBlock, Result};
+use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result};
 
 use super::deterministic_sums;
 use crate::property::{F32Array, F64Array, PropertyVec};
@@ -264,7 +264,7 @@ fn gauss_seidel(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
 /// contribution, and returns the rank the edges do not carry, summed.
 fn scale_and_contribute(
-    out_offsets: &[u64],
+    out_offsets: OffsetSlice,
     scores: &F64Array,
     contributions: &F32Array,
     factor: f64,
@@ -283,8 +283,8 @@ fn scale_and_contribute(
 
 /// Stores `vertex`'s contribution (its score over its out-degree, as f32) and returns
 /// the part of its score that its edges do not carry.
-fn contribute(out_offsets: &[u64], contributions: &F32Array, vertex: u32, score: f64) -> f64 {
-    let degree = out_offsets[vertex as usize + 1] - out_offsets[vertex as usize];
+fn contribute(out_offsets: OffsetSlice, contributions: &F32Array, vertex: u32, score: f64) -> f64 {
+    let degree = out_offsets.degree(vertex as usize);
     let contribution = if degree == 0 {
         0.0
     } else {
