@@ -65,14 +65,7 @@ impl Bitmap {
             })
             .collect();
         let mut vertices = vec![0u32; counts.iter().sum()];
-        let mut parts = Vec::with_capacity(blocks.len());
-        let mut rest = vertices.as_mut_slice();
-        for &count in &counts {
-            let (part, after) = rest.split_at_mut(count);
-            parts.push(part);
-            rest = after;
-        }
-        parts
+        split_by_counts(&mut vertices, &counts)
             .into_par_iter()
             .zip(blocks)
             .enumerate()
@@ -146,19 +139,26 @@ pub fn select_vertices(vertices: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<
         .map(|range| range.clone().filter(|&vertex| keep(vertex)).count())
         .collect();
     let mut selected = vec![0u32; counts.iter().sum()];
-    let mut parts = Vec::with_capacity(blocks.len());
-    let mut rest = selected.as_mut_slice();
-    for &count in &counts {
-        let (part, after) = rest.split_at_mut(count);
-        parts.push(part);
-        rest = after;
-    }
-    parts.into_par_iter().zip(blocks).for_each(|(part, range)| {
-        for (slot, vertex) in part.iter_mut().zip(range.filter(|&vertex| keep(vertex))) {
-            *slot = vertex;
-        }
-    });
+    split_by_counts(&mut selected, &counts)
+        .into_par_iter()
+        .zip(blocks)
+        .for_each(|(part, range)| {
+            for (slot, vertex) in part.iter_mut().zip(range.filter(|&vertex| keep(vertex))) {
+                *slot = vertex;
+            }
+        });
     selected
+}
+
+/// `all` cut into consecutive parts of `counts[i]` entries each, to fill in parallel.
+fn split_by_counts<'a>(mut all: &'a mut [u32], counts: &[usize]) -> Vec<&'a mut [u32]> {
+    let mut parts = Vec::with_capacity(counts.len());
+    for &count in counts {
+        let (part, rest) = std::mem::take(&mut all).split_at_mut(count);
+        parts.push(part);
+        all = rest;
+    }
+    parts
 }
 
 /// Per-thread vertex buffers that parallel callbacks append to without locks,

@@ -31,8 +31,8 @@ use crate::layout::{
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, OffsetSlice, Result, SCAN_BLOCK,
-    StoreError, Visit, VisitBlock, block_ranges, per_vertex,
+    Adjacency, EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError,
+    Visit, VisitBlock, block_ranges, per_vertex, with_block,
 };
 
 /// Reads one call makes at most before the I/O thread is worth starting.
@@ -63,20 +63,16 @@ impl Lists {
 
     /// Visits the pinned lists of `vertices` (all below `pinned_vertices`) as one block.
     fn visit_pinned_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
-        let offsets = self.layout.offsets.as_slice();
-        offsets
-            .vertices(vertices.start as usize..vertices.end as usize)
-            .widened(|offsets| {
-                visit_block(ListBlock::new(
-                    vertices.start,
-                    offsets,
-                    0,
-                    bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
-                    self.pinned_weights
-                        .as_ref()
-                        .map(|weights| bytemuck::cast_slice(weights.as_slice())),
-                ))
-            })
+        with_block(
+            self.layout.offsets.as_slice(),
+            vertices,
+            0,
+            bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
+            self.pinned_weights
+                .as_ref()
+                .map(|weights| bytemuck::cast_slice(weights.as_slice())),
+            visit_block,
+        )
     }
 
     fn bytes(&self) -> u64 {
@@ -885,16 +881,14 @@ impl EdgeStore for DirectStore {
                 for read in &empty {
                     if let Members::Span(span) = &read.members {
                         let offsets = lists.layout.offsets.as_slice();
-                        let offsets = offsets.vertices(span.start as usize..span.end as usize);
-                        offsets.widened(|offsets| {
-                            visit_block(ListBlock::new(
-                                span.start,
-                                offsets,
-                                offsets[0],
-                                &[],
-                                self.weighted.then_some(no_weights),
-                            ))
-                        });
+                        with_block(
+                            offsets,
+                            span.clone(),
+                            offsets.get(span.start as usize),
+                            &[],
+                            self.weighted.then_some(no_weights),
+                            visit_block,
+                        );
                     }
                 }
                 if let Some(visit_pinned) = visit_pinned.take() {

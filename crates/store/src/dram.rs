@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Offsets, Result, SCAN_BLOCK,
-    Visit, VisitBlock, block_ranges,
+    Adjacency, EdgeDirection, EdgeStore, OffsetSlice, Offsets, Result, SCAN_BLOCK, Visit,
+    VisitBlock, block_ranges, with_block,
 };
 
 /// One direction's CSR in memory.
@@ -50,18 +50,14 @@ impl Csr {
 
     /// Visits the lists of `vertices` as one block.
     fn visit_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
-        let offsets = self.offsets.as_slice();
-        offsets
-            .vertices(vertices.start as usize..vertices.end as usize)
-            .widened(|offsets| {
-                visit_block(ListBlock::new(
-                    vertices.start,
-                    offsets,
-                    0,
-                    &self.neighbors,
-                    self.weights.as_deref(),
-                ))
-            })
+        with_block(
+            self.offsets.as_slice(),
+            vertices,
+            0,
+            &self.neighbors,
+            self.weights.as_deref(),
+            visit_block,
+        )
     }
 
     fn bytes(&self) -> u64 {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::plan::Plan;
-use crate::{Adjacency, EdgeDirection, ListBlock, Offsets, Result, Visit, VisitBlock};
+use crate::{Adjacency, EdgeDirection, ListBlock, Offsets, Result, Visit, VisitBlock, with_block};
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
 pub(crate) const PAGE: u64 = 4096;
@@ -347,16 +347,19 @@ pub(crate) fn deliver_span(
     path: &Path,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
-    let offsets = layout.offsets.as_slice();
-    offsets
-        .vertices(span.start as usize..span.end as usize)
-        .widened(|offsets| {
-            let block = ListBlock::new(span.start, offsets, base, neighbors, weights);
+    with_block(
+        layout.offsets.as_slice(),
+        span,
+        base,
+        neighbors,
+        weights,
+        |block| {
             check_ids(&block, vertices, path)?;
             visit_block(block);
             let parts = if weights.is_some() { 2 } else { 1 };
             Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
-        })
+        },
+    )
 }
 
 /// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.

@@ -124,6 +124,30 @@ impl<'a> ListBlock<'a> {
     }
 }
 
+/// Calls `with` on the lists of `vertices` as one block: `offsets` are the direction's,
+/// widened to u64 for the block, and `neighbors` (and `weights`) hold the section's
+/// entries from position `base` on.
+pub(crate) fn with_block<R>(
+    offsets: OffsetSlice,
+    vertices: Range<u32>,
+    base: u64,
+    neighbors: &[u32],
+    weights: Option<&[f32]>,
+    with: impl FnOnce(ListBlock<'_>) -> R,
+) -> R {
+    offsets
+        .vertices(vertices.start as usize..vertices.end as usize)
+        .widened(|offsets| {
+            with(ListBlock::new(
+                vertices.start,
+                offsets,
+                base,
+                neighbors,
+                weights,
+            ))
+        })
+}
+
 /// The callback a kernel hands to `scan` and `gather`: `visit(vertex, its list)`.
 pub type Visit<'a> = dyn Fn(u32, Adjacency<'_>) + Sync + 'a;
 
