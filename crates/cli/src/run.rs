@@ -33,6 +33,11 @@ pub struct PlacementArgs {
     /// Reads kept in flight by the direct tier.
     #[arg(long, default_value_t = 128)]
     queue_depth: usize,
+    /// Share of the direct tier's list cache that keeps the pages gathers read (CLOCK)
+    /// instead of pinning a prefix: for searches whose frontiers revisit pages, such as
+    /// BFS on grids and road networks (0 to 1).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
+    gather_cache: f64,
 }
 
 /// `--tier` values.
@@ -63,6 +68,11 @@ impl PlacementArgs {
                 "--queue-depth must be between 1 and 4096".to_string(),
             ));
         }
+        if !(0.0..=1.0).contains(&self.gather_cache) {
+            return Err(CliError::Usage(
+                "--gather-cache must be a fraction between 0 and 1".to_string(),
+            ));
+        }
         let mut placement = Placement::new(
             budget,
             self.tier.map(|tier| match tier {
@@ -73,6 +83,7 @@ impl PlacementArgs {
         );
         placement.chunk_bytes = chunk;
         placement.queue_depth = self.queue_depth;
+        placement.gather_cache_fraction = self.gather_cache;
         Ok(placement)
     }
 

@@ -305,6 +305,78 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
 }
 
 #[test]
+fn a_page_cache_for_gathers_stops_a_grid_search_rereading_its_pages() {
+    // BFS on a grid reads a diagonal band of rows at every level; each row's lists share
+    // pages that the next levels read again. 64 rows of 1024: a row's lists are 4 pages,
+    // and a level touches one or two pages in each of up to 64 rows.
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("grid.sl");
+    swapless_ok(&[
+        "generate",
+        "grid",
+        "--rows",
+        "64",
+        "--cols",
+        "1024",
+        "-o",
+        arg(&graph),
+    ]);
+    let mut bytes_read = Vec::new();
+    for (kernel, fraction) in [("bfs", "0"), ("bfs", "1"), ("radii", "1"), ("sssp", "0.5")] {
+        let plan_json = dir.path().join(format!("{kernel}-plan.json"));
+        swapless_ok(&[
+            "plan",
+            arg(&graph),
+            kernel,
+            "--tier",
+            "direct",
+            "--chunk",
+            "16K",
+            "--queue-depth",
+            "8",
+            "--json",
+            arg(&plan_json),
+        ]);
+        // About 0.6 MiB for lists, of 1 MiB: the rest is read.
+        let least = report(&plan_json)["minimum_bytes"].as_u64().unwrap();
+        let memory = format!("{}K", (least + (768 << 10)) >> 10);
+        let json = dir.path().join(format!("{kernel}-{fraction}.json"));
+        swapless_ok(&[
+            "run",
+            kernel,
+            arg(&graph),
+            "--tier",
+            "direct",
+            "--memory",
+            &memory,
+            "--gather-cache",
+            fraction,
+            "--chunk",
+            "16K",
+            "--queue-depth",
+            "8",
+            "--verify",
+            "--json",
+            arg(&json),
+        ]);
+        let report = report(&json);
+        assert_eq!(report["verified"], true, "{kernel} {fraction}");
+        if fraction != "0" {
+            assert!(report["gather_cache_bytes"].as_u64().unwrap() > 0);
+        }
+        bytes_read.push(report["bytes_read"].as_u64().unwrap());
+    }
+    assert!(
+        bytes_read[1] * 4 < bytes_read[0],
+        "with the page cache bfs read {} bytes, without {}",
+        bytes_read[1],
+        bytes_read[0]
+    );
+    let message = swapless_fails(&["run", "bfs", arg(&graph), "--gather-cache", "2"]);
+    assert!(message.contains("--gather-cache"), "{message}");
+}
+
+#[test]
 fn a_budget_below_the_hot_set_is_refused_with_the_least_that_works() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron.sl");

@@ -211,6 +211,8 @@ pub struct Placement {
     pub chunk_bytes: u64,
     /// Reads the direct tier keeps in flight (1 to 4096).
     pub queue_depth: usize,
+    /// Share of the direct tier's list cache kept for pages gathers read (0 to 1).
+    pub gather_cache_fraction: f64,
 }
 
 impl Placement {
@@ -222,6 +224,7 @@ impl Placement {
             tier,
             chunk_bytes: 256 << 10,
             queue_depth: 128,
+            gather_cache_fraction: 0.0,
         }
     }
 
@@ -247,6 +250,7 @@ impl Placement {
                 graph.num_arcs() as u64,
                 graph.flags().directed,
             ),
+            gather_cache_fraction: self.gather_cache_fraction,
             output_bytes: kernel.output_bytes(graph.num_vertices() as u64, graph.flags().reordered),
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
@@ -633,6 +637,7 @@ fn run_in_pool(
         "footprint_bytes": plan.footprint_bytes,
         "memory_budget_bytes": plan.budget_bytes,
         "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
+        "gather_cache_bytes": plan.gather_cache_bytes,
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,
@@ -966,6 +971,7 @@ pub fn plan_json(plan: &Plan) -> Value {
         "footprint_bytes": plan.footprint_bytes,
         "minimum_bytes": plan.minimum_bytes,
         "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
+        "gather_cache_bytes": plan.gather_cache_bytes,
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,

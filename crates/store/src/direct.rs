@@ -28,6 +28,7 @@ use crate::layout::{
     Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, gather_reads,
     scan_batches, visit_edgeless, visit_read,
 };
+use crate::page_cache::{CacheView, PageCache};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
@@ -288,6 +289,8 @@ pub struct DirectStore {
     chunk_bytes: u64,
     queue_depth: usize,
     counters: IoCounters,
+    /// Pages gathers read, for the gathers after them.
+    gather_cache: PageCache,
 }
 
 /// Reads at least `needed` bytes at `position` into `buffer` (a page-aligned length,
@@ -413,6 +416,7 @@ impl DirectStore {
             chunk_bytes: plan.chunk_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
+            gather_cache: PageCache::new(plan.gather_cache_bytes),
         })
     }
 
@@ -443,7 +447,7 @@ impl DirectStore {
         bytes: &[u8],
         weights: Option<&[u8]>,
         visit_block: &VisitBlock,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let delivered = visit_read(
             &lists.layout,
             read,
@@ -455,7 +459,7 @@ impl DirectStore {
             visit_block,
         )?;
         IoCounters::add(&self.counters.delivered_bytes, delivered);
-        Ok(())
+        Ok(delivered)
     }
 
     /// Bytes of `read` that must arrive (the section may end before its last page).
@@ -471,6 +475,7 @@ impl DirectStore {
         reads: &[Read],
         sorted: &[u32],
         visit_block: &VisitBlock,
+        keep: bool,
     ) -> Result<()> {
         for read in reads {
             let length = read.bytes.end - read.bytes.start;
@@ -496,15 +501,57 @@ impl DirectStore {
                 Some(at) => Some(fetch(at)?),
                 None => None,
             };
-            self.deliver(
-                lists,
-                read,
-                sorted,
-                &neighbors.as_slice()[..length as usize],
-                weights.as_ref().map(|w| &w.as_slice()[..length as usize]),
-                visit_block,
-            )?;
+            let neighbors = &neighbors.as_slice()[..length as usize];
+            let weights = weights.as_ref().map(|w| &w.as_slice()[..length as usize]);
+            self.deliver(lists, read, sorted, neighbors, weights, visit_block)?;
+            if keep {
+                self.keep_pages(lists, read, neighbors, weights);
+            }
         }
+        Ok(())
+    }
+
+    /// Keeps the pages `read` brought (neighbors and weights) for later gathers.
+    fn keep_pages(&self, lists: &Lists, read: &Read, neighbors: &[u8], weights: Option<&[u8]>) {
+        self.gather_cache
+            .insert(lists.layout.neighbors_at + read.bytes.start, neighbors);
+        if let (Some(at), Some(weights)) = (lists.layout.weights_at, weights) {
+            self.gather_cache.insert(at + read.bytes.start, weights);
+        }
+    }
+
+    /// Whether the page cache holds every page `read` needs.
+    fn cache_holds(view: &CacheView, lists: &Lists, read: &Read) -> bool {
+        let length = read.bytes.end - read.bytes.start;
+        view.holds(lists.layout.neighbors_at + read.bytes.start, length)
+            && lists
+                .layout
+                .weights_at
+                .is_none_or(|at| view.holds(at + read.bytes.start, length))
+    }
+
+    /// Delivers `read` from the page cache (all its pages are there).
+    fn deliver_cached(
+        &self,
+        view: &CacheView,
+        lists: &Lists,
+        read: &Read,
+        sorted: &[u32],
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        let length = read.bytes.end - read.bytes.start;
+        let at = lists.layout.neighbors_at + read.bytes.start;
+        let delivered = view
+            .with_bytes(at, length, |neighbors| match lists.layout.weights_at {
+                None => self.deliver(lists, read, sorted, neighbors, None, visit_block),
+                Some(weights_at) => view
+                    .with_bytes(weights_at + read.bytes.start, length, |weights| {
+                        self.deliver(lists, read, sorted, neighbors, Some(weights), visit_block)
+                    })
+                    .unwrap_or_else(|| Err(self.truncated("a cached page went missing"))),
+            })
+            .unwrap_or_else(|| Err(self.truncated("a cached page went missing")))?;
+        IoCounters::add(&self.counters.cached_bytes, delivered);
         Ok(())
     }
 
@@ -516,6 +563,7 @@ impl DirectStore {
         reads: &[Read],
         sorted: &[u32],
         visit_block: &VisitBlock,
+        keep: bool,
         meanwhile: impl FnOnce(),
     ) -> Result<()> {
         let mut guard = match reads.len() > SYNCHRONOUS_READS {
@@ -524,7 +572,7 @@ impl DirectStore {
         };
         let Some(context) = guard.as_deref_mut() else {
             meanwhile();
-            return self.read_synchronously(lists, reads, sorted, visit_block);
+            return self.read_synchronously(lists, reads, sorted, visit_block, keep);
         };
         let IoContext {
             ring,
@@ -567,15 +615,13 @@ impl DirectStore {
                     )
                 };
                 let weights = (landed.slots[1] != usize::MAX).then(|| slot(landed.slots[1]));
-                if let Err(error) = self.deliver(
-                    lists,
-                    read,
-                    sorted,
-                    slot(landed.slots[0]),
-                    weights,
-                    visit_block,
-                ) {
+                let neighbors = slot(landed.slots[0]);
+                if let Err(error) =
+                    self.deliver(lists, read, sorted, neighbors, weights, visit_block)
+                {
                     remember(error);
+                } else if keep {
+                    self.keep_pages(lists, read, neighbors, weights);
                 }
                 pool.give_back(landed.slots, length as u64);
             });
@@ -876,7 +922,7 @@ impl EdgeStore for DirectStore {
         for batch in scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes) {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
                 batch.into_iter().partition(|read| read.bytes.is_empty());
-            self.stream(lists, &reads, &[], visit_block, || {
+            self.stream(lists, &reads, &[], visit_block, false, || {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
                     if let Members::Span(span) = &read.members {
@@ -925,7 +971,21 @@ impl EdgeStore for DirectStore {
         let visit_block = per_vertex(visit);
         for sorted in rest.chunks(READS_PER_BATCH) {
             let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
-            self.stream(lists, &reads, sorted, &visit_block, || {
+            let misses: Vec<Read> = if self.gather_cache.bytes() == 0 {
+                reads
+            } else {
+                // Reads the view holds are delivered under it; the others go after it is
+                // dropped, since their pages are inserted as they land.
+                let view = self.gather_cache.view();
+                let (hits, misses): (Vec<Read>, Vec<Read>) = reads
+                    .into_iter()
+                    .partition(|read| Self::cache_holds(&view, lists, read));
+                hits.par_iter().try_for_each(|read| {
+                    self.deliver_cached(&view, lists, read, sorted, &visit_block)
+                })?;
+                misses
+            };
+            self.stream(lists, &misses, sorted, &visit_block, true, || {
                 if let Some(visit_pinned) = visit_pinned.take() {
                     visit_pinned();
                 }
@@ -944,6 +1004,7 @@ impl EdgeStore for DirectStore {
         self.lists.each().map(Lists::bytes).sum::<u64>()
             + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
             + arena
+            + self.gather_cache.bytes()
     }
 
     fn direct_io(&self) -> Option<bool> {

@@ -14,6 +14,7 @@ mod error;
 mod layout;
 mod mmap;
 mod offsets;
+mod page_cache;
 pub mod plan;
 mod sigbus;
 mod stats;

@@ -145,15 +145,22 @@ impl<'a> OffsetSlice<'a> {
     /// with no choice between widths per list.
     #[inline]
     pub fn widened<R>(&self, with: impl FnOnce(&[u64]) -> R) -> R {
+        // Two sizes on the stack: a gather's one-vertex blocks must not pay for zeroing
+        // a scan block's buffer.
+        const SMALL: usize = 16;
         const ON_STACK: usize = 1024;
+        fn widen<const N: usize, R>(values: &[u32], with: impl FnOnce(&[u64]) -> R) -> R {
+            let mut wide = [0u64; N];
+            for (wide, &value) in wide.iter_mut().zip(values.iter()) {
+                *wide = value as u64;
+            }
+            with(&wide[..values.len()])
+        }
         match self {
             OffsetSlice::Wide(values) => with(values),
+            OffsetSlice::Narrow(values) if values.len() <= SMALL => widen::<SMALL, R>(values, with),
             OffsetSlice::Narrow(values) if values.len() <= ON_STACK => {
-                let mut wide = [0u64; ON_STACK];
-                for (wide, &value) in wide.iter_mut().zip(values.iter()) {
-                    *wide = value as u64;
-                }
-                with(&wide[..values.len()])
+                widen::<ON_STACK, R>(values, with)
             }
             OffsetSlice::Narrow(values) => {
                 let wide: Vec<u64> = values.iter().map(|&value| value as u64).collect();

@@ -59,6 +59,10 @@ pub struct PlanRequest {
     pub out_lists: bool,
     /// Whether the kernel reads in-lists (the same lists on an undirected graph).
     pub in_lists: bool,
+    /// Share of the direct tier's list cache given to a page cache for gathers instead of
+    /// the pinned prefix (0 to 1): worth it where a search's steps reread the pages of the
+    /// steps before (a grid's BFS), not where a prefix of hubs serves every step.
+    pub gather_cache_fraction: f64,
     /// `--memory`, if given.
     pub budget_bytes: Option<u64>,
     /// The budget when none is given (half of physical memory).
@@ -101,6 +105,8 @@ pub struct Plan {
     pub io_buffer_bytes: u64,
     /// Bytes of each direction's list prefix held in memory: (out, in).
     pub cached_list_bytes: (u64, u64),
+    /// Bytes of the direct tier's page cache for gathers (0 on other tiers).
+    pub gather_cache_bytes: u64,
     /// Bytes per scan read.
     pub chunk_bytes: u64,
     /// Bytes of one I/O slot (a chunk plus the pages a list boundary can add).
@@ -236,6 +242,14 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         let io = slots * slot + oversize_slot * weighted_reads;
         (io, (spare - io).min(bulk))
     };
+    // The page cache for gathers is the direct tier's (mmap has the OS's); the rest of
+    // the list cache is the pinned prefix.
+    let gather_cache_bytes = if tier == Tier::Direct && cached < bulk {
+        (cached as f64 * request.gather_cache_fraction.clamp(0.0, 1.0)) as u64 / PAGE * PAGE
+    } else {
+        0
+    };
+    let cached = cached - gather_cache_bytes;
     // The cache is shared by the directions in proportion to their size.
     let mut cached_list_bytes = (0, 0);
     let mut segments = vec![Segment {
@@ -298,6 +312,14 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             placement,
         });
     }
+    if gather_cache_bytes > 0 {
+        segments.push(Segment {
+            name: "page cache for gathers".to_string(),
+            bytes: gather_cache_bytes,
+            class: "bulk",
+            placement: "dram, pages the last gathers read (CLOCK)".to_string(),
+        });
+    }
     if io_buffer_bytes > 0 {
         segments.push(Segment {
             name: "I/O buffers".to_string(),
@@ -322,6 +344,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         segments,
         io_buffer_bytes,
         cached_list_bytes,
+        gather_cache_bytes,
         chunk_bytes: chunk,
         slot_bytes: slot,
         oversize_slot_bytes: oversize_slot,
