@@ -34,6 +34,16 @@ fn as_f64(bytes: &[u8]) -> Vec<f64> {
         .collect()
 }
 
+/// `swapless plan graph kernel extra...` as JSON.
+fn plan(graph: &Path, kernel: &str, extra: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("plan.json");
+    let mut args = vec!["plan", arg(graph), kernel, "--json", arg(&json)];
+    args.extend(extra);
+    swapless_ok(&args);
+    report(&json)
+}
+
 /// Runs `kernel` on `graph` with `extra` options, verified; returns (report, result bytes).
 fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::Value, Vec<u8>) {
     let name = format!("{kernel}-{}", extra.join("").replace(['-', '/'], ""));
@@ -62,19 +72,10 @@ fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
         let footprint = dram["footprint_bytes"].as_u64().unwrap();
         for (index, tier) in ["mmap", "direct"].into_iter().enumerate() {
             let chunk = chunks[index % chunks.len()];
-            let plan_json = dir.join("plan.json");
-            swapless_ok(&[
-                "plan",
-                arg(graph),
-                kernel,
-                "--tier",
-                tier,
-                "--chunk",
-                chunk,
-                "--json",
-                arg(&plan_json),
-            ]);
-            let least = report(&plan_json)["minimum_bytes"].as_u64().unwrap() + (64 << 10);
+            let least = plan(graph, kernel, &["--tier", tier, "--chunk", chunk])["minimum_bytes"]
+                .as_u64()
+                .unwrap()
+                + (64 << 10);
             let budget = least.max(footprint * 6 / 10);
             let memory = format!("{}K", budget >> 10);
             let (disk, disk_result) = run(
@@ -258,17 +259,7 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
         "dbg",
     ]);
     for kernel in ["pr", "cc", "bfs"] {
-        let plan_json = dir.path().join(format!("{kernel}-plan.json"));
-        swapless_ok(&[
-            "plan",
-            arg(&graph),
-            kernel,
-            "--tier",
-            "direct",
-            "--json",
-            arg(&plan_json),
-        ]);
-        let plan = report(&plan_json);
+        let plan = plan(&graph, kernel, &["--tier", "direct"]);
         let least = plan["minimum_bytes"].as_u64().unwrap();
         let segments = plan["segments"].as_array().unwrap();
         assert!(
@@ -323,22 +314,11 @@ fn a_page_cache_for_gathers_stops_a_grid_search_rereading_its_pages() {
     ]);
     let mut bytes_read = Vec::new();
     for (kernel, fraction) in [("bfs", "0"), ("bfs", "1"), ("radii", "1"), ("sssp", "0.5")] {
-        let plan_json = dir.path().join(format!("{kernel}-plan.json"));
-        swapless_ok(&[
-            "plan",
-            arg(&graph),
-            kernel,
-            "--tier",
-            "direct",
-            "--chunk",
-            "16K",
-            "--queue-depth",
-            "8",
-            "--json",
-            arg(&plan_json),
-        ]);
+        let placement = ["--tier", "direct", "--chunk", "16K", "--queue-depth", "8"];
         // About 0.6 MiB for lists, of 1 MiB: the rest is read.
-        let least = report(&plan_json)["minimum_bytes"].as_u64().unwrap();
+        let least = plan(&graph, kernel, &placement)["minimum_bytes"]
+            .as_u64()
+            .unwrap();
         let memory = format!("{}K", (least + (768 << 10)) >> 10);
         let json = dir.path().join(format!("{kernel}-{fraction}.json"));
         swapless_ok(&[
