@@ -127,21 +127,20 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
     }
 }
 
-/// Runs PageRank.
+/// Runs PageRank. Both methods keep one array of scores, updated in place by each sweep
+/// over the in-lists, and one of f32 contributions (as GAP stores scores: half the size,
+/// so it stays in cache twice as well; sums are still f64). A power iteration's sums
+/// read only contributions, which stay the last iteration's until the pass after the
+/// sweep, so no second score array is needed. Gauss-Seidel (GAP's `pr`) also stores each
+/// contribution as the sweep reaches the vertex, so later vertices pull newer values;
+/// such a sweep does not keep the scores' sum at 1 as a power iteration does, and rank
+/// then flows in at only 1 - damping per sweep (kron23, with 45% of its vertices
+/// isolated: 24 sweeps), so the scores are scaled back to sum 1 after each sweep (9).
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
-    match options.method {
-        PageRankMethod::Power => power_iteration(store, options),
-        PageRankMethod::GaussSeidel => gauss_seidel(store, options),
-    }
-}
-
-/// Power iteration: each iteration computes every score from the last iteration's.
-fn power_iteration(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
+    let gauss_seidel = options.method == PageRankMethod::GaussSeidel;
     let vertices = store.num_vertices();
     let n = vertices as f64;
     let scores = F64Array::filled(vertices, 1.0 / n);
-    // Contributions are read at random once per edge; as f32 (as GAP stores scores) the
-    // array is half the size and stays in cache twice as well. Sums are still f64.
     let contributions = F32Array::filled(vertices, 0.0);
     // Out-degrees from the store's offsets (warm data), not a copy: one array less to fit.
     let out_offsets = store.offsets(EdgeDirection::Out);
@@ -152,20 +151,30 @@ fn power_iteration(store: &dyn EdgeStore, options: PageRankOptions) -> Result<Pa
     let mut last_change = f64::INFINITY;
     while iterations < options.max_iterations {
         let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
-        // New scores replace the old in place: the sums read only contributions, which
-        // stay the last iteration's until the pass below (no second score array to fit).
-        let change = FixedPointSum::default();
+        let (change, sum) = (FixedPointSum::default(), FixedPointSum::default());
         store.scan_blocks(EdgeDirection::In, 0..vertices as u32, &|block| {
-            let mut block_change = FixedPointSum::default();
+            let (mut block_change, mut block_sum) =
+                (FixedPointSum::default(), FixedPointSum::default());
             incoming_sums(block, &contributions, |vertex, incoming| {
                 let score = base + options.damping * incoming;
                 block_change.add((score - scores.get(vertex)).abs());
                 scores.set(vertex, score);
+                if gauss_seidel {
+                    block_sum.add(score);
+                    contribute(out_offsets, &contributions, vertex, score);
+                }
             });
             change.add_atomic(&block_change);
+            sum.add_atomic(&block_sum);
         })?;
         last_change = change.total();
-        uncarried = scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
+        let sum = sum.total();
+        let factor = if gauss_seidel && sum > 0.0 {
+            1.0 / sum
+        } else {
+            1.0
+        };
+        uncarried = scale_and_contribute(out_offsets, &scores, &contributions, factor);
         iterations += 1;
         if last_change < options.tolerance {
             break;
@@ -178,10 +187,10 @@ fn power_iteration(store: &dyn EdgeStore, options: PageRankOptions) -> Result<Pa
     })
 }
 
-/// A sum of values in [0, 2] kept as an integer in units of 2^-62, so that adding the
-/// same values in any order (blocks finish in thread order) gives the same total: a
-/// power iteration then stops after the same iteration for any thread count. Each value
-/// loses less than 2^-62, far below any tolerance.
+/// A sum of values in [0, 2] (scores' changes, scores) kept as an integer in units of
+/// 2^-62, so that adding the same values in any order (blocks finish in thread order)
+/// gives the same total: a power iteration then stops after the same iteration for any
+/// thread count. Each value loses less than 2^-62, far below any tolerance.
 #[derive(Default)]
 struct FixedPointSum(std::sync::atomic::AtomicU64);
 
@@ -198,7 +207,7 @@ impl FixedPointSum {
     /// Adds `other`'s total (from any thread).
     fn add_atomic(&self, other: &FixedPointSum) {
         let units = other.0.load(std::sync::atomic::Ordering::Relaxed);
-        // Scores sum to 1, so changes sum to at most 2 (2^63 units): no overflow.
+        // Scores sum to 1, so they and their changes sum to at most 2 (2^63 units).
         self.0
             .fetch_add(units, std::sync::atomic::Ordering::Relaxed);
     }
@@ -207,58 +216,6 @@ impl FixedPointSum {
     fn total(&self) -> f64 {
         self.0.load(std::sync::atomic::Ordering::Relaxed) as f64 / Self::UNIT
     }
-}
-
-/// Gauss-Seidel: one array of scores and one of contributions, both updated in place as
-/// the sweep reaches each vertex. The rank edges do not carry (dangling vertices',
-/// rounding's) is spread from the last sweep's total. A sweep in place does not keep the
-/// scores' sum at 1 as a power iteration does, and rank then flows in at only 1 - damping
-/// per sweep (kron23, with 45% of its vertices isolated: 24 sweeps); scaling the scores
-/// back to sum 1 after each sweep removes that slow mode (9 sweeps).
-fn gauss_seidel(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
-    let vertices = store.num_vertices();
-    let n = vertices as f64;
-    let scores = F64Array::filled(vertices, 1.0 / n);
-    let contributions = F32Array::filled(vertices, 0.0);
-    let out_offsets = store.offsets(EdgeDirection::Out);
-    let mut uncarried = scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
-    let mut iterations = 0;
-    let mut last_change = f64::INFINITY;
-    while iterations < options.max_iterations {
-        let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
-        // [change, sum of the new scores] of the sweep, added once per block.
-        let totals = std::sync::Mutex::new([0.0f64; 2]);
-        store.scan_blocks(EdgeDirection::In, 0..vertices as u32, &|block| {
-            let [mut change, mut sum] = [0.0f64; 2];
-            incoming_sums(block, &contributions, |vertex, incoming| {
-                let score = base + options.damping * incoming;
-                change += (score - scores.get(vertex)).abs();
-                sum += score;
-                scores.set(vertex, score);
-                contribute(out_offsets, &contributions, vertex, score);
-            });
-            let mut totals = totals
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            totals[0] += change;
-            totals[1] += sum;
-        })?;
-        let [change, sum] = totals
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        last_change = change;
-        let factor = if sum > 0.0 { 1.0 / sum } else { 1.0 };
-        uncarried = scale_and_contribute(out_offsets, &scores, &contributions, factor);
-        iterations += 1;
-        if last_change < options.tolerance {
-            break;
-        }
-    }
-    Ok(PageRankResult {
-        scores: scores.into_values(),
-        iterations,
-        last_change,
-    })
 }
 
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
