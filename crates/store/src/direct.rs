@@ -520,17 +520,8 @@ impl DirectStore {
         }
     }
 
-    /// Whether the page cache holds every page `read` needs.
-    fn cache_holds(view: &CacheView, lists: &Lists, read: &Read) -> bool {
-        let length = read.bytes.end - read.bytes.start;
-        view.holds(lists.layout.neighbors_at + read.bytes.start, length)
-            && lists
-                .layout
-                .weights_at
-                .is_none_or(|at| view.holds(at + read.bytes.start, length))
-    }
-
-    /// Delivers `read` from the page cache (all its pages are there).
+    /// Delivers `read` from the page cache if every page it needs (neighbors and weights)
+    /// is there; false, and nothing delivered, if not.
     fn deliver_cached(
         &self,
         view: &CacheView,
@@ -538,21 +529,26 @@ impl DirectStore {
         read: &Read,
         sorted: &[u32],
         visit_block: &VisitBlock,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let length = read.bytes.end - read.bytes.start;
         let at = lists.layout.neighbors_at + read.bytes.start;
         let delivered = view
             .with_bytes(at, length, |neighbors| match lists.layout.weights_at {
-                None => self.deliver(lists, read, sorted, neighbors, None, visit_block),
-                Some(weights_at) => view
-                    .with_bytes(weights_at + read.bytes.start, length, |weights| {
+                None => Some(self.deliver(lists, read, sorted, neighbors, None, visit_block)),
+                Some(weights_at) => {
+                    view.with_bytes(weights_at + read.bytes.start, length, |weights| {
                         self.deliver(lists, read, sorted, neighbors, Some(weights), visit_block)
                     })
-                    .unwrap_or_else(|| Err(self.truncated("a cached page went missing"))),
+                }
             })
-            .unwrap_or_else(|| Err(self.truncated("a cached page went missing")))?;
-        IoCounters::add(&self.counters.cached_bytes, delivered);
-        Ok(())
+            .flatten();
+        match delivered {
+            None => Ok(false),
+            Some(delivered) => {
+                IoCounters::add(&self.counters.cached_bytes, delivered?);
+                Ok(true)
+            }
+        }
     }
 
     /// Runs `reads` through the ring while compute threads call `visit_block` for each
@@ -977,13 +973,14 @@ impl EdgeStore for DirectStore {
                 // Reads the view holds are delivered under it; the others go after it is
                 // dropped, since their pages are inserted as they land.
                 let view = self.gather_cache.view();
-                let (hits, misses): (Vec<Read>, Vec<Read>) = reads
-                    .into_iter()
-                    .partition(|read| Self::cache_holds(&view, lists, read));
-                hits.par_iter().try_for_each(|read| {
-                    self.deliver_cached(&view, lists, read, sorted, &visit_block)
-                })?;
-                misses
+                let missed = reads
+                    .into_par_iter()
+                    .map(|read| {
+                        let hit = self.deliver_cached(&view, lists, &read, sorted, &visit_block)?;
+                        Ok((!hit).then_some(read))
+                    })
+                    .collect::<Result<Vec<Option<Read>>>>()?;
+                missed.into_iter().flatten().collect()
             };
             self.stream(lists, &misses, sorted, &visit_block, true, || {
                 if let Some(visit_pinned) = visit_pinned.take() {
