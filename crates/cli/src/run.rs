@@ -8,7 +8,7 @@ use swapless_build::memory::parse_size;
 use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
-use swapless_store::{Plan, Tier};
+use swapless_store::{OffsetForm, Plan, Tier};
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
@@ -38,6 +38,22 @@ pub struct PlacementArgs {
     /// BFS on grids and road networks (0 to 1).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
     gather_cache: f64,
+    /// How a disk tier holds offsets: plain (4 bytes an entry) or Elias-Fano compressed
+    /// (about 1 byte; each lookup a few nanoseconds slower). auto: compressed only when
+    /// plain offsets would leave too little of the budget for a full queue of reads.
+    #[arg(long, value_enum, default_value_t = OffsetsArg::Auto)]
+    offsets: OffsetsArg,
+}
+
+/// `--offsets` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OffsetsArg {
+    /// Compressed only when the budget is tight.
+    Auto,
+    /// 4 bytes an entry (8 on graphs with 2^32 or more arcs).
+    Plain,
+    /// Elias-Fano.
+    Compressed,
 }
 
 /// `--tier` values.
@@ -84,6 +100,11 @@ impl PlacementArgs {
         placement.chunk_bytes = chunk;
         placement.queue_depth = self.queue_depth;
         placement.gather_cache_fraction = self.gather_cache;
+        placement.offset_form = match self.offsets {
+            OffsetsArg::Auto => None,
+            OffsetsArg::Plain => Some(OffsetForm::Plain),
+            OffsetsArg::Compressed => Some(OffsetForm::Compressed),
+        };
         Ok(placement)
     }
 

@@ -70,9 +70,16 @@ fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
         let (dram, dram_result) = run(graph, kernel, &["--tier", "dram"], dir);
         assert!(dram["direct_io"].is_null());
         let footprint = dram["footprint_bytes"].as_u64().unwrap();
-        for (index, tier) in ["mmap", "direct"].into_iter().enumerate() {
+        // Offsets in both forms on the direct tier; auto on mmap.
+        let tiers = [
+            ("mmap", "auto"),
+            ("direct", "compressed"),
+            ("direct", "plain"),
+        ];
+        for (index, (tier, offsets)) in tiers.into_iter().enumerate() {
             let chunk = chunks[index % chunks.len()];
-            let least = plan(graph, kernel, &["--tier", tier, "--chunk", chunk])["minimum_bytes"]
+            let options = ["--tier", tier, "--chunk", chunk, "--offsets", offsets];
+            let least = plan(graph, kernel, &options)["minimum_bytes"]
                 .as_u64()
                 .unwrap()
                 + (64 << 10);
@@ -81,10 +88,13 @@ fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
             let (disk, disk_result) = run(
                 graph,
                 kernel,
-                &["--tier", tier, "--memory", &memory, "--chunk", chunk],
+                &[&options[..], &["--memory", &memory]].concat(),
                 dir,
             );
             assert_eq!(disk["tier"], tier);
+            if offsets != "auto" {
+                assert_eq!(disk["offsets"], offsets, "{kernel} on {tier}");
+            }
             // mmap always reads through the page cache; direct says whether O_DIRECT held.
             assert!(disk["direct_io"].is_boolean(), "{kernel} on {tier}");
             assert!(tier == "direct" || disk["direct_io"] == false);
@@ -292,7 +302,73 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
             "{kernel}: peak RSS {peak} over the least budget {least} + allowance"
         );
         assert_eq!(report["verified"], true);
+        // Only compressed offsets fit the least budget.
+        assert_eq!(report["offsets"], "compressed", "{kernel}");
     }
+}
+
+#[test]
+fn offsets_are_compressed_only_when_plain_ones_would_starve_the_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron16.sl");
+    swapless_ok(&[
+        "generate",
+        "kron",
+        "--scale",
+        "16",
+        "--degree",
+        "16",
+        "-o",
+        arg(&graph),
+    ]);
+    let offsets_segment = |plan: &serde_json::Value| {
+        plan["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|segment| segment["name"] == "out_offsets")
+            .cloned()
+            .unwrap()
+    };
+    let plain_bytes = 4 * ((1 << 16) + 1);
+    // A budget with room for a full queue beside plain offsets keeps them plain.
+    let roomy = plan(&graph, "pr", &["--tier", "direct", "--memory", "100M"]);
+    assert_eq!(offsets_segment(&roomy)["bytes"], plain_bytes);
+    // The least budget holds them compressed, in under half the bytes.
+    let least = plan(&graph, "pr", &["--tier", "direct"])["minimum_bytes"]
+        .as_u64()
+        .unwrap();
+    let memory = format!("{}K", least.div_ceil(1024));
+    let tight = plan(&graph, "pr", &["--tier", "direct", "--memory", &memory]);
+    let segment = offsets_segment(&tight);
+    assert!(segment["bytes"].as_u64().unwrap() < plain_bytes / 2);
+    assert!(
+        segment["placement"]
+            .as_str()
+            .unwrap()
+            .contains("Elias-Fano")
+    );
+    // Asking for plain offsets there is refused, with the least budget that works.
+    let plain_least =
+        plan(&graph, "pr", &["--tier", "direct", "--offsets", "plain"])["minimum_bytes"]
+            .as_u64()
+            .unwrap();
+    assert!(plain_least > least);
+    let message = swapless_fails(&[
+        "plan",
+        arg(&graph),
+        "pr",
+        "--tier",
+        "direct",
+        "--memory",
+        &memory,
+        "--offsets",
+        "plain",
+    ]);
+    assert!(
+        message.contains(&format!("at least {} MiB", plain_least.div_ceil(1 << 20))),
+        "{message}"
+    );
 }
 
 #[test]

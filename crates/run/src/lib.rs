@@ -24,7 +24,8 @@ use swapless_engine::kernels::{
 use swapless_engine::property::PropertyVec;
 use swapless_format::{FormatError, GraphFile};
 use swapless_store::{
-    DirectStore, DramStore, EdgeStore, IoStats, MmapStore, Plan, PlanRequest, StoreError, Tier,
+    DirectStore, DramStore, EdgeStore, IoStats, MmapStore, OffsetForm, Plan, PlanRequest,
+    StoreError, Tier,
 };
 
 /// Why a run could not start or finish.
@@ -213,6 +214,8 @@ pub struct Placement {
     pub queue_depth: usize,
     /// Share of the direct tier's list cache kept for pages gathers read (0 to 1).
     pub gather_cache_fraction: f64,
+    /// How a disk tier holds offsets; `None`: plain unless the budget is tight.
+    pub offset_form: Option<OffsetForm>,
 }
 
 impl Placement {
@@ -225,6 +228,7 @@ impl Placement {
             chunk_bytes: 256 << 10,
             queue_depth: 128,
             gather_cache_fraction: 0.0,
+            offset_form: None,
         }
     }
 
@@ -257,6 +261,7 @@ impl Placement {
             budget_bytes: self.budget_bytes,
             default_budget_bytes: self.default_budget_bytes,
             tier: self.tier,
+            offset_form: self.offset_form,
             chunk_bytes: self.chunk_bytes,
             queue_depth: self.queue_depth,
         };
@@ -638,6 +643,7 @@ fn run_in_pool(
         "memory_budget_bytes": plan.budget_bytes,
         "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
         "gather_cache_bytes": plan.gather_cache_bytes,
+        "offsets": plan.offset_form.name(),
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,
@@ -972,6 +978,7 @@ pub fn plan_json(plan: &Plan) -> Value {
         "minimum_bytes": plan.minimum_bytes,
         "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
         "gather_cache_bytes": plan.gather_cache_bytes,
+        "offsets": plan.offset_form.name(),
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,

@@ -339,7 +339,7 @@ impl DirectStore {
         };
         let vertices = graph.num_vertices();
         let open_lists = |kinds: [SectionKind; 3], pinned_bytes: u64| -> Result<Lists> {
-            let layout = ListLayout::load(&graph, kinds, flags.weighted)?;
+            let layout = ListLayout::load(&graph, kinds, flags.weighted, plan.offset_form)?;
             let pinned_vertices = layout.vertices_within(pinned_bytes);
             let bytes = layout.span_bytes(0..pinned_vertices).end;
             let pinned_neighbors = read_pinned(&graph, &file, kinds[1], bytes)?;

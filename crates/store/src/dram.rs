@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, OffsetSlice, Offsets, Result, SCAN_BLOCK, Visit,
-    VisitBlock, block_ranges, with_block,
+    Adjacency, EdgeDirection, EdgeStore, OffsetForm, OffsetSlice, Offsets, Result, SCAN_BLOCK,
+    Visit, VisitBlock, block_ranges, with_block,
 };
 
 /// One direction's CSR in memory.
@@ -26,8 +26,13 @@ impl Csr {
             detail: format!("section {} is missing", sections[0].name()),
         };
         let neighbors: Vec<u32> = graph.load_section(sections[1])?.ok_or_else(missing)?;
-        let offsets =
-            Offsets::load(graph, sections[0], neighbors.len() as u64)?.ok_or_else(missing)?;
+        let offsets = Offsets::load(
+            graph,
+            sections[0],
+            neighbors.len() as u64,
+            OffsetForm::Plain,
+        )?
+        .ok_or_else(missing)?;
         Ok(Csr {
             offsets,
             neighbors,

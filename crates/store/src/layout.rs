@@ -9,7 +9,9 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::plan::Plan;
-use crate::{Adjacency, EdgeDirection, ListBlock, Offsets, Result, Visit, VisitBlock, with_block};
+use crate::{
+    Adjacency, EdgeDirection, ListBlock, OffsetForm, Offsets, Result, Visit, VisitBlock, with_block,
+};
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
 pub(crate) const PAGE: u64 = 4096;
@@ -30,7 +32,12 @@ pub(crate) struct ListLayout {
 impl ListLayout {
     /// Loads the offsets (checksums verified) and checks that they describe the
     /// neighbor section exactly, so no later read can run past it.
-    pub fn load(graph: &GraphFile, kinds: [SectionKind; 3], weighted: bool) -> Result<ListLayout> {
+    pub fn load(
+        graph: &GraphFile,
+        kinds: [SectionKind; 3],
+        weighted: bool,
+        form: OffsetForm,
+    ) -> Result<ListLayout> {
         let corrupt = |detail: String| FormatError::Corrupt {
             path: graph.path().to_path_buf(),
             detail,
@@ -40,7 +47,7 @@ impl ListLayout {
             .section(kinds[1])
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[1].name())))?;
         let entries = neighbors.length / ENTRY_BYTES;
-        let offsets = Offsets::load(graph, kinds[0], entries)?
+        let offsets = Offsets::load(graph, kinds[0], entries, form)?
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
         let all = offsets.as_slice();
         if all.len() != graph.num_vertices() + 1

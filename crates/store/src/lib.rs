@@ -10,6 +10,7 @@
 mod aligned;
 mod direct;
 mod dram;
+mod elias_fano;
 mod error;
 mod layout;
 mod mmap;
@@ -25,7 +26,7 @@ pub use direct::DirectStore;
 pub use dram::DramStore;
 pub use error::StoreError;
 pub use mmap::MmapStore;
-pub use offsets::{OffsetSlice, Offsets, offsets_fit_narrow};
+pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
 pub use plan::{Plan, PlanRequest, Tier};
 pub use stats::IoStats;
 

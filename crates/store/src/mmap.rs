@@ -94,7 +94,7 @@ impl MmapStore {
         let _ = map.advise(memmap2::Advice::Random);
         let open_lists = |kinds: [SectionKind; 3], kept_bytes: u64| -> Result<Lists> {
             Ok(Lists {
-                layout: ListLayout::load(&graph, kinds, flags.weighted)?,
+                layout: ListLayout::load(&graph, kinds, flags.weighted, plan.offset_form)?,
                 kept_bytes,
             })
         };

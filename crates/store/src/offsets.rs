@@ -1,17 +1,49 @@
 //! Offsets (warm data) in memory: where each vertex's list starts in its section. The
 //! file stores them as u64; in memory they take 4 bytes an entry while the section has
 //! fewer than 2^32 entries (every graph up to about 4 billion arcs), which halves the
-//! warm data a tier must hold before it can cache a single list.
+//! warm data a tier must hold before it can cache a single list. When a budget cannot
+//! hold even those beside a kernel's arrays, a disk tier keeps them in Elias-Fano form
+//! (see elias_fano.rs): about a quarter of the bytes again, for a few nanoseconds more
+//! per lookup.
 
 use std::ops::Range;
 
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::Result;
+use crate::elias_fano::{EliasFano, EliasFanoBuilder, elias_fano_bytes};
 
 /// Whether offsets into a section of `entries` entries fit in 4 bytes each.
 pub fn offsets_fit_narrow(entries: u64) -> bool {
     entries <= u32::MAX as u64
+}
+
+/// How a tier holds offsets in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OffsetForm {
+    /// 4 bytes an entry when the section allows it, else 8.
+    Plain,
+    /// Elias-Fano: about `2 + log2(entries / vertices)` bits an entry.
+    Compressed,
+}
+
+impl OffsetForm {
+    /// The form's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            OffsetForm::Plain => "plain",
+            OffsetForm::Compressed => "compressed",
+        }
+    }
+}
+
+/// Bytes that `count` offsets into a section of `entries` entries take in `form`.
+pub fn offsets_bytes(count: u64, entries: u64, form: OffsetForm) -> u64 {
+    match form {
+        OffsetForm::Plain if offsets_fit_narrow(entries) => count * 4,
+        OffsetForm::Plain => count * 8,
+        OffsetForm::Compressed => elias_fano_bytes(count, entries),
+    }
 }
 
 /// One direction's offsets, owned: `n + 1` entries, the last the section's length.
@@ -20,17 +52,41 @@ pub enum Offsets {
     Narrow(Vec<u32>),
     /// Any entries.
     Wide(Vec<u64>),
+    /// Elias-Fano form.
+    Compressed(EliasFano),
 }
 
 impl Offsets {
-    /// Reads section `kind` of `graph` (checksums verified), narrowing as it goes when
-    /// `entries` (the length of the section the offsets point into) allows, so the
-    /// wide copy is never held whole. `None` if the section is missing.
-    pub fn load(graph: &GraphFile, kind: SectionKind, entries: u64) -> Result<Option<Offsets>> {
+    /// Reads section `kind` of `graph` (checksums verified) into `form`, narrowing or
+    /// compressing as it goes, so the wide copy is never held whole; `entries` is the
+    /// length of the section the offsets point into. `None` if the section is missing.
+    pub fn load(
+        graph: &GraphFile,
+        kind: SectionKind,
+        entries: u64,
+        form: OffsetForm,
+    ) -> Result<Option<Offsets>> {
         let Some(section) = graph.header().section(kind) else {
             return Ok(None);
         };
         let count = (section.length / 8) as usize;
+        if form == OffsetForm::Compressed {
+            let mut builder = EliasFanoBuilder::new(count, entries);
+            let mut refused = false;
+            graph.for_each_block(kind, &mut |block| {
+                for word in block.chunks_exact(8) {
+                    let mut value = [0u8; 8];
+                    value.copy_from_slice(word);
+                    refused |= !refused && !builder.push(u64::from_le_bytes(value));
+                }
+            })?;
+            return match builder.build() {
+                Some(sequence) if !refused => Ok(Some(Offsets::Compressed(sequence))),
+                // Corrupt offsets (descending or past the section): return them wide,
+                // so the caller's check sees the values.
+                _ => Ok(graph.load_section::<u64>(kind)?.map(Offsets::Wide)),
+            };
+        }
         if !offsets_fit_narrow(entries) {
             return Ok(graph.load_section::<u64>(kind)?.map(Offsets::Wide));
         }
@@ -60,6 +116,11 @@ impl Offsets {
         match self {
             Offsets::Narrow(values) => OffsetSlice::Narrow(values),
             Offsets::Wide(values) => OffsetSlice::Wide(values),
+            Offsets::Compressed(sequence) => OffsetSlice::Compressed {
+                all: sequence,
+                first: 0,
+                len: sequence.len(),
+            },
         }
     }
 
@@ -84,17 +145,33 @@ impl Offsets {
         match self {
             Offsets::Narrow(values) => values.len() as u64 * 4,
             Offsets::Wide(values) => values.len() as u64 * 8,
+            Offsets::Compressed(sequence) => sequence.bytes(),
         }
     }
 }
 
 /// Offsets, borrowed: all of a direction's or the entries of a block of vertices.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum OffsetSlice<'a> {
     /// Entries below 2^32.
     Narrow(&'a [u32]),
     /// Any entries.
     Wide(&'a [u64]),
+    /// Entries `first..first + len` of an Elias-Fano sequence.
+    Compressed {
+        /// The whole sequence.
+        all: &'a EliasFano,
+        /// Its entry that is this slice's entry 0.
+        first: usize,
+        /// Entries in the slice.
+        len: usize,
+    },
+}
+
+impl std::fmt::Debug for OffsetSlice<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "OffsetSlice of {} entries", self.len())
+    }
 }
 
 impl<'a> OffsetSlice<'a> {
@@ -104,6 +181,10 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => values[index] as u64,
             OffsetSlice::Wide(values) => values[index],
+            OffsetSlice::Compressed { all, first, len } => {
+                assert!(index < *len, "offset {index} past {len}");
+                all.get(first + index)
+            }
         }
     }
 
@@ -113,6 +194,7 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => values.len(),
             OffsetSlice::Wide(values) => values.len(),
+            OffsetSlice::Compressed { len, .. } => *len,
         }
     }
 
@@ -127,6 +209,10 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => (values[index + 1] - values[index]) as u64,
             OffsetSlice::Wide(values) => values[index + 1] - values[index],
+            OffsetSlice::Compressed { all, first, len } => {
+                assert!(index + 1 < *len, "degree {index} past {len} offsets");
+                all.difference(first + index)
+            }
         }
     }
 
@@ -137,6 +223,17 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => OffsetSlice::Narrow(&values[range.start..=range.end]),
             OffsetSlice::Wide(values) => OffsetSlice::Wide(&values[range.start..=range.end]),
+            OffsetSlice::Compressed { all, first, len } => {
+                assert!(
+                    range.start <= range.end && range.end < *len,
+                    "vertices {range:?} past {len} offsets"
+                );
+                OffsetSlice::Compressed {
+                    all,
+                    first: first + range.start,
+                    len: range.end - range.start + 1,
+                }
+            }
         }
     }
 
@@ -149,23 +246,33 @@ impl<'a> OffsetSlice<'a> {
         // a scan block's buffer.
         const SMALL: usize = 16;
         const ON_STACK: usize = 1024;
-        fn widen<const N: usize, R>(values: &[u32], with: impl FnOnce(&[u64]) -> R) -> R {
+        fn widen<const N: usize, R>(slice: &OffsetSlice, with: impl FnOnce(&[u64]) -> R) -> R {
             let mut wide = [0u64; N];
-            for (wide, &value) in wide.iter_mut().zip(values.iter()) {
-                *wide = value as u64;
-            }
-            with(&wide[..values.len()])
+            slice.copy_to(&mut wide[..slice.len()]);
+            with(&wide[..slice.len()])
         }
         match self {
             OffsetSlice::Wide(values) => with(values),
-            OffsetSlice::Narrow(values) if values.len() <= SMALL => widen::<SMALL, R>(values, with),
-            OffsetSlice::Narrow(values) if values.len() <= ON_STACK => {
-                widen::<ON_STACK, R>(values, with)
-            }
-            OffsetSlice::Narrow(values) => {
-                let wide: Vec<u64> = values.iter().map(|&value| value as u64).collect();
+            _ if self.len() <= SMALL => widen::<SMALL, R>(self, with),
+            _ if self.len() <= ON_STACK => widen::<ON_STACK, R>(self, with),
+            _ => {
+                let mut wide = vec![0; self.len()];
+                self.copy_to(&mut wide);
                 with(&wide)
             }
+        }
+    }
+
+    /// Writes the entries to `out`, which has room for exactly them.
+    fn copy_to(&self, out: &mut [u64]) {
+        match self {
+            OffsetSlice::Narrow(values) => {
+                for (wide, &value) in out.iter_mut().zip(values.iter()) {
+                    *wide = value as u64;
+                }
+            }
+            OffsetSlice::Wide(values) => out.copy_from_slice(values),
+            OffsetSlice::Compressed { all, first, .. } => all.decode(*first, out),
         }
     }
 
@@ -174,6 +281,19 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => values.partition_point(|&value| below(value as u64)),
             OffsetSlice::Wide(values) => values.partition_point(|&value| below(value)),
+            OffsetSlice::Compressed { len, .. } => {
+                // Binary search over the entries (they ascend).
+                let (mut low, mut high) = (0, *len);
+                while low < high {
+                    let middle = low + (high - low) / 2;
+                    if below(self.get(middle)) {
+                        low = middle + 1;
+                    } else {
+                        high = middle;
+                    }
+                }
+                low
+            }
         }
     }
 
@@ -182,6 +302,8 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => values.is_sorted(),
             OffsetSlice::Wide(values) => values.is_sorted(),
+            // The builder takes values only in ascending order.
+            OffsetSlice::Compressed { .. } => true,
         }
     }
 }
@@ -191,10 +313,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn narrow_and_wide_slices_answer_alike() {
+    fn narrow_wide_and_compressed_slices_answer_alike() {
         let wide = vec![0u64, 3, 3, 7, 12];
         let narrow: Vec<u32> = wide.iter().map(|&value| value as u32).collect();
-        for slice in [OffsetSlice::Wide(&wide), OffsetSlice::Narrow(&narrow)] {
+        let mut builder = EliasFanoBuilder::new(wide.len(), 12);
+        assert!(wide.iter().all(|&value| builder.push(value)));
+        let compressed = Offsets::Compressed(builder.build().unwrap());
+        for slice in [
+            OffsetSlice::Wide(&wide),
+            OffsetSlice::Narrow(&narrow),
+            compressed.as_slice(),
+        ] {
             assert_eq!(slice.len(), 5);
             assert_eq!(slice.get(3), 7);
             assert_eq!(slice.degree(0), 3);
@@ -206,6 +335,10 @@ mod tests {
             assert!(slice.ascending());
             slice.widened(|wide| assert_eq!(wide, &[0, 3, 3, 7, 12]));
         }
+        let compressed_part = compressed.as_slice().vertices(1..4);
+        assert_eq!(compressed_part.partition_point(|end| end < 7), 2);
+        compressed_part.widened(|wide| assert_eq!(wide, &[3, 3, 7, 12]));
+        assert_eq!(compressed_part.degree(2), 5);
         assert!(offsets_fit_narrow(u32::MAX as u64));
         assert!(!offsets_fit_narrow(u32::MAX as u64 + 1));
     }

@@ -7,7 +7,7 @@ use std::fmt;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::layout::PAGE;
-use crate::{Result, StoreError, offsets_fit_narrow};
+use crate::{OffsetForm, Result, StoreError, offsets_bytes};
 
 /// Where edges are served from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,8 @@ pub struct PlanRequest {
     pub default_budget_bytes: u64,
     /// `--tier`, if given.
     pub tier: Option<Tier>,
+    /// `--offsets`, if given: how a disk tier holds offsets (the dram tier always plain).
+    pub offset_form: Option<OffsetForm>,
     /// Bytes per scan read.
     pub chunk_bytes: u64,
     /// Reads in flight at most.
@@ -101,6 +103,8 @@ pub struct Plan {
     pub minimum_bytes: u64,
     /// Every segment with its placement.
     pub segments: Vec<Segment>,
+    /// How offsets are held in memory.
+    pub offset_form: OffsetForm,
     /// Bytes of I/O buffers (in-flight and being computed on).
     pub io_buffer_bytes: u64,
     /// Bytes of each direction's list prefix held in memory: (out, in).
@@ -170,21 +174,22 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let permutation = size(SectionKind::Permutation) * 2;
     // Both directions' offsets stay in memory on a directed graph: kernels ask for
     // degrees in the direction they do not read (PageRank's out-degrees).
-    // Held 4 bytes an entry while the lists have fewer than 2^32 entries (see offsets.rs).
-    let held_offsets = |offsets: SectionKind, neighbors: SectionKind| {
-        if offsets_fit_narrow(size(neighbors) / 4) {
-            size(offsets) / 2
-        } else {
-            size(offsets)
-        }
+    let offsets_in = |form: OffsetForm| {
+        let held = |offsets: SectionKind, neighbors: SectionKind| match size(offsets) {
+            0 => 0,
+            bytes => offsets_bytes(bytes / 8, size(neighbors) / 4, form),
+        };
+        (
+            held(SectionKind::OutOffsets, SectionKind::OutNeighbors),
+            held(SectionKind::InOffsets, SectionKind::InNeighbors),
+        )
     };
-    let out_offsets = held_offsets(SectionKind::OutOffsets, SectionKind::OutNeighbors);
-    let in_offsets = held_offsets(SectionKind::InOffsets, SectionKind::InNeighbors);
-    let offsets = out_offsets + in_offsets;
-    let warm: u64 = offsets + permutation;
+    let plain_offsets = offsets_in(OffsetForm::Plain);
+    let compressed_offsets = offsets_in(OffsetForm::Compressed);
+    let sum = |(out, in_): (u64, u64)| out + in_;
     let bulk: u64 = directions.iter().map(|d| d.lists).sum();
     let hot = request.property_bytes;
-    let footprint = hot + warm + bulk;
+    let footprint = hot + sum(plain_offsets) + permutation + bulk;
     // The output phase keeps one copy of the permutation beside the result.
     let output = request.output_bytes + size(SectionKind::Permutation);
     let dram_needed = footprint.max(output);
@@ -209,17 +214,44 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         0
     };
     let io_minimum = MIN_SLOTS * slot + oversize_slot * weighted_reads;
-    let minimum = (hot + warm + io_minimum).max(output);
+    let least_with =
+        |offsets: (u64, u64)| (hot + sum(offsets) + permutation + io_minimum).max(output);
+    // The least budget: with compressed offsets unless plain ones were asked for.
+    let minimum = least_with(match request.offset_form {
+        Some(OffsetForm::Plain) => plain_offsets,
+        _ => compressed_offsets,
+    });
 
     let tier = request.tier.unwrap_or(if dram_needed <= budget {
         Tier::Dram
     } else {
         Tier::Direct
     });
-    let needed = if tier == Tier::Dram {
-        dram_needed
-    } else {
-        minimum
+    // A disk tier holds offsets plain unless that leaves too little for a full queue
+    // of reads (beside as much again for cached lists): a deep queue gains more than
+    // the few nanoseconds an Elias-Fano lookup costs.
+    let wanted_slots = (request.queue_depth as u64 * weighted_reads).max(MIN_SLOTS);
+    let wanted_io = wanted_slots * slot + oversize_slot * weighted_reads;
+    let offset_form = match (tier, request.offset_form) {
+        (Tier::Dram, _) => OffsetForm::Plain,
+        (_, Some(form)) => form,
+        (_, None) => {
+            let plain_spare = budget.saturating_sub(hot + sum(plain_offsets) + permutation);
+            if plain_spare >= 2 * wanted_io {
+                OffsetForm::Plain
+            } else {
+                OffsetForm::Compressed
+            }
+        }
+    };
+    let (out_offsets, in_offsets) = match offset_form {
+        OffsetForm::Plain => plain_offsets,
+        OffsetForm::Compressed => compressed_offsets,
+    };
+    let warm = out_offsets + in_offsets + permutation;
+    let needed = match tier {
+        Tier::Dram => dram_needed,
+        _ => least_with((out_offsets, in_offsets)),
     };
     if needed > budget {
         return Err(StoreError::Budget {
@@ -235,10 +267,15 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         let spare = budget - hot - warm;
         // Up to half of what is left feeds the queue (no more than the queue can use),
         // the rest holds the hottest lists: when memory is short, a deep queue saves
-        // more time than caching a few more percent of the lists.
-        let wanted_slots = (request.queue_depth as u64 * weighted_reads).max(MIN_SLOTS);
-        let slots =
-            (((spare - oversize_slot * weighted_reads) / 2) / slot).clamp(MIN_SLOTS, wanted_slots);
+        // more time than caching a few more percent of the lists. Half would cache under
+        // 1% of the lists, which saves less than a deeper queue does: the queue gets it all.
+        let for_slots = spare - oversize_slot * weighted_reads;
+        let share = if for_slots / 2 < bulk / 100 {
+            for_slots
+        } else {
+            for_slots / 2
+        };
+        let slots = (share / slot).clamp(MIN_SLOTS, wanted_slots);
         let io = slots * slot + oversize_slot * weighted_reads;
         (io, (spare - io).min(bulk))
     };
@@ -264,7 +301,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                 name: name.to_string(),
                 bytes,
                 class: "warm",
-                placement: "dram".to_string(),
+                placement: match offset_form {
+                    OffsetForm::Plain => "dram".to_string(),
+                    OffsetForm::Compressed => "dram, Elias-Fano compressed".to_string(),
+                },
             });
         }
     }
@@ -342,6 +382,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         footprint_bytes: footprint,
         minimum_bytes: minimum,
         segments,
+        offset_form,
         io_buffer_bytes,
         cached_list_bytes,
         gather_cache_bytes,

@@ -161,7 +161,8 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
                 scores.set(vertex, score);
                 if gauss_seidel {
                     block_sum.add(score);
-                    contribute(out_offsets, &contributions, vertex, score);
+                    let degree = out_offsets.degree(vertex as usize);
+                    contribute(&contributions, vertex, degree, score);
                 }
             });
             change.add_atomic(&block_change);
@@ -218,6 +219,11 @@ impl FixedPointSum {
     }
 }
 
+/// Vertices per block of the pass that stores contributions: their offsets (one more
+/// entry) are widened on the stack, which decodes compressed offsets once per block
+/// instead of twice per vertex.
+const CONTRIBUTE_BLOCK: usize = 1023;
+
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
 /// contribution, and returns the rank the edges do not carry, summed.
 fn scale_and_contribute(
@@ -227,21 +233,31 @@ fn scale_and_contribute(
     factor: f64,
 ) -> f64 {
     let vertices = out_offsets.len() - 1;
-    let [uncarried] = deterministic_sums((0..vertices as u32).into_par_iter().map(|vertex| {
-        let mut score = scores.get(vertex);
-        if factor != 1.0 {
-            score *= factor;
-            scores.set(vertex, score);
-        }
-        [contribute(out_offsets, contributions, vertex, score)]
+    let blocks = vertices.div_ceil(CONTRIBUTE_BLOCK);
+    let [uncarried] = deterministic_sums((0..blocks).into_par_iter().map(|block| {
+        let first = block * CONTRIBUTE_BLOCK;
+        let range = first..(first + CONTRIBUTE_BLOCK).min(vertices);
+        out_offsets.vertices(range.clone()).widened(|offsets| {
+            let mut uncarried = 0.0;
+            for (index, vertex) in range.clone().enumerate() {
+                let vertex = vertex as u32;
+                let mut score = scores.get(vertex);
+                if factor != 1.0 {
+                    score *= factor;
+                    scores.set(vertex, score);
+                }
+                let degree = offsets[index + 1] - offsets[index];
+                uncarried += contribute(contributions, vertex, degree, score);
+            }
+            [uncarried]
+        })
     }));
     uncarried
 }
 
-/// Stores `vertex`'s contribution (its score over its out-degree, as f32) and returns
+/// Stores `vertex`'s contribution (its score over its out-degree `degree`, as f32) and returns
 /// the part of its score that its edges do not carry.
-fn contribute(out_offsets: OffsetSlice, contributions: &F32Array, vertex: u32, score: f64) -> f64 {
-    let degree = out_offsets.degree(vertex as usize);
+fn contribute(contributions: &F32Array, vertex: u32, degree: u64, score: f64) -> f64 {
     let contribution = if degree == 0 {
         0.0
     } else {
