@@ -50,8 +50,8 @@ struct Lists {
 
 impl Lists {
     fn pinned(&self, vertex: u32) -> Adjacency<'_> {
-        let entries = self.layout.offsets.get(vertex as usize) as usize
-            ..self.layout.offsets.get(vertex as usize + 1) as usize;
+        let bounds = self.layout.offsets.as_slice().bounds(vertex as usize);
+        let entries = bounds.start as usize..bounds.end as usize;
         let neighbors: &[u32] = bytemuck::cast_slice(self.pinned_neighbors.as_slice());
         Adjacency {
             neighbors: &neighbors[entries.clone()],

@@ -87,8 +87,8 @@ impl ListLayout {
     /// Bytes of `vertex`'s list within its section.
     #[inline]
     pub fn list_bytes(&self, vertex: u32) -> Range<u64> {
-        self.offsets.get(vertex as usize) * ENTRY_BYTES
-            ..self.offsets.get(vertex as usize + 1) * ENTRY_BYTES
+        let entries = self.offsets.as_slice().bounds(vertex as usize);
+        entries.start * ENTRY_BYTES..entries.end * ENTRY_BYTES
     }
 
     /// Bytes of the lists of `vertices` (a contiguous id range) within the section.

@@ -209,9 +209,23 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => (values[index + 1] - values[index]) as u64,
             OffsetSlice::Wide(values) => values[index + 1] - values[index],
+            OffsetSlice::Compressed { .. } => {
+                let bounds = self.bounds(index);
+                bounds.end - bounds.start
+            }
+        }
+    }
+
+    /// Entries `index` and `index + 1`: where the `index`-th vertex's list starts and ends.
+    #[inline]
+    pub fn bounds(&self, index: usize) -> Range<u64> {
+        match self {
+            OffsetSlice::Narrow(values) => values[index] as u64..values[index + 1] as u64,
+            OffsetSlice::Wide(values) => values[index]..values[index + 1],
             OffsetSlice::Compressed { all, first, len } => {
-                assert!(index + 1 < *len, "degree {index} past {len} offsets");
-                all.difference(first + index)
+                assert!(index + 1 < *len, "list {index} past {len} offsets");
+                let (start, end) = all.pair(first + index);
+                start..end
             }
         }
     }
@@ -328,6 +342,7 @@ mod tests {
             assert_eq!(slice.get(3), 7);
             assert_eq!(slice.degree(0), 3);
             assert_eq!(slice.degree(1), 0);
+            assert_eq!(slice.bounds(2), 3..7);
             let part = slice.vertices(1..3);
             assert_eq!(part.len(), 3);
             assert_eq!((part.get(0), part.get(2)), (3, 7));
