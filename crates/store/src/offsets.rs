@@ -110,6 +110,17 @@ impl Offsets {
         Ok(Some(Offsets::Narrow(narrow)))
     }
 
+    /// `values` (ascending) in Elias-Fano form; `None` if they do not ascend.
+    pub fn compressed_from(values: &[u64]) -> Option<Offsets> {
+        let mut builder = EliasFanoBuilder::new(values.len(), values.last().copied().unwrap_or(0));
+        values
+            .iter()
+            .all(|&value| builder.push(value))
+            .then(|| builder.build())
+            .flatten()
+            .map(Offsets::Compressed)
+    }
+
     /// All entries, borrowed.
     #[inline]
     pub fn as_slice(&self) -> OffsetSlice<'_> {
@@ -330,9 +341,8 @@ mod tests {
     fn narrow_wide_and_compressed_slices_answer_alike() {
         let wide = vec![0u64, 3, 3, 7, 12];
         let narrow: Vec<u32> = wide.iter().map(|&value| value as u32).collect();
-        let mut builder = EliasFanoBuilder::new(wide.len(), 12);
-        assert!(wide.iter().all(|&value| builder.push(value)));
-        let compressed = Offsets::Compressed(builder.build().unwrap());
+        let compressed = Offsets::compressed_from(&wide).unwrap();
+        assert!(Offsets::compressed_from(&[3, 2]).is_none());
         for slice in [
             OffsetSlice::Wide(&wide),
             OffsetSlice::Narrow(&narrow),
