@@ -350,8 +350,9 @@ fn print_report(report: &Value, plan: &Plan) {
             format!("{io_wait:.3} s")
         };
         println!(
-            "  budget {}; read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
+            "  budget {} ({} offsets); read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
             bytes(plan.budget_bytes),
+            plan.offset_form.name(),
             bytes(count("bytes_read")),
             thousands(count("read_requests")),
             number("mean_queue_depth"),
