@@ -271,8 +271,12 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             command.kernel.name()
         )));
     }
+    let mut placement = command.placement.placement()?;
+    // Without --out nobody reads the result array, so the run skips making it and its
+    // budget need not hold it.
+    placement.output_array = command.out.is_some();
     let options = RunOptions {
-        placement: command.placement.placement()?,
+        placement,
         source: command.source,
         threads: command.threads,
         trials: command.trials,

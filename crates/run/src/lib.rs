@@ -216,6 +216,9 @@ pub struct Placement {
     pub gather_cache_fraction: f64,
     /// How a disk tier holds offsets; `None`: plain unless the budget is tight.
     pub offset_form: Option<OffsetForm>,
+    /// Whether the run hands back its result as an array in original ids (the output
+    /// phase the plan counts); a run whose caller wants only the report skips it.
+    pub output_array: bool,
 }
 
 impl Placement {
@@ -229,6 +232,7 @@ impl Placement {
             queue_depth: 128,
             gather_cache_fraction: 0.0,
             offset_form: None,
+            output_array: true,
         }
     }
 
@@ -255,7 +259,10 @@ impl Placement {
                 graph.flags().directed,
             ),
             gather_cache_fraction: self.gather_cache_fraction,
-            output_bytes: kernel.output_bytes(graph.num_vertices() as u64, graph.flags().reordered),
+            output_bytes: match self.output_array {
+                true => kernel.output_bytes(graph.num_vertices() as u64, graph.flags().reordered),
+                false => 0,
+            },
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             budget_bytes: self.budget_bytes,
@@ -674,7 +681,10 @@ fn run_in_pool(
     drop(reservation);
     // Verification mapped the whole file; the output phase's own peak is read apart.
     let output_peak_readable = !options.verify || reset_peak_rss();
-    let array = original_order(outcome, permutation.as_deref());
+    let array = match options.placement.output_array {
+        true => original_order(outcome, permutation.as_deref()),
+        false => ResultArray::None,
+    };
     drop(permutation);
     if output_peak_readable {
         let output_peak = peak_rss_bytes().unwrap_or(0);
@@ -1028,5 +1038,37 @@ mod tests {
         let passes = recorder.passes.lock().unwrap();
         // The first pass is always reported; a PageRank pass is one scan.
         assert_eq!(passes.first(), Some(&(1, 0)));
+    }
+
+    #[test]
+    fn a_run_without_an_output_array_neither_plans_nor_makes_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kron.sl");
+        swapless_build::generators::write_kronecker(&path, 12, 4, false, 1).unwrap();
+        let graph = GraphFile::open(&path).unwrap();
+        let output_segment = |plan: &Plan| {
+            plan.segments
+                .iter()
+                .any(|segment| segment.name == "result as output array")
+        };
+        let with_array = Placement::new(None, Some(Tier::Direct));
+        let without_array = Placement {
+            output_array: false,
+            ..with_array.clone()
+        };
+        let planned_with = with_array.plan(&graph, Kernel::Bfs).unwrap();
+        let planned_without = without_array.plan(&graph, Kernel::Bfs).unwrap();
+        assert!(output_segment(&planned_with));
+        assert!(!output_segment(&planned_without));
+        assert!(planned_without.minimum_bytes <= planned_with.minimum_bytes);
+        let options = RunOptions {
+            placement: without_array,
+            verify: true,
+            ..RunOptions::default()
+        };
+        let output = run(&path, Kernel::Bfs, &options, &Quiet).unwrap();
+        assert!(matches!(output.array, ResultArray::None));
+        assert_eq!(output.report["verified"], true);
+        assert!(output.report["result"]["reached"].as_u64().unwrap() > 0);
     }
 }

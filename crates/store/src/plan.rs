@@ -191,7 +191,11 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let hot = request.property_bytes;
     let footprint = hot + sum(plain_offsets) + permutation + bulk;
     // The output phase keeps one copy of the permutation beside the result.
-    let output = request.output_bytes + size(SectionKind::Permutation);
+    // (None at all when the run hands back no array.)
+    let output = match request.output_bytes {
+        0 => 0,
+        bytes => bytes + size(SectionKind::Permutation),
+    };
     let dram_needed = footprint.max(output);
     // Without --memory, a graph that fits runs in dram with just what it needs; a disk
     // tier asked for by name gets the default budget.
@@ -373,7 +377,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             name: "result as output array".to_string(),
             bytes: output,
             class: "hot",
-            placement: "dram, after the run releases everything above".to_string(),
+            placement: "dram, after the run releases everything above (runs with --out)"
+                .to_string(),
         });
     }
     Ok(Plan {

@@ -562,6 +562,8 @@ fn refusal(
             // The least budget a disk tier accepts does not depend on the budget given.
             let mut placement = swapless_run::Placement::new(Some(1 << 60), Some(spec.mode.tier()));
             placement.chunk_bytes = parse_size(chunk).unwrap_or(placement.chunk_bytes);
+            // Trials run without --out, so they make no output array.
+            placement.output_array = false;
             let least = placement.plan(graph, spec.kernel)?.minimum_bytes;
             least_budgets.insert(key, least);
             least
