@@ -46,6 +46,24 @@ pub fn offsets_bytes(count: u64, entries: u64, form: OffsetForm) -> u64 {
     }
 }
 
+/// Calls `each` with every entry of offsets section `kind`, in order, read in blocks
+/// (checksums verified) so that no copy of the section is held.
+pub(crate) fn for_each_offset(
+    graph: &GraphFile,
+    kind: SectionKind,
+    mut each: impl FnMut(u64),
+) -> Result<()> {
+    // Blocks are 1 MiB, a whole number of 8-byte entries.
+    graph.for_each_block(kind, &mut |block| {
+        for word in block.chunks_exact(8) {
+            let mut value = [0u8; 8];
+            value.copy_from_slice(word);
+            each(u64::from_le_bytes(value));
+        }
+    })?;
+    Ok(())
+}
+
 /// One direction's offsets, owned: `n + 1` entries, the last the section's length.
 pub enum Offsets {
     /// Entries below 2^32.
@@ -73,11 +91,9 @@ impl Offsets {
         if form == OffsetForm::Compressed {
             let mut builder = EliasFanoBuilder::new(count, entries);
             let mut refused = false;
-            graph.for_each_block(kind, &mut |block| {
-                for word in block.chunks_exact(8) {
-                    let mut value = [0u8; 8];
-                    value.copy_from_slice(word);
-                    refused |= !refused && !builder.push(u64::from_le_bytes(value));
+            for_each_offset(graph, kind, |value| {
+                if !refused {
+                    refused = !builder.push(value);
                 }
             })?;
             return match builder.build() {
@@ -92,16 +108,11 @@ impl Offsets {
         }
         let mut narrow = Vec::with_capacity(count);
         let mut too_large = false;
-        graph.for_each_block(kind, &mut |block| {
-            for word in block.chunks_exact(8) {
-                let mut value = [0u8; 8];
-                value.copy_from_slice(word);
-                let value = u64::from_le_bytes(value);
-                // A value past `entries` is caught by the caller's check; it must not
-                // wrap into a plausible one here.
-                too_large |= value > u32::MAX as u64;
-                narrow.push(value.min(u32::MAX as u64) as u32);
-            }
+        for_each_offset(graph, kind, |value| {
+            // A value past `entries` is caught by the caller's check; it must not wrap
+            // into a plausible one here.
+            too_large |= value > u32::MAX as u64;
+            narrow.push(value.min(u32::MAX as u64) as u32);
         })?;
         if too_large {
             // Corrupt offsets: return them wide, so the caller's check sees the values.

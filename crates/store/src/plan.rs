@@ -7,6 +7,7 @@ use std::fmt;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::layout::PAGE;
+use crate::offsets::for_each_offset;
 use crate::{OffsetForm, Result, StoreError, offsets_bytes};
 
 /// Where edges are served from.
@@ -135,15 +136,11 @@ struct Direction {
 fn longest_list_bytes(graph: &GraphFile, kind: SectionKind) -> Result<u64> {
     let mut previous: Option<u64> = None;
     let mut longest = 0u64;
-    // Blocks are 1 MiB, a whole number of 8-byte offsets.
-    graph.for_each_block(kind, &mut |block| {
-        for word in block.chunks_exact(8) {
-            let offset = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            if let Some(before) = previous {
-                longest = longest.max(offset.saturating_sub(before));
-            }
-            previous = Some(offset);
+    for_each_offset(graph, kind, |offset| {
+        if let Some(before) = previous {
+            longest = longest.max(offset.saturating_sub(before));
         }
+        previous = Some(offset);
     })?;
     Ok(longest * 4)
 }
