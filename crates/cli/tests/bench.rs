@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::{arg, swapless_fails, swapless_ok};
+use common::{arg, generate_kron, swapless_fails};
 use serde_json::Value;
 
 /// The harness's tests share cgroups, swap and the page cache: one at a time.
@@ -58,16 +58,7 @@ const COLUMNS: &[&str] = &[
 /// A kron graph dense enough (degree 64) that its lists dwarf the process's own memory.
 fn tiny_graph(dir: &Path) -> std::path::PathBuf {
     let graph = dir.join("kron16.sl");
-    swapless_ok(&[
-        "generate",
-        "kron",
-        "--scale",
-        "16",
-        "--degree",
-        "64",
-        "-o",
-        arg(&graph),
-    ]);
+    generate_kron(&graph, 16, 64, &[]);
     graph
 }
 

@@ -16,37 +16,22 @@ const RSS_ALLOWANCE_BYTES: u64 = 8 << 20;
 fn small_budget_spills_runs_stays_within_budget_and_matches_in_memory_build() {
     let dir = tempfile::tempdir().unwrap();
     let in_memory = dir.path().join("memory.sl");
-    swapless_ok(&[
-        "generate",
-        "kron",
-        "--scale",
-        "16",
-        "--degree",
-        "64",
-        "--weighted",
-        "-o",
-        arg(&in_memory),
-        "--memory",
-        "2G",
-    ]);
+    generate_kron(&in_memory, 16, 64, &["--weighted", "--memory", "2G"]);
     for (budget, budget_bytes) in [("60M", 60u64 << 20), ("70M", 70 << 20)] {
         let spilled = dir.path().join(format!("spilled-{budget}.sl"));
         let report_path = dir.path().join("report.json");
-        swapless_ok(&[
-            "generate",
-            "kron",
-            "--scale",
-            "16",
-            "--degree",
-            "64",
-            "--weighted",
-            "-o",
-            arg(&spilled),
-            "--memory",
-            budget,
-            "--json",
-            arg(&report_path),
-        ]);
+        generate_kron(
+            &spilled,
+            16,
+            64,
+            &[
+                "--weighted",
+                "--memory",
+                budget,
+                "--json",
+                arg(&report_path),
+            ],
+        );
         let report = json_report(&report_path);
         let runs = report["runs_spilled"].as_u64().unwrap();
         let peak = report["peak_rss_bytes"].as_u64().unwrap();

@@ -16,10 +16,6 @@ const RUNTIME_ALLOWANCE_BYTES: u64 = 10 << 20;
 /// ("fault-around") that the tier did not ask for (measured: up to 11 MiB over).
 const MMAP_ALLOWANCE_BYTES: u64 = 12 << 20;
 
-fn report(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
 /// The elements of a `.npy` file as raw bytes after its header.
 fn npy_payload(path: &Path) -> Vec<u8> {
     let bytes = std::fs::read(path).unwrap();
@@ -41,7 +37,7 @@ fn plan(graph: &Path, kernel: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["plan", arg(graph), kernel, "--json", arg(&json)];
     args.extend(extra);
     swapless_ok(&args);
-    report(&json)
+    json_report(&json)
 }
 
 /// Runs `kernel` on `graph` with `extra` options, verified; returns (report, result bytes).
@@ -60,7 +56,7 @@ fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::V
     } else {
         npy_payload(&out)
     };
-    (report(&json), payload)
+    (json_report(&json), payload)
 }
 
 /// Every kernel on mmap and direct at a budget of 60% of its dram footprint (or the
@@ -128,17 +124,7 @@ fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
 fn every_kernel_on_every_tier_gives_the_dram_answer() {
     let dir = tempfile::tempdir().unwrap();
     let kron = dir.path().join("kron.sl");
-    swapless_ok(&[
-        "generate",
-        "kron",
-        "--scale",
-        "12",
-        "--degree",
-        "8",
-        "--weighted",
-        "-o",
-        arg(&kron),
-    ]);
+    generate_kron(&kron, 12, 8, &["--weighted"]);
     every_kernel_matches_dram(&kron, dir.path(), &["4K", "64K"]);
 
     // A directed graph with isolated vertices, self-loops and duplicates, reordered.
@@ -172,16 +158,7 @@ fn every_kernel_on_every_tier_gives_the_dram_answer() {
 fn peak_rss_stays_within_the_budget_on_disk_tiers() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron18.sl");
-    swapless_ok(&[
-        "generate",
-        "kron",
-        "--scale",
-        "18",
-        "--degree",
-        "16",
-        "-o",
-        arg(&graph),
-    ]);
+    generate_kron(&graph, 18, 16, &[]);
     // 4 KiB chunks: hub lists are longer than a slot and share the oversize region.
     for (kernel, tier, chunk) in [
         ("pr", "direct", "256K"),
@@ -205,7 +182,7 @@ fn peak_rss_stays_within_the_budget_on_disk_tiers() {
             "--json",
             arg(&json),
         ]);
-        let report = report(&json);
+        let report = json_report(&json);
         let peak = report["peak_rss_bytes"].as_u64().unwrap();
         let footprint = report["footprint_bytes"].as_u64().unwrap();
         assert!(
@@ -295,7 +272,7 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
             "--out",
             arg(&out),
         ]);
-        let report = report(&json);
+        let report = json_report(&json);
         let peak = report["peak_rss_bytes"].as_u64().unwrap();
         assert!(
             peak <= least + RUNTIME_ALLOWANCE_BYTES,
@@ -311,16 +288,7 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
 fn offsets_are_compressed_only_when_plain_ones_would_starve_the_queue() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron16.sl");
-    swapless_ok(&[
-        "generate",
-        "kron",
-        "--scale",
-        "16",
-        "--degree",
-        "16",
-        "-o",
-        arg(&graph),
-    ]);
+    generate_kron(&graph, 16, 16, &[]);
     let offsets_segment = |plan: &serde_json::Value| {
         plan["segments"]
             .as_array()
@@ -415,7 +383,7 @@ fn a_page_cache_for_gathers_stops_a_grid_search_rereading_its_pages() {
             "--json",
             arg(&json),
         ]);
-        let report = report(&json);
+        let report = json_report(&json);
         assert_eq!(report["verified"], true, "{kernel} {fraction}");
         if fraction != "0" {
             assert!(report["gather_cache_bytes"].as_u64().unwrap() > 0);

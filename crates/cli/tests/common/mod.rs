@@ -54,6 +54,22 @@ pub fn arg(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
 
+/// Generates a kron graph of `scale` and `degree` at `path`, with `extra` arguments.
+pub fn generate_kron(path: &Path, scale: u32, degree: u32, extra: &[&str]) {
+    let (scale, degree) = (scale.to_string(), degree.to_string());
+    let base = [
+        "generate",
+        "kron",
+        "--scale",
+        &scale,
+        "--degree",
+        &degree,
+        "-o",
+        arg(path),
+    ];
+    swapless_ok(&[&base[..], extra].concat());
+}
+
 /// Writes `text` to `path`, compressed by its extension.
 pub fn write_input(path: &Path, bytes: &[u8]) {
     let name = path.to_string_lossy().to_string();
