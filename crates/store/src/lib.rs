@@ -26,7 +26,9 @@ pub use direct::DirectStore;
 pub use dram::DramStore;
 pub use error::StoreError;
 pub use mmap::MmapStore;
-pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
+pub use offsets::{
+    OffsetForm, OffsetSlice, Offsets, WIDENED_ON_STACK, offsets_bytes, offsets_fit_narrow,
+};
 pub use plan::{Plan, PlanRequest, Tier};
 pub use stats::IoStats;
 

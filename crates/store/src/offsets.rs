@@ -172,6 +172,10 @@ impl Offsets {
     }
 }
 
+/// Entries [`OffsetSlice::widened`] copies on the stack (more go to the heap): a scan
+/// block's worth, so kernels that widen blocks of their own size them by it.
+pub const WIDENED_ON_STACK: usize = 1024;
+
 /// Offsets, borrowed: all of a direction's or the entries of a block of vertices.
 #[derive(Clone, Copy)]
 pub enum OffsetSlice<'a> {
@@ -281,7 +285,6 @@ impl<'a> OffsetSlice<'a> {
         // Two sizes on the stack: a gather's one-vertex blocks must not pay for zeroing
         // a scan block's buffer.
         const SMALL: usize = 16;
-        const ON_STACK: usize = 1024;
         fn widen<const N: usize, R>(slice: &OffsetSlice, with: impl FnOnce(&[u64]) -> R) -> R {
             let mut wide = [0u64; N];
             slice.copy_to(&mut wide[..slice.len()]);
@@ -290,7 +293,7 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Wide(values) => with(values),
             _ if self.len() <= SMALL => widen::<SMALL, R>(self, with),
-            _ if self.len() <= ON_STACK => widen::<ON_STACK, R>(self, with),
+            _ if self.len() <= WIDENED_ON_STACK => widen::<WIDENED_ON_STACK, R>(self, with),
             _ => {
                 let mut wide = vec![0; self.len()];
                 self.copy_to(&mut wide);

@@ -13,7 +13,7 @@
 use super::Reads;
 use rayon::prelude::*;
 use swapless_format::GraphFile;
-use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result};
+use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result, WIDENED_ON_STACK};
 
 use super::deterministic_sums;
 use crate::property::{F32Array, F64Array, PropertyVec};
@@ -222,7 +222,7 @@ impl FixedPointSum {
 /// Vertices per block of the pass that stores contributions: their offsets (one more
 /// entry) are widened on the stack, which decodes compressed offsets once per block
 /// instead of twice per vertex.
-const CONTRIBUTE_BLOCK: usize = 1023;
+const CONTRIBUTE_BLOCK: usize = WIDENED_ON_STACK - 1;
 
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
 /// contribution, and returns the rank the edges do not carry, summed.
