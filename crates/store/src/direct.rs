@@ -25,11 +25,12 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, gather_reads,
-    scan_batches, visit_edgeless, visit_read,
+    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
+    gather_reads, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
+use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
 use crate::{
     Adjacency, EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError,
@@ -373,9 +374,7 @@ impl DirectStore {
         } else {
             0
         };
-        let regular_slots = ((plan.io_buffer_bytes
-            - oversize_slots as u64 * plan.oversize_slot_bytes)
-            / plan.slot_bytes) as usize;
+        let regular_slots = plan.regular_slots as usize;
         let arena = AlignedBuffer::zeroed(
             regular_slots as u64 * plan.slot_bytes
                 + oversize_slots as u64 * plan.oversize_slot_bytes,
@@ -462,6 +461,83 @@ impl DirectStore {
         Ok(delivered)
     }
 
+    /// Delivers what read `index` of `reads` holds: its whole lists, and its sides of the
+    /// lists it splits with the reads beside it (each delivered by whichever read lands
+    /// second). `neighbors` and `weights` are the read's pages.
+    #[allow(clippy::too_many_arguments)]
+    fn deliver_with_splits(
+        &self,
+        lists: &Lists,
+        reads: &[Read],
+        index: usize,
+        sorted: &[u32],
+        neighbors: &[u8],
+        weights: Option<&[u8]>,
+        split: &SplitLists,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        let read = &reads[index];
+        self.deliver(lists, read, sorted, neighbors, weights, visit_block)?;
+        let ids: &[u32] = bytemuck::cast_slice(neighbors);
+        let weights: Option<&[f32]> = weights.map(bytemuck::cast_slice);
+        let entries = |bytes: Range<u64>| {
+            ((bytes.start - read.bytes.start) / 4) as usize
+                ..((bytes.end - read.bytes.start) / 4) as usize
+        };
+        let split_first = |read: &Read| match &read.members {
+            Members::Span(span) if read.head_bytes > 0 => Some(span.start),
+            _ => None,
+        };
+        let mut sides = Vec::new();
+        if let Some(vertex) = split_first(read) {
+            let list = lists.layout.list_bytes(vertex);
+            sides.push((index, Side::Tail, entries(read.bytes.start..list.end)));
+        }
+        if let Some(next) = reads.get(index + 1)
+            && split_first(next).is_some()
+        {
+            let head = next.bytes.start - next.head_bytes..next.bytes.start;
+            sides.push((index + 1, Side::Head, entries(head)));
+        }
+        for (tail_read, side, range) in sides {
+            let joined = split.offer(
+                tail_read,
+                side,
+                &ids[range.clone()],
+                weights.map(|weights| &weights[range]),
+            );
+            if let (Some(joined), Some(vertex)) = (joined, split_first(&reads[tail_read])) {
+                let delivered = deliver_span(
+                    &lists.layout,
+                    vertex..vertex + 1,
+                    lists.layout.list_bytes(vertex).start / 4,
+                    &joined.neighbors,
+                    joined.weights.as_deref(),
+                    self.vertices,
+                    &self.path,
+                    visit_block,
+                )?;
+                IoCounters::add(&self.counters.delivered_bytes, delivered);
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a split list left without its other side, which a finished batch
+    /// never has: delivering the batch without it would be a wrong answer.
+    fn check_joined(&self, split: &SplitLists) -> Result<()> {
+        match split.unjoined() {
+            0 => Ok(()),
+            count => Err(StoreError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other(format!(
+                    "{count} lists split between two reads were not put back together \
+                     (a bug in swapless; --tier mmap avoids it)"
+                )),
+            }),
+        }
+    }
+
     /// Bytes of `read` that must arrive (the section may end before its last page).
     fn needed_bytes(lists: &Lists, read: &Read) -> usize {
         (read.bytes.end.min(lists.layout.section_bytes()) - read.bytes.start) as usize
@@ -477,7 +553,8 @@ impl DirectStore {
         visit_block: &VisitBlock,
         keep: bool,
     ) -> Result<()> {
-        for read in reads {
+        let split = SplitLists::new(reads);
+        for (index, read) in reads.iter().enumerate() {
             let length = read.bytes.end - read.bytes.start;
             let needed = Self::needed_bytes(lists, read);
             let fetch = |at: u64| -> Result<AlignedBuffer> {
@@ -503,12 +580,21 @@ impl DirectStore {
             };
             let neighbors = &neighbors.as_slice()[..length as usize];
             let weights = weights.as_ref().map(|w| &w.as_slice()[..length as usize]);
-            self.deliver(lists, read, sorted, neighbors, weights, visit_block)?;
+            self.deliver_with_splits(
+                lists,
+                reads,
+                index,
+                sorted,
+                neighbors,
+                weights,
+                &split,
+                visit_block,
+            )?;
             if keep {
                 self.keep_pages(lists, read, neighbors, weights);
             }
         }
-        Ok(())
+        self.check_joined(&split)
     }
 
     /// Keeps the pages `read` brought (neighbors and weights) for later gathers.
@@ -588,6 +674,7 @@ impl DirectStore {
             let mut slot = failure.lock().unwrap_or_else(|poison| poison.into_inner());
             slot.get_or_insert(error);
         };
+        let split = SplitLists::new(reads);
         let (sender, receiver) = mpsc::channel();
         std::thread::scope(|scope| {
             let pool = &pool;
@@ -612,9 +699,16 @@ impl DirectStore {
                 };
                 let weights = (landed.slots[1] != usize::MAX).then(|| slot(landed.slots[1]));
                 let neighbors = slot(landed.slots[0]);
-                if let Err(error) =
-                    self.deliver(lists, read, sorted, neighbors, weights, visit_block)
-                {
+                if let Err(error) = self.deliver_with_splits(
+                    lists,
+                    reads,
+                    landed.read,
+                    sorted,
+                    neighbors,
+                    weights,
+                    &split,
+                    visit_block,
+                ) {
                     remember(error);
                 } else if keep {
                     self.keep_pages(lists, read, neighbors, weights);
@@ -635,7 +729,7 @@ impl DirectStore {
             .unwrap_or_else(|poison| poison.into_inner())
         {
             Some(error) => Err(error),
-            None => Ok(()),
+            None => self.check_joined(&split),
         }
     }
 
@@ -915,7 +1009,7 @@ impl EdgeStore for DirectStore {
             IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
             IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
         });
-        for batch in scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes) {
+        for batch in scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes, true) {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
                 batch.into_iter().partition(|read| read.bytes.is_empty());
             self.stream(lists, &reads, &[], visit_block, false, || {

@@ -18,6 +18,7 @@ mod offsets;
 mod page_cache;
 pub mod plan;
 mod sigbus;
+mod split;
 mod stats;
 
 use std::ops::Range;

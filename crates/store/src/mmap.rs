@@ -370,7 +370,8 @@ impl EdgeStore for MmapStore {
             block_ranges(range.start..kept_end, SCAN_BLOCK),
             visit_block,
         )?;
-        for reads in scan_batches(&lists.layout, kept_end..range.end, self.chunk_bytes) {
+        // The page cache serves a page two reads share once, so lists are not split.
+        for reads in scan_batches(&lists.layout, kept_end..range.end, self.chunk_bytes, false) {
             self.stream(lists, &reads, &[], visit_block)?;
         }
         Ok(())

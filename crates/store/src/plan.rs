@@ -6,7 +6,7 @@ use std::fmt;
 
 use swapless_format::{GraphFile, SectionKind};
 
-use crate::layout::PAGE;
+use crate::layout::{PAGE, SPLIT_PIECE_BYTES};
 use crate::offsets::for_each_offset;
 use crate::{OffsetForm, Result, StoreError, offsets_bytes};
 
@@ -116,6 +116,8 @@ pub struct Plan {
     pub chunk_bytes: u64,
     /// Bytes of one I/O slot (a chunk plus the pages a list boundary can add).
     pub slot_bytes: u64,
+    /// How many regular slots the I/O buffers hold (beside the oversize ones).
+    pub regular_slots: u64,
     /// Bytes of the slot reserved for lists longer than a chunk (0 if none is).
     pub oversize_slot_bytes: u64,
     /// Reads in flight at most.
@@ -214,7 +216,12 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     } else {
         0
     };
-    let io_minimum = MIN_SLOTS * slot + oversize_slot * weighted_reads;
+    // Each slot also stands for the sides of the two lists its read can split with the
+    // reads beside it, which wait in memory until the other side lands (a page each),
+    // and one more such side waits beside the next read to go out.
+    let slot_cost = slot + 2 * SPLIT_PIECE_BYTES;
+    let io_fixed = (oversize_slot + SPLIT_PIECE_BYTES) * weighted_reads;
+    let io_minimum = MIN_SLOTS * slot_cost + io_fixed;
     let least_with =
         |offsets: (u64, u64)| (hot + sum(offsets) + permutation + io_minimum).max(output);
     // The least budget: with compressed offsets unless plain ones were asked for.
@@ -232,7 +239,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     // of reads (beside as much again for cached lists): a deep queue gains more than
     // the few nanoseconds an Elias-Fano lookup costs.
     let wanted_slots = (request.queue_depth as u64 * weighted_reads).max(MIN_SLOTS);
-    let wanted_io = wanted_slots * slot + oversize_slot * weighted_reads;
+    let wanted_io = wanted_slots * slot_cost + io_fixed;
     let offset_form = match (tier, request.offset_form) {
         (Tier::Dram, _) => OffsetForm::Plain,
         (_, Some(form)) => form,
@@ -262,23 +269,23 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         });
     }
 
-    let (io_buffer_bytes, cached) = if tier == Tier::Dram {
-        (0, bulk)
+    let (io_buffer_bytes, regular_slots, cached) = if tier == Tier::Dram {
+        (0, 0, bulk)
     } else {
         let spare = budget - hot - warm;
         // Up to half of what is left feeds the queue (no more than the queue can use),
         // the rest holds the hottest lists: when memory is short, a deep queue saves
         // more time than caching a few more percent of the lists. Half would cache under
         // 1% of the lists, which saves less than a deeper queue does: the queue gets it all.
-        let for_slots = spare - oversize_slot * weighted_reads;
+        let for_slots = spare - io_fixed;
         let share = if for_slots / 2 < bulk / 100 {
             for_slots
         } else {
             for_slots / 2
         };
-        let slots = (share / slot).clamp(MIN_SLOTS, wanted_slots);
-        let io = slots * slot + oversize_slot * weighted_reads;
-        (io, (spare - io).min(bulk))
+        let slots = (share / slot_cost).clamp(MIN_SLOTS, wanted_slots);
+        let io = slots * slot_cost + io_fixed;
+        (io, slots, (spare - io).min(bulk))
     };
     // The page cache for gathers is the direct tier's (mmap has the OS's); the rest of
     // the list cache is the pinned prefix.
@@ -390,6 +397,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         gather_cache_bytes,
         chunk_bytes: chunk,
         slot_bytes: slot,
+        regular_slots,
         oversize_slot_bytes: oversize_slot,
         queue_depth: request.queue_depth,
         kernel: request.kernel.clone(),
