@@ -646,14 +646,6 @@ fn run_in_pool(
         "trial_seconds": trial_seconds,
         "load_seconds": load_seconds,
         "peak_rss_bytes": peak_rss,
-        "footprint_bytes": plan.footprint_bytes,
-        "memory_budget_bytes": plan.budget_bytes,
-        "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
-        "gather_cache_bytes": plan.gather_cache_bytes,
-        "offsets": plan.offset_form.name(),
-        "io_buffer_bytes": plan.io_buffer_bytes,
-        "chunk_bytes": plan.chunk_bytes,
-        "queue_depth": plan.queue_depth,
         "bytes_read": io.bytes_read / options.trials as u64,
         "read_requests": io.read_requests / options.trials as u64,
         "mean_queue_depth": io.mean_queue_depth(),
@@ -673,6 +665,7 @@ fn run_in_pool(
         "verified": verified,
         "result": result_json,
     });
+    add_plan_figures(&mut report, &plan);
     // The result becomes the output array only after the graph's data, the caches, the
     // buffers and the property arrays the result does not use are given back: the plan
     // counts that phase apart from the run's (`Kernel::output_bytes`).
@@ -980,20 +973,31 @@ pub fn plan_json(plan: &Plan) -> Value {
         .iter()
         .map(|s| json!({"name": s.name, "bytes": s.bytes, "class": s.class, "placement": s.placement}))
         .collect();
-    json!({
+    let mut report = json!({
         "kernel": plan.kernel,
         "tier": plan.tier.name(),
+        "minimum_bytes": plan.minimum_bytes,
+        "segments": segments,
+    });
+    add_plan_figures(&mut report, plan);
+    report
+}
+
+/// Adds the plan's figures that both a run's report and `plan --json` give to `report`.
+fn add_plan_figures(report: &mut Value, plan: &Plan) {
+    let figures = json!({
         "memory_budget_bytes": plan.budget_bytes,
         "footprint_bytes": plan.footprint_bytes,
-        "minimum_bytes": plan.minimum_bytes,
         "edge_cache_bytes": plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
         "gather_cache_bytes": plan.gather_cache_bytes,
         "offsets": plan.offset_form.name(),
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,
-        "segments": segments,
-    })
+    });
+    if let (Value::Object(report), Value::Object(figures)) = (report, figures) {
+        report.extend(figures);
+    }
 }
 
 /// A graph file's path and plan for `kernel` under `placement`.
