@@ -27,17 +27,19 @@ pub struct PlacementArgs {
     /// Where edges are served from (default: dram if the footprint fits the budget, else direct).
     #[arg(long, value_enum)]
     tier: Option<TierArg>,
-    /// Bytes per read when streaming lists (4K to 4M).
-    #[arg(long, value_name = "SIZE", default_value = "256K")]
-    chunk: String,
+    /// Bytes per read when streaming lists (4K to 4M) [default: 256K; 16K for a search
+    /// on a banded graph]
+    #[arg(long, value_name = "SIZE")]
+    chunk: Option<String>,
     /// Reads kept in flight by the direct tier.
     #[arg(long, default_value_t = 128)]
     queue_depth: usize,
     /// Share of the direct tier's list cache that keeps the pages gathers read (CLOCK)
     /// instead of pinning a prefix: for searches whose frontiers revisit pages, such as
-    /// BFS on grids and road networks (0 to 1).
-    #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
-    gather_cache: f64,
+    /// BFS on grids and road networks (0 to 1) [default: 1 for a search (bfs, sssp, bc,
+    /// radii) on a graph whose lists are banded, as the plan samples them; else 0]
+    #[arg(long, value_name = "FRACTION")]
+    gather_cache: Option<f64>,
     /// How a disk tier holds offsets: plain (4 bytes an entry) or Elias-Fano compressed
     /// (about 1 byte; each lookup a few nanoseconds slower). auto: compressed only when
     /// plain offsets would leave too little of the budget for a full queue of reads.
@@ -71,20 +73,26 @@ impl PlacementArgs {
     /// The runner's placement, with the options checked.
     fn placement(&self) -> Result<Placement, CliError> {
         let budget = crate::commands::parse_memory(self.memory.as_deref())?;
-        let chunk = parse_size(&self.chunk)
-            .filter(|&chunk| (4 << 10..=4 << 20).contains(&chunk) && chunk % 4096 == 0)
-            .ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--chunk {:?} must be a multiple of 4K between 4K and 4M",
-                    self.chunk
-                ))
-            })?;
+        let chunk = match &self.chunk {
+            None => None,
+            Some(text) => Some(
+                parse_size(text)
+                    .filter(|&chunk| (4 << 10..=4 << 20).contains(&chunk) && chunk % 4096 == 0)
+                    .ok_or_else(|| {
+                        CliError::Usage(format!(
+                            "--chunk {text:?} must be a multiple of 4K between 4K and 4M"
+                        ))
+                    })?,
+            ),
+        };
         if !(1..=4096).contains(&self.queue_depth) {
             return Err(CliError::Usage(
                 "--queue-depth must be between 1 and 4096".to_string(),
             ));
         }
-        if !(0.0..=1.0).contains(&self.gather_cache) {
+        if let Some(fraction) = self.gather_cache
+            && !(0.0..=1.0).contains(&fraction)
+        {
             return Err(CliError::Usage(
                 "--gather-cache must be a fraction between 0 and 1".to_string(),
             ));

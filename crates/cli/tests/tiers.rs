@@ -365,6 +365,57 @@ fn offsets_are_compressed_only_when_plain_ones_would_starve_the_queue() {
 }
 
 #[test]
+fn a_search_on_a_banded_graph_gets_the_page_cache_and_small_reads_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    // 512 rows of 128: a vertex's neighbors are within 128 ids of it, out of 65,536.
+    let grid = dir.path().join("grid.sl");
+    let shape = ["--rows", "512", "--cols", "128"];
+    swapless_ok(&[&["generate", "grid"][..], &shape, &["-o", arg(&grid)]].concat());
+    let kron = dir.path().join("kron.sl");
+    generate_kron(&kron, 16, 8, &[]);
+    // Half the footprint, or a little over the least the tier accepts.
+    let half = |graph: &Path, kernel: &str| {
+        let planned = plan(graph, kernel, &["--tier", "direct"]);
+        let footprint = planned["footprint_bytes"].as_u64().unwrap();
+        let least = planned["minimum_bytes"].as_u64().unwrap();
+        format!("{}K", (footprint / 2).max(least + (512 << 10)) >> 10)
+    };
+    for (graph, kernel, told, chunk, page_cache) in [
+        (&grid, "bfs", &[][..], 16 << 10, true),
+        (&grid, "sssp", &[], 16 << 10, true),
+        (&grid, "pr", &[], 256 << 10, false),
+        (&kron, "bfs", &[], 256 << 10, false),
+        (
+            &grid,
+            "bfs",
+            &["--gather-cache", "0", "--chunk", "64K"],
+            64 << 10,
+            false,
+        ),
+    ] {
+        let memory = half(graph, kernel);
+        let options = [&["--tier", "direct", "--memory", &memory][..], told].concat();
+        let planned = plan(graph, kernel, &options);
+        let case = format!("{kernel} on {} {told:?}", graph.display());
+        assert_eq!(planned["chunk_bytes"], chunk, "{case}");
+        let cached = planned["gather_cache_bytes"].as_u64().unwrap();
+        assert_eq!(
+            cached > 0,
+            page_cache,
+            "{case}: {cached} bytes of page cache"
+        );
+    }
+    let (report, _) = run(
+        &grid,
+        "bfs",
+        &["--tier", "direct", "--memory", &half(&grid, "bfs")],
+        dir.path(),
+    );
+    assert_eq!(report["verified"], true);
+    assert!(report["gather_cache_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
 fn a_page_cache_for_gathers_stops_a_grid_search_rereading_its_pages() {
     // BFS on a grid reads a diagonal band of rows at every level; each row's lists share
     // pages that the next levels read again. 64 rows of 1024: a row's lists are 4 pages,

@@ -259,6 +259,40 @@ impl GraphFile {
         Ok(())
     }
 
+    /// Calls `visit` with up to `count` pages (4 KiB) of section `kind` spread evenly
+    /// over it, read with readahead off and dropped from the page cache after, so a
+    /// plan can look at a section's contents without the cache holding any of it. The
+    /// pages are not checked against checksums (those cover 1 MiB blocks): callers may
+    /// only draw estimates from them.
+    pub fn sample_pages(
+        &self,
+        kind: SectionKind,
+        count: u64,
+        visit: &mut dyn FnMut(&[u8]),
+    ) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        const PAGE: u64 = 4096;
+        let Some(entry) = self.header.section(kind) else {
+            return Ok(());
+        };
+        let pages = entry.length / PAGE;
+        if pages == 0 || count == 0 {
+            return Ok(());
+        }
+        let file = File::open(&self.path).map_err(|source| FormatError::io(&self.path, source))?;
+        advise(&file, 0, 0, libc::POSIX_FADV_RANDOM);
+        let mut page = vec![0u8; PAGE as usize];
+        let taken = count.min(pages);
+        for index in 0..taken {
+            let position = entry.offset + (index * pages / taken) * PAGE;
+            file.read_exact_at(&mut page, position)
+                .map_err(|source| FormatError::io(&self.path, source))?;
+            visit(&page);
+        }
+        advise(&file, entry.offset, entry.length, libc::POSIX_FADV_DONTNEED);
+        Ok(())
+    }
+
     /// The in-neighbors of vertex `v` (the out-neighbors for undirected graphs).
     pub fn in_neighbors_of(&self, v: usize) -> &[u32] {
         match (self.in_offsets(), self.in_neighbors()) {

@@ -259,7 +259,7 @@ fn run(
         }
     }
     if let Some(chunk) = text("chunk") {
-        run_options.placement.chunk_bytes = size(Some(&chunk), "chunk")?.unwrap_or(0);
+        run_options.placement.chunk_bytes = size(Some(&chunk), "chunk")?;
     }
     if let Some(depth) = options["queue_depth"].as_u64() {
         run_options.placement.queue_depth = depth as usize;

@@ -184,6 +184,15 @@ impl Kernel {
         }
     }
 
+    /// Whether the kernel searches: its steps gather a frontier's lists (so on a banded
+    /// graph each step rereads pages the steps before it read).
+    pub fn searches(self) -> bool {
+        matches!(
+            self,
+            Kernel::Bfs | Kernel::Sssp | Kernel::Bc | Kernel::Radii
+        )
+    }
+
     /// The lists the kernel reads.
     pub fn reads(self) -> Reads {
         match self {
@@ -208,12 +217,14 @@ pub struct Placement {
     pub default_budget_bytes: u64,
     /// The tier; `None`: dram if the footprint fits the budget, else direct.
     pub tier: Option<Tier>,
-    /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB).
-    pub chunk_bytes: u64,
+    /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB); `None`: the plan's
+    /// choice (256 KiB, or 16 KiB for a search on a banded graph).
+    pub chunk_bytes: Option<u64>,
     /// Reads the direct tier keeps in flight (1 to 4096).
     pub queue_depth: usize,
-    /// Share of the direct tier's list cache kept for pages gathers read (0 to 1).
-    pub gather_cache_fraction: f64,
+    /// Share of the direct tier's list cache kept for pages gathers read (0 to 1);
+    /// `None`: the plan's choice (all of it for a search on a banded graph, else none).
+    pub gather_cache_fraction: Option<f64>,
     /// How a disk tier holds offsets; `None`: plain unless the budget is tight.
     pub offset_form: Option<OffsetForm>,
     /// Whether the run hands back its result as an array in original ids (the output
@@ -222,15 +233,15 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// Default budget, tier, 256 KiB chunks and queue depth 128.
+    /// Default budget and tier, the plan's chunk size and cache split, queue depth 128.
     pub fn new(budget_bytes: Option<u64>, tier: Option<Tier>) -> Placement {
         Placement {
             budget_bytes,
             default_budget_bytes: default_memory_budget(),
             tier,
-            chunk_bytes: 256 << 10,
+            chunk_bytes: None,
             queue_depth: 128,
-            gather_cache_fraction: 0.0,
+            gather_cache_fraction: None,
             offset_form: None,
             output_array: true,
         }
@@ -238,8 +249,8 @@ impl Placement {
 
     /// The plan for `kernel` on `graph`.
     pub fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, RunError> {
-        if !(4 << 10..=4 << 20).contains(&self.chunk_bytes)
-            || !self.chunk_bytes.is_multiple_of(4096)
+        if let Some(chunk) = self.chunk_bytes
+            && (!(4 << 10..=4 << 20).contains(&chunk) || !chunk.is_multiple_of(4096))
         {
             return Err(RunError::Invalid(
                 "the chunk size must be a multiple of 4K between 4K and 4M".to_string(),
@@ -248,6 +259,13 @@ impl Placement {
         if !(1..=4096).contains(&self.queue_depth) {
             return Err(RunError::Invalid(
                 "the queue depth must be between 1 and 4096".to_string(),
+            ));
+        }
+        if let Some(fraction) = self.gather_cache_fraction
+            && !(0.0..=1.0).contains(&fraction)
+        {
+            return Err(RunError::Invalid(
+                "the gather cache fraction must be between 0 and 1".to_string(),
             ));
         }
         let reads = kernel.reads();
@@ -259,6 +277,7 @@ impl Placement {
                 graph.flags().directed,
             ),
             gather_cache_fraction: self.gather_cache_fraction,
+            searches: kernel.searches(),
             output_bytes: match self.output_array {
                 true => kernel.output_bytes(graph.num_vertices() as u64, graph.flags().reordered),
                 false => 0,

@@ -33,6 +33,9 @@ use system_counters::{Disk, Snapshot, SystemFigures};
 /// plus 10-12 MiB (asserted in tests/tiers.rs), and the cgroup counts all of it.
 const RUNTIME_ALLOWANCE_BYTES: u64 = 16 << 20;
 
+/// The `--chunks` value that leaves the read size to the run's plan.
+const AUTO_CHUNK: &str = "auto";
+
 /// Options of `swapless bench`.
 #[derive(Args)]
 pub struct BenchCommand {
@@ -68,8 +71,9 @@ pub struct BenchCommand {
     /// Size of that swap file (default: twice the largest in-memory peak RSS).
     #[arg(long, value_name = "SIZE")]
     swap_size: Option<String>,
-    /// mmap and direct: read sizes to sweep, comma-separated (e.g. 4K,32K,256K,1M).
-    #[arg(long, value_delimiter = ',', default_value = "256K")]
+    /// mmap and direct: read sizes to sweep, comma-separated (e.g. 4K,32K,256K,1M); auto
+    /// is run's default (256K, or 16K for a search on a banded graph).
+    #[arg(long, value_delimiter = ',', default_value = "auto")]
     chunks: Vec<String>,
     /// Huge-page fractions to sweep (run --hugepages), comma-separated; run's default is 1.
     #[arg(long, value_delimiter = ',', default_value = "1")]
@@ -396,8 +400,9 @@ fn validate(command: &BenchCommand) -> Result<(), CliError> {
         return usage("--hugepages values are fractions between 0 and 1");
     }
     if let Some(chunk) = command.chunks.iter().find(|chunk| {
-        parse_size(chunk)
-            .is_none_or(|size| !(4 << 10..=4 << 20).contains(&size) || size % 4096 != 0)
+        chunk.as_str() != AUTO_CHUNK
+            && parse_size(chunk)
+                .is_none_or(|size| !(4 << 10..=4 << 20).contains(&size) || size % 4096 != 0)
     }) {
         return Err(CliError::Usage(format!(
             "--chunks {chunk:?}: each must be a multiple of 4K between 4K and 4M"
@@ -561,7 +566,7 @@ fn refusal(
         None => {
             // The least budget a disk tier accepts does not depend on the budget given.
             let mut placement = swapless_run::Placement::new(Some(1 << 60), Some(spec.mode.tier()));
-            placement.chunk_bytes = parse_size(chunk).unwrap_or(placement.chunk_bytes);
+            placement.chunk_bytes = parse_size(chunk);
             // Trials run without --out, so they make no output array.
             placement.output_array = false;
             let least = placement.plan(graph, spec.kernel)?.minimum_bytes;
@@ -630,7 +635,7 @@ impl Harness {
         if let Some(memory) = spec.engine_memory_bytes {
             process.arg("--memory").arg(memory.to_string());
         }
-        if let Some(chunk) = &spec.chunk {
+        if let Some(chunk) = spec.chunk.as_ref().filter(|chunk| *chunk != AUTO_CHUNK) {
             process.arg("--chunk").arg(chunk);
         }
         let cgroup = match (&self.hierarchy, spec.limit_bytes) {
