@@ -39,9 +39,9 @@ pub(crate) struct Joined {
 }
 
 /// The split lists of one batch of scan reads, by the index of the read that holds
-/// the tail.
+/// the tail (16 bytes a read while none waits: a batch holds up to 16 K reads).
 pub(crate) struct SplitLists {
-    waiting: Vec<Mutex<Option<Piece>>>,
+    waiting: Vec<Mutex<Option<Box<Piece>>>>,
 }
 
 impl SplitLists {
@@ -71,11 +71,11 @@ impl SplitLists {
             match waiting.take() {
                 Some(other) => other,
                 None => {
-                    *waiting = Some(Piece {
+                    *waiting = Some(Box::new(Piece {
                         side,
                         neighbors: neighbors.to_vec(),
                         weights: weights.map(<[f32]>::to_vec),
-                    });
+                    }));
                     return None;
                 }
             }
@@ -140,5 +140,6 @@ mod tests {
             head_bytes: 0,
         };
         assert_eq!(SplitLists::new(&[read.clone(), read]).waiting.len(), 0);
+        assert_eq!(std::mem::size_of::<Mutex<Option<Box<Piece>>>>(), 16);
     }
 }
