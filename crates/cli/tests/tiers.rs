@@ -398,6 +398,8 @@ fn a_search_on_a_banded_graph_gets_the_page_cache_and_small_reads_by_itself() {
         let planned = plan(graph, kernel, &options);
         let case = format!("{kernel} on {} {told:?}", graph.display());
         assert_eq!(planned["chunk_bytes"], chunk, "{case}");
+        let banded_search = graph == &grid && kernel != "pr" && told.is_empty();
+        assert_eq!(planned["banded_search"], banded_search, "{case}");
         let cached = planned["gather_cache_bytes"].as_u64().unwrap();
         assert_eq!(
             cached > 0,

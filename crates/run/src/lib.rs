@@ -1013,6 +1013,7 @@ fn add_plan_figures(report: &mut Value, plan: &Plan) {
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,
+        "banded_search": plan.banded_search,
     });
     if let (Value::Object(report), Value::Object(figures)) = (report, figures) {
         report.extend(figures);
