@@ -386,6 +386,19 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "no"
         }
     );
+    let band_share = swapless_store::plan::band_share(&graph, SectionKind::OutNeighbors)?;
+    let banded = band_share.is_some_and(|share| share >= swapless_store::plan::BANDED_SHARE);
+    if let Some(share) = band_share {
+        println!(
+            "locality   {:.0}% of sampled neighbor ids lie near the ids whose lists hold them: {}",
+            100.0 * share,
+            if banded {
+                "banded (a search on a disk tier caches the pages its steps read)"
+            } else {
+                "not banded"
+            }
+        );
+    }
     println!(
         "out-degree max {}, mean {:.2}, {} vertices with none",
         thousands(stats.max),
@@ -433,6 +446,8 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "mean_degree": stats.mean,
             "zero_degree_vertices": stats.zero,
             "degree_histogram_log2": stats.histogram,
+            "band_share": band_share,
+            "banded": banded,
             "sections": sections,
             "graph_bytes": graph_bytes,
             "property_array_bytes": property_array,

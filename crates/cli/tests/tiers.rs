@@ -373,6 +373,10 @@ fn a_search_on_a_banded_graph_gets_the_page_cache_and_small_reads_by_itself() {
     swapless_ok(&[&["generate", "grid"][..], &shape, &["-o", arg(&grid)]].concat());
     let kron = dir.path().join("kron.sl");
     generate_kron(&kron, 16, 8, &[]);
+    // Reordered by degree, most ids in a page are hubs' ids, close together but far from
+    // the lists' own: not banded (the pinned prefix of hubs serves searches there).
+    let kron_dbg = dir.path().join("kron-dbg.sl");
+    generate_kron(&kron_dbg, 16, 8, &["--reorder", "dbg"]);
     // Half the footprint, or a little over the least the tier accepts.
     let half = |graph: &Path, kernel: &str| {
         let planned = plan(graph, kernel, &["--tier", "direct"]);
@@ -415,6 +419,14 @@ fn a_search_on_a_banded_graph_gets_the_page_cache_and_small_reads_by_itself() {
     );
     assert_eq!(report["verified"], true);
     assert!(report["gather_cache_bytes"].as_u64().unwrap() > 0);
+    let info = |graph: &Path| {
+        let json = dir.path().join("info.json");
+        swapless_ok(&["info", arg(graph), "--json", arg(&json)]);
+        json_report(&json)["banded"].clone()
+    };
+    assert_eq!(info(&grid), true);
+    assert_eq!(info(&kron), false);
+    assert_eq!(info(&kron_dbg), false);
 }
 
 #[test]

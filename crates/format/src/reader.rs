@@ -259,8 +259,9 @@ impl GraphFile {
         Ok(())
     }
 
-    /// Calls `visit` with up to `count` pages (4 KiB) of section `kind` spread evenly
-    /// over it, read with readahead off and dropped from the page cache after, so a
+    /// Calls `visit(position in the section, page)` with up to `count` pages (4 KiB) of
+    /// section `kind` spread evenly over it, read with readahead off and dropped from the
+    /// page cache after, so a
     /// plan can look at a section's contents without the cache holding any of it. The
     /// pages are not checked against checksums (those cover 1 MiB blocks): callers may
     /// only draw estimates from them.
@@ -268,7 +269,7 @@ impl GraphFile {
         &self,
         kind: SectionKind,
         count: u64,
-        visit: &mut dyn FnMut(&[u8]),
+        visit: &mut dyn FnMut(u64, &[u8]),
     ) -> Result<()> {
         use std::os::unix::fs::FileExt;
         const PAGE: u64 = 4096;
@@ -284,10 +285,10 @@ impl GraphFile {
         let mut page = vec![0u8; PAGE as usize];
         let taken = count.min(pages);
         for index in 0..taken {
-            let position = entry.offset + (index * pages / taken) * PAGE;
-            file.read_exact_at(&mut page, position)
+            let position = (index * pages / taken) * PAGE;
+            file.read_exact_at(&mut page, entry.offset + position)
                 .map_err(|source| FormatError::io(&self.path, source))?;
-            visit(&page);
+            visit(position, &page);
         }
         advise(&file, entry.offset, entry.length, libc::POSIX_FADV_DONTNEED);
         Ok(())

@@ -56,27 +56,42 @@ pub const BANDED_SEARCH_CHUNK_BYTES: u64 = 16 << 10;
 /// Pages of a list section the plan samples to tell whether the graph is banded.
 const BAND_SAMPLE_PAGES: u64 = 64;
 
-/// Whether the lists of `kind` are banded: neighbor ids close to the ids of the lists
-/// that hold them, as on grids, meshes and road networks in their natural order. A
-/// search there advances as a band of ids, and each step's lists share pages with the
-/// steps just before, so a page cache serves its gathers; in a graph with random ids
-/// (kron, urand, social networks) it would not. Measured on a sample of pages: the
-/// share of ids within 1/64 of the vertex count of their page's median id, at least
-/// three quarters (a random graph gives about 3%; a grid with a few shortcuts nearly all).
-fn banded(graph: &GraphFile, kind: SectionKind) -> Result<bool> {
-    let near = (graph.num_vertices() as u64 / 64).max(1);
+/// Share of [`band_share`] from which lists count as banded.
+pub const BANDED_SHARE: f64 = 0.75;
+
+/// How banded the lists of `kind` are: in a sample of pages, the share of ids within
+/// 1/64 of the vertex count of their page's median id, counting only pages whose median
+/// lies within 1/16 of the vertex count of the vertices whose lists are there (estimated
+/// from the page's place in the section). `None` for a section without a whole page. A
+/// random graph gives about 3%; grids, meshes and road networks in their natural order
+/// nearly all; a graph reordered by degree little, though its ids crowd into the hubs'.
+/// On a banded graph a search advances as a band of ids, and each step's lists share
+/// pages with the steps just before, so a page cache serves its gathers; elsewhere it
+/// would not.
+pub fn band_share(graph: &GraphFile, kind: SectionKind) -> Result<Option<f64>> {
+    let vertices = graph.num_vertices() as u64;
+    let section = graph.header().section(kind).map_or(0, |entry| entry.length);
+    let near = (vertices / 64).max(1);
     let (mut close, mut total) = (0u64, 0u64);
-    graph.sample_pages(kind, BAND_SAMPLE_PAGES, &mut |page| {
+    graph.sample_pages(kind, BAND_SAMPLE_PAGES, &mut |position, page| {
         let mut ids: Vec<u32> = bytemuck::cast_slice(page).to_vec();
         let middle = ids.len() / 2;
         let median = *ids.select_nth_unstable(middle).1 as u64;
-        close += ids
-            .iter()
-            .filter(|&&id| (id as u64).abs_diff(median) <= near)
-            .count() as u64;
+        let owners = (position as u128 * vertices as u128 / section.max(1) as u128) as u64;
+        if median.abs_diff(owners) <= (vertices / 16).max(1) {
+            close += ids
+                .iter()
+                .filter(|&&id| (id as u64).abs_diff(median) <= near)
+                .count() as u64;
+        }
         total += ids.len() as u64;
     })?;
-    Ok(total > 0 && close * 4 >= total * 3)
+    Ok((total > 0).then(|| close as f64 / total as f64))
+}
+
+/// Whether the lists of `kind` are banded (see [`band_share`]).
+fn banded(graph: &GraphFile, kind: SectionKind) -> Result<bool> {
+    Ok(band_share(graph, kind)?.is_some_and(|share| share >= BANDED_SHARE))
 }
 
 /// What a plan is asked for.
