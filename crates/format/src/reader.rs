@@ -261,10 +261,9 @@ impl GraphFile {
 
     /// Calls `visit(position in the section, page)` with up to `count` pages (4 KiB) of
     /// section `kind` spread evenly over it, read with readahead off and dropped from the
-    /// page cache after, so a
-    /// plan can look at a section's contents without the cache holding any of it. The
-    /// pages are not checked against checksums (those cover 1 MiB blocks): callers may
-    /// only draw estimates from them.
+    /// page cache after, so a plan can look at a section's contents without the cache
+    /// holding any of it. The pages are not checked against checksums (those cover 1 MiB
+    /// blocks): callers may only draw estimates from them.
     pub fn sample_pages(
         &self,
         kind: SectionKind,

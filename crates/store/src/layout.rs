@@ -273,7 +273,8 @@ pub(crate) fn scan_reads(
     let mut first = range.start;
     let mut head_bytes = 0;
     while first < range.end && reads.len() < max_reads {
-        let list_start = layout.list_bytes(first).start;
+        let list = layout.list_bytes(first);
+        let list_start = list.start;
         // The last vertex whose list ends within a chunk of `list_start`, at least one vertex.
         let limit = layout.vertices_within(list_start + chunk_bytes);
         let alone = limit <= first;
@@ -284,8 +285,8 @@ pub(crate) fn scan_reads(
         };
         // A list longer than a slot is read into the oversize region, whose reads may
         // wait behind each other: a split beside one could wait as long, so none is made.
-        let fits_a_slot = !alone
-            || layout.list_bytes(first).end.div_ceil(PAGE) * PAGE - start <= chunk_bytes + 2 * PAGE;
+        let fits_a_slot =
+            !alone || list.end.div_ceil(PAGE) * PAGE - start <= chunk_bytes + 2 * PAGE;
         let mut next_head_bytes = 0;
         if split_lists && fits_a_slot && end < range.end {
             let lowest = list_start + chunk_bytes / 2;
@@ -316,10 +317,13 @@ fn split_boundary(
     lowest: u64,
 ) -> (u32, u64) {
     let mut candidate = end;
+    // The members of a read that ends with `end`'s last page: the fallback.
+    let mut sharing_end = None;
     loop {
         let boundary = layout.span_bytes(first..candidate).end.div_ceil(PAGE) * PAGE;
         // Lists that end within the read's last page come along for free.
         let members_end = layout.vertices_within(boundary).clamp(candidate, range_end);
+        let sharing_end = *sharing_end.get_or_insert(members_end);
         if members_end == range_end {
             return (members_end, 0);
         }
@@ -334,8 +338,7 @@ fn split_boundary(
         // The list across the boundary is long: try ending before the page it starts in.
         let earlier = layout.vertices_within(next.start / PAGE * PAGE);
         if earlier <= first || layout.span_bytes(first..earlier).end < lowest {
-            let boundary = layout.span_bytes(first..end).end.div_ceil(PAGE) * PAGE;
-            return (layout.vertices_within(boundary).clamp(end, range_end), 0);
+            return (sharing_end, 0);
         }
         candidate = earlier;
     }
