@@ -967,6 +967,18 @@ impl EdgeStore for Watched<'_> {
             self.inner.scan_blocks(direction, range, visit_block)
         })
     }
+    fn scan_heads(
+        &self,
+        direction: swapless_store::EdgeDirection,
+        range: std::ops::Range<u32>,
+        entries: u64,
+        visit_block: &swapless_store::VisitBlock,
+    ) -> swapless_store::Result<()> {
+        self.pass(Pattern::Scan, || {
+            self.inner
+                .scan_heads(direction, range, entries, visit_block)
+        })
+    }
     fn gather(
         &self,
         direction: swapless_store::EdgeDirection,

@@ -25,11 +25,11 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
-    gather_reads, scan_batches, visit_edgeless, visit_read,
+    Directions, HeadPass, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
+    deliver_span, gather_reads, long_lists, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
-use crate::plan::{GATHER_GAP_PAGES, Plan};
+use crate::plan::{GATHER_GAP_PAGES, HEAD_GAP_PAGES, Plan};
 use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
 use crate::{
@@ -50,29 +50,35 @@ struct Lists {
 }
 
 impl Lists {
+    /// The pinned prefix's entries (neighbors, and weights on a weighted graph).
+    fn pinned_entries(&self) -> (&[u32], Option<&[f32]>) {
+        (
+            bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
+            self.pinned_weights
+                .as_ref()
+                .map(|weights| bytemuck::cast_slice(weights.as_slice())),
+        )
+    }
+
     fn pinned(&self, vertex: u32) -> Adjacency<'_> {
         let bounds = self.layout.offsets.as_slice().bounds(vertex as usize);
         let entries = bounds.start as usize..bounds.end as usize;
-        let neighbors: &[u32] = bytemuck::cast_slice(self.pinned_neighbors.as_slice());
+        let (neighbors, weights) = self.pinned_entries();
         Adjacency {
             neighbors: &neighbors[entries.clone()],
-            weights: self
-                .pinned_weights
-                .as_ref()
-                .map(|weights| &bytemuck::cast_slice::<u8, f32>(weights.as_slice())[entries]),
+            weights: weights.map(|weights| &weights[entries]),
         }
     }
 
     /// Visits the pinned lists of `vertices` (all below `pinned_vertices`) as one block.
     fn visit_pinned_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
+        let (neighbors, weights) = self.pinned_entries();
         with_block(
             self.layout.offsets.as_slice(),
             vertices,
             0,
-            bytemuck::cast_slice(self.pinned_neighbors.as_slice()),
-            self.pinned_weights
-                .as_ref()
-                .map(|weights| bytemuck::cast_slice(weights.as_slice())),
+            neighbors,
+            weights,
             visit_block,
         )
     }
@@ -637,6 +643,55 @@ impl DirectStore {
         }
     }
 
+    /// A pass over consecutive vertices: the pinned lists of `pinned` (computed on
+    /// while the first reads fly, or alone when nothing is read), then `batches` of
+    /// reads in file order (a scan's or a head pass's). Members of reads without bytes
+    /// have no edges and are visited with empty lists.
+    fn stream_spans(
+        &self,
+        lists: &Lists,
+        pinned: Range<u32>,
+        batches: impl Iterator<Item = Vec<Read>>,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        let mut visit_pinned = Some(|| {
+            block_ranges(pinned.clone(), SCAN_BLOCK)
+                .for_each(|vertices| lists.visit_pinned_block(vertices, visit_block));
+            let bytes = lists.layout.span_bytes(pinned.clone());
+            let factor = if self.weighted { 2 } else { 1 };
+            let pinned_bytes = (bytes.end - bytes.start) * factor;
+            IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
+            IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
+        });
+        for batch in batches {
+            let (empty, reads): (Vec<Read>, Vec<Read>) =
+                batch.into_iter().partition(|read| read.bytes.is_empty());
+            self.stream(lists, &reads, &[], visit_block, false, || {
+                let no_weights: &[f32] = &[];
+                for read in &empty {
+                    if let Members::Span(span) = &read.members {
+                        let offsets = lists.layout.offsets.as_slice();
+                        with_block(
+                            offsets,
+                            span.clone(),
+                            offsets.get(span.start as usize),
+                            &[],
+                            self.weighted.then_some(no_weights),
+                            visit_block,
+                        );
+                    }
+                }
+                if let Some(visit_pinned) = visit_pinned.take() {
+                    visit_pinned();
+                }
+            })?;
+        }
+        if let Some(visit_pinned) = visit_pinned {
+            visit_pinned();
+        }
+        Ok(())
+    }
+
     /// Runs `reads` through the ring while compute threads call `visit_block` for each
     /// read that lands; `meanwhile` runs on the calling thread as the first reads fly.
     fn stream(
@@ -998,44 +1053,51 @@ impl EdgeStore for DirectStore {
     ) -> Result<()> {
         let lists = self.lists(direction);
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
-        // The pinned lists are computed on while the first reads fly (or alone, when
-        // nothing is read).
-        let mut visit_pinned = Some(|| {
-            block_ranges(range.start..pinned_end, SCAN_BLOCK)
-                .for_each(|vertices| lists.visit_pinned_block(vertices, visit_block));
-            let bytes = lists.layout.span_bytes(range.start..pinned_end);
-            let factor = if self.weighted { 2 } else { 1 };
-            let pinned_bytes = (bytes.end - bytes.start) * factor;
-            IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
-            IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
-        });
-        for batch in scan_batches(&lists.layout, pinned_end..range.end, self.chunk_bytes, true) {
-            let (empty, reads): (Vec<Read>, Vec<Read>) =
-                batch.into_iter().partition(|read| read.bytes.is_empty());
-            self.stream(lists, &reads, &[], visit_block, false, || {
-                let no_weights: &[f32] = &[];
-                for read in &empty {
-                    if let Members::Span(span) = &read.members {
-                        let offsets = lists.layout.offsets.as_slice();
-                        with_block(
-                            offsets,
-                            span.clone(),
-                            offsets.get(span.start as usize),
-                            &[],
-                            self.weighted.then_some(no_weights),
-                            visit_block,
-                        );
-                    }
-                }
-                if let Some(visit_pinned) = visit_pinned.take() {
-                    visit_pinned();
-                }
-            })?;
-        }
-        if let Some(visit_pinned) = visit_pinned {
-            visit_pinned();
-        }
-        Ok(())
+        self.stream_spans(
+            lists,
+            range.start..pinned_end,
+            scan_batches(
+                &lists.layout,
+                pinned_end..range.end,
+                self.chunk_bytes,
+                true,
+                None,
+            ),
+            visit_block,
+        )
+    }
+
+    fn scan_heads(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        entries: u64,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        let lists = self.lists(direction);
+        let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
+        let long = long_lists(
+            &lists.layout,
+            pinned_end..range.end,
+            entries,
+            HEAD_GAP_PAGES,
+        );
+        let heads = HeadPass {
+            entries,
+            long: &long,
+        };
+        self.stream_spans(
+            lists,
+            range.start..pinned_end,
+            scan_batches(
+                &lists.layout,
+                pinned_end..range.end,
+                self.chunk_bytes,
+                true,
+                Some(heads),
+            ),
+            visit_block,
+        )
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {

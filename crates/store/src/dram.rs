@@ -164,6 +164,17 @@ impl EdgeStore for DramStore {
         Ok(())
     }
 
+    fn scan_heads(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        _entries: u64,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        // Every list is at hand whole.
+        self.scan_blocks(direction, range, visit_block)
+    }
+
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
         let lists = self.lists(direction);
         vertices

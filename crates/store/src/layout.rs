@@ -185,7 +185,7 @@ pub(crate) enum Members {
 }
 
 /// One read: whole pages of a section that hold every list of its members, except
-/// perhaps the first list's head.
+/// perhaps the first list's head and, in a head pass, the tail of the last list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Read {
     /// Which vertices' lists the read holds.
@@ -195,13 +195,20 @@ pub(crate) struct Read {
     /// Bytes of the first member's list that lie before `bytes`, in the last page of the
     /// read before it (a scan's split list, see [`scan_reads`]); 0 when the list is whole.
     pub head_bytes: u64,
+    /// In a head pass ([`HeadPass`]), the entries the read holds of its last member's
+    /// list when that is a long list cut short; `None` when the last list is whole.
+    pub last_list_entries: Option<u64>,
 }
 
 impl Read {
-    /// The members whose lists lie wholly inside the read: all but a split first list.
+    /// The members whose lists lie wholly inside the read: all but a split first list
+    /// and a long last list cut short.
     pub fn whole_span(&self) -> Option<Range<u32>> {
         match &self.members {
-            Members::Span(span) => Some(span.start + (self.head_bytes > 0) as u32..span.end),
+            Members::Span(span) => Some(
+                span.start + (self.head_bytes > 0) as u32
+                    ..span.end - self.last_list_entries.is_some() as u32,
+            ),
             Members::Picked(_) => None,
         }
     }
@@ -221,14 +228,25 @@ fn page_range(bytes: Range<u64>) -> Range<u64> {
 /// size (a whole kron23 scan at 4 KiB chunks took 16 MiB past the budget).
 pub(crate) const READS_PER_BATCH: usize = 16 << 10;
 
+/// A pass that needs only the first `entries` of each list: which lists it cuts short.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HeadPass<'a> {
+    /// Entries of each list the pass needs.
+    pub entries: u64,
+    /// The lists read only up to their heads, ascending (from [`long_lists`]).
+    pub long: &'a [u32],
+}
+
 /// A scan of `range` as batches of at most [`READS_PER_BATCH`] reads, in file order
-/// (with lists split between reads when `split_lists`, see [`scan_reads`]).
-pub(crate) fn scan_batches(
-    layout: &ListLayout,
+/// (with lists split between reads when `split_lists`, and long lists cut short in a
+/// head pass; see [`scan_reads`]).
+pub(crate) fn scan_batches<'a>(
+    layout: &'a ListLayout,
     range: Range<u32>,
     chunk_bytes: u64,
     split_lists: bool,
-) -> impl Iterator<Item = Vec<Read>> + '_ {
+    heads: Option<HeadPass<'a>>,
+) -> impl Iterator<Item = Vec<Read>> + 'a {
     let mut first = range.start;
     std::iter::from_fn(move || {
         if first >= range.end {
@@ -240,6 +258,7 @@ pub(crate) fn scan_batches(
             chunk_bytes,
             READS_PER_BATCH,
             split_lists,
+            heads,
         );
         first = match reads.last().map(|read| &read.members) {
             Some(Members::Span(span)) => span.end,
@@ -262,12 +281,17 @@ pub(crate) fn scan_batches(
 /// joins the two. Only a list whose two sides each fit in a page is split; when the
 /// list across the natural boundary is longer, the read ends earlier (by up to
 /// half a chunk) where one is short, and shares the page as before only if none is.
+///
+/// In a head pass (`heads`), a long list within a read's reach ends the read after its
+/// first `entries` ([`Read::last_list_entries`]) and the next read starts with the list
+/// after it: the pages of the long list's tail are never read.
 pub(crate) fn scan_reads(
     layout: &ListLayout,
     range: Range<u32>,
     chunk_bytes: u64,
     max_reads: usize,
     split_lists: bool,
+    heads: Option<HeadPass>,
 ) -> Vec<Read> {
     let mut reads = Vec::new();
     let mut first = range.start;
@@ -283,6 +307,29 @@ pub(crate) fn scan_reads(
             0 => list_start / PAGE * PAGE,
             _ => list_start + head_bytes,
         };
+        // The first long list from `first` on, if the read reaches it (not a split
+        // first list, whose start the read before holds).
+        let whole_from = first + (head_bytes > 0) as u32;
+        let long = heads.and_then(|heads| {
+            let next = *heads
+                .long
+                .get(heads.long.partition_point(|&vertex| vertex < whole_from))?;
+            (next <= end && next < range.end).then_some((next, heads.entries))
+        });
+        if let Some((long, entries)) = long {
+            let cut = layout.list_bytes(long);
+            let held = ((cut.end - cut.start) / ENTRY_BYTES).min(entries);
+            reads.push(Read {
+                members: Members::Span(first..long + 1),
+                bytes: start..(cut.start + held * ENTRY_BYTES).div_ceil(PAGE) * PAGE,
+                head_bytes,
+                last_list_entries: Some(held),
+            });
+            // The long list's tail lies between this read and the next: nothing is split.
+            head_bytes = 0;
+            first = long + 1;
+            continue;
+        }
         // A list longer than a slot is read into the oversize region, whose reads may
         // wait behind each other: a split beside one could wait as long, so none is made.
         let fits_a_slot =
@@ -297,6 +344,7 @@ pub(crate) fn scan_reads(
             members: Members::Span(first..end),
             bytes,
             head_bytes,
+            last_list_entries: None,
         });
         head_bytes = next_head_bytes;
         first = end;
@@ -344,6 +392,35 @@ fn split_boundary(
     }
 }
 
+/// The vertices of `range` whose lists run more than `gap_pages` pages past the
+/// pages holding their first `entries`: the lists a head pass cuts short, ascending.
+pub(crate) fn long_lists(
+    layout: &ListLayout,
+    range: Range<u32>,
+    entries: u64,
+    gap_pages: u64,
+) -> Vec<u32> {
+    let offsets = layout.offsets.as_slice();
+    crate::block_ranges(range, crate::WIDENED_ON_STACK as u32 - 1)
+        .flat_map_iter(|vertices| {
+            offsets
+                .vertices(vertices.start as usize..vertices.end as usize)
+                .widened(|bounds| {
+                    bounds
+                        .windows(2)
+                        .enumerate()
+                        .filter(|(_, pair)| {
+                            let head_end = pair[1].min(pair[0] + entries) * ENTRY_BYTES;
+                            pair[1] * ENTRY_BYTES
+                                > head_end.div_ceil(PAGE) * PAGE + gap_pages * PAGE
+                        })
+                        .map(|(index, _)| vertices.start + index as u32)
+                        .collect::<Vec<u32>>()
+                })
+        })
+        .collect()
+}
+
 /// A gather's vertices in ascending order: themselves when already so (a kernel that
 /// keeps its frontiers sorted costs no copy), else a sorted copy.
 pub(crate) fn ascending(vertices: &[u32]) -> std::borrow::Cow<'_, [u32]> {
@@ -385,6 +462,7 @@ pub(crate) fn gather_reads(
             members: Members::Picked(position..position + 1),
             bytes: pages,
             head_bytes: 0,
+            last_list_entries: None,
         });
     }
     reads
@@ -429,10 +507,24 @@ pub(crate) fn visit_read(
         )
     };
     match &read.members {
-        Members::Span(_) => match read.whole_span() {
-            Some(span) if !span.is_empty() => deliver(span),
-            _ => Ok(0),
-        },
+        Members::Span(span) => {
+            let whole = match read.whole_span() {
+                Some(whole) if !whole.is_empty() => deliver(whole)?,
+                _ => 0,
+            };
+            let Some(entries) = read.last_list_entries else {
+                return Ok(whole);
+            };
+            // A long list cut short: its head, as a block of its own.
+            let last = span.end - 1;
+            let start = layout.list_bytes(last).start / ENTRY_BYTES;
+            let head_offsets = [start, start + entries];
+            let head = ListBlock::new(last, &head_offsets, first_entry, neighbors, weights);
+            check_ids(&head, vertices, path)?;
+            visit_block(head);
+            let parts = if weights.is_some() { 2 } else { 1 };
+            Ok(whole + entries * ENTRY_BYTES * parts)
+        }
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
             .map(|&vertex| deliver(vertex..vertex + 1))
@@ -522,7 +614,7 @@ mod tests {
     fn scan_reads_cover_every_list_whole_and_in_order() {
         // 2000-entry lists are 8000 bytes: about two pages each.
         let layout = layout(&[2000, 0, 10, 5000, 1, 1, 1, 3000, 0]);
-        let reads = scan_reads(&layout, 0..9, 8192, usize::MAX, false);
+        let reads = scan_reads(&layout, 0..9, 8192, usize::MAX, false, None);
         let mut next = 0;
         for read in &reads {
             let Members::Span(span) = &read.members else {
@@ -573,7 +665,7 @@ mod tests {
             }
             let layout = layout(&degrees);
             let range = 5..degrees.len() as u32 - 3;
-            let reads = scan_reads(&layout, range.clone(), chunk, usize::MAX, true);
+            let reads = scan_reads(&layout, range.clone(), chunk, usize::MAX, true, None);
             let mut next = range.start;
             let mut shared_pages = 0;
             for (index, read) in reads.iter().enumerate() {
@@ -619,6 +711,148 @@ mod tests {
     }
 
     #[test]
+    fn long_lists_are_those_running_past_their_heads_by_more_than_the_gap() {
+        let degrees = skewed_degrees(20_000, 7);
+        let layout = layout(&degrees);
+        for (entries, gap_pages) in [(1, 0), (2, 2), (2, 8), (300, 1)] {
+            let long = long_lists(&layout, 3..19_990, entries, gap_pages);
+            let expected: Vec<u32> = (3..19_990)
+                .filter(|&vertex| {
+                    let list = layout.list_bytes(vertex);
+                    let head_end =
+                        list.start + layout.degree(vertex).min(entries as u32) as u64 * 4;
+                    let head_pages_end = head_end.div_ceil(PAGE) * PAGE;
+                    list.end > head_pages_end + gap_pages * PAGE
+                })
+                .collect();
+            assert_eq!(long, expected, "entries {entries}, gap {gap_pages}");
+        }
+    }
+
+    #[test]
+    fn a_head_pass_skips_long_tails_and_delivers_every_head() {
+        for (seed, chunk, split) in [(1, 4096, true), (2, 16384, false), (3, 262144, true)] {
+            let mut degrees = skewed_degrees(30_000, seed);
+            // Hubs much longer than a chunk, so that some tails span many pages.
+            degrees[100] = 200_000;
+            degrees[101] = 150_000;
+            let layout = layout(&degrees);
+            let entries = 2;
+            let range = 4..degrees.len() as u32 - 2;
+            let long = long_lists(&layout, range.clone(), entries, 8);
+            assert!(long.contains(&100) && long.contains(&101));
+            let heads = HeadPass {
+                entries,
+                long: &long,
+            };
+            let reads = scan_reads(
+                &layout,
+                range.clone(),
+                chunk,
+                usize::MAX,
+                split,
+                Some(heads),
+            );
+            // Entry i of the section holds id i, so a delivered list shows where it came from.
+            let section: Vec<u32> = (0..layout.offsets.get(degrees.len()) as u32).collect();
+            let delivered = std::sync::Mutex::new(Vec::new());
+            let mut next = range.start;
+            for read in &reads {
+                let Members::Span(span) = &read.members else {
+                    panic!("a head pass delivers spans")
+                };
+                assert_eq!(span.start, next);
+                next = span.end;
+                let length = read.bytes.end - read.bytes.start;
+                assert!(length <= chunk + 2 * PAGE || span.len() == 1);
+                match read.last_list_entries {
+                    Some(held) => {
+                        let last = span.end - 1;
+                        assert!(long.contains(&last));
+                        assert_eq!(held, u64::from(layout.degree(last)).min(entries));
+                        assert!(layout.list_bytes(last).end > read.bytes.end);
+                    }
+                    None => assert!(!long.contains(&(span.end - 1))),
+                }
+                // A long list ends the read it is in.
+                assert!(
+                    span.clone()
+                        .rev()
+                        .skip(1)
+                        .all(|vertex| !long.contains(&vertex))
+                );
+                // No page of a long list's tail beyond the gap is read.
+                for &vertex in &long {
+                    let list = layout.list_bytes(vertex);
+                    let skipped = (list.start + entries * 4).div_ceil(PAGE) * PAGE + 8 * PAGE
+                        ..list.end / PAGE * PAGE;
+                    assert!(
+                        read.bytes.end <= skipped.start || read.bytes.start >= skipped.end,
+                        "a read takes pages of vertex {vertex}'s tail"
+                    );
+                }
+                if read.bytes.is_empty() {
+                    continue;
+                }
+                // Deliver from the read's pages as a tier would (the split sides are
+                // the tier's to join; here they come from the section directly).
+                let pages = &section[(read.bytes.start / 4) as usize
+                    ..((read.bytes.end / 4) as usize).min(section.len())];
+                visit_read(
+                    &layout,
+                    read,
+                    &[],
+                    pages,
+                    None,
+                    usize::MAX,
+                    Path::new("g.sl"),
+                    &|block| {
+                        let mut delivered = delivered.lock().unwrap();
+                        for (vertex, list) in block.iter() {
+                            delivered.push((vertex, list.neighbors.to_vec()));
+                        }
+                    },
+                )
+                .unwrap();
+                if read.head_bytes > 0 {
+                    let vertex = span.start;
+                    let list = layout.list_bytes(vertex);
+                    let ids = (list.start / 4) as u32..(list.end / 4) as u32;
+                    delivered.lock().unwrap().push((vertex, ids.collect()));
+                }
+            }
+            assert_eq!(next, range.end);
+            let mut delivered = delivered.into_inner().unwrap();
+            delivered.sort();
+            let with_edges: Vec<u32> = range.clone().filter(|&v| layout.degree(v) > 0).collect();
+            let delivered_with_edges: Vec<&(u32, Vec<u32>)> = delivered
+                .iter()
+                .filter(|(_, list)| !list.is_empty())
+                .collect();
+            assert_eq!(delivered_with_edges.len(), with_edges.len());
+            for ((vertex, list), &expected_vertex) in delivered_with_edges.iter().zip(&with_edges) {
+                assert_eq!(*vertex, expected_vertex);
+                let bounds = layout.list_bytes(*vertex);
+                let whole: Vec<u32> =
+                    ((bounds.start / 4) as u32..(bounds.end / 4) as u32).collect();
+                // At least the head; the whole list unless it is long.
+                assert!(list.len() as u64 >= (whole.len() as u64).min(entries));
+                assert_eq!(list[..], whole[..list.len()]);
+                assert!(list.len() == whole.len() || long.contains(vertex));
+            }
+            let scan: u64 = scan_reads(&layout, range.clone(), chunk, usize::MAX, split, None)
+                .iter()
+                .map(|read| read.bytes.end - read.bytes.start)
+                .sum();
+            let head_pass: u64 = reads.iter().map(|r| r.bytes.end - r.bytes.start).sum();
+            assert!(
+                head_pass < scan,
+                "chunk {chunk}: {head_pass} bytes, a scan reads {scan}"
+            );
+        }
+    }
+
+    #[test]
     fn scan_batches_are_the_scan_reads_cut_into_pieces() {
         let layout = layout(&[3000; READS_PER_BATCH * 2 + 5]);
         let whole = scan_reads(
@@ -627,9 +861,16 @@ mod tests {
             4096,
             usize::MAX,
             false,
+            None,
         );
-        let batches: Vec<Vec<Read>> =
-            scan_batches(&layout, 3..layout.offsets.len() as u32 - 1, 4096, false).collect();
+        let batches: Vec<Vec<Read>> = scan_batches(
+            &layout,
+            3..layout.offsets.len() as u32 - 1,
+            4096,
+            false,
+            None,
+        )
+        .collect();
         assert_eq!(batches.len(), 3);
         assert!(batches.iter().all(|batch| batch.len() <= READS_PER_BATCH));
         assert_eq!(batches.concat(), whole);

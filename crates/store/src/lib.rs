@@ -54,6 +54,18 @@ pub struct Adjacency<'a> {
     pub weights: Option<&'a [f32]>,
 }
 
+impl<'a> Adjacency<'a> {
+    /// The first `entries` of the list (all of a shorter one), weights alongside.
+    #[inline]
+    pub fn head(self, entries: u64) -> Adjacency<'a> {
+        let length = self.neighbors.len().min(entries as usize);
+        Adjacency {
+            neighbors: &self.neighbors[..length],
+            weights: self.weights.map(|weights| &weights[..length]),
+        }
+    }
+}
+
 impl Adjacency<'static> {
     /// The list of a vertex without edges (with empty weights on a weighted graph).
     pub fn empty(weighted: bool) -> Adjacency<'static> {
@@ -220,6 +232,19 @@ pub trait EdgeStore: Sync {
     fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
         self.scan_blocks(direction, range, &per_vertex(visit))
     }
+    /// Like [`EdgeStore::scan_blocks`], for a pass that needs only the first `entries`
+    /// of each list (CC's first links): each list handed over holds at least those
+    /// (a short list whole, a long one perhaps only its head), and the kernel takes what
+    /// it needs. A disk tier then skips the pages of long lists beyond their heads.
+    /// Required, not defaulted to a scan, so that no tier or wrapper reads whole lists
+    /// for it unawares.
+    fn scan_heads(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        entries: u64,
+        visit_block: &VisitBlock,
+    ) -> Result<()>;
     /// Calls `visit` for each vertex in `vertices` with its list, in parallel and any order.
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()>;
     /// Bytes of memory the store holds (graph sections resident in DRAM).

@@ -16,10 +16,10 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
-    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
-    scan_batches, visit_edgeless, visit_read,
+    Directions, HeadPass, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
+    gather_reads, long_lists, scan_batches, visit_edgeless, visit_read,
 };
-use crate::plan::{GATHER_GAP_PAGES, Plan};
+use crate::plan::{GATHER_GAP_PAGES, HEAD_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
     EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError, Visit,
@@ -371,7 +371,48 @@ impl EdgeStore for MmapStore {
             visit_block,
         )?;
         // The page cache serves a page two reads share once, so lists are not split.
-        for reads in scan_batches(&lists.layout, kept_end..range.end, self.chunk_bytes, false) {
+        for reads in scan_batches(
+            &lists.layout,
+            kept_end..range.end,
+            self.chunk_bytes,
+            false,
+            None,
+        ) {
+            self.stream(lists, &reads, &[], visit_block)?;
+        }
+        Ok(())
+    }
+
+    fn scan_heads(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        entries: u64,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        let lists = self.lists(direction);
+        let kept_end = lists
+            .layout
+            .vertices_within(lists.kept_bytes)
+            .clamp(range.start, range.end);
+        self.visit_kept(
+            lists,
+            block_ranges(range.start..kept_end, SCAN_BLOCK),
+            visit_block,
+        )?;
+        let long = long_lists(&lists.layout, kept_end..range.end, entries, HEAD_GAP_PAGES);
+        let heads = HeadPass {
+            entries,
+            long: &long,
+        };
+        let batches = scan_batches(
+            &lists.layout,
+            kept_end..range.end,
+            self.chunk_bytes,
+            false,
+            Some(heads),
+        );
+        for reads in batches {
             self.stream(lists, &reads, &[], visit_block)?;
         }
         Ok(())

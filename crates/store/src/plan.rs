@@ -43,6 +43,10 @@ impl fmt::Display for Tier {
 /// time as reading 13 KiB more at this disk's figures).
 pub const GATHER_GAP_PAGES: u64 = 2;
 
+/// Unneeded pages a head pass ([`crate::EdgeStore::scan_heads`]) reads rather than
+/// end a read and start another after them.
+pub const HEAD_GAP_PAGES: u64 = 8;
+
 /// Fewest I/O slots a disk tier works with (two reads in flight, two being computed on).
 const MIN_SLOTS: u64 = 4;
 

@@ -115,6 +115,7 @@ mod tests {
             members: Members::Span(0..1),
             bytes: 0..4096,
             head_bytes,
+            last_list_entries: None,
         };
         let split = SplitLists::new(&[read(0), read(8), read(0), read(4)]);
         assert!(split.offer(1, Side::Head, &[1, 2], None).is_none());
@@ -138,6 +139,7 @@ mod tests {
             members: Members::Span(0..1),
             bytes: 0..4096,
             head_bytes: 0,
+            last_list_entries: None,
         };
         assert_eq!(SplitLists::new(&[read.clone(), read]).waiting.len(), 0);
         assert_eq!(std::mem::size_of::<Mutex<Option<Box<Piece>>>>(), 16);

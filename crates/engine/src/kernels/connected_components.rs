@@ -13,6 +13,7 @@
 
 use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
+use swapless_store::plan::HEAD_GAP_PAGES;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use rayon::prelude::*;
@@ -26,11 +27,14 @@ pub const READS: Reads = Reads {
     in_lists: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex) and the list
+/// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex), the list
 /// of vertices outside the largest component with edges left to link, when it is
-/// gathered (at most one vertex in [`OUTSIDE_LIST_DIVISOR`], 4 each).
-pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    4 * vertices + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR)
+/// gathered (at most one vertex in [`OUTSIDE_LIST_DIVISOR`], 4 each), and the long lists
+/// a disk tier's first pass cuts short (at most one per [`HEAD_GAP_PAGES`] pages of
+/// lists; 8 bytes each, room for the vector to grow).
+pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
+    let long_lists = (4 * arcs).div_ceil(HEAD_GAP_PAGES * 4096);
+    4 * vertices + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR) + 8 * long_lists
 }
 
 /// At most one vertex in this many is listed for a gather of the lists left to link.
@@ -56,6 +60,7 @@ pub struct ComponentsResult {
 }
 
 /// Joins the trees of `u` and `v`, hooking the larger root under the smaller.
+#[inline]
 fn link(labels: &U32Array, u: u32, v: u32) {
     let mut first = labels.get(u);
     let mut second = labels.get(v);
@@ -112,16 +117,22 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
     (0..vertices as u32)
         .into_par_iter()
         .for_each(|vertex| labels.set(vertex, vertex));
-    // GAP links one neighbor per round with a compress between rounds; one scan that
+    // GAP links one neighbor per round with a compress between rounds; one pass that
     // links the first NEIGHBOR_ROUNDS neighbors reads the lists once instead of twice,
-    // which is what a disk tier pays for, and joins the same trees.
-    store.scan_blocks(EdgeDirection::Out, all.clone(), &|block| {
-        for (vertex, list) in block.iter() {
-            for &neighbor in list.neighbors.iter().take(NEIGHBOR_ROUNDS) {
-                link(&labels, vertex, neighbor);
+    // and joins the same trees. It needs only the start of each list, so a disk tier
+    // skips the pages of long lists past their heads.
+    store.scan_heads(
+        EdgeDirection::Out,
+        all.clone(),
+        NEIGHBOR_ROUNDS as u64,
+        &|block| {
+            for (vertex, list) in block.iter() {
+                for &neighbor in list.neighbors.iter().take(NEIGHBOR_ROUNDS) {
+                    link(&labels, vertex, neighbor);
+                }
             }
-        }
-    })?;
+        },
+    )?;
     compress(&labels);
     if vertices > 0 {
         let largest = most_frequent_label(&labels);
