@@ -316,26 +316,33 @@ pub(crate) fn scan_reads(
                 .get(heads.long.partition_point(|&vertex| vertex < whole_from))?;
             (next <= end && next < range.end).then_some((next, heads.entries))
         });
+        let mut before_long = false;
         if let Some((long, entries)) = long {
             let cut = layout.list_bytes(long);
             let held = ((cut.end - cut.start) / ENTRY_BYTES).min(entries);
-            reads.push(Read {
-                members: Members::Span(first..long + 1),
-                bytes: start..(cut.start + held * ENTRY_BYTES).div_ceil(PAGE) * PAGE,
-                head_bytes,
-                last_list_entries: Some(held),
-            });
-            // The long list's tail lies between this read and the next: nothing is split.
-            head_bytes = 0;
-            first = long + 1;
-            continue;
+            // A head of more than a page is read alone, so the read fits where the whole
+            // list would (a slot, or the oversize region sized for the longest list).
+            if first == long || held * ENTRY_BYTES <= PAGE {
+                reads.push(Read {
+                    members: Members::Span(first..long + 1),
+                    bytes: start..(cut.start + held * ENTRY_BYTES).div_ceil(PAGE) * PAGE,
+                    head_bytes,
+                    last_list_entries: Some(held),
+                });
+                // The long list's tail lies between this read and the next: nothing is split.
+                head_bytes = 0;
+                first = long + 1;
+                continue;
+            }
+            end = long;
+            before_long = true;
         }
         // A list longer than a slot is read into the oversize region, whose reads may
         // wait behind each other: a split beside one could wait as long, so none is made.
         let fits_a_slot =
             !alone || list.end.div_ceil(PAGE) * PAGE - start <= chunk_bytes + 2 * PAGE;
         let mut next_head_bytes = 0;
-        if split_lists && fits_a_slot && end < range.end {
+        if split_lists && fits_a_slot && !before_long && end < range.end {
             let lowest = list_start + chunk_bytes / 2;
             (end, next_head_bytes) = split_boundary(layout, first, end, range.end, lowest);
         }
@@ -731,13 +738,19 @@ mod tests {
 
     #[test]
     fn a_head_pass_skips_long_tails_and_delivers_every_head() {
-        for (seed, chunk, split) in [(1, 4096, true), (2, 16384, false), (3, 262144, true)] {
+        let cases = [
+            (1, 4096, true, 2),
+            (2, 16384, false, 2),
+            (3, 262144, true, 2),
+            // Heads of several pages: read alone, never beside other lists.
+            (4, 65536, true, 5000),
+        ];
+        for (seed, chunk, split, entries) in cases {
             let mut degrees = skewed_degrees(30_000, seed);
             // Hubs much longer than a chunk, so that some tails span many pages.
             degrees[100] = 200_000;
             degrees[101] = 150_000;
             let layout = layout(&degrees);
-            let entries = 2;
             let range = 4..degrees.len() as u32 - 2;
             let long = long_lists(&layout, range.clone(), entries, 8);
             assert!(long.contains(&100) && long.contains(&101));
@@ -765,6 +778,10 @@ mod tests {
                 next = span.end;
                 let length = read.bytes.end - read.bytes.start;
                 assert!(length <= chunk + 2 * PAGE || span.len() == 1);
+                if span.len() == 1 {
+                    let pages = page_range(layout.list_bytes(span.start));
+                    assert!(length <= pages.end - pages.start);
+                }
                 match read.last_list_entries {
                     Some(held) => {
                         let last = span.end - 1;
