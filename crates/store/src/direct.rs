@@ -26,10 +26,10 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
     Directions, HeadPass, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
-    deliver_span, gather_reads, long_lists, scan_batches, visit_edgeless, visit_read,
+    deliver_span, gather_reads, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
-use crate::plan::{GATHER_GAP_PAGES, HEAD_GAP_PAGES, Plan};
+use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
 use crate::{
@@ -643,17 +643,29 @@ impl DirectStore {
         }
     }
 
-    /// A pass over consecutive vertices: the pinned lists of `pinned` (computed on
-    /// while the first reads fly, or alone when nothing is read), then `batches` of
-    /// reads in file order (a scan's or a head pass's). Members of reads without bytes
-    /// have no edges and are visited with empty lists.
-    fn stream_spans(
+    /// A scan of `range`, or a head pass when `head_entries` says how many entries of
+    /// each list it needs: the pinned lists (computed on while the first reads fly, or
+    /// alone when nothing is read), then batches of reads in file order. Members of
+    /// reads without bytes have no edges and are visited with empty lists.
+    fn scan_lists(
         &self,
-        lists: &Lists,
-        pinned: Range<u32>,
-        batches: impl Iterator<Item = Vec<Read>>,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        head_entries: Option<u64>,
         visit_block: &VisitBlock,
     ) -> Result<()> {
+        let lists = self.lists(direction);
+        let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
+        let pinned = range.start..pinned_end;
+        let heads = head_entries
+            .map(|entries| HeadPass::new(&lists.layout, pinned_end..range.end, entries));
+        let batches = scan_batches(
+            &lists.layout,
+            pinned_end..range.end,
+            self.chunk_bytes,
+            true,
+            heads.as_ref(),
+        );
         let mut visit_pinned = Some(|| {
             block_ranges(pinned.clone(), SCAN_BLOCK)
                 .for_each(|vertices| lists.visit_pinned_block(vertices, visit_block));
@@ -1051,20 +1063,7 @@ impl EdgeStore for DirectStore {
         range: Range<u32>,
         visit_block: &VisitBlock,
     ) -> Result<()> {
-        let lists = self.lists(direction);
-        let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
-        self.stream_spans(
-            lists,
-            range.start..pinned_end,
-            scan_batches(
-                &lists.layout,
-                pinned_end..range.end,
-                self.chunk_bytes,
-                true,
-                None,
-            ),
-            visit_block,
-        )
+        self.scan_lists(direction, range, None, visit_block)
     }
 
     fn scan_heads(
@@ -1074,30 +1073,7 @@ impl EdgeStore for DirectStore {
         entries: u64,
         visit_block: &VisitBlock,
     ) -> Result<()> {
-        let lists = self.lists(direction);
-        let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
-        let long = long_lists(
-            &lists.layout,
-            pinned_end..range.end,
-            entries,
-            HEAD_GAP_PAGES,
-        );
-        let heads = HeadPass {
-            entries,
-            long: &long,
-        };
-        self.stream_spans(
-            lists,
-            range.start..pinned_end,
-            scan_batches(
-                &lists.layout,
-                pinned_end..range.end,
-                self.chunk_bytes,
-                true,
-                Some(heads),
-            ),
-            visit_block,
-        )
+        self.scan_lists(direction, range, Some(entries), visit_block)
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {

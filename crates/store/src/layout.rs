@@ -8,7 +8,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::plan::Plan;
+use crate::plan::{HEAD_GAP_PAGES, Plan};
 use crate::{
     Adjacency, EdgeDirection, ListBlock, OffsetForm, Offsets, Result, Visit, VisitBlock, with_block,
 };
@@ -229,12 +229,23 @@ fn page_range(bytes: Range<u64>) -> Range<u64> {
 pub(crate) const READS_PER_BATCH: usize = 16 << 10;
 
 /// A pass that needs only the first `entries` of each list: which lists it cuts short.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct HeadPass<'a> {
+#[derive(Clone, Debug)]
+pub(crate) struct HeadPass {
     /// Entries of each list the pass needs.
     pub entries: u64,
     /// The lists read only up to their heads, ascending (from [`long_lists`]).
-    pub long: &'a [u32],
+    pub long: Vec<u32>,
+}
+
+impl HeadPass {
+    /// A pass over `range` that needs the first `entries` of each list, cutting short
+    /// the lists that run more than [`HEAD_GAP_PAGES`] pages past their heads.
+    pub fn new(layout: &ListLayout, range: Range<u32>, entries: u64) -> HeadPass {
+        HeadPass {
+            entries,
+            long: long_lists(layout, range, entries, HEAD_GAP_PAGES),
+        }
+    }
 }
 
 /// A scan of `range` as batches of at most [`READS_PER_BATCH`] reads, in file order
@@ -245,7 +256,7 @@ pub(crate) fn scan_batches<'a>(
     range: Range<u32>,
     chunk_bytes: u64,
     split_lists: bool,
-    heads: Option<HeadPass<'a>>,
+    heads: Option<&'a HeadPass>,
 ) -> impl Iterator<Item = Vec<Read>> + 'a {
     let mut first = range.start;
     std::iter::from_fn(move || {
@@ -291,7 +302,7 @@ pub(crate) fn scan_reads(
     chunk_bytes: u64,
     max_reads: usize,
     split_lists: bool,
-    heads: Option<HeadPass>,
+    heads: Option<&HeadPass>,
 ) -> Vec<Read> {
     let mut reads = Vec::new();
     let mut first = range.start;
@@ -752,19 +763,16 @@ mod tests {
             degrees[101] = 150_000;
             let layout = layout(&degrees);
             let range = 4..degrees.len() as u32 - 2;
-            let long = long_lists(&layout, range.clone(), entries, 8);
+            let heads = HeadPass::new(&layout, range.clone(), entries);
+            let long = &heads.long;
             assert!(long.contains(&100) && long.contains(&101));
-            let heads = HeadPass {
-                entries,
-                long: &long,
-            };
             let reads = scan_reads(
                 &layout,
                 range.clone(),
                 chunk,
                 usize::MAX,
                 split,
-                Some(heads),
+                Some(&heads),
             );
             // Entry i of the section holds id i, so a delivered list shows where it came from.
             let section: Vec<u32> = (0..layout.offsets.get(degrees.len()) as u32).collect();
@@ -799,9 +807,10 @@ mod tests {
                         .all(|vertex| !long.contains(&vertex))
                 );
                 // No page of a long list's tail beyond the gap is read.
-                for &vertex in &long {
+                for &vertex in long {
                     let list = layout.list_bytes(vertex);
-                    let skipped = (list.start + entries * 4).div_ceil(PAGE) * PAGE + 8 * PAGE
+                    let skipped = (list.start + entries * 4).div_ceil(PAGE) * PAGE
+                        + HEAD_GAP_PAGES * PAGE
                         ..list.end / PAGE * PAGE;
                     assert!(
                         read.bytes.end <= skipped.start || read.bytes.start >= skipped.end,

@@ -17,9 +17,9 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
     Directions, HeadPass, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
-    gather_reads, long_lists, scan_batches, visit_edgeless, visit_read,
+    gather_reads, scan_batches, visit_edgeless, visit_read,
 };
-use crate::plan::{GATHER_GAP_PAGES, HEAD_GAP_PAGES, Plan};
+use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
     EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError, Visit,
@@ -282,6 +282,41 @@ impl MmapStore {
         Ok(())
     }
 
+    /// A scan of `range`, or a head pass when `head_entries` says how many entries of
+    /// each list it needs: the kept prefix from the map, then the rest window by window.
+    fn scan_lists(
+        &self,
+        direction: EdgeDirection,
+        range: Range<u32>,
+        head_entries: Option<u64>,
+        visit_block: &VisitBlock,
+    ) -> Result<()> {
+        let lists = self.lists(direction);
+        let kept_end = lists
+            .layout
+            .vertices_within(lists.kept_bytes)
+            .clamp(range.start, range.end);
+        self.visit_kept(
+            lists,
+            block_ranges(range.start..kept_end, SCAN_BLOCK),
+            visit_block,
+        )?;
+        let heads =
+            head_entries.map(|entries| HeadPass::new(&lists.layout, kept_end..range.end, entries));
+        // The page cache serves a page two reads share once, so lists are not split.
+        let batches = scan_batches(
+            &lists.layout,
+            kept_end..range.end,
+            self.chunk_bytes,
+            false,
+            heads.as_ref(),
+        );
+        for reads in batches {
+            self.stream(lists, &reads, &[], visit_block)?;
+        }
+        Ok(())
+    }
+
     /// All of `lists`' neighbors and weights, as mapped.
     fn mapped_lists(&self, lists: &Lists) -> (&[u32], Option<&[f32]>) {
         let neighbors = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
@@ -360,27 +395,7 @@ impl EdgeStore for MmapStore {
         range: Range<u32>,
         visit_block: &VisitBlock,
     ) -> Result<()> {
-        let lists = self.lists(direction);
-        let kept_end = lists
-            .layout
-            .vertices_within(lists.kept_bytes)
-            .clamp(range.start, range.end);
-        self.visit_kept(
-            lists,
-            block_ranges(range.start..kept_end, SCAN_BLOCK),
-            visit_block,
-        )?;
-        // The page cache serves a page two reads share once, so lists are not split.
-        for reads in scan_batches(
-            &lists.layout,
-            kept_end..range.end,
-            self.chunk_bytes,
-            false,
-            None,
-        ) {
-            self.stream(lists, &reads, &[], visit_block)?;
-        }
-        Ok(())
+        self.scan_lists(direction, range, None, visit_block)
     }
 
     fn scan_heads(
@@ -390,32 +405,7 @@ impl EdgeStore for MmapStore {
         entries: u64,
         visit_block: &VisitBlock,
     ) -> Result<()> {
-        let lists = self.lists(direction);
-        let kept_end = lists
-            .layout
-            .vertices_within(lists.kept_bytes)
-            .clamp(range.start, range.end);
-        self.visit_kept(
-            lists,
-            block_ranges(range.start..kept_end, SCAN_BLOCK),
-            visit_block,
-        )?;
-        let long = long_lists(&lists.layout, kept_end..range.end, entries, HEAD_GAP_PAGES);
-        let heads = HeadPass {
-            entries,
-            long: &long,
-        };
-        let batches = scan_batches(
-            &lists.layout,
-            kept_end..range.end,
-            self.chunk_bytes,
-            false,
-            Some(heads),
-        );
-        for reads in batches {
-            self.stream(lists, &reads, &[], visit_block)?;
-        }
-        Ok(())
+        self.scan_lists(direction, range, Some(entries), visit_block)
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
