@@ -219,7 +219,8 @@ impl Read {
 /// waits in at most a page (per section) and the plan can count it.
 pub(crate) const SPLIT_PIECE_BYTES: u64 = PAGE;
 
-fn page_range(bytes: Range<u64>) -> Range<u64> {
+/// The whole pages that hold `bytes`.
+pub(crate) fn page_range(bytes: Range<u64>) -> Range<u64> {
     bytes.start / PAGE * PAGE..bytes.end.div_ceil(PAGE) * PAGE
 }
 
