@@ -26,7 +26,7 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
     Directions, HeadPass, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
-    deliver_span, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
+    deliver_list, deliver_span, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
@@ -612,32 +612,51 @@ impl DirectStore {
         }
     }
 
-    /// Delivers `read` from the page cache if every page it needs (neighbors and weights)
-    /// is there; false, and nothing delivered, if not.
+    /// Delivers `vertex`'s list, entries `entries` of the section, from the page cache if
+    /// every page it needs (neighbors and weights) is there; false, and nothing
+    /// delivered, if not.
     fn deliver_cached(
         &self,
         view: &CacheView,
         lists: &Lists,
-        read: &Read,
-        sorted: &[u32],
+        vertex: u32,
+        entries: Range<u64>,
         visit_block: &VisitBlock,
     ) -> Result<bool> {
-        let length = read.bytes.end - read.bytes.start;
-        let at = lists.layout.neighbors_at + read.bytes.start;
+        let pages = page_range(entries.start * 4..entries.end * 4);
+        let length = pages.end - pages.start;
+        let deliver = |neighbors: &[u8], weights: Option<&[u8]>| {
+            deliver_list(
+                vertex,
+                entries.clone(),
+                pages.start / 4,
+                bytemuck::cast_slice(neighbors),
+                weights.map(bytemuck::cast_slice),
+                self.vertices,
+                &self.path,
+                visit_block,
+            )
+        };
         let delivered = view
-            .with_bytes(at, length, |neighbors| match lists.layout.weights_at {
-                None => Some(self.deliver(lists, read, sorted, neighbors, None, visit_block)),
-                Some(weights_at) => {
-                    view.with_bytes(weights_at + read.bytes.start, length, |weights| {
-                        self.deliver(lists, read, sorted, neighbors, Some(weights), visit_block)
-                    })
-                }
-            })
+            .with_bytes(
+                lists.layout.neighbors_at + pages.start,
+                length,
+                |neighbors| match lists.layout.weights_at {
+                    None => Some(deliver(neighbors, None)),
+                    Some(weights_at) => {
+                        view.with_bytes(weights_at + pages.start, length, |weights| {
+                            deliver(neighbors, Some(weights))
+                        })
+                    }
+                },
+            )
             .flatten();
         match delivered {
             None => Ok(false),
             Some(delivered) => {
-                IoCounters::add(&self.counters.cached_bytes, delivered?);
+                let delivered = delivered?;
+                IoCounters::add(&self.counters.delivered_bytes, delivered);
+                IoCounters::add(&self.counters.cached_bytes, delivered);
                 Ok(true)
             }
         }
@@ -722,23 +741,17 @@ impl DirectStore {
         // Hits are delivered under the view; misses after it is dropped, since their
         // pages are inserted as they land.
         let view = self.gather_cache.view();
+        let offsets = lists.layout.offsets.as_slice();
         let hits = sorted
             .par_iter()
-            .enumerate()
             .with_min_len(64)
-            .map(|(position, &vertex)| {
-                let list = lists.layout.list_bytes(vertex);
-                if list.is_empty() {
+            .map(|&vertex| {
+                let entries = offsets.bounds(vertex as usize);
+                if entries.is_empty() {
                     // Visited with the edgeless after the gather.
                     return Ok(true);
                 }
-                let read = Read {
-                    members: Members::Picked(position..position + 1),
-                    bytes: page_range(list),
-                    head_bytes: 0,
-                    last_list_entries: None,
-                };
-                self.deliver_cached(&view, lists, &read, sorted, visit_block)
+                self.deliver_cached(&view, lists, vertex, entries, visit_block)
             })
             .collect::<Result<Vec<bool>>>()?;
         drop(view);

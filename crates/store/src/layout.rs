@@ -580,6 +580,29 @@ pub(crate) fn deliver_span(
     )
 }
 
+/// Hands `vertex`'s list, entries `entries` of the section, to `visit_block` as a block
+/// of its own after checking its ids against `vertices` (a gather that already knows the
+/// list's bounds). `neighbors` and `weights` hold the section's entries from position
+/// `base` on. Returns the list bytes delivered (weights included).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn deliver_list(
+    vertex: u32,
+    entries: Range<u64>,
+    base: u64,
+    neighbors: &[u32],
+    weights: Option<&[f32]>,
+    vertices: usize,
+    path: &Path,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
+    let offsets = [entries.start, entries.end];
+    let block = ListBlock::new(vertex, &offsets, base, neighbors, weights);
+    check_ids(&block, vertices, path)?;
+    visit_block(block);
+    let parts = if weights.is_some() { 2 } else { 1 };
+    Ok((entries.end - entries.start) * ENTRY_BYTES * parts)
+}
+
 /// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.
 fn check_ids(block: &ListBlock, vertices: usize, path: &Path) -> Result<()> {
     // The largest id, without an early exit, so the loop compiles to vector max

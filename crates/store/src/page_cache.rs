@@ -143,17 +143,20 @@ impl CacheView<'_> {
         if self.cache.count == 0 {
             return None;
         }
-        let slots = self.slots(position, length)?;
-        for &slot in &slots {
-            self.slots.referenced[slot].store(true, Ordering::Relaxed);
-        }
         // SAFETY: each slot's page lies in `data`; pages change only under the write
         // lock, which cannot be taken while this view holds the read lock.
         let page = |slot: usize| unsafe {
             std::slice::from_raw_parts(self.cache.slot_bytes(slot), PAGE as usize)
         };
-        if let [slot] = slots[..] {
+        // One page, the usual case for a gather's list: no list of slots to build.
+        if length <= PAGE {
+            let slot = *self.slots.index.get(&(position / PAGE))?;
+            self.slots.referenced[slot].store(true, Ordering::Relaxed);
             return Some(with(&page(slot)[..length as usize]));
+        }
+        let slots = self.slots(position, length)?;
+        for &slot in &slots {
+            self.slots.referenced[slot].store(true, Ordering::Relaxed);
         }
         // u32 words, so the bytes are aligned for the lists they hold.
         let mut joined = vec![0u32; (length / 4) as usize];
