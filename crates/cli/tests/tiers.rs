@@ -444,6 +444,12 @@ fn a_search_on_a_banded_graph_gets_the_page_cache_and_small_reads_by_itself() {
             "{case}: {cached} bytes of page cache"
         );
     }
+    // On mmap the same choice of small reads and offsets, with the cache kept as a prefix.
+    let memory = half(&grid, "bfs");
+    let planned = plan(&grid, "bfs", &["--tier", "mmap", "--memory", &memory]);
+    assert_eq!(planned["banded_search"], true);
+    assert_eq!(planned["chunk_bytes"], 16 << 10);
+    assert_eq!(planned["gather_cache_bytes"], 0);
     let (report, _) = run(
         &grid,
         "bfs",
