@@ -54,18 +54,6 @@ pub struct Adjacency<'a> {
     pub weights: Option<&'a [f32]>,
 }
 
-impl<'a> Adjacency<'a> {
-    /// The first `entries` of the list (all of a shorter one), weights alongside.
-    #[inline]
-    pub fn head(self, entries: u64) -> Adjacency<'a> {
-        let length = self.neighbors.len().min(entries as usize);
-        Adjacency {
-            neighbors: &self.neighbors[..length],
-            weights: self.weights.map(|weights| &weights[..length]),
-        }
-    }
-}
-
 impl Adjacency<'static> {
     /// The list of a vertex without edges (with empty weights on a weighted graph).
     pub fn empty(weighted: bool) -> Adjacency<'static> {

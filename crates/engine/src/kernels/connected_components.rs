@@ -60,7 +60,6 @@ pub struct ComponentsResult {
 }
 
 /// Joins the trees of `u` and `v`, hooking the larger root under the smaller.
-#[inline]
 fn link(labels: &U32Array, u: u32, v: u32) {
     let mut first = labels.get(u);
     let mut second = labels.get(v);
