@@ -539,10 +539,7 @@ pub(crate) fn visit_read(
             let start = layout.list_bytes(last).start / ENTRY_BYTES;
             let head_offsets = [start, start + entries];
             let head = ListBlock::new(last, &head_offsets, first_entry, neighbors, weights);
-            check_ids(&head, vertices, path)?;
-            visit_block(head);
-            let parts = if weights.is_some() { 2 } else { 1 };
-            Ok(whole + entries * ENTRY_BYTES * parts)
+            Ok(whole + check_and_visit(head, vertices, path, visit_block)?)
         }
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
@@ -571,12 +568,7 @@ pub(crate) fn deliver_span(
         base,
         neighbors,
         weights,
-        |block| {
-            check_ids(&block, vertices, path)?;
-            visit_block(block);
-            let parts = if weights.is_some() { 2 } else { 1 };
-            Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
-        },
+        |block| check_and_visit(block, vertices, path, visit_block),
     )
 }
 
@@ -597,10 +589,21 @@ pub(crate) fn deliver_list(
 ) -> Result<u64> {
     let offsets = [entries.start, entries.end];
     let block = ListBlock::new(vertex, &offsets, base, neighbors, weights);
+    check_and_visit(block, vertices, path, visit_block)
+}
+
+/// Checks `block`'s ids against `vertices`, hands it to `visit_block`, and returns the
+/// list bytes it held (weights included).
+fn check_and_visit(
+    block: ListBlock,
+    vertices: usize,
+    path: &Path,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
     check_ids(&block, vertices, path)?;
     visit_block(block);
-    let parts = if weights.is_some() { 2 } else { 1 };
-    Ok((entries.end - entries.start) * ENTRY_BYTES * parts)
+    let parts = if block.weights.is_some() { 2 } else { 1 };
+    Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
 }
 
 /// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.
