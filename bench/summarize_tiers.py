@@ -22,9 +22,11 @@ def main(folder):
             for tier in ("mmap", "direct"):
                 path = folder / f"{graph}-{kernel}-{tier}-{percent}.json"
                 if not path.exists():
+                    # A row left out of the run (BUDGETS, TIERS) is left out of the table.
                     err = folder / f"{graph}-{kernel}-{tier}-{percent}.err"
-                    why = err.read_text().strip().replace("|", "/") if err.exists() else "not run"
-                    print(f"| {graph} | {kernel} | {percent}% | {tier} | refused: {why} | | | | | | | | | | |")
+                    if err.exists():
+                        why = err.read_text().strip().replace("|", "/")
+                        print(f"| {graph} | {kernel} | {percent}% | {tier} | refused: {why} | | | | | | | | | | |")
                     continue
                 run = json.loads(path.read_text())
                 seconds = run["seconds"]
