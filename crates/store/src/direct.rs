@@ -25,8 +25,8 @@ use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind}
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, HeadPass, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
-    deliver_list, deliver_span, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
+    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, deliver_list,
+    gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
 use crate::plan::{GATHER_GAP_PAGES, Plan};
@@ -513,10 +513,12 @@ impl DirectStore {
                 weights.map(|weights| &weights[range]),
             );
             if let (Some(joined), Some(vertex)) = (joined, split_first(&reads[tail_read])) {
-                let delivered = deliver_span(
-                    &lists.layout,
-                    vertex..vertex + 1,
-                    lists.layout.list_bytes(vertex).start / 4,
+                let list = lists.layout.list_bytes(vertex);
+                let entries = list.start / 4..list.end / 4;
+                let delivered = deliver_list(
+                    vertex,
+                    entries.clone(),
+                    entries.start,
                     &joined.neighbors,
                     joined.weights.as_deref(),
                     self.vertices,
@@ -676,14 +678,12 @@ impl DirectStore {
         let lists = self.lists(direction);
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
         let pinned = range.start..pinned_end;
-        let heads = head_entries
-            .map(|entries| HeadPass::new(&lists.layout, pinned_end..range.end, entries));
         let batches = scan_batches(
             &lists.layout,
             pinned_end..range.end,
             self.chunk_bytes,
             true,
-            heads.as_ref(),
+            head_entries,
         );
         let mut visit_pinned = Some(|| {
             block_ranges(pinned.clone(), SCAN_BLOCK)

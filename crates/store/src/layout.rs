@@ -250,15 +250,16 @@ impl HeadPass {
 }
 
 /// A scan of `range` as batches of at most [`READS_PER_BATCH`] reads, in file order
-/// (with lists split between reads when `split_lists`, and long lists cut short in a
-/// head pass; see [`scan_reads`]).
-pub(crate) fn scan_batches<'a>(
-    layout: &'a ListLayout,
+/// (with lists split between reads when `split_lists`, and, in a head pass that needs
+/// `head_entries` of each list, long lists cut short; see [`scan_reads`]).
+pub(crate) fn scan_batches(
+    layout: &ListLayout,
     range: Range<u32>,
     chunk_bytes: u64,
     split_lists: bool,
-    heads: Option<&'a HeadPass>,
-) -> impl Iterator<Item = Vec<Read>> + 'a {
+    head_entries: Option<u64>,
+) -> impl Iterator<Item = Vec<Read>> + '_ {
+    let heads = head_entries.map(|entries| HeadPass::new(layout, range.clone(), entries));
     let mut first = range.start;
     std::iter::from_fn(move || {
         if first >= range.end {
@@ -270,7 +271,7 @@ pub(crate) fn scan_batches<'a>(
             chunk_bytes,
             READS_PER_BATCH,
             split_lists,
-            heads,
+            heads.as_ref(),
         );
         first = match reads.last().map(|read| &read.members) {
             Some(Members::Span(span)) => span.end,

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::layout::{
-    Directions, HeadPass, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
-    gather_reads, scan_batches, visit_edgeless, visit_read,
+    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
+    scan_batches, visit_edgeless, visit_read,
 };
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
@@ -301,15 +301,13 @@ impl MmapStore {
             block_ranges(range.start..kept_end, SCAN_BLOCK),
             visit_block,
         )?;
-        let heads =
-            head_entries.map(|entries| HeadPass::new(&lists.layout, kept_end..range.end, entries));
         // The page cache serves a page two reads share once, so lists are not split.
         let batches = scan_batches(
             &lists.layout,
             kept_end..range.end,
             self.chunk_bytes,
             false,
-            heads.as_ref(),
+            head_entries,
         );
         for reads in batches {
             self.stream(lists, &reads, &[], visit_block)?;

@@ -170,8 +170,9 @@ pub struct Plan {
     pub gather_cache_bytes: u64,
     /// Bytes per scan read.
     pub chunk_bytes: u64,
-    /// Whether this is a search on a banded graph, for which the plan chose the page
-    /// cache for gathers and small reads (when not told otherwise).
+    /// Whether this is a search on a banded graph, for which the plan chose small reads,
+    /// offsets that leave room for the cache, and on direct the page cache for gathers
+    /// (when not told otherwise).
     pub banded_search: bool,
     /// Bytes of one I/O slot (a chunk plus the pages a list boundary can add).
     pub slot_bytes: u64,
