@@ -14,7 +14,10 @@ use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use thread_local::ThreadLocal;
 
 use rayon::prelude::*;
 
@@ -28,13 +31,24 @@ pub const READS: Reads = Reads {
 };
 
 /// Bytes of this kernel's own arrays (for the plan): parents (4 per vertex), two
-/// bitmaps, and vertex lists of at most [`list_limit`] entries, of which a step holds at
+/// bitmaps, vertex lists of at most [`list_limit`] entries, of which a step holds at
 /// most four at once (4 bytes each): a frontier, the next one growing in per-thread
-/// buffers (up to twice its length) and drained into one list. Longer frontiers live
-/// in the bitmaps, so this bound holds on every graph.
+/// buffers (up to twice its length) and drained into one list; and the lists a
+/// bottom-up step keeps of the vertices it left unvisited ([`KEPT_VERTICES_PER_ENTRY`]
+/// vertices with a length each, and [`KEPT_NEIGHBORS_PER_ENTRY`] neighbors, per entry of
+/// the limit: 64 bytes). Longer frontiers live in the bitmaps, so this bound holds on
+/// every graph.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    4 * vertices + 2 * Bitmap::bytes(vertices) + 16 * list_limit(vertices)
+    let kept = 8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY;
+    4 * vertices + 2 * Bitmap::bytes(vertices) + (16 + kept) * list_limit(vertices)
 }
+
+/// Kept lists may hold this many vertices per entry of the list limit: on kron23 the
+/// first bottom-up scan leaves 0.75 M vertices with 1.1 M arcs, about 3 and 4 per
+/// entry of its limit (n/32), which a scan would otherwise read whole again.
+const KEPT_VERTICES_PER_ENTRY: u64 = 4;
+/// Kept lists may hold this many neighbors per entry of the list limit.
+const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
 
 /// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
 /// the runner can reserve them before the graph is loaded: parents (4) and the two bitmaps.
@@ -116,22 +130,87 @@ fn top_down_step(
     })
 }
 
-/// The vertices a bottom-up step left unvisited (those with in-edges), ascending, and
-/// the sum of their in-degrees.
+/// The vertices a bottom-up step left unvisited (those with in-edges): the ones whose
+/// lists it kept, and the rest, ascending, with the sum of their in-degrees.
 struct Unvisited {
+    kept: Vec<KeptLists>,
     vertices: Vec<u32>,
     edges: u64,
 }
 
-/// One bottom-up step over every vertex, or over `only` (the vertices the last step
-/// left unvisited): returns how many vertices joined `next`, and which are left, if they
-/// are at most `limit` (else the next step scans).
+/// A list longer than this many entries is not kept: it fills most of the pages a
+/// gather reads for it, while a short one costs a whole page for a few bytes.
+const MOST_KEPT_ENTRIES: usize = 1024;
+
+/// Lists of vertices a bottom-up scan left unvisited, kept in memory so that the next
+/// steps, which need exactly these lists, do not read them again. On a power-law graph
+/// they are mostly one or two entries each, spread over every page of the section
+/// (kron23: the gather after the first scan read about 0.7 GiB for 4.4 MB of lists).
+#[derive(Default)]
+struct KeptLists {
+    vertices: Vec<u32>,
+    lengths: Vec<u32>,
+    neighbors: Vec<u32>,
+}
+
+impl KeptLists {
+    /// Keeps `vertex`'s list if it is short and there is room within this thread's
+    /// `share` of the list limit; false if not.
+    fn keep(&mut self, vertex: u32, neighbors: &[u32], share: usize) -> bool {
+        let most_vertices = KEPT_VERTICES_PER_ENTRY as usize * share;
+        let most_neighbors = KEPT_NEIGHBORS_PER_ENTRY as usize * share;
+        if neighbors.len() > MOST_KEPT_ENTRIES
+            || self.vertices.len() >= most_vertices
+            || self.neighbors.len() + neighbors.len() > most_neighbors
+        {
+            return false;
+        }
+        if self.vertices.capacity() == 0 {
+            // Exact sizes once, so growth never doubles past what the plan counts.
+            self.vertices.reserve_exact(most_vertices);
+            self.lengths.reserve_exact(most_vertices);
+            self.neighbors.reserve_exact(most_neighbors);
+        }
+        self.vertices.push(vertex);
+        self.lengths.push(neighbors.len() as u32);
+        self.neighbors.extend_from_slice(neighbors);
+        true
+    }
+
+    /// Drops, in place, the lists whose vertex `adopted` (called with each vertex and
+    /// its list) finds a parent for; returns how many were dropped.
+    fn drop_adopted(&mut self, mut adopted: impl FnMut(u32, &[u32]) -> bool) -> u64 {
+        let (mut read, mut written, mut left) = (0usize, 0usize, 0usize);
+        for index in 0..self.vertices.len() {
+            let (vertex, length) = (self.vertices[index], self.lengths[index] as usize);
+            let list = read..read + length;
+            read += length;
+            if !adopted(vertex, &self.neighbors[list.clone()]) {
+                self.neighbors.copy_within(list, written);
+                written += length;
+                self.vertices[left] = vertex;
+                self.lengths[left] = length as u32;
+                left += 1;
+            }
+        }
+        let dropped = (self.vertices.len() - left) as u64;
+        self.vertices.truncate(left);
+        self.lengths.truncate(left);
+        self.neighbors.truncate(written);
+        dropped
+    }
+}
+
+/// One bottom-up step over every vertex, or over the vertices the last step left
+/// unvisited (`previous`: its kept lists in memory, the rest gathered): returns how many
+/// vertices joined `next`, and which are left, if they are at most `limit` (else the next
+/// step scans).
 fn bottom_up_step(
     store: &dyn EdgeStore,
     parents: &U32Array,
     frontier: &Bitmap,
     next: &Bitmap,
-    only: Option<&[u32]>,
+    previous: Option<Unvisited>,
     limit: usize,
 ) -> Result<(u64, Option<Unvisited>)> {
     let mut left = ThreadBuffers::new();
@@ -140,55 +219,83 @@ fn bottom_up_step(
     // them all keeping any (the next step then scans instead of gathering).
     let share = (limit / rayon::current_num_threads().max(1)).max(1);
     let overflowed = AtomicBool::new(false);
-    // Looks for a parent of `vertex` in the frontier; records it as left if none.
-    let step = |vertex: u32, neighbors: &[u32], waiting: &mut Vec<u32>, edges: &mut u64| {
+    // Sets `vertex`'s parent if one of `neighbors` is in the frontier.
+    let adopted = |vertex: u32, neighbors: &[u32]| match neighbors
+        .iter()
+        .find(|&&neighbor| frontier.contains(neighbor))
+    {
+        Some(&parent) => {
+            parents.set(vertex, parent);
+            next.insert(vertex);
+            true
+        }
+        None => false,
+    };
+    // Looks for a parent of `vertex`; if none, keeps its list (when `kept` is given and
+    // has room) or records it as left.
+    let step = |vertex: u32,
+                neighbors: &[u32],
+                waiting: &mut Vec<u32>,
+                edges: &mut u64,
+                kept: Option<&mut KeptLists>| {
         if parents.get(vertex) != UNVISITED || neighbors.is_empty() {
             return 0;
         }
-        match neighbors
-            .iter()
-            .find(|&&neighbor| frontier.contains(neighbor))
-        {
-            Some(&parent) => {
-                parents.set(vertex, parent);
-                next.insert(vertex);
-                1
-            }
-            None => {
-                if waiting.len() < share {
-                    if !overflowed.load(Ordering::Relaxed) {
-                        waiting.push(vertex);
-                        *edges += neighbors.len() as u64;
-                    }
-                } else {
-                    overflowed.store(true, Ordering::Relaxed);
-                }
-                0
-            }
+        if adopted(vertex, neighbors) {
+            return 1;
         }
+        if kept.is_some_and(|kept| kept.keep(vertex, neighbors, share)) {
+            return 0;
+        }
+        if waiting.len() < share {
+            if !overflowed.load(Ordering::Relaxed) {
+                waiting.push(vertex);
+                *edges += neighbors.len() as u64;
+            }
+        } else {
+            overflowed.store(true, Ordering::Relaxed);
+        }
+        0
     };
-    match only {
+    let kept = match previous {
         None => {
             let vertices = store.num_vertices() as u32;
+            let kept_buffers: ThreadLocal<RefCell<KeptLists>> = ThreadLocal::new();
             store.scan_blocks(EdgeDirection::In, 0..vertices, &|block| {
+                let mut kept = kept_buffers.get_or_default().borrow_mut();
                 let joined = left.with_buffer(|waiting, edges| {
                     if overflowed.load(Ordering::Relaxed) && waiting.capacity() > 0 {
                         *waiting = Vec::new();
                     }
                     block
                         .iter()
-                        .map(|(vertex, list)| step(vertex, list.neighbors, waiting, edges))
+                        .map(|(vertex, list)| {
+                            step(vertex, list.neighbors, waiting, edges, Some(&mut *kept))
+                        })
                         .sum()
                 });
                 awake.count(joined);
-            })?
+            })?;
+            kept_buffers.into_iter().map(RefCell::into_inner).collect()
         }
-        Some(vertices) => store.gather(EdgeDirection::In, vertices, &|vertex, list| {
-            let joined =
-                left.with_buffer(|waiting, edges| step(vertex, list.neighbors, waiting, edges));
+        Some(Unvisited {
+            mut kept, vertices, ..
+        }) => {
+            // The kept lists first: no read at all.
+            let joined: u64 = kept
+                .par_iter_mut()
+                .map(|lists| lists.drop_adopted(&adopted))
+                .sum();
             awake.count(joined);
-        })?,
-    }
+            store.gather(EdgeDirection::In, &vertices, &|vertex, list| {
+                let joined = left.with_buffer(|waiting, edges| {
+                    step(vertex, list.neighbors, waiting, edges, None)
+                });
+                awake.count(joined);
+            })?;
+            kept
+        }
+    };
     let joined = awake.drain().1;
     if overflowed.load(Ordering::Relaxed) {
         return Ok((joined, None));
@@ -196,7 +303,14 @@ fn bottom_up_step(
     let (mut vertices, edges) = left.drain();
     // Ascending, so the gather that reads them needs no sorted copy.
     vertices.par_sort_unstable();
-    Ok((joined, Some(Unvisited { vertices, edges })))
+    Ok((
+        joined,
+        Some(Unvisited {
+            kept,
+            vertices,
+            edges,
+        }),
+    ))
 }
 
 /// Runs BFS from `source` (internal id).
@@ -238,11 +352,12 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
             loop {
                 let previous = awake;
                 next.clear();
-                let only = unvisited
-                    .as_ref()
-                    .filter(|left| few_enough_to_gather(store, left.edges))
-                    .map(|left| left.vertices.as_slice());
-                let (joined, left) = bottom_up_step(store, &parents, &front, &next, only, limit)?;
+                // Too many lists to gather: the step scans, and the kept ones go first.
+                let gathered = unvisited
+                    .take()
+                    .filter(|left| few_enough_to_gather(store, left.edges));
+                let (joined, left) =
+                    bottom_up_step(store, &parents, &front, &next, gathered, limit)?;
                 awake = joined;
                 unvisited = left;
                 std::mem::swap(&mut front, &mut next);
@@ -378,4 +493,41 @@ pub fn verify(graph: &GraphFile, source: u32, parents: &[u32]) -> std::result::R
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_lists_stay_within_their_share_and_drop_adopted_ones_in_place() {
+        let mut kept = KeptLists::default();
+        // Room for 4 vertices and 8 neighbors.
+        let share = 1;
+        assert!(kept.keep(10, &[1, 2], share));
+        assert!(kept.keep(11, &[3], share));
+        // Would pass the 8 neighbors (2 + 1 + 6).
+        assert!(!kept.keep(12, &[4, 5, 6, 7, 8, 9], share));
+        assert!(kept.keep(13, &[5, 6, 7, 8, 9], share));
+        // A list longer than a page's worth is never kept, room or not.
+        let long = vec![0u32; MOST_KEPT_ENTRIES + 1];
+        assert!(!KeptLists::default().keep(14, &long, usize::MAX / 4));
+        assert_eq!(kept.neighbors.capacity(), 8);
+        // Vertex 11 finds its parent (3); 10 and 13 stay, with their lists intact.
+        let dropped = kept.drop_adopted(|_, neighbors| neighbors.contains(&3));
+        assert_eq!(dropped, 1);
+        assert_eq!(kept.vertices, vec![10, 13]);
+        assert_eq!(kept.lengths, vec![2, 5]);
+        assert_eq!(kept.neighbors, vec![1, 2, 5, 6, 7, 8, 9]);
+        // Room for one more neighbor (7 of 8), then none.
+        assert!(kept.keep(15, &[1], share));
+        assert!(!kept.keep(16, &[1], share));
+        assert_eq!(kept.drop_adopted(|_, _| true), 3);
+        assert!(kept.vertices.is_empty() && kept.neighbors.is_empty());
+        // At most 4 vertices, however short their lists.
+        for vertex in 0..4 {
+            assert!(kept.keep(vertex, &[1], share));
+        }
+        assert!(!kept.keep(99, &[1], share));
+    }
 }
