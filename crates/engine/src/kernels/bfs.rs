@@ -244,7 +244,10 @@ fn bottom_up_step(
         if adopted(vertex, neighbors) {
             return 1;
         }
-        if kept.is_some_and(|kept| kept.keep(vertex, neighbors, share)) {
+        // Once the unvisited overflow, the next step scans, and kept lists would be waste.
+        if !overflowed.load(Ordering::Relaxed)
+            && kept.is_some_and(|kept| kept.keep(vertex, neighbors, share))
+        {
             return 0;
         }
         if waiting.len() < share {
