@@ -514,7 +514,7 @@ mod tests {
         assert!(kept.keep(13, &[5, 6, 7, 8, 9], share));
         // A list longer than a page's worth is never kept, room or not.
         let long = vec![0u32; MOST_KEPT_ENTRIES + 1];
-        assert!(!KeptLists::default().keep(14, &long, usize::MAX / 4));
+        assert!(!KeptLists::default().keep(14, &long, 1 << 20));
         assert_eq!(kept.neighbors.capacity(), 8);
         // Vertex 11 finds its parent (3); 10 and 13 stay, with their lists intact.
         let dropped = kept.drop_adopted(|_, neighbors| neighbors.contains(&3));
