@@ -288,7 +288,7 @@ fn bfs_is_right_with_frontiers_too_long_for_its_lists() {
         };
         let whole = bfs::bfs(&store, source).unwrap();
         for limit in [1, 3, 50] {
-            let limited = bfs::bfs_with_list_limit(&store, source, limit).unwrap();
+            let limited = bfs::bfs_with_list_limit(&store, source, limit, true).unwrap();
             bfs::verify(&graph, source, &limited.parents)
                 .unwrap_or_else(|e| panic!("{} (limit {limit}): {e}", path.display()));
             assert_eq!(limited.reached, whole.reached, "{}", path.display());

@@ -145,6 +145,15 @@ impl Kernel {
         }
     }
 
+    /// Bytes the kernel can use besides its own arrays to read less, when the budget
+    /// has room (bfs's kept lists); 0 for the others.
+    pub fn optional_property_bytes(self, vertices: u64) -> u64 {
+        match self {
+            Kernel::Bfs => bfs::kept_lists_bytes(vertices),
+            _ => 0,
+        }
+    }
+
     /// Bytes of the kernel's own arrays, as the kernel states them.
     pub fn property_bytes(self, vertices: u64, arcs: u64, directed: bool) -> u64 {
         match self {
@@ -276,6 +285,7 @@ impl Placement {
                 graph.num_arcs() as u64,
                 graph.flags().directed,
             ),
+            optional_property_bytes: kernel.optional_property_bytes(graph.num_vertices() as u64),
             gather_cache_fraction: self.gather_cache_fraction,
             searches: kernel.searches(),
             output_bytes: match self.output_array {
@@ -564,7 +574,13 @@ fn run_in_pool(
         drop(outcome.take());
         let started = Instant::now();
         let result = match kernel {
-            Kernel::Bfs => bfs::bfs(store, source.unwrap_or(0)).map(Outcome::Bfs),
+            Kernel::Bfs => bfs::bfs_with_list_limit(
+                store,
+                source.unwrap_or(0),
+                bfs::list_limit(vertices as u64) as usize,
+                plan.optional_property_held,
+            )
+            .map(Outcome::Bfs),
             Kernel::Pr => pagerank::pagerank(store, options.pagerank).map(Outcome::PageRank),
             Kernel::Cc => {
                 connected_components::connected_components(store).map(Outcome::Components)
@@ -1026,6 +1042,7 @@ fn add_plan_figures(report: &mut Value, plan: &Plan) {
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,
         "banded_search": plan.banded_search,
+        "optional_property_held": plan.optional_property_held,
     });
     if let (Value::Object(report), Value::Object(figures)) = (report, figures) {
         report.extend(figures);

@@ -105,6 +105,9 @@ pub struct PlanRequest {
     pub kernel: String,
     /// Bytes of the kernel's own per-vertex arrays (hot data).
     pub property_bytes: u64,
+    /// Bytes the kernel can use besides to read less (bfs's kept lists): held when the
+    /// budget has room for them beyond the least, so they never raise the least budget.
+    pub optional_property_bytes: u64,
     /// Bytes held after the run, when the graph's data is released and the result
     /// becomes the output array (the result and the output array).
     pub output_bytes: u64,
@@ -184,6 +187,8 @@ pub struct Plan {
     pub queue_depth: usize,
     /// The kernel.
     pub kernel: String,
+    /// Whether the kernel gets its optional bytes ([`PlanRequest::optional_property_bytes`]).
+    pub optional_property_held: bool,
 }
 
 /// Sizes of one direction's sections.
@@ -247,8 +252,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let compressed_offsets = offsets_in(OffsetForm::Compressed);
     let sum = |(out, in_): (u64, u64)| out + in_;
     let bulk: u64 = directions.iter().map(|d| d.lists).sum();
+    // The least hot set: the optional bytes are held only when the budget has room.
     let hot = request.property_bytes;
-    let footprint = hot + sum(plain_offsets) + permutation + bulk;
+    let optional = request.optional_property_bytes;
+    let footprint = hot + optional + sum(plain_offsets) + permutation + bulk;
     // The output phase keeps one copy of the permutation beside the result.
     // (None at all when the run hands back no array.)
     let output = match request.output_bytes {
@@ -346,6 +353,11 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             tier: tier.name(),
         });
     }
+    // The dram footprint counts the optional bytes; a disk tier holds them when the least
+    // budget leaves room for them, at the cost of as much cached lists.
+    let optional_property_held =
+        optional > 0 && (tier == Tier::Dram || budget >= needed + optional);
+    let hot = hot + if optional_property_held { optional } else { 0 };
 
     let (io_buffer_bytes, regular_slots, cached) = if tier == Tier::Dram {
         (0, 0, bulk)
@@ -379,10 +391,23 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let mut cached_list_bytes = (0, 0);
     let mut segments = vec![Segment {
         name: format!("{} property arrays", request.kernel),
-        bytes: hot,
+        bytes: request.property_bytes,
         class: "hot",
         placement: "dram".to_string(),
     }];
+    if optional > 0 {
+        segments.push(Segment {
+            name: format!("{} optional arrays", request.kernel),
+            bytes: optional,
+            class: "hot",
+            placement: match optional_property_held {
+                true => "dram (the kernel reads less with them)".to_string(),
+                false => {
+                    "not held: no room beyond the least budget (the kernel reads more)".to_string()
+                }
+            },
+        });
+    }
     for (name, bytes) in [("out_offsets", out_offsets), ("in_offsets", in_offsets)] {
         if bytes > 0 {
             segments.push(Segment {
@@ -487,5 +512,6 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         oversize_slot_bytes: oversize_slot,
         queue_depth: request.queue_depth,
         kernel: request.kernel.clone(),
+        optional_property_held,
     })
 }

@@ -31,16 +31,20 @@ pub const READS: Reads = Reads {
 };
 
 /// Bytes of this kernel's own arrays (for the plan): parents (4 per vertex), two
-/// bitmaps, vertex lists of at most [`list_limit`] entries, of which a step holds at
+/// bitmaps, and vertex lists of at most [`list_limit`] entries, of which a step holds at
 /// most four at once (4 bytes each): a frontier, the next one growing in per-thread
-/// buffers (up to twice its length) and drained into one list; and the lists a
-/// bottom-up step keeps of the vertices it left unvisited ([`KEPT_VERTICES_PER_ENTRY`]
-/// vertices with a length each, and [`KEPT_NEIGHBORS_PER_ENTRY`] neighbors, per entry of
-/// the limit: 64 bytes). Longer frontiers live in the bitmaps, so this bound holds on
-/// every graph.
+/// buffers (up to twice its length) and drained into one list. Longer frontiers live
+/// in the bitmaps, so this bound holds on every graph.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    let kept = 8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY;
-    4 * vertices + 2 * Bitmap::bytes(vertices) + (16 + kept) * list_limit(vertices)
+    4 * vertices + 2 * Bitmap::bytes(vertices) + 16 * list_limit(vertices)
+}
+
+/// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited
+/// ([`KEPT_VERTICES_PER_ENTRY`] vertices with a length each, and
+/// [`KEPT_NEIGHBORS_PER_ENTRY`] neighbors, per entry of the list limit: 64 bytes), when
+/// the plan has room for them beside [`property_bytes`].
+pub fn kept_lists_bytes(vertices: u64) -> u64 {
+    (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * list_limit(vertices)
 }
 
 /// Kept lists may hold this many vertices per entry of the list limit: on kron23 the
@@ -213,6 +217,7 @@ fn bottom_up_step(
     next: &Bitmap,
     previous: Option<Unvisited>,
     limit: usize,
+    keep_lists: bool,
 ) -> Result<(u64, Option<Unvisited>)> {
     let mut left = ThreadBuffers::new();
     let mut awake = ThreadBuffers::new();
@@ -246,7 +251,8 @@ fn bottom_up_step(
             return 1;
         }
         // Once the unvisited overflow, the next step scans, and kept lists would be waste.
-        if !overflowed.load(Ordering::Relaxed)
+        if keep_lists
+            && !overflowed.load(Ordering::Relaxed)
             && kept.is_some_and(|kept| kept.keep(vertex, neighbors, share))
         {
             return 0;
@@ -317,19 +323,28 @@ fn bottom_up_step(
     ))
 }
 
-/// Runs BFS from `source` (internal id).
+/// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
+/// unvisited (memory: [`property_bytes`] and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
     bfs_with_list_limit(
         store,
         source,
         list_limit(store.num_vertices() as u64) as usize,
+        true,
     )
 }
 
 /// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
 /// bitmap word's, 64): a tighter bound on memory than [`list_limit`], at the cost of
-/// more steps through the bitmaps.
-pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> Result<BfsResult> {
+/// more steps through the bitmaps; with `keep_lists`, bottom-up scans keep the lists of
+/// the vertices they leave unvisited (64 bytes per entry of `limit`: [`kept_lists_bytes`]
+/// at the default limit), else the next steps read them again.
+pub fn bfs_with_list_limit(
+    store: &dyn EdgeStore,
+    source: u32,
+    limit: usize,
+    keep_lists: bool,
+) -> Result<BfsResult> {
     let vertices = store.num_vertices();
     let limit = limit.max(1);
     let parents = U32Array::filled(vertices, UNVISITED);
@@ -361,7 +376,7 @@ pub fn bfs_with_list_limit(store: &dyn EdgeStore, source: u32, limit: usize) -> 
                     .take()
                     .filter(|left| few_enough_to_gather(store, left.edges));
                 let (joined, left) =
-                    bottom_up_step(store, &parents, &front, &next, gathered, limit)?;
+                    bottom_up_step(store, &parents, &front, &next, gathered, limit, keep_lists)?;
                 awake = joined;
                 unvisited = left;
                 std::mem::swap(&mut front, &mut next);
