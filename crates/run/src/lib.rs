@@ -574,13 +574,10 @@ fn run_in_pool(
         drop(outcome.take());
         let started = Instant::now();
         let result = match kernel {
-            Kernel::Bfs => bfs::bfs_with_list_limit(
-                store,
-                source.unwrap_or(0),
-                bfs::list_limit(vertices as u64) as usize,
-                plan.optional_property_held,
-            )
-            .map(Outcome::Bfs),
+            Kernel::Bfs => {
+                bfs::bfs_keeping_lists(store, source.unwrap_or(0), plan.optional_property_held)
+                    .map(Outcome::Bfs)
+            }
             Kernel::Pr => pagerank::pagerank(store, options.pagerank).map(Outcome::PageRank),
             Kernel::Cc => {
                 connected_components::connected_components(store).map(Outcome::Components)

@@ -326,12 +326,18 @@ fn bottom_up_step(
 /// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
 /// unvisited (memory: [`property_bytes`] and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
-    bfs_with_list_limit(
-        store,
-        source,
-        list_limit(store.num_vertices() as u64) as usize,
-        true,
-    )
+    bfs_keeping_lists(store, source, true)
+}
+
+/// Runs BFS from `source` with the default list limit; with `keep_lists` (when the plan
+/// holds [`kept_lists_bytes`]) its bottom-up scans keep the lists they leave unvisited.
+pub fn bfs_keeping_lists(
+    store: &dyn EdgeStore,
+    source: u32,
+    keep_lists: bool,
+) -> Result<BfsResult> {
+    let limit = list_limit(store.num_vertices() as u64) as usize;
+    bfs_with_list_limit(store, source, limit, keep_lists)
 }
 
 /// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
