@@ -980,16 +980,16 @@ impl EdgeStore for Watched<'_> {
             self.inner.scan_blocks(direction, range, visit_block)
         })
     }
-    fn scan_heads(
+    fn scan_partial(
         &self,
         direction: swapless_store::EdgeDirection,
         range: std::ops::Range<u32>,
-        entries: u64,
+        needed: swapless_store::ListsNeeded,
         visit_block: &swapless_store::VisitBlock,
     ) -> swapless_store::Result<()> {
         self.pass(Pattern::Scan, || {
             self.inner
-                .scan_heads(direction, range, entries, visit_block)
+                .scan_partial(direction, range, needed, visit_block)
         })
     }
     fn gather(

@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 use std::time::Instant;
 
@@ -33,8 +33,8 @@ use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError,
-    Visit, VisitBlock, block_ranges, per_vertex, with_block,
+    Adjacency, EdgeDirection, EdgeStore, IoStats, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
+    StoreError, Visit, VisitBlock, block_ranges, per_vertex, with_block,
 };
 
 /// Reads one call makes at most before the I/O thread is worth starting.
@@ -109,6 +109,25 @@ struct SlotPool {
     regular: usize,
     slot_bytes: u64,
     oversize_region_bytes: u64,
+    /// Set when a compute thread panicked with a read in hand (see [`GiveBack`]).
+    abandoned: AtomicBool,
+}
+
+/// A landed read's room, given back to the pool when the compute thread is done with
+/// it, or unwinds from a kernel's panic (which also tells the I/O thread to stop).
+struct GiveBack<'a> {
+    pool: &'a SlotPool,
+    slots: [usize; 2],
+    length: u64,
+}
+
+impl Drop for GiveBack<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.pool.abandoned.store(true, Ordering::Relaxed);
+        }
+        self.pool.give_back(self.slots, self.length);
+    }
 }
 
 /// The free regular slots and the free extents of the oversize region (sorted, apart).
@@ -134,6 +153,7 @@ impl SlotPool {
             regular,
             slot_bytes,
             oversize_region_bytes: region,
+            abandoned: AtomicBool::new(false),
         }
     }
 
@@ -221,6 +241,11 @@ impl SlotPool {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .returns
+    }
+
+    /// Whether a compute thread panicked with a read in hand.
+    fn abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
     }
 
     /// Blocks until something comes back after the `seen`-th give-back.
@@ -664,15 +689,15 @@ impl DirectStore {
         }
     }
 
-    /// A scan of `range`, or a head pass when `head_entries` says how many entries of
-    /// each list it needs: the pinned lists (computed on while the first reads fly, or
+    /// A scan of `range`, or a partial scan when `needed` says what it needs of each
+    /// list: the pinned lists (computed on while the first reads fly, or
     /// alone when nothing is read), then batches of reads in file order. Members of
     /// reads without bytes have no edges and are visited with empty lists.
     fn scan_lists(
         &self,
         direction: EdgeDirection,
         range: Range<u32>,
-        head_entries: Option<u64>,
+        needed: Option<ListsNeeded>,
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let lists = self.lists(direction);
@@ -683,7 +708,7 @@ impl DirectStore {
             pinned_end..range.end,
             self.chunk_bytes,
             true,
-            head_entries,
+            needed,
         );
         let mut visit_pinned = Some(|| {
             block_ranges(pinned.clone(), SCAN_BLOCK)
@@ -697,25 +722,31 @@ impl DirectStore {
         for batch in batches {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
                 batch.into_iter().partition(|read| read.bytes.is_empty());
-            self.stream(lists, &reads, &[], visit_block, false, || {
+            let visit_empty = || -> Result<()> {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
-                    if let Members::Span(span) = &read.members {
-                        let offsets = lists.layout.offsets.as_slice();
-                        with_block(
-                            offsets,
-                            span.clone(),
-                            offsets.get(span.start as usize),
-                            &[],
-                            self.weighted.then_some(no_weights),
-                            visit_block,
-                        );
-                    }
+                    // Lists without edges, or one a partial scan cut to nothing.
+                    visit_read(
+                        &lists.layout,
+                        read,
+                        &[],
+                        &[],
+                        self.weighted.then_some(no_weights),
+                        self.vertices,
+                        &self.path,
+                        visit_block,
+                    )?;
                 }
+                Ok(())
+            };
+            let mut empty_result = Ok(());
+            self.stream(lists, &reads, &[], visit_block, false, || {
+                empty_result = visit_empty();
                 if let Some(visit_pinned) = visit_pinned.take() {
                     visit_pinned();
                 }
             })?;
+            empty_result?;
         }
         if let Some(visit_pinned) = visit_pinned {
             visit_pinned();
@@ -827,6 +858,13 @@ impl DirectStore {
                 };
                 let weights = (landed.slots[1] != usize::MAX).then(|| slot(landed.slots[1]));
                 let neighbors = slot(landed.slots[0]);
+                // Gives the slots back even if the kernel panics, so the I/O thread never
+                // waits for them in vain.
+                let _give_back = GiveBack {
+                    pool,
+                    slots: landed.slots,
+                    length: length as u64,
+                };
                 if let Err(error) = self.deliver_with_splits(
                     lists,
                     reads,
@@ -841,7 +879,6 @@ impl DirectStore {
                 } else if keep {
                     self.keep_pages(lists, read, neighbors, weights);
                 }
-                pool.give_back(landed.slots, length as u64);
             });
             match pump.join() {
                 Ok(Ok(())) => {}
@@ -890,6 +927,13 @@ impl DirectStore {
         let length_of = |index: usize| reads[index].bytes.end - reads[index].bytes.start;
         loop {
             let returns_seen = pool.returns();
+            if pool.abandoned() && failure.is_none() {
+                // A kernel panicked: stop reading, so the panic reaches the caller soon.
+                failure = Some(StoreError::Io {
+                    path: self.path.clone(),
+                    source: std::io::Error::other("the kernel stopped"),
+                });
+            }
             while failure.is_none() && reads_in_flight < self.queue_depth {
                 let oldest_deferred = deferred.front().and_then(|&index| {
                     pool.try_take(length_of(index), parts.len())
@@ -1127,14 +1171,14 @@ impl EdgeStore for DirectStore {
         self.scan_lists(direction, range, None, visit_block)
     }
 
-    fn scan_heads(
+    fn scan_partial(
         &self,
         direction: EdgeDirection,
         range: Range<u32>,
-        entries: u64,
+        needed: ListsNeeded,
         visit_block: &VisitBlock,
     ) -> Result<()> {
-        self.scan_lists(direction, range, Some(entries), visit_block)
+        self.scan_lists(direction, range, Some(needed), visit_block)
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {

@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, OffsetForm, OffsetSlice, Offsets, Result, SCAN_BLOCK,
-    Visit, VisitBlock, block_ranges, with_block,
+    Adjacency, EdgeDirection, EdgeStore, ListsNeeded, OffsetForm, OffsetSlice, Offsets, Result,
+    SCAN_BLOCK, Visit, VisitBlock, block_ranges, with_block,
 };
 
 /// One direction's CSR in memory.
@@ -164,11 +164,11 @@ impl EdgeStore for DramStore {
         Ok(())
     }
 
-    fn scan_heads(
+    fn scan_partial(
         &self,
         direction: EdgeDirection,
         range: Range<u32>,
-        _entries: u64,
+        _needed: ListsNeeded,
         visit_block: &VisitBlock,
     ) -> Result<()> {
         // Every list is at hand whole.

@@ -8,9 +8,10 @@ use std::path::Path;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::plan::{HEAD_GAP_PAGES, Plan};
+use crate::plan::{HEAD_GAP_PAGES, Plan, SKIP_GAP_PAGES};
 use crate::{
-    Adjacency, EdgeDirection, ListBlock, OffsetForm, Offsets, Result, Visit, VisitBlock, with_block,
+    Adjacency, EdgeDirection, ListBlock, ListsNeeded, OffsetForm, Offsets, Result, Visit,
+    VisitBlock, with_block,
 };
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
@@ -190,7 +191,8 @@ pub(crate) enum Members {
 pub(crate) struct Read {
     /// Which vertices' lists the read holds.
     pub members: Members,
-    /// Page-aligned byte range within the section.
+    /// Page-aligned byte range within the section (empty when nothing is read: lists
+    /// without edges, or a list a partial scan cuts to nothing, at its start).
     pub bytes: Range<u64>,
     /// Bytes of the first member's list that lie before `bytes`, in the last page of the
     /// read before it (a scan's split list, see [`scan_reads`]); 0 when the list is whole.
@@ -229,37 +231,43 @@ pub(crate) fn page_range(bytes: Range<u64>) -> Range<u64> {
 /// size (a whole kron23 scan at 4 KiB chunks took 16 MiB past the budget).
 pub(crate) const READS_PER_BATCH: usize = 16 << 10;
 
-/// A pass that needs only the first `entries` of each list: which lists it cuts short.
+/// A pass that needs only the first `entries` of some lists (none of an unneeded
+/// list): which lists it cuts short.
 #[derive(Clone, Debug)]
 pub(crate) struct HeadPass {
-    /// Entries of each list the pass needs.
+    /// Entries of each cut list the pass needs (0: an unneeded list, skipped whole).
     pub entries: u64,
     /// The lists read only up to their heads, ascending (from [`long_lists`]).
     pub long: Vec<u32>,
 }
 
 impl HeadPass {
-    /// A pass over `range` that needs the first `entries` of each list, cutting short
-    /// the lists that run more than [`HEAD_GAP_PAGES`] pages past their heads.
-    pub fn new(layout: &ListLayout, range: Range<u32>, entries: u64) -> HeadPass {
+    /// A pass over `range` that needs what `needed` says, cutting short the lists that
+    /// run more than [`HEAD_GAP_PAGES`] pages past their first entries (heads), or more
+    /// than [`SKIP_GAP_PAGES`] past their first page (unneeded lists, skipped).
+    pub fn new(layout: &ListLayout, range: Range<u32>, needed: ListsNeeded) -> HeadPass {
+        let (entries, gap_pages, cut): (u64, u64, &(dyn Fn(u32) -> bool + Sync)) = match needed {
+            ListsNeeded::Heads(entries) => (entries, HEAD_GAP_PAGES, &|_| true),
+            ListsNeeded::AllBut(unneeded) => (0, SKIP_GAP_PAGES, unneeded),
+        };
         HeadPass {
             entries,
-            long: long_lists(layout, range, entries, HEAD_GAP_PAGES),
+            long: long_lists(layout, range, entries, gap_pages, cut),
         }
     }
 }
 
 /// A scan of `range` as batches of at most [`READS_PER_BATCH`] reads, in file order
-/// (with lists split between reads when `split_lists`, and, in a head pass that needs
-/// `head_entries` of each list, long lists cut short; see [`scan_reads`]).
-pub(crate) fn scan_batches(
-    layout: &ListLayout,
+/// (with lists split between reads when `split_lists`, and, in a partial scan that
+/// needs only part of the lists, long lists cut short; see [`scan_reads`]).
+pub(crate) fn scan_batches<'a>(
+    layout: &'a ListLayout,
     range: Range<u32>,
     chunk_bytes: u64,
     split_lists: bool,
-    head_entries: Option<u64>,
-) -> impl Iterator<Item = Vec<Read>> + '_ {
-    let heads = head_entries.map(|entries| HeadPass::new(layout, range.clone(), entries));
+    needed: Option<ListsNeeded>,
+) -> impl Iterator<Item = Vec<Read>> + use<'a> {
+    let heads = needed.map(|needed| HeadPass::new(layout, range.clone(), needed));
     let mut first = range.start;
     std::iter::from_fn(move || {
         if first >= range.end {
@@ -297,7 +305,8 @@ pub(crate) fn scan_batches(
 ///
 /// In a head pass (`heads`), a long list within a read's reach ends the read after its
 /// first `entries` ([`Read::last_list_entries`]) and the next read starts with the list
-/// after it: the pages of the long list's tail are never read.
+/// after it: the pages of the long list's tail are never read. A list cut to no entries
+/// that a read would begin with gets an empty read (no I/O; it is visited empty).
 pub(crate) fn scan_reads(
     layout: &ListLayout,
     range: Range<u32>,
@@ -336,9 +345,15 @@ pub(crate) fn scan_reads(
             // A head of more than a page is read alone, so the read fits where the whole
             // list would (a slot, or the oversize region sized for the longest list).
             if first == long || held * ENTRY_BYTES <= PAGE {
+                // A list cut to nothing that the read begins with: no I/O, and bytes
+                // that start at the list, where its (empty) head is looked for.
+                let bytes = match held == 0 && first == long {
+                    true => cut.start..cut.start,
+                    false => start..(cut.start + held * ENTRY_BYTES).div_ceil(PAGE) * PAGE,
+                };
                 reads.push(Read {
                     members: Members::Span(first..long + 1),
-                    bytes: start..(cut.start + held * ENTRY_BYTES).div_ceil(PAGE) * PAGE,
+                    bytes,
                     head_bytes,
                     last_list_entries: Some(held),
                 });
@@ -412,13 +427,15 @@ fn split_boundary(
     }
 }
 
-/// The vertices of `range` whose lists run more than `gap_pages` pages past the
-/// pages holding their first `entries`: the lists a head pass cuts short, ascending.
+/// The vertices of `range` that `cut` holds for whose lists run more than `gap_pages`
+/// pages past the pages holding their first `entries`: the lists a head pass cuts
+/// short, ascending.
 pub(crate) fn long_lists(
     layout: &ListLayout,
     range: Range<u32>,
     entries: u64,
     gap_pages: u64,
+    cut: &(dyn Fn(u32) -> bool + Sync),
 ) -> Vec<u32> {
     let offsets = layout.offsets.as_slice();
     crate::block_ranges(range, crate::WIDENED_ON_STACK as u32 - 1)
@@ -435,6 +452,7 @@ pub(crate) fn long_lists(
                                 > head_end.div_ceil(PAGE) * PAGE + gap_pages * PAGE
                         })
                         .map(|(index, _)| vertices.start + index as u32)
+                        .filter(|&vertex| cut(vertex))
                         .collect::<Vec<u32>>()
                 })
         })
@@ -761,7 +779,7 @@ mod tests {
         let degrees = skewed_degrees(20_000, 7);
         let layout = layout(&degrees);
         for (entries, gap_pages) in [(1, 0), (2, 2), (2, 8), (300, 1)] {
-            let long = long_lists(&layout, 3..19_990, entries, gap_pages);
+            let long = long_lists(&layout, 3..19_990, entries, gap_pages, &|_| true);
             let expected: Vec<u32> = (3..19_990)
                 .filter(|&vertex| {
                     let list = layout.list_bytes(vertex);
@@ -785,125 +803,150 @@ mod tests {
             (4, 65536, true, 5000),
         ];
         for (seed, chunk, split, entries) in cases {
-            let mut degrees = skewed_degrees(30_000, seed);
-            // Hubs much longer than a chunk, so that some tails span many pages.
-            degrees[100] = 200_000;
-            degrees[101] = 150_000;
-            let layout = layout(&degrees);
-            let range = 4..degrees.len() as u32 - 2;
-            let heads = HeadPass::new(&layout, range.clone(), entries);
-            let long = &heads.long;
-            assert!(long.contains(&100) && long.contains(&101));
-            let reads = scan_reads(
-                &layout,
-                range.clone(),
-                chunk,
-                usize::MAX,
-                split,
-                Some(&heads),
-            );
-            // Entry i of the section holds id i, so a delivered list shows where it came from.
-            let section: Vec<u32> = (0..layout.offsets.get(degrees.len()) as u32).collect();
-            let delivered = std::sync::Mutex::new(Vec::new());
-            let mut next = range.start;
-            for read in &reads {
-                let Members::Span(span) = &read.members else {
-                    panic!("a head pass delivers spans")
-                };
-                assert_eq!(span.start, next);
-                next = span.end;
-                let length = read.bytes.end - read.bytes.start;
-                assert!(length <= chunk + 2 * PAGE || span.len() == 1);
-                if span.len() == 1 {
-                    let pages = page_range(layout.list_bytes(span.start));
-                    assert!(length <= pages.end - pages.start);
-                }
-                match read.last_list_entries {
-                    Some(held) => {
-                        let last = span.end - 1;
-                        assert!(long.contains(&last));
-                        assert_eq!(held, u64::from(layout.degree(last)).min(entries));
-                        assert!(layout.list_bytes(last).end > read.bytes.end);
-                    }
-                    None => assert!(!long.contains(&(span.end - 1))),
-                }
-                // A long list ends the read it is in.
-                assert!(
-                    span.clone()
-                        .rev()
-                        .skip(1)
-                        .all(|vertex| !long.contains(&vertex))
-                );
-                // No page of a long list's tail beyond the gap is read.
-                for &vertex in long {
-                    let list = layout.list_bytes(vertex);
-                    let skipped = (list.start + entries * 4).div_ceil(PAGE) * PAGE
-                        + HEAD_GAP_PAGES * PAGE
-                        ..list.end / PAGE * PAGE;
-                    assert!(
-                        read.bytes.end <= skipped.start || read.bytes.start >= skipped.end,
-                        "a read takes pages of vertex {vertex}'s tail"
-                    );
-                }
-                if read.bytes.is_empty() {
-                    continue;
-                }
-                // Deliver from the read's pages as a tier would (the split sides are
-                // the tier's to join; here they come from the section directly).
-                let pages = &section[(read.bytes.start / 4) as usize
-                    ..((read.bytes.end / 4) as usize).min(section.len())];
-                visit_read(
-                    &layout,
-                    read,
-                    &[],
-                    pages,
-                    None,
-                    usize::MAX,
-                    Path::new("g.sl"),
-                    &|block| {
-                        let mut delivered = delivered.lock().unwrap();
-                        for (vertex, list) in block.iter() {
-                            delivered.push((vertex, list.neighbors.to_vec()));
-                        }
-                    },
-                )
-                .unwrap();
-                if read.head_bytes > 0 {
-                    let vertex = span.start;
-                    let list = layout.list_bytes(vertex);
-                    let ids = (list.start / 4) as u32..(list.end / 4) as u32;
-                    delivered.lock().unwrap().push((vertex, ids.collect()));
-                }
-            }
-            assert_eq!(next, range.end);
-            let mut delivered = delivered.into_inner().unwrap();
-            delivered.sort();
-            let with_edges: Vec<u32> = range.clone().filter(|&v| layout.degree(v) > 0).collect();
-            let delivered_with_edges: Vec<&(u32, Vec<u32>)> = delivered
-                .iter()
-                .filter(|(_, list)| !list.is_empty())
-                .collect();
-            assert_eq!(delivered_with_edges.len(), with_edges.len());
-            for ((vertex, list), &expected_vertex) in delivered_with_edges.iter().zip(&with_edges) {
-                assert_eq!(*vertex, expected_vertex);
-                let bounds = layout.list_bytes(*vertex);
-                let whole: Vec<u32> =
-                    ((bounds.start / 4) as u32..(bounds.end / 4) as u32).collect();
-                // At least the head; the whole list unless it is long.
-                assert!(list.len() as u64 >= (whole.len() as u64).min(entries));
-                assert_eq!(list[..], whole[..list.len()]);
-                assert!(list.len() == whole.len() || long.contains(vertex));
-            }
-            let scan: u64 = scan_reads(&layout, range.clone(), chunk, usize::MAX, split, None)
-                .iter()
-                .map(|read| read.bytes.end - read.bytes.start)
-                .sum();
-            let head_pass: u64 = reads.iter().map(|r| r.bytes.end - r.bytes.start).sum();
-            assert!(
-                head_pass < scan,
-                "chunk {chunk}: {head_pass} bytes, a scan reads {scan}"
-            );
+            check_partial_scan(seed, chunk, split, ListsNeeded::Heads(entries));
         }
+    }
+
+    #[test]
+    fn a_scan_that_needs_all_but_some_lists_skips_their_pages_and_delivers_the_rest() {
+        // Hubs, every third vertex, and a run of consecutive long lists (so that a read
+        // begins with a list cut to nothing).
+        let unneeded = |vertex: u32| vertex.is_multiple_of(3) || (100..104).contains(&vertex);
+        for (seed, chunk, split) in [(5, 4096, true), (6, 16384, false), (7, 262144, true)] {
+            check_partial_scan(seed, chunk, split, ListsNeeded::AllBut(&unneeded));
+        }
+    }
+
+    /// Cuts a partial scan of a skewed graph with hubs into reads and delivers them as a
+    /// tier would: every needed list comes at least as far as needed, no page of a cut
+    /// list's tail past the gap is read, and the pass reads less than a scan.
+    fn check_partial_scan(seed: u64, chunk: u64, split: bool, needed: ListsNeeded) {
+        let mut degrees = skewed_degrees(30_000, seed);
+        // Hubs much longer than a chunk, so that some tails span many pages.
+        for (hub, degree) in [(100, 200_000), (101, 150_000), (102, 9_000), (103, 5_000)] {
+            degrees[hub] = degree;
+        }
+        let layout = layout(&degrees);
+        let range = 4..degrees.len() as u32 - 2;
+        let heads = HeadPass::new(&layout, range.clone(), needed);
+        let entries = heads.entries;
+        let gap_pages = match needed {
+            ListsNeeded::Heads(_) => HEAD_GAP_PAGES,
+            ListsNeeded::AllBut(_) => SKIP_GAP_PAGES,
+        };
+        // Entries of `vertex`'s list the pass needs.
+        let wanted = |vertex: u32| match needed {
+            ListsNeeded::Heads(entries) => u64::from(layout.degree(vertex)).min(entries),
+            ListsNeeded::AllBut(unneeded) if unneeded(vertex) => 0,
+            ListsNeeded::AllBut(_) => u64::from(layout.degree(vertex)),
+        };
+        let long = &heads.long;
+        assert!(long.contains(&100) && long.contains(&101));
+        let reads = scan_reads(
+            &layout,
+            range.clone(),
+            chunk,
+            usize::MAX,
+            split,
+            Some(&heads),
+        );
+        // Entry i of the section holds id i, so a delivered list shows where it came from.
+        let section: Vec<u32> = (0..layout.offsets.get(degrees.len()) as u32).collect();
+        let delivered = std::sync::Mutex::new(Vec::new());
+        let mut next = range.start;
+        for read in &reads {
+            let Members::Span(span) = &read.members else {
+                panic!("a partial scan delivers spans")
+            };
+            assert_eq!(span.start, next);
+            next = span.end;
+            let length = read.bytes.end - read.bytes.start;
+            assert!(length <= chunk + 2 * PAGE || span.len() == 1);
+            if span.len() == 1 {
+                let pages = page_range(layout.list_bytes(span.start));
+                assert!(length <= pages.end - pages.start);
+            }
+            match read.last_list_entries {
+                Some(held) => {
+                    let last = span.end - 1;
+                    assert!(long.contains(&last));
+                    assert_eq!(held, u64::from(layout.degree(last)).min(entries));
+                    assert!(layout.list_bytes(last).end > read.bytes.end);
+                }
+                None => assert!(!long.contains(&(span.end - 1))),
+            }
+            // A long list ends the read it is in.
+            assert!(
+                span.clone()
+                    .rev()
+                    .skip(1)
+                    .all(|vertex| !long.contains(&vertex))
+            );
+            // No page of a long list's tail beyond the gap is read.
+            for &vertex in long {
+                let list = layout.list_bytes(vertex);
+                let skipped = (list.start + entries * 4).div_ceil(PAGE) * PAGE + gap_pages * PAGE
+                    ..list.end / PAGE * PAGE;
+                assert!(
+                    read.bytes.end <= skipped.start || read.bytes.start >= skipped.end,
+                    "a read takes pages of vertex {vertex}'s tail"
+                );
+            }
+            // Deliver from the read's pages as a tier would (the split sides are the
+            // tier's to join; here they come from the section directly). A read without
+            // bytes is delivered from nothing, as the direct tier does.
+            let pages = &section[(read.bytes.start / 4) as usize
+                ..((read.bytes.end / 4) as usize).min(section.len())];
+            visit_read(
+                &layout,
+                read,
+                &[],
+                pages,
+                None,
+                usize::MAX,
+                Path::new("g.sl"),
+                &|block| {
+                    let mut delivered = delivered.lock().unwrap();
+                    for (vertex, list) in block.iter() {
+                        delivered.push((vertex, list.neighbors.to_vec()));
+                    }
+                },
+            )
+            .unwrap();
+            if read.head_bytes > 0 {
+                let vertex = span.start;
+                let list = layout.list_bytes(vertex);
+                let ids = (list.start / 4) as u32..(list.end / 4) as u32;
+                delivered.lock().unwrap().push((vertex, ids.collect()));
+            }
+        }
+        assert_eq!(next, range.end);
+        let mut delivered = delivered.into_inner().unwrap();
+        delivered.sort();
+        // Each vertex at most once; every one whose list the pass needs, at least as far
+        // as it needs it, and the whole list unless it is long.
+        assert!(delivered.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        let mut delivered = delivered.into_iter().peekable();
+        for vertex in range.clone() {
+            let bounds = layout.list_bytes(vertex);
+            let whole: Vec<u32> = ((bounds.start / 4) as u32..(bounds.end / 4) as u32).collect();
+            let list = match delivered.next_if(|(delivered, _)| *delivered == vertex) {
+                Some((_, list)) => list,
+                None => Vec::new(),
+            };
+            assert!(list.len() as u64 >= wanted(vertex), "vertex {vertex}");
+            assert_eq!(list[..], whole[..list.len()]);
+            assert!(list.len() == whole.len() || long.contains(&vertex));
+        }
+        let scan: u64 = scan_reads(&layout, range.clone(), chunk, usize::MAX, split, None)
+            .iter()
+            .map(|read| read.bytes.end - read.bytes.start)
+            .sum();
+        let partial: u64 = reads.iter().map(|r| r.bytes.end - r.bytes.start).sum();
+        assert!(
+            partial < scan,
+            "chunk {chunk}: {partial} bytes, a scan reads {scan}"
+        );
     }
 
     #[test]

@@ -187,6 +187,17 @@ pub(crate) fn block_ranges(
     })
 }
 
+/// What a partial scan ([`EdgeStore::scan_partial`]) needs of each list.
+#[derive(Clone, Copy)]
+pub enum ListsNeeded<'a> {
+    /// The first `entries` of every list (CC's first links): a long list may come cut
+    /// short to its head.
+    Heads(u64),
+    /// Every list except those of the vertices `unneeded` holds for (BFS's visited
+    /// vertices), which may come whole, empty or cut short.
+    AllBut(&'a (dyn Fn(u32) -> bool + Sync)),
+}
+
 /// A graph's edges, wherever they are.
 pub trait EdgeStore: Sync {
     /// Number of vertices.
@@ -220,17 +231,16 @@ pub trait EdgeStore: Sync {
     fn scan(&self, direction: EdgeDirection, range: Range<u32>, visit: &Visit) -> Result<()> {
         self.scan_blocks(direction, range, &per_vertex(visit))
     }
-    /// Like [`EdgeStore::scan_blocks`], for a pass that needs only the first `entries`
-    /// of each list (CC's first links): each list handed over holds at least those
-    /// (a short list whole, a long one perhaps only its head), and the kernel takes what
-    /// it needs. A disk tier then skips the pages of long lists beyond their heads.
-    /// Required, not defaulted to a scan, so that no tier or wrapper reads whole lists
-    /// for it unawares.
-    fn scan_heads(
+    /// Like [`EdgeStore::scan_blocks`], for a pass that needs only part of the lists
+    /// ([`ListsNeeded`]): each list handed over holds at least what the pass needs of it
+    /// (perhaps all of it), and the kernel takes what it needs. A disk tier then skips
+    /// the pages of long lists that hold nothing the pass needs. Required, not defaulted
+    /// to a scan, so that no tier or wrapper reads whole lists for it unawares.
+    fn scan_partial(
         &self,
         direction: EdgeDirection,
         range: Range<u32>,
-        entries: u64,
+        needed: ListsNeeded<'_>,
         visit_block: &VisitBlock,
     ) -> Result<()>;
     /// Calls `visit` for each vertex in `vertices` with its list, in parallel and any order.

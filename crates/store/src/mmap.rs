@@ -22,8 +22,8 @@ use crate::layout::{
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    EdgeDirection, EdgeStore, IoStats, OffsetSlice, Result, SCAN_BLOCK, StoreError, Visit,
-    VisitBlock, block_ranges, per_vertex,
+    EdgeDirection, EdgeStore, IoStats, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK, StoreError,
+    Visit, VisitBlock, block_ranges, per_vertex,
 };
 
 /// How far before a released window the page cache is dropped too: the largest folio
@@ -282,13 +282,13 @@ impl MmapStore {
         Ok(())
     }
 
-    /// A scan of `range`, or a head pass when `head_entries` says how many entries of
-    /// each list it needs: the kept prefix from the map, then the rest window by window.
+    /// A scan of `range`, or a partial scan when `needed` says what it needs of each
+    /// list: the kept prefix from the map, then the rest window by window.
     fn scan_lists(
         &self,
         direction: EdgeDirection,
         range: Range<u32>,
-        head_entries: Option<u64>,
+        needed: Option<ListsNeeded>,
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let lists = self.lists(direction);
@@ -307,7 +307,7 @@ impl MmapStore {
             kept_end..range.end,
             self.chunk_bytes,
             false,
-            head_entries,
+            needed,
         );
         for reads in batches {
             self.stream(lists, &reads, &[], visit_block)?;
@@ -396,14 +396,14 @@ impl EdgeStore for MmapStore {
         self.scan_lists(direction, range, None, visit_block)
     }
 
-    fn scan_heads(
+    fn scan_partial(
         &self,
         direction: EdgeDirection,
         range: Range<u32>,
-        entries: u64,
+        needed: ListsNeeded,
         visit_block: &VisitBlock,
     ) -> Result<()> {
-        self.scan_lists(direction, range, Some(entries), visit_block)
+        self.scan_lists(direction, range, Some(needed), visit_block)
     }
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {

@@ -43,9 +43,23 @@ impl fmt::Display for Tier {
 /// time as reading 13 KiB more at this disk's figures).
 pub const GATHER_GAP_PAGES: u64 = 2;
 
-/// Unneeded pages a head pass ([`crate::EdgeStore::scan_heads`]) reads rather than
-/// end a read and start another after them.
+/// Unneeded pages a partial scan ([`crate::EdgeStore::scan_partial`]) reads rather
+/// than end a read and start another after them.
 pub const HEAD_GAP_PAGES: u64 = 8;
+
+/// Pages of an unneeded list past its first a partial scan reads rather than end a
+/// read and start another after them: a request costs about as much device time as
+/// 13 KiB more of a read (see [`GATHER_GAP_PAGES`]), so longer gaps are worth a request.
+pub const SKIP_GAP_PAGES: u64 = 2;
+
+/// Bytes a disk tier's partial scan over a section of `arcs` entries holds to know
+/// which lists it cuts short: a cut list has more than [`HEAD_GAP_PAGES`] or
+/// [`SKIP_GAP_PAGES`] pages to itself, so there is at most one per that many pages; 8
+/// bytes each (room for the vector to grow). A kernel that asks for such a scan counts
+/// them among its own arrays.
+pub fn cut_lists_bytes(arcs: u64) -> u64 {
+    8 * (4 * arcs).div_ceil(HEAD_GAP_PAGES.min(SKIP_GAP_PAGES) * 4096)
+}
 
 /// Fewest I/O slots a disk tier works with (two reads in flight, two being computed on).
 const MIN_SLOTS: u64 = 4;

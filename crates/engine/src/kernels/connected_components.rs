@@ -13,8 +13,8 @@
 
 use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
-use swapless_store::plan::HEAD_GAP_PAGES;
-use swapless_store::{EdgeDirection, EdgeStore, Result};
+use swapless_store::plan::cut_lists_bytes;
+use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
 
 use rayon::prelude::*;
 
@@ -30,11 +30,9 @@ pub const READS: Reads = Reads {
 /// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex), the list
 /// of vertices outside the largest component with edges left to link, when it is
 /// gathered (at most one vertex in [`OUTSIDE_LIST_DIVISOR`], 4 each), and the long lists
-/// a disk tier's first pass cuts short (at most one per [`HEAD_GAP_PAGES`] pages of
-/// lists; 8 bytes each, room for the vector to grow).
+/// a disk tier's first pass cuts short ([`cut_lists_bytes`]).
 pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
-    let long_lists = (4 * arcs).div_ceil(HEAD_GAP_PAGES * 4096);
-    4 * vertices + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR) + 8 * long_lists
+    4 * vertices + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR) + cut_lists_bytes(arcs)
 }
 
 /// At most one vertex in this many is listed for a gather of the lists left to link.
@@ -120,10 +118,10 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
     // links the first NEIGHBOR_ROUNDS neighbors reads the lists once instead of twice,
     // and joins the same trees. It needs only the start of each list, so a disk tier
     // skips the pages of long lists past their heads.
-    store.scan_heads(
+    store.scan_partial(
         EdgeDirection::Out,
         all.clone(),
-        NEIGHBOR_ROUNDS as u64,
+        ListsNeeded::Heads(NEIGHBOR_ROUNDS as u64),
         &|block| {
             for (vertex, list) in block.iter() {
                 for &neighbor in list.neighbors.iter().take(NEIGHBOR_ROUNDS) {

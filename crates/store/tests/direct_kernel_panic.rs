@@ -1,0 +1,75 @@
+//! A kernel that panics while the direct tier streams reads to it: the panic reaches
+//! the caller, instead of the I/O thread waiting forever for buffers the stopped
+//! compute threads will never give back.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use swapless_build::generators::{SyntheticKind, SyntheticSource};
+use swapless_build::{BuildOptions, build_graph};
+use swapless_format::GraphFile;
+use swapless_store::plan::{PlanRequest, Tier, plan};
+use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
+
+#[test]
+fn a_kernel_that_panics_during_a_direct_scan_stops_the_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kron.sl");
+    let mut source = SyntheticSource::new(SyntheticKind::Kronecker, 14, 16, false, 3).unwrap();
+    build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
+    let graph = GraphFile::open(&path).unwrap();
+    let request = |budget_bytes: u64| PlanRequest {
+        kernel: "test".to_string(),
+        property_bytes: 0,
+        optional_property_bytes: 0,
+        output_bytes: 0,
+        out_lists: true,
+        in_lists: false,
+        gather_cache_fraction: Some(0.0),
+        searches: false,
+        budget_bytes: Some(budget_bytes),
+        default_budget_bytes: budget_bytes,
+        tier: Some(Tier::Direct),
+        offset_form: None,
+        chunk_bytes: Some(4096),
+        queue_depth: 8,
+    };
+    // The least budget: a few slots, and nearly every list read from the file.
+    let least = match plan(&graph, &request(0)) {
+        Ok(plan) => plan.minimum_bytes,
+        Err(_) => {
+            let large = plan(&graph, &request(1 << 30)).unwrap();
+            large.minimum_bytes
+        }
+    };
+    let placement = plan(&graph, &request(least)).unwrap();
+    let lists = graph.header().num_arcs * 4;
+    assert!(
+        placement.cached_list_bytes.0 < lists / 2,
+        "the test needs reads: {} of {lists} list bytes are held",
+        placement.cached_list_bytes.0
+    );
+    let (finished, result) = mpsc::channel();
+    std::thread::spawn(move || {
+        let store = DirectStore::open(&path, &placement).unwrap();
+        let vertices = store.num_vertices() as u32;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                store.scan_blocks(EdgeDirection::Out, 0..vertices, &|block| {
+                    if !block.all_neighbors().is_empty() {
+                        panic!("the kernel failed");
+                    }
+                })
+            })
+        }));
+        let _ = finished.send(outcome.is_err());
+    });
+    let panicked = result
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the scan did not return within two minutes after its kernel panicked");
+    assert!(panicked, "the kernel's panic did not reach the caller");
+}
