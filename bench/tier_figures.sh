@@ -4,6 +4,9 @@
 # 10% of each kernel's dram footprint, page cache dropped before every run (root).
 # Median of 3 trials in one process (PR_TRIALS=1 for a quicker pr: each is 10+ passes).
 # Expects the graphs from bench/build_figures.sh; makes them if missing.
+# With fio installed (apt-get install fio), each disk run is preceded by a reading of the
+# disk's rate at that moment: 1 GiB of a file of its own (so no graph page is warmed), 256
+# KiB reads at queue depth 32, O_DIRECT; summarize_tiers.py puts it beside the bound.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet -p swapless-cli
@@ -16,6 +19,18 @@ for spec in "kron23:kron" "urand23:urand"; do
   [ -f "$graphs/$name.sl" ] || "$swapless" generate "$kind" --scale 23 --degree 16 --memory 4G -o "$graphs/$name.sl"
 done
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
+calibration="$graphs/calibrate.bin"
+if command -v fio > /dev/null; then
+  [ -f "$calibration" ] || head -c 1G /dev/urandom > "$calibration"
+fi
+# Writes the disk's read rate now (bytes per second) to $1, when fio is here.
+disk_rate() {
+  command -v fio > /dev/null || return 0
+  drop_caches
+  fio --name=rate --filename="$calibration" --rw=read --bs=256k --iodepth=32 \
+    --ioengine=io_uring --direct=1 --readonly --output-format=terse 2> /dev/null \
+    | awk -F';' '{ print $7 * 1024 }' > "$1"
+}
 for name in ${GRAPHS:-kron23 urand23}; do
   g="$graphs/$name.sl"
   for kernel in ${KERNELS:-pr cc bfs}; do
@@ -28,6 +43,7 @@ for name in ${GRAPHS:-kron23 urand23}; do
     for percent in ${BUDGETS:-50 25 10}; do
       budget=$((footprint * percent / 100 / 1024))K
       for tier in ${TIERS:-mmap direct}; do
+        disk_rate "$out/$name-$kernel-$tier-$percent.disk"
         drop_caches
         report="$out/$name-$kernel-$tier-$percent.json"
         if ! "$swapless" run "$kernel" "$g" --threads 2 --trials $trials --tier "$tier" \
