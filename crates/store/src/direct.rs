@@ -692,7 +692,8 @@ impl DirectStore {
     /// A scan of `range`, or a partial scan when `needed` says what it needs of each
     /// list: the pinned lists (computed on while the first reads fly, or
     /// alone when nothing is read), then batches of reads in file order. Members of
-    /// reads without bytes have no edges and are visited with empty lists.
+    /// reads without bytes (no edges, or a list a partial scan cuts to nothing) are
+    /// visited with empty lists.
     fn scan_lists(
         &self,
         direction: EdgeDirection,
