@@ -53,12 +53,13 @@ pub const HEAD_GAP_PAGES: u64 = 8;
 pub const SKIP_GAP_PAGES: u64 = 2;
 
 /// Bytes a disk tier's partial scan over a section of `arcs` entries holds to know
-/// which lists it cuts short: a cut list has more than [`HEAD_GAP_PAGES`] or
-/// [`SKIP_GAP_PAGES`] pages to itself, so there is at most one per that many pages; 8
-/// bytes each (room for the vector to grow). A kernel that asks for such a scan counts
-/// them among its own arrays.
-pub fn cut_lists_bytes(arcs: u64) -> u64 {
-    8 * (4 * arcs).div_ceil(HEAD_GAP_PAGES.min(SKIP_GAP_PAGES) * 4096)
+/// which lists it cuts short, where a cut list runs more than `gap_pages` past what the
+/// scan needs of it ([`HEAD_GAP_PAGES`] for heads, [`SKIP_GAP_PAGES`] for unneeded lists):
+/// those pages are its own, so there is at most one per `gap_pages` pages; 8 bytes each
+/// (room for the vector to grow). A kernel that asks for such a scan counts them among
+/// its own arrays.
+pub fn cut_lists_bytes(arcs: u64, gap_pages: u64) -> u64 {
+    8 * (4 * arcs).div_ceil(gap_pages * 4096)
 }
 
 /// Fewest I/O slots a disk tier works with (two reads in flight, two being computed on).

@@ -12,7 +12,7 @@
 
 use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
-use swapless_store::plan::cut_lists_bytes;
+use swapless_store::plan::{SKIP_GAP_PAGES, cut_lists_bytes};
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
 
 use std::cell::RefCell;
@@ -38,7 +38,10 @@ pub const READS: Reads = Reads {
 /// in the bitmaps, so this bound holds on every graph. Plus the visited vertices' long
 /// lists a disk tier's bottom-up scan skips ([`cut_lists_bytes`]).
 pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
-    4 * vertices + 2 * Bitmap::bytes(vertices) + 16 * list_limit(vertices) + cut_lists_bytes(arcs)
+    4 * vertices
+        + 2 * Bitmap::bytes(vertices)
+        + 16 * list_limit(vertices)
+        + cut_lists_bytes(arcs, SKIP_GAP_PAGES)
 }
 
 /// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited

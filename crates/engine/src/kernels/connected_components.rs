@@ -13,7 +13,7 @@
 
 use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
-use swapless_store::plan::cut_lists_bytes;
+use swapless_store::plan::{HEAD_GAP_PAGES, cut_lists_bytes};
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
 
 use rayon::prelude::*;
@@ -32,7 +32,9 @@ pub const READS: Reads = Reads {
 /// gathered (at most one vertex in [`OUTSIDE_LIST_DIVISOR`], 4 each), and the long lists
 /// a disk tier's first pass cuts short ([`cut_lists_bytes`]).
 pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
-    4 * vertices + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR) + cut_lists_bytes(arcs)
+    4 * vertices
+        + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR)
+        + cut_lists_bytes(arcs, HEAD_GAP_PAGES)
 }
 
 /// At most one vertex in this many is listed for a gather of the lists left to link.
