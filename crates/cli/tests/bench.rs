@@ -171,8 +171,14 @@ fn bench_runs_every_mode_it_can_writes_the_schema_and_cleans_up() {
     for row in &rows {
         assert_eq!(row.len(), COLUMNS.len(), "row {row:?}");
         let status = &row[column("status")];
+        // Under a tight limit the kernel may kill the swap baseline rather than wait for
+        // its swap writes (seen here on a slow disk at 85%); the harness records that as
+        // the baseline's outcome. swapless's own modes must finish or be refused.
+        let swap_killed = row[column("mode")] == "swap"
+            && status == "out-of-memory"
+            && row[column("message")].contains("out-of-memory killer");
         assert!(
-            ["ok", "refused"].contains(&status.as_str()),
+            ["ok", "refused"].contains(&status.as_str()) || swap_killed,
             "a trial ended {status}: {row:?}\n{stderr}"
         );
         if status == "ok" {
@@ -204,6 +210,10 @@ fn bench_runs_every_mode_it_can_writes_the_schema_and_cleans_up() {
             let threads: usize = row[column("threads")].parse().unwrap();
             let ocf: usize = row[column("ocf")].parse().unwrap();
             assert_eq!(threads % ocf, 0);
+            // At the dram peak nothing needs to swap: these must run.
+            if row[column("budget_percent")] == "100.0" {
+                assert_eq!(row[column("status")], "ok", "{row:?}");
+            }
         }
     } else {
         assert_eq!(count("swap", ""), 0);
