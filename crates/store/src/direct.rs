@@ -723,7 +723,7 @@ impl DirectStore {
         for batch in batches {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
                 batch.into_iter().partition(|read| read.bytes.is_empty());
-            let visit_empty = || -> Result<()> {
+            self.stream(lists, &reads, &[], visit_block, false, || {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
                     // Lists without edges, or one a partial scan cut to nothing.
@@ -738,16 +738,11 @@ impl DirectStore {
                         visit_block,
                     )?;
                 }
-                Ok(())
-            };
-            let mut empty_result = Ok(());
-            self.stream(lists, &reads, &[], visit_block, false, || {
-                empty_result = visit_empty();
                 if let Some(visit_pinned) = visit_pinned.take() {
                     visit_pinned();
                 }
+                Ok(())
             })?;
-            empty_result?;
         }
         if let Some(visit_pinned) = visit_pinned {
             visit_pinned();
@@ -798,7 +793,8 @@ impl DirectStore {
     }
 
     /// Runs `reads` through the ring while compute threads call `visit_block` for each
-    /// read that lands; `meanwhile` runs on the calling thread as the first reads fly.
+    /// read that lands; `meanwhile` runs on the calling thread as the first reads fly
+    /// (its error is the call's, after the reads in flight have landed).
     fn stream(
         &self,
         lists: &Lists,
@@ -806,14 +802,14 @@ impl DirectStore {
         sorted: &[u32],
         visit_block: &VisitBlock,
         keep: bool,
-        meanwhile: impl FnOnce(),
+        meanwhile: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let mut guard = match reads.len() > SYNCHRONOUS_READS {
             true => self.io.try_lock().ok(),
             false => None,
         };
         let Some(context) = guard.as_deref_mut() else {
-            meanwhile();
+            meanwhile()?;
             return self.read_synchronously(lists, reads, sorted, visit_block, keep);
         };
         let IoContext {
@@ -840,7 +836,9 @@ impl DirectStore {
             let pool = &pool;
             let pump =
                 scope.spawn(move || self.pump(ring, base, registered, lists, reads, pool, sender));
-            meanwhile();
+            if let Err(error) = meanwhile() {
+                remember(error);
+            }
             let feed = Feed {
                 receiver,
                 wait_nanos: &self.counters.io_wait_nanos,
@@ -1210,6 +1208,7 @@ impl EdgeStore for DirectStore {
                 if let Some(visit_pinned) = visit_pinned.take() {
                     visit_pinned();
                 }
+                Ok(())
             })?;
         }
         if let Some(visit_pinned) = visit_pinned {

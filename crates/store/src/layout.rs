@@ -8,7 +8,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::plan::{HEAD_GAP_PAGES, Plan, SKIP_GAP_PAGES};
+use crate::plan::Plan;
 use crate::{
     Adjacency, EdgeDirection, ListBlock, ListsNeeded, OffsetForm, Offsets, Result, Visit,
     VisitBlock, with_block,
@@ -243,16 +243,16 @@ pub(crate) struct HeadPass {
 
 impl HeadPass {
     /// A pass over `range` that needs what `needed` says, cutting short the lists that
-    /// run more than [`HEAD_GAP_PAGES`] pages past their first entries (heads), or more
-    /// than [`SKIP_GAP_PAGES`] past their first page (unneeded lists, skipped).
+    /// run more than [`ListsNeeded::gap_pages`] past their first entries (heads), or past
+    /// their first page (unneeded lists, skipped).
     pub fn new(layout: &ListLayout, range: Range<u32>, needed: ListsNeeded) -> HeadPass {
-        let (entries, gap_pages, cut): (u64, u64, &(dyn Fn(u32) -> bool + Sync)) = match needed {
-            ListsNeeded::Heads(entries) => (entries, HEAD_GAP_PAGES, &|_| true),
-            ListsNeeded::AllBut(unneeded) => (0, SKIP_GAP_PAGES, unneeded),
+        let (entries, cut): (u64, &(dyn Fn(u32) -> bool + Sync)) = match needed {
+            ListsNeeded::Heads(entries) => (entries, &|_| true),
+            ListsNeeded::AllBut(unneeded) => (0, unneeded),
         };
         HeadPass {
             entries,
-            long: long_lists(layout, range, entries, gap_pages, cut),
+            long: long_lists(layout, range, entries, needed.gap_pages(), cut),
         }
     }
 }
@@ -829,11 +829,7 @@ mod tests {
         let layout = layout(&degrees);
         let range = 4..degrees.len() as u32 - 2;
         let heads = HeadPass::new(&layout, range.clone(), needed);
-        let entries = heads.entries;
-        let gap_pages = match needed {
-            ListsNeeded::Heads(_) => HEAD_GAP_PAGES,
-            ListsNeeded::AllBut(_) => SKIP_GAP_PAGES,
-        };
+        let (entries, gap_pages) = (heads.entries, needed.gap_pages());
         // Entries of `vertex`'s list the pass needs.
         let wanted = |vertex: u32| match needed {
             ListsNeeded::Heads(entries) => u64::from(layout.degree(vertex)).min(entries),

@@ -198,6 +198,18 @@ pub enum ListsNeeded<'a> {
     AllBut(&'a (dyn Fn(u32) -> bool + Sync)),
 }
 
+impl ListsNeeded<'_> {
+    /// Pages past what the scan needs of a list that a disk tier reads rather than cut
+    /// the list short: [`plan::HEAD_GAP_PAGES`] past a head, [`plan::SKIP_GAP_PAGES`] past
+    /// an unneeded list's first page.
+    pub(crate) fn gap_pages(self) -> u64 {
+        match self {
+            ListsNeeded::Heads(_) => plan::HEAD_GAP_PAGES,
+            ListsNeeded::AllBut(_) => plan::SKIP_GAP_PAGES,
+        }
+    }
+}
+
 /// A graph's edges, wherever they are.
 pub trait EdgeStore: Sync {
     /// Number of vertices.

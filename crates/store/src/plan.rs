@@ -43,8 +43,8 @@ impl fmt::Display for Tier {
 /// time as reading 13 KiB more at this disk's figures).
 pub const GATHER_GAP_PAGES: u64 = 2;
 
-/// Unneeded pages a partial scan ([`crate::EdgeStore::scan_partial`]) reads rather
-/// than end a read and start another after them.
+/// Unneeded pages past a list's head that a head pass ([`crate::ListsNeeded::Heads`])
+/// reads rather than end a read and start another after them.
 pub const HEAD_GAP_PAGES: u64 = 8;
 
 /// Pages of an unneeded list past its first a partial scan reads rather than end a
