@@ -196,6 +196,10 @@ pub struct Plan {
     pub slot_bytes: u64,
     /// How many regular slots the I/O buffers hold (beside the oversize ones).
     pub regular_slots: u64,
+    /// Reads that may hold room in the I/O buffers at once: as many as slots, or a full
+    /// queue's when the budget has room for the sides of split lists they may leave
+    /// waiting (a read shorter than a slot takes only its pages).
+    pub reads_held: u64,
     /// Bytes of the slot reserved for lists longer than a chunk (0 if none is).
     pub oversize_slot_bytes: u64,
     /// Reads in flight at most.
@@ -374,8 +378,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         optional > 0 && (tier == Tier::Dram || budget >= needed + optional);
     let hot = hot + if optional_property_held { optional } else { 0 };
 
-    let (io_buffer_bytes, regular_slots, cached) = if tier == Tier::Dram {
-        (0, 0, bulk)
+    let (io_buffer_bytes, regular_slots, held_slots, cached) = if tier == Tier::Dram {
+        (0, 0, 0, bulk)
     } else {
         let spare = budget - hot - warm;
         // Up to half of what is left feeds the queue (no more than the queue can use),
@@ -389,8 +393,20 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             for_slots / 2
         };
         let slots = (share / slot_cost).clamp(MIN_SLOTS, wanted_slots);
-        let io = slots * slot_cost + io_fixed;
-        (io, slots, (spare - io).min(bulk))
+        let mut io = slots * slot_cost + io_fixed;
+        // Reads shorter than a slot take only their pages of the buffers, so more reads
+        // than slots can hold room at once, and each may leave the sides of two split
+        // lists waiting. Room for those of a full queue costs little (under 1 MiB at
+        // depth 128) and is taken when the budget has it; else no more reads than slots.
+        let more_sides = (wanted_slots - slots) * 2 * SPLIT_PIECE_BYTES;
+        let held = match spare - io >= more_sides {
+            true => {
+                io += more_sides;
+                wanted_slots
+            }
+            false => slots,
+        };
+        (io, slots, held, (spare - io).min(bulk))
     };
     // The page cache for gathers is the direct tier's; the rest of the list cache is the
     // pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
@@ -524,6 +540,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         banded_search,
         slot_bytes: slot,
         regular_slots,
+        reads_held: held_slots / weighted_reads,
         oversize_slot_bytes: oversize_slot,
         queue_depth: request.queue_depth,
         kernel: request.kernel.clone(),
