@@ -274,6 +274,31 @@ fn cc_is_right_whether_its_last_pass_scans_or_gathers() {
     }
 }
 
+/// Levels of a BFS tree given by `parents` (`u32::MAX` for unreached), the source's
+/// included: the deepest vertex's depth plus one.
+fn tree_levels(parents: &[u32], source: u32) -> u32 {
+    let mut depths = vec![u32::MAX; parents.len()];
+    depths[source as usize] = 0;
+    let mut deepest = 0;
+    for start in 0..parents.len() {
+        if parents[start] == u32::MAX {
+            continue;
+        }
+        // Walk up to a vertex of known depth, then set the depths on the way back.
+        let mut path = vec![start];
+        while depths[*path.last().unwrap()] == u32::MAX {
+            path.push(parents[*path.last().unwrap()] as usize);
+        }
+        let mut depth = depths[path.pop().unwrap()];
+        for &vertex in path.iter().rev() {
+            depth += 1;
+            depths[vertex] = depth;
+        }
+        deepest = deepest.max(depths[start]);
+    }
+    deepest + 1
+}
+
 #[test]
 fn bfs_is_right_with_frontiers_too_long_for_its_lists() {
     // Tiny list limits push every path a large graph takes through small ones: frontiers
@@ -287,6 +312,12 @@ fn bfs_is_right_with_frontiers_too_long_for_its_lists() {
             continue;
         };
         let whole = bfs::bfs(&store, source).unwrap();
+        assert_eq!(
+            whole.levels,
+            tree_levels(&whole.parents, source),
+            "{}",
+            path.display()
+        );
         for limit in [1, 3, 50] {
             let limited = bfs::bfs_with_list_limit(&store, source, limit, true).unwrap();
             bfs::verify(&graph, source, &limited.parents)
