@@ -2,38 +2,21 @@
 //! the caller, instead of the I/O thread waiting forever for buffers the stopped
 //! compute threads will never give back.
 
+mod common;
+
 use std::sync::mpsc;
 use std::time::Duration;
 
-use swapless_build::generators::{SyntheticKind, SyntheticSource};
-use swapless_build::{BuildOptions, build_graph};
 use swapless_format::GraphFile;
-use swapless_store::plan::{PlanRequest, Tier, plan};
+use swapless_store::plan::plan;
 use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
 
 #[test]
 fn a_kernel_that_panics_during_a_direct_scan_stops_the_scan() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("kron.sl");
-    let mut source = SyntheticSource::new(SyntheticKind::Kronecker, 14, 16, false, 3).unwrap();
-    build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
+    let path = common::kron_graph(dir.path(), 14);
     let graph = GraphFile::open(&path).unwrap();
-    let request = |budget_bytes: u64| PlanRequest {
-        kernel: "test".to_string(),
-        property_bytes: 0,
-        optional_property_bytes: 0,
-        output_bytes: 0,
-        out_lists: true,
-        in_lists: false,
-        gather_cache_fraction: Some(0.0),
-        searches: false,
-        budget_bytes: Some(budget_bytes),
-        default_budget_bytes: budget_bytes,
-        tier: Some(Tier::Direct),
-        offset_form: None,
-        chunk_bytes: Some(4096),
-        queue_depth: 8,
-    };
+    let request = |budget_bytes: u64| common::direct_request(budget_bytes, 4096, 8);
     // The least budget: a few slots, and nearly every list read from the file.
     let least = match plan(&graph, &request(0)) {
         Ok(plan) => plan.minimum_bytes,

@@ -3,10 +3,10 @@
 //! there are slots, and the plan counts the split-list sides of every read it lets hold
 //! room.
 
-use swapless_build::generators::{SyntheticKind, SyntheticSource};
-use swapless_build::{BuildOptions, build_graph};
+mod common;
+
 use swapless_format::GraphFile;
-use swapless_store::plan::{Plan, PlanRequest, Tier, plan};
+use swapless_store::plan::{Plan, plan};
 use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
 
 const PAGE: u64 = 4096;
@@ -22,26 +22,9 @@ fn counts_every_held_read(placement: &Plan) -> bool {
 #[test]
 fn short_reads_fill_the_queue_with_fewer_slots_than_its_depth() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("kron.sl");
-    let mut source = SyntheticSource::new(SyntheticKind::Kronecker, 14, 16, false, 3).unwrap();
-    build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
+    let path = common::kron_graph(dir.path(), 14);
     let graph = GraphFile::open(&path).unwrap();
-    let request = |budget_bytes: u64| PlanRequest {
-        kernel: "test".to_string(),
-        property_bytes: 0,
-        optional_property_bytes: 0,
-        output_bytes: 0,
-        out_lists: true,
-        in_lists: false,
-        gather_cache_fraction: Some(0.0),
-        searches: false,
-        budget_bytes: Some(budget_bytes),
-        default_budget_bytes: budget_bytes,
-        tier: Some(Tier::Direct),
-        offset_form: None,
-        chunk_bytes: Some(16 << 10),
-        queue_depth: QUEUE_DEPTH,
-    };
+    let request = |budget_bytes: u64| common::direct_request(budget_bytes, 16 << 10, QUEUE_DEPTH);
     let least = plan(&graph, &request(1 << 30)).unwrap().minimum_bytes;
 
     // At the least budget there is no room for more sides: as many reads as slots.
