@@ -104,7 +104,7 @@ struct IoContext {
 /// after another by the page, and a slot is free again once every read in it has been
 /// given back: a chunk-long read takes a slot of its own, while a gather's reads of a
 /// page or two and a partial scan's short reads share one, so more of them fit in flight
-/// (with a slot a read, bfs at 10% of kron23 kept 51 reads in flight of the 128 asked).
+/// (with a slot a read, bfs at 10% of kron23 kept about 50 reads in flight of the 128 asked).
 /// The oversize region is handed out by the page, first fit, so several long lists can
 /// be in flight at once. A read's room is named by the arena page each part starts at.
 struct SlotPool {
@@ -172,17 +172,11 @@ impl FreeSpace {
     /// Places `bytes` (which [`FreeSpace::fits`] found room for) and returns the byte
     /// offset in the regular region.
     fn place(&mut self, slot_bytes: u64, bytes: u64) -> u64 {
+        // A slot left without room still holds reads (one whose reads are all back
+        // starts over from its start, see `release_in_slot`): the last of them frees it.
         let (slot, filled) = match self.filling {
             Some((slot, filled)) if filled + bytes <= slot_bytes => (slot, filled),
-            _ => {
-                if let Some((full, _)) = self.filling
-                    && self.reads_in_slot[full] == 0
-                {
-                    self.regular.push(full);
-                }
-                let slot = self.regular.pop().expect("fits() found a free slot");
-                (slot, 0)
-            }
+            _ => (self.regular.pop().expect("fits() found a free slot"), 0),
         };
         self.filling = Some((slot, filled + bytes));
         self.reads_in_slot[slot] += 1;
