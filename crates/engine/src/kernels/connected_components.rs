@@ -14,11 +14,11 @@
 use super::{Reads, few_enough_to_gather};
 use swapless_format::GraphFile;
 use swapless_store::plan::{HEAD_GAP_PAGES, cut_lists_bytes};
-use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
+use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result, WIDENED_ON_STACK};
 
 use rayon::prelude::*;
 
-use crate::frontier::select_vertices;
+use crate::frontier::select_vertices_by_block;
 use crate::property::{PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
@@ -108,6 +108,51 @@ fn most_frequent_label(labels: &U32Array) -> u32 {
         .map_or(0, |(label, _)| label)
 }
 
+/// Vertices a task counts the edges left to link of.
+const COUNT_BLOCK: usize = 1 << 16;
+
+/// Calls `each(vertex, edges)` for every vertex of `range` outside the `largest`
+/// component with edges left to link (out-edges past the first [`NEIGHBOR_ROUNDS`], and
+/// in-edges on a directed graph), decoding the offsets a block at a time: from
+/// Elias-Fano offsets a degree looked up alone costs two selects, and cc looks at every
+/// vertex up to three times here.
+fn each_with_edges_left(
+    store: &dyn EdgeStore,
+    labels: &U32Array,
+    largest: u32,
+    range: std::ops::Range<u32>,
+    each: &mut dyn FnMut(u32, u64),
+) {
+    const BLOCK: u32 = WIDENED_ON_STACK as u32 - 1;
+    let mut start = range.start;
+    while start < range.end {
+        let block = start..start.saturating_add(BLOCK).min(range.end);
+        let entries = block.start as usize..block.end as usize;
+        let mut visit = |out: &[u64], incoming: Option<&[u64]>| {
+            for (index, vertex) in block.clone().enumerate() {
+                if labels.get(vertex) == largest {
+                    continue;
+                }
+                let out_degree = out[index + 1] - out[index];
+                let in_degree = incoming.map_or(0, |offsets| offsets[index + 1] - offsets[index]);
+                let edges = out_degree.saturating_sub(NEIGHBOR_ROUNDS as u64) + in_degree;
+                if edges > 0 {
+                    each(vertex, edges);
+                }
+            }
+        };
+        let out_offsets = store.offsets(EdgeDirection::Out).vertices(entries.clone());
+        out_offsets.widened(|out| match store.directed() {
+            true => store
+                .offsets(EdgeDirection::In)
+                .vertices(entries.clone())
+                .widened(|incoming| visit(out, Some(incoming))),
+            false => visit(out, None),
+        });
+        start = block.end;
+    }
+}
+
 /// Finds the connected components.
 pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
     let vertices = store.num_vertices();
@@ -139,26 +184,20 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
         // past the neighbors already linked and, for weak connectivity on a directed
         // graph, whole in-lists. When those lists are few, read only them (a gather)
         // instead of scanning every list.
-        let directed = store.directed();
-        let edges_left = |vertex: u32| -> u64 {
-            if labels.get(vertex) == largest {
-                return 0;
-            }
-            let out = store.degree(EdgeDirection::Out, vertex) as u64;
-            let incoming = if directed {
-                store.degree(EdgeDirection::In, vertex) as u64
-            } else {
-                0
-            };
-            out.saturating_sub(NEIGHBOR_ROUNDS as u64) + incoming
-        };
-        let (outside_vertices, outside_edges) = (0..vertices as u32)
+        let (outside_vertices, outside_edges) = (0..vertices.div_ceil(COUNT_BLOCK))
             .into_par_iter()
-            .map(|vertex| {
-                let edges = edges_left(vertex);
-                (u64::from(edges > 0), edges)
+            .map(|block| {
+                let first = (block * COUNT_BLOCK) as u32;
+                let range = first..(first as usize + COUNT_BLOCK).min(vertices) as u32;
+                let mut counts = (0u64, 0u64);
+                each_with_edges_left(store, &labels, largest, range, &mut |_, edges| {
+                    counts.0 += 1;
+                    counts.1 += edges;
+                });
+                counts
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let directed = store.directed();
         let passes = [
             (EdgeDirection::Out, NEIGHBOR_ROUNDS),
             (EdgeDirection::In, 0),
@@ -174,7 +213,11 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
         if few_enough_to_gather(store, outside_edges)
             && outside_vertices <= vertices as u64 / OUTSIDE_LIST_DIVISOR
         {
-            let outside = select_vertices(vertices as u32, |vertex| edges_left(vertex) > 0);
+            let outside = select_vertices_by_block(vertices as u32, |range, kept| {
+                each_with_edges_left(store, &labels, largest, range, &mut |vertex, _| {
+                    kept(vertex)
+                })
+            });
             for &(direction, skip) in passes {
                 store.gather(direction, &outside, &|vertex, list| {
                     link_rest(vertex, list.neighbors, skip)
