@@ -394,7 +394,7 @@ pub struct DirectStore {
     oversize_bytes: u64,
     regular_slots: usize,
     oversize_slots: usize,
-    /// Reads that may hold room in the arena at once.
+    /// Reads that may hold room in the arena at once (the pool takes at least one).
     reads_held: usize,
     chunk_bytes: u64,
     queue_depth: usize,
@@ -521,7 +521,7 @@ impl DirectStore {
             oversize_bytes: plan.oversize_slot_bytes,
             regular_slots,
             oversize_slots,
-            reads_held: (plan.reads_held as usize).max(1),
+            reads_held: plan.reads_held as usize,
             chunk_bytes: plan.chunk_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
