@@ -4,18 +4,29 @@ The physical bound of a disk run is max(dram time, bytes read / device bandwidth
 1.3 GB/s for scans (fio, 1 MiB sequential) in ../shared/ANCHORS.md. Where the run left a
 `.disk` file (fio's rate just before the run, see bench/tier_figures.sh), the table adds
 that rate and the bound at it: this virtio disk runs anywhere from 0.3 to 3 GB/s.
+
+Folders written by today's bench/tier_figures.sh hold rounds (`*-r1.json`, ...): one run on
+each tier per round and budget. Their table gives each tier's median run, and takes its
+ratios round by round (a disk run against the dram run of the same round) before the
+median. Older folders (one dram report per kernel) print as they always did.
 """
 import json
 import pathlib
+import re
+import statistics
 import sys
 
 DEVICE_BYTES_PER_SECOND = 1.3e9
 
+HEADER = "| graph | kernel | budget | tier | seconds | x dram | bytes read | bound s | x bound | MB/s | requests/s | mean QD | cache hits | io wait s | peak RSS MiB |"
+
 def main(folder):
     folder = pathlib.Path(folder)
+    if any(folder.glob("*-r1.json")):
+        return rounds_table(folder)
     measured = any(folder.glob("*.disk"))
     extra = " disk MB/s before | x bound at it |" if measured else ""
-    print("| graph | kernel | budget | tier | seconds | x dram | bytes read | bound s | x bound | MB/s | requests/s | mean QD | cache hits | io wait s | peak RSS MiB |" + extra)
+    print(HEADER + extra)
     print("| --- " * (15 + 2 * measured) + "|")
     for dram_path in sorted(folder.glob("*-dram.json")):
         dram = json.loads(dram_path.read_text())
@@ -60,6 +71,63 @@ def disk_columns(path, measured, base, read, seconds):
         return " | |"
     bound = max(base, read / rate)
     return f" {rate / 1e6:.0f} | {seconds / bound:.2f} |"
+
+def rounds_table(folder):
+    """One row per graph, kernel, budget and tier: medians over the rounds."""
+    runs = {}
+    for path in folder.glob("*-r*.json"):
+        found = re.fullmatch(r"(.+)-(\w+)-(\d+)-(\w+)-r(\d+)\.json", path.name)
+        if found:
+            graph, kernel, percent, tier, round_ = found.groups()
+            key = (graph, kernel, int(percent))
+            runs.setdefault(key, {}).setdefault(tier, {})[int(round_)] = path
+    print(HEADER + " rounds | disk MB/s before | x bound at it |")
+    print("| --- " * 18 + "|")
+    order = {"dram": 0, "mmap": 1, "direct": 2}
+    for (graph, kernel, percent), tiers in sorted(runs.items(), key=lambda item: (item[0][0], item[0][1], -item[0][2])):
+        dram = {r: json.loads(p.read_text())["seconds"] for r, p in tiers.get("dram", {}).items()}
+        for tier in sorted(tiers, key=lambda name: order.get(name, 9)):
+            reports = {r: json.loads(p.read_text()) for r, p in tiers[tier].items()}
+            middle = sorted(reports.values(), key=lambda run: run["seconds"])[(len(reports) - 1) // 2]
+            seconds = middle["seconds"]
+            if tier == "dram":
+                base = statistics.median(dram.values())
+                print(f"| {graph} | {kernel} | {percent}% | dram | {seconds:.3f} | 1.00 | 0 | {base:.3f} | | | | | | | {middle['peak_rss_bytes'] >> 20} | {len(reports)} | | |")
+                continue
+            # Ratios round by round, against the dram run of the same round.
+            paired = [r for r in reports if r in dram]
+            over_dram = [reports[r]["seconds"] / dram[r] for r in paired]
+            bounds = {r: max(dram[r], reports[r]["bytes_read"] / DEVICE_BYTES_PER_SECOND) for r in paired}
+            over_bound = [reports[r]["seconds"] / bounds[r] for r in paired]
+            rates = {r: disk_rate(tiers[tier][r].with_suffix(".disk")) for r in paired}
+            over_rate_bound = [
+                reports[r]["seconds"] / max(dram[r], reports[r]["bytes_read"] / rates[r])
+                for r in paired if rates[r]
+            ]
+            read = middle["bytes_read"]
+            requests = middle["read_requests"] / seconds if middle["read_requests"] else 0
+            wait = middle["io_wait_seconds"]
+            wait = "n/a" if wait is None else f"{wait:.2f}"
+            known_rates = [rate for rate in rates.values() if rate]
+            print(
+                f"| {graph} | {kernel} | {percent}% | {tier} | {seconds:.3f} | {median(over_dram)} | "
+                f"{read / 2**30:.2f} GiB | {statistics.median(bounds.values()) if bounds else 0:.3f} | {median(over_bound)} | "
+                f"{read / seconds / 1e6:.0f} | {requests:,.0f} | {middle['mean_queue_depth']:.1f} | "
+                f"{100 * middle['cache_hit_ratio']:.0f}% | {wait} | {middle['peak_rss_bytes'] >> 20} | {len(reports)} | "
+                f"{statistics.median(known_rates) / 1e6 if known_rates else 0:.0f} | {median(over_rate_bound)} |"
+            )
+
+def median(ratios):
+    """The median of `ratios` with two decimals, or blank when there are none."""
+    return f"{statistics.median(ratios):.2f}" if ratios else ""
+
+def disk_rate(path):
+    """fio's rate (bytes per second) read just before a run, or None."""
+    try:
+        rate = float(path.read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return rate if rate > 0 else None
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/tiers")

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The out-of-memory figures of BENCHMARKS.md (issue 4): pr, cc and bfs on kron and
-# urand scale 23 with 2 threads, on dram and then on mmap and direct at 50%, 25% and
-# 10% of each kernel's dram footprint, page cache dropped before every run (root).
-# Median of 3 trials in one process (PR_TRIALS=1 for a quicker pr: each is 10+ passes).
+# urand scale 23 with 2 threads, on mmap and direct at 50%, 25% and 10% of each kernel's
+# dram footprint, page cache dropped before every run (root).
+# Side by side: for each budget, ROUNDS rounds (default 3) of one run each on dram, mmap
+# and direct, one trial a run, the order turning each round; the table takes medians over
+# the rounds and divides each disk run by the dram run of its own round. This machine's
+# CPU speed drifts up to 2x between hours, so a dram time taken minutes before is no base.
 # Expects the graphs from bench/build_figures.sh; makes them if missing.
 # With fio installed (apt-get install fio), each disk run is preceded by a reading of the
 # disk's rate at that moment: 1 GiB of a file of its own (so no graph page is warmed), 256
@@ -34,23 +37,25 @@ disk_rate() {
 for name in ${GRAPHS:-kron23 urand23}; do
   g="$graphs/$name.sl"
   for kernel in ${KERNELS:-pr cc bfs}; do
-    trials=3; [ "$kernel" = pr ] && trials=${PR_TRIALS:-3}
     extra=(); [ "$kernel" = pr ] && extra=(--tolerance 1e-4 --max-iters 1000)
-    drop_caches
-    "$swapless" run "$kernel" "$g" --threads 2 --trials $trials --tier dram "${extra[@]}" \
-      --json "$out/$name-$kernel-dram.json" > /dev/null
-    footprint=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['footprint_bytes'])" "$out/$name-$kernel-dram.json")
+    "$swapless" plan "$g" "$kernel" --json "$out/$name-$kernel-plan.json" > /dev/null
+    footprint=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['footprint_bytes'])" "$out/$name-$kernel-plan.json")
     for percent in ${BUDGETS:-50 25 10}; do
       budget=$((footprint * percent / 100 / 1024))K
-      for tier in ${TIERS:-mmap direct}; do
-        disk_rate "$out/$name-$kernel-$tier-$percent.disk"
-        drop_caches
-        report="$out/$name-$kernel-$tier-$percent.json"
-        if ! "$swapless" run "$kernel" "$g" --threads 2 --trials $trials --tier "$tier" \
-            --memory "$budget" "${extra[@]}" --json "$report" > /dev/null 2> "$out/$name-$kernel-$tier-$percent.err"; then
-          rm -f "$report"
-          echo "$name $kernel $tier $percent%: $(cat "$out/$name-$kernel-$tier-$percent.err")"
-        fi
+      tiers=(dram ${TIERS:-mmap direct})
+      for round in $(seq 1 "${ROUNDS:-3}"); do
+        for turn in "${!tiers[@]}"; do
+          tier=${tiers[$(((turn + round - 1) % ${#tiers[@]}))]}
+          stem="$out/$name-$kernel-$percent-$tier-r$round"
+          memory=(--memory "$budget"); [ "$tier" = dram ] && memory=()
+          [ "$tier" = dram ] || disk_rate "$stem.disk"
+          drop_caches
+          if ! "$swapless" run "$kernel" "$g" --threads 2 --tier "$tier" "${memory[@]}" \
+              "${extra[@]}" --json "$stem.json" > /dev/null 2> "$stem.err"; then
+            rm -f "$stem.json"
+            echo "$name $kernel $tier $percent% round $round: $(cat "$stem.err")"
+          fi
+        done
       done
     done
   done
