@@ -173,10 +173,10 @@ impl Kernel {
     /// 2 MiB range at a time, each range released once copied, so without a permutation
     /// little more than the output array is held; through a permutation, both are.
     pub fn output_bytes(self, vertices: u64, permuted: bool) -> u64 {
-        // (result, output) bytes per vertex: u32 to int64, f64 to f64, bool to int8.
+        // (result, output) bytes per vertex: u32 to int64, f32 or f64 to f64, bool to int8.
         let (result, output) = match self {
-            Kernel::Bfs | Kernel::Cc | Kernel::Radii => (4, 8),
-            Kernel::Pr | Kernel::Sssp | Kernel::Bc => (8, 8),
+            Kernel::Bfs | Kernel::Cc | Kernel::Radii | Kernel::Pr => (4, 8),
+            Kernel::Sssp | Kernel::Bc => (8, 8),
             Kernel::Tc => (0, 0),
             Kernel::Mis => (1, 1),
         };
@@ -760,7 +760,10 @@ fn original_order(outcome: Outcome, permutation: Option<&[u32]>) -> ResultArray 
             }))
         }
         Outcome::PageRank(result) => {
-            ResultArray::Float64(reorder(result.scores, permutation, same))
+            let sum = result.sum;
+            ResultArray::Float64(reorder(result.scores, permutation, |&score| {
+                score as f64 / sum
+            }))
         }
         Outcome::Components(result) => {
             ResultArray::Int64(reorder(result.labels, permutation, |&root| original(root)))

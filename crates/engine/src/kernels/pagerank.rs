@@ -5,10 +5,14 @@
 //! all vertices, as networkx and igraph do. Iterates until the L1 change of the
 //! scores falls below the tolerance or the iteration limit is reached.
 //!
-//! Contributions (score / out-degree) are stored as f32, as GAP stores scores:
-//! the array read at random once per edge is half as large. Sums and scores stay
-//! f64, and the rank that rounding drops is spread like dangling rank, so the
-//! scores still sum to 1; they agree with networkx to about 1e-8 relative.
+//! Scores and contributions (score / out-degree) are stored as f32, as GAP stores
+//! them: 8 bytes a vertex instead of 16 (or 12 with f64 scores), which under a tight
+//! budget leaves the edge reads room for a full queue (kron23 at 10% of its footprint:
+//! 40 MiB for reads instead of 8), and the array read at random once per edge half as
+//! large. Sums are f64, and the rank that rounding drops is spread like dangling rank.
+//! The output divides the scores by their sum, so they sum to 1; each agrees with
+//! networkx to f32's precision (about 1e-7 relative). A tolerance below that is met
+//! once the stored scores stop changing.
 
 use super::Reads;
 use rayon::prelude::*;
@@ -16,7 +20,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result, WIDENED_ON_STACK};
 
 use super::deterministic_sums;
-use crate::property::{F32Array, F64Array, PropertyVec};
+use crate::property::{F32Array, PropertyVec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -24,15 +28,15 @@ pub const READS: Reads = Reads {
     in_lists: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan): scores (8) and f32 contributions (4), per vertex.
+/// Bytes of this kernel's own arrays (for the plan): f32 scores (4) and f32 contributions (4), per vertex.
 pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    12 * vertices
+    8 * vertices
 }
 
 /// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: scores (8), f32 contributions (4).
+/// the runner can reserve them before the graph is loaded: scores (4), contributions (4).
 pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![8 * vertices, 4 * vertices]
+    vec![4 * vertices, 4 * vertices]
 }
 
 /// How an iteration updates the scores.
@@ -92,12 +96,23 @@ impl Default for PageRankOptions {
 
 /// What a PageRank run produced.
 pub struct PageRankResult {
-    /// Score per vertex, internal ids.
-    pub scores: PropertyVec<f64>,
+    /// Score per vertex as stored (f32), internal ids; see [`PageRankResult::normalized`].
+    pub scores: PropertyVec<f32>,
+    /// The stored scores' sum (1 up to f32 rounding), which the output divides by.
+    pub sum: f64,
     /// Iterations run.
     pub iterations: u32,
     /// L1 change of the last iteration.
     pub last_change: f64,
+}
+
+impl PageRankResult {
+    /// A stored score as output: over the stored scores' sum, so that the output sums
+    /// to 1 as a probability distribution must.
+    #[inline]
+    pub fn normalized(&self, score: f32) -> f64 {
+        score as f64 / self.sum
+    }
 }
 
 /// Entries ahead of the sum whose contributions are prefetched.
@@ -127,9 +142,8 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
     }
 }
 
-/// Runs PageRank. Both methods keep one array of scores, updated in place by each sweep
-/// over the in-lists, and one of f32 contributions (as GAP stores scores: half the size,
-/// so it stays in cache twice as well; sums are still f64). A power iteration's sums
+/// Runs PageRank. Both methods keep one array of f32 scores, updated in place by each
+/// sweep over the in-lists, and one of f32 contributions (sums are f64). A power iteration's sums
 /// read only contributions, which stay the last iteration's until the pass after the
 /// sweep, so no second score array is needed. Gauss-Seidel (GAP's `pr`) also stores each
 /// contribution as the sweep reaches the vertex, so later vertices pull newer values;
@@ -140,7 +154,7 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
     let gauss_seidel = options.method == PageRankMethod::GaussSeidel;
     let vertices = store.num_vertices();
     let n = vertices as f64;
-    let scores = F64Array::filled(vertices, 1.0 / n);
+    let scores = F32Array::filled(vertices, (1.0 / n) as f32);
     let contributions = F32Array::filled(vertices, 0.0);
     // Out-degrees from the store's offsets (warm data), not a copy: one array less to fit.
     let out_offsets = store.offsets(EdgeDirection::Out);
@@ -156,10 +170,11 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
             let (mut block_change, mut block_sum) =
                 (FixedPointSum::default(), FixedPointSum::default());
             incoming_sums(block, &contributions, |vertex, incoming| {
-                let score = base + options.damping * incoming;
-                block_change.add((score - scores.get(vertex)).abs());
-                scores.set(vertex, score);
+                let stored = (base + options.damping * incoming) as f32;
+                block_change.add((stored as f64 - scores.get(vertex) as f64).abs());
+                scores.set(vertex, stored);
                 if gauss_seidel {
+                    let score = stored as f64;
                     block_sum.add(score);
                     let degree = out_offsets.degree(vertex as usize);
                     contribute(&contributions, vertex, degree, score);
@@ -181,8 +196,10 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
             break;
         }
     }
+    let sum = score_sum(&scores);
     Ok(PageRankResult {
         scores: scores.into_values(),
+        sum,
         iterations,
         last_change,
     })
@@ -224,11 +241,23 @@ impl FixedPointSum {
 /// instead of twice per vertex.
 const CONTRIBUTE_BLOCK: usize = WIDENED_ON_STACK - 1;
 
+/// The scores' sum, the same for any thread count.
+fn score_sum(scores: &F32Array) -> f64 {
+    let vertices = scores.len();
+    let blocks = vertices.div_ceil(CONTRIBUTE_BLOCK);
+    let [sum] = deterministic_sums((0..blocks).into_par_iter().map(|block| {
+        let first = block * CONTRIBUTE_BLOCK;
+        let range = first..(first + CONTRIBUTE_BLOCK).min(vertices);
+        [range.map(|vertex| scores.get(vertex as u32) as f64).sum()]
+    }));
+    sum
+}
+
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
 /// contribution, and returns the rank the edges do not carry, summed.
 fn scale_and_contribute(
     out_offsets: OffsetSlice,
-    scores: &F64Array,
+    scores: &F32Array,
     contributions: &F32Array,
     factor: f64,
 ) -> f64 {
@@ -241,10 +270,11 @@ fn scale_and_contribute(
             let mut uncarried = 0.0;
             for (index, vertex) in range.clone().enumerate() {
                 let vertex = vertex as u32;
-                let mut score = scores.get(vertex);
+                let mut score = scores.get(vertex) as f64;
                 if factor != 1.0 {
-                    score *= factor;
-                    scores.set(vertex, score);
+                    let scaled = (score * factor) as f32;
+                    scores.set(vertex, scaled);
+                    score = scaled as f64;
                 }
                 let degree = offsets[index + 1] - offsets[index];
                 uncarried += contribute(contributions, vertex, degree, score);
@@ -267,45 +297,51 @@ fn contribute(contributions: &F32Array, vertex: u32, degree: u64, score: f64) ->
     score - degree as f64 * contribution as f64
 }
 
-/// Checks scores against a serial PageRank on the file run for the same number
-/// of iterations (with contributions rounded to f32, as the kernel stores them).
-/// Summation order differs, so a contribution may round to the neighbouring f32 (at
-/// most f32::EPSILON relative); damping shrinks old errors each iteration, so they
-/// add up to at most f32::EPSILON / (1 - damping) of a score (8e-7 at 0.85). Scores
-/// must agree to twice that, relative (to 1/n for tiny scores).
+/// Checks scores against a serial PageRank on the file run for the same number of
+/// iterations, storing scores and contributions as f32 as the kernel does. Summation
+/// order differs (the kernel sums the uncarried rank in blocks), so a stored value may
+/// round to the neighbouring f32 (at most f32::EPSILON relative); damping shrinks old
+/// errors each iteration, so they add up to at most f32::EPSILON / (1 - damping) of a
+/// score (8e-7 at 0.85). Stored scores must agree to twice that, relative (to 1/n for
+/// tiny scores), and sum to 1 within 1e-6.
 ///
 /// Gauss-Seidel's scores depend on the sweep's timing, so they are checked instead as GAP
-/// checks its own: one serial power iteration from them must change them by (L1) at
-/// most twice the larger of the tolerance and the run's last change.
+/// checks its own: one serial power iteration (in f64) from the output scores must change
+/// them by (L1) at most twice the larger of the tolerance and the run's last change, plus
+/// what storing them as f32 moved them (at most f32::EPSILON / 2 of each, and as much of
+/// the contributions, so under 2 * f32::EPSILON in all, since they sum to 1).
 pub fn verify(
     graph: &GraphFile,
     options: PageRankOptions,
     result: &PageRankResult,
 ) -> std::result::Result<(), String> {
-    let scores = &result.scores[..];
     match options.method {
-        PageRankMethod::Power => verify_power(graph, options, result.iterations, scores),
-        PageRankMethod::GaussSeidel => verify_converged(graph, options, result.last_change, scores),
+        PageRankMethod::Power => verify_power(graph, options, result),
+        PageRankMethod::GaussSeidel => verify_converged(graph, options, result),
     }
 }
 
-/// The sum of `scores`, which must be 1.
-fn check_sum(scores: &[f64]) -> std::result::Result<(), String> {
-    let total: f64 = scores.iter().sum();
-    if (total - 1.0).abs() > 1e-6 {
+/// The sum of `scores`, which must be 1 within `allowed`.
+fn check_sum(scores: impl Iterator<Item = f64>, allowed: f64) -> std::result::Result<(), String> {
+    let total: f64 = scores.sum();
+    if (total - 1.0).abs() > allowed {
         return Err(format!("the scores sum to {total}, not 1"));
     }
     Ok(())
 }
 
-/// Checks that one serial power iteration (in f64) barely moves `scores`.
+/// Checks that one serial power iteration (in f64) barely moves the output scores.
 fn verify_converged(
     graph: &GraphFile,
     options: PageRankOptions,
-    last_change: f64,
-    scores: &[f64],
+    result: &PageRankResult,
 ) -> std::result::Result<(), String> {
-    check_sum(scores)?;
+    let scores: Vec<f64> = result
+        .scores
+        .iter()
+        .map(|&score| result.normalized(score))
+        .collect();
+    check_sum(scores.iter().copied(), 1e-9)?;
     let vertices = graph.num_vertices();
     let n = vertices as f64;
     let out_degree = |v: usize| graph.out_neighbors_of(v).len();
@@ -324,7 +360,8 @@ fn verify_converged(
             (base + options.damping * incoming - scores[v]).abs()
         })
         .sum();
-    let allowed = 2.0 * options.tolerance.max(last_change) + 1e-9;
+    let allowed =
+        2.0 * options.tolerance.max(result.last_change) + 2.0 * f32::EPSILON as f64 + 1e-9;
     if residual > allowed {
         return Err(format!(
             "one more power iteration changes the scores by {residual:e} (L1), more than {allowed:e}"
@@ -337,18 +374,18 @@ fn verify_converged(
 fn verify_power(
     graph: &GraphFile,
     options: PageRankOptions,
-    iterations: u32,
-    scores: &[f64],
+    result: &PageRankResult,
 ) -> std::result::Result<(), String> {
     let vertices = graph.num_vertices();
     let n = vertices as f64;
     let out_degree = |v: usize| graph.out_neighbors_of(v).len();
-    let mut reference = vec![1.0 / n; vertices];
-    for _ in 0..iterations {
+    let stored = |value: f64| value as f32 as f64;
+    let mut reference = vec![stored(1.0 / n); vertices];
+    for _ in 0..result.iterations {
         let contribution = |u: usize| -> f64 {
             match out_degree(u) {
                 0 => 0.0,
-                degree => (reference[u] / degree as f64) as f32 as f64,
+                degree => stored(reference[u] / degree as f64),
             }
         };
         let uncarried: f64 = (0..vertices)
@@ -362,15 +399,16 @@ fn verify_power(
                     .iter()
                     .map(|&u| contribution(u as usize))
                     .sum();
-                base + options.damping * incoming
+                stored(base + options.damping * incoming)
             })
             .collect();
         reference = next;
     }
-    check_sum(scores)?;
+    let scores = &result.scores;
+    check_sum(scores.iter().map(|&score| score as f64), 1e-6)?;
     let relative = 2.0 * f32::EPSILON as f64 / (1.0 - options.damping).max(1e-3);
     let allowed = |reference: f64| relative * reference.abs().max(1.0 / n);
-    match (0..vertices).find(|&v| (scores[v] - reference[v]).abs() > allowed(reference[v])) {
+    match (0..vertices).find(|&v| (scores[v] as f64 - reference[v]).abs() > allowed(reference[v])) {
         Some(v) => Err(format!(
             "vertex {v} has score {} but the serial run gives {}",
             scores[v], reference[v]

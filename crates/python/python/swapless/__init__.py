@@ -225,7 +225,8 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 2
     to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations.
     ``method`` is "power" (networkx's power iteration; the same scores for any thread
     count) or "gauss-seidel" (GAP's; fewer iterations, scores vary with thread timing
-    within the tolerance)."""
+    within the tolerance). Scores are computed as float32, as GAP keeps them (each exact
+    to about 1e-7 relative), so a ``tol`` below that is met only once they stop changing."""
     return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
                   threads=threads, verify=verify)
 
