@@ -202,11 +202,17 @@ def test_report_plan_and_info(tmp_path):
     g.check()
 
 
+# A shell ignores SIGINT in the commands it starts in the background, and Python then
+# installs no Ctrl-C handler; these tests send Ctrl-C, so the child restores it.
+RESTORE_CTRL_C = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 def test_ctrl_c_interrupts_a_long_build_and_leaves_no_file(tmp_path):
     output = tmp_path / "big.sl"
     script = (
         "import swapless as sl, sys\n"
-        "print('started', flush=True)\n"
+        + RESTORE_CTRL_C
+        + "print('started', flush=True)\n"
         "try:\n"
         f"    sl.generate('kron', scale=21, output={str(output)!r}, memory='256M')\n"
         "except KeyboardInterrupt:\n"
@@ -225,7 +231,8 @@ def test_ctrl_c_stops_a_long_kernel_run_promptly(tmp_path):
     graph = sl.generate("kron", scale=16, output=tmp_path / "k16.sl")
     script = (
         "import swapless as sl, sys, time\n"
-        f"g = sl.open({graph.path!r}, memory='8M', tier='direct')\n"
+        + RESTORE_CTRL_C
+        + f"g = sl.open({graph.path!r}, memory='8M', tier='direct')\n"
         "print('started', flush=True)\n"
         "try:\n"
         "    sl.pagerank(g, tol=0.0, max_iter=100000)\n"
