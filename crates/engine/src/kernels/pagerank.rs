@@ -6,10 +6,10 @@
 //! scores falls below the tolerance or the iteration limit is reached.
 //!
 //! Scores and contributions (score / out-degree) are stored as f32, as GAP stores
-//! them: 8 bytes a vertex instead of 16 (or 12 with f64 scores), which under a tight
+//! them: 8 bytes a vertex instead of the 12 that f64 scores took, which under a tight
 //! budget leaves the edge reads room for a full queue (kron23 at 10% of its footprint:
-//! 40 MiB for reads instead of 8), and the array read at random once per edge half as
-//! large. Sums are f64, and the rank that rounding drops is spread like dangling rank.
+//! 40 MiB for reads and cache instead of 8), and the array read at random once per edge
+//! is half as large as f64 contributions would be. Sums are f64, and the rank that rounding drops is spread like dangling rank.
 //! The output divides the scores by their sum, so they sum to 1; each agrees with
 //! networkx to f32's precision (about 1e-7 relative). A tolerance below that is met
 //! once the stored scores stop changing.
@@ -143,9 +143,9 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
 }
 
 /// Runs PageRank. Both methods keep one array of f32 scores, updated in place by each
-/// sweep over the in-lists, and one of f32 contributions (sums are f64). A power iteration's sums
-/// read only contributions, which stay the last iteration's until the pass after the
-/// sweep, so no second score array is needed. Gauss-Seidel (GAP's `pr`) also stores each
+/// sweep over the in-lists, and one of f32 contributions (sums are f64). A power
+/// iteration's sums read only contributions, which stay the last iteration's until the
+/// pass after the sweep, so no second score array is needed. Gauss-Seidel (GAP's `pr`) also stores each
 /// contribution as the sweep reaches the vertex, so later vertices pull newer values;
 /// such a sweep does not keep the scores' sum at 1 as a power iteration does, and rank
 /// then flows in at only 1 - damping per sweep (kron23, with 45% of its vertices
