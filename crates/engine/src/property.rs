@@ -509,14 +509,6 @@ impl F32Array {
     pub fn set(&self, index: u32, value: f32) {
         self.0[index as usize].store(value.to_bits(), Ordering::Relaxed)
     }
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
     /// The values, consuming the array (in place: no copy).
     pub fn into_values(self) -> PropertyVec<f32> {
         // SAFETY: AtomicU32 has the size of f32 and at least its alignment, every bit

@@ -9,10 +9,10 @@
 //! them: 8 bytes a vertex instead of the 12 that f64 scores took, which under a tight
 //! budget leaves the edge reads room for a full queue (kron23 at 10% of its footprint:
 //! 40 MiB for reads and cache instead of 8), and the array read at random once per edge
-//! is half as large as f64 contributions would be. Sums are f64, and the rank that rounding drops is spread like dangling rank.
-//! The output divides the scores by their sum, so they sum to 1; each agrees with
-//! networkx to f32's precision (about 1e-7 relative). A tolerance below that is met
-//! once the stored scores stop changing.
+//! is half as large as f64 contributions would be. Sums are f64, and the rank that
+//! rounding drops is spread like dangling rank. The output divides the scores by their
+//! sum, so they sum to 1; each agrees with networkx to f32's precision (about 1e-7
+//! relative). A tolerance below that is met once the stored scores stop changing.
 
 use super::Reads;
 use rayon::prelude::*;
@@ -145,8 +145,9 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
 /// Runs PageRank. Both methods keep one array of f32 scores, updated in place by each
 /// sweep over the in-lists, and one of f32 contributions (sums are f64). A power
 /// iteration's sums read only contributions, which stay the last iteration's until the
-/// pass after the sweep, so no second score array is needed. Gauss-Seidel (GAP's `pr`) also stores each
-/// contribution as the sweep reaches the vertex, so later vertices pull newer values;
+/// pass after the sweep, so no second score array is needed. Gauss-Seidel (GAP's `pr`)
+/// also stores each contribution as the sweep reaches the vertex, so later vertices pull
+/// newer values;
 /// such a sweep does not keep the scores' sum at 1 as a power iteration does, and rank
 /// then flows in at only 1 - damping per sweep (kron23, with 45% of its vertices
 /// isolated: 24 sweeps), so the scores are scaled back to sum 1 after each sweep (9).
@@ -160,7 +161,10 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
     let out_offsets = store.offsets(EdgeDirection::Out);
     // Rank that edges do not carry: all of a dangling vertex's, and what rounding the
     // contributions to f32 dropped; spreading it uniformly keeps the sum at 1.
-    let mut uncarried = scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
+    // The pass that stores contributions also sums the scores it leaves, which the
+    // output divides by.
+    let (mut uncarried, mut score_sum) =
+        scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
     let mut iterations = 0;
     let mut last_change = f64::INFINITY;
     while iterations < options.max_iterations {
@@ -190,16 +194,15 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
         } else {
             1.0
         };
-        uncarried = scale_and_contribute(out_offsets, &scores, &contributions, factor);
+        (uncarried, score_sum) = scale_and_contribute(out_offsets, &scores, &contributions, factor);
         iterations += 1;
         if last_change < options.tolerance {
             break;
         }
     }
-    let sum = score_sum(&scores);
     Ok(PageRankResult {
         scores: scores.into_values(),
-        sum,
+        sum: score_sum,
         iterations,
         last_change,
     })
@@ -241,33 +244,22 @@ impl FixedPointSum {
 /// instead of twice per vertex.
 const CONTRIBUTE_BLOCK: usize = WIDENED_ON_STACK - 1;
 
-/// The scores' sum, the same for any thread count.
-fn score_sum(scores: &F32Array) -> f64 {
-    let vertices = scores.len();
-    let blocks = vertices.div_ceil(CONTRIBUTE_BLOCK);
-    let [sum] = deterministic_sums((0..blocks).into_par_iter().map(|block| {
-        let first = block * CONTRIBUTE_BLOCK;
-        let range = first..(first + CONTRIBUTE_BLOCK).min(vertices);
-        [range.map(|vertex| scores.get(vertex as u32) as f64).sum()]
-    }));
-    sum
-}
-
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
-/// contribution, and returns the rank the edges do not carry, summed.
+/// contribution, and returns the rank the edges do not carry and the scores, each summed
+/// (the same for any thread count).
 fn scale_and_contribute(
     out_offsets: OffsetSlice,
     scores: &F32Array,
     contributions: &F32Array,
     factor: f64,
-) -> f64 {
+) -> (f64, f64) {
     let vertices = out_offsets.len() - 1;
     let blocks = vertices.div_ceil(CONTRIBUTE_BLOCK);
-    let [uncarried] = deterministic_sums((0..blocks).into_par_iter().map(|block| {
+    let [uncarried, score_sum] = deterministic_sums((0..blocks).into_par_iter().map(|block| {
         let first = block * CONTRIBUTE_BLOCK;
         let range = first..(first + CONTRIBUTE_BLOCK).min(vertices);
         out_offsets.vertices(range.clone()).widened(|offsets| {
-            let mut uncarried = 0.0;
+            let (mut uncarried, mut score_sum) = (0.0, 0.0);
             for (index, vertex) in range.clone().enumerate() {
                 let vertex = vertex as u32;
                 let mut score = scores.get(vertex) as f64;
@@ -276,13 +268,14 @@ fn scale_and_contribute(
                     scores.set(vertex, scaled);
                     score = scaled as f64;
                 }
+                score_sum += score;
                 let degree = offsets[index + 1] - offsets[index];
                 uncarried += contribute(contributions, vertex, degree, score);
             }
-            [uncarried]
+            [uncarried, score_sum]
         })
     }));
-    uncarried
+    (uncarried, score_sum)
 }
 
 /// Stores `vertex`'s contribution (its score over its out-degree `degree`, as f32) and returns
