@@ -100,23 +100,34 @@ fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
                     "{kernel} on {tier} read nothing at a budget below its footprint"
                 );
             }
-            if kernel == "bfs" {
-                // Parents may differ between valid trees; both were verified, and reach the same.
-                assert_eq!(disk["result"]["reached"], dram["result"]["reached"]);
-                assert_eq!(disk["result"]["levels"], dram["result"]["levels"]);
-            } else if kernel == "pr" || kernel == "bc" {
-                assert_eq!(disk["result"]["iterations"], dram["result"]["iterations"]);
-                for (a, b) in as_f64(&disk_result).iter().zip(as_f64(&dram_result)) {
-                    assert!(
-                        (a - b).abs() <= 1e-9 * b.abs().max(1e-9),
-                        "{kernel} {tier}: {a} vs {b}"
-                    );
-                }
-            } else {
-                assert_eq!(disk["result"], dram["result"], "{kernel} on {tier}");
-                assert_eq!(disk_result, dram_result, "{kernel} on {tier}");
-            }
+            assert_same_answer(kernel, tier, (&disk, &disk_result), (&dram, &dram_result));
         }
+    }
+}
+
+/// Asserts that a disk tier's (report, result bytes) give the dram run's answer; both
+/// runs were verified.
+fn assert_same_answer(
+    kernel: &str,
+    tier: &str,
+    (disk, disk_result): (&serde_json::Value, &[u8]),
+    (dram, dram_result): (&serde_json::Value, &[u8]),
+) {
+    if kernel == "bfs" {
+        // Parents may differ between valid trees; both were verified, and reach the same.
+        assert_eq!(disk["result"]["reached"], dram["result"]["reached"]);
+        assert_eq!(disk["result"]["levels"], dram["result"]["levels"]);
+    } else if kernel == "pr" || kernel == "bc" {
+        assert_eq!(disk["result"]["iterations"], dram["result"]["iterations"]);
+        for (a, b) in as_f64(disk_result).iter().zip(as_f64(dram_result)) {
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs().max(1e-9),
+                "{kernel} {tier}: {a} vs {b}"
+            );
+        }
+    } else {
+        assert_eq!(disk["result"], dram["result"], "{kernel} on {tier}");
+        assert_eq!(disk_result, dram_result, "{kernel} on {tier}");
     }
 }
 
@@ -237,6 +248,101 @@ fn a_scan_reads_each_uncached_list_byte_once_per_pass() {
         assert!(
             per_pass >= uncached && per_pass <= uncached + 8 * 4096,
             "chunk {chunk}: {per_pass} bytes per pass for {uncached} uncached bytes of lists"
+        );
+    }
+}
+
+#[test]
+fn scans_read_a_mebibyte_at_a_time_when_the_plan_chooses_the_chunk_and_has_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron16w.sl");
+    generate_kron(&graph, 16, 16, &["--weighted"]);
+    let direct = ["--tier", "direct", "--queue-depth", "16"];
+    // Room for a full queue of 16 chunks (4 MiB in flight) and part of the lists (7 MiB:
+    // these kernels do not read the weights).
+    let roomy = [&direct[..], &["--memory", "10M"]].concat();
+    let chosen = plan(&graph, "pr", &roomy);
+    assert_eq!(chosen["chunk_bytes"], 256 << 10);
+    assert_eq!(chosen["scan_read_bytes"], 1 << 20);
+    // A chunk given, or a budget without a full queue of chunks: scans read by the chunk.
+    let given = plan(&graph, "pr", &[&roomy[..], &["--chunk", "256K"]].concat());
+    assert_eq!(given["scan_read_bytes"], 256 << 10);
+    let tight = plan(&graph, "pr", &[&direct[..], &["--memory", "3M"]].concat());
+    assert_eq!(tight["scan_read_bytes"], tight["chunk_bytes"]);
+
+    for kernel in ["pr", "cc", "bfs"] {
+        let (dram, dram_result) = run(&graph, kernel, &["--tier", "dram"], dir.path());
+        let (large, large_result) = run(&graph, kernel, &roomy, dir.path());
+        assert_eq!(large["scan_read_bytes"], 1 << 20, "{kernel}");
+        assert!(
+            large["bytes_read"].as_u64().unwrap() > 0,
+            "{kernel} read nothing"
+        );
+        assert_same_answer(
+            kernel,
+            "direct",
+            (&large, &large_result),
+            (&dram, &dram_result),
+        );
+        if kernel == "pr" {
+            // The same bytes (each uncached list byte once a pass), in fewer requests.
+            let (small, _) = run(
+                &graph,
+                kernel,
+                &[&roomy[..], &["--chunk", "256K"]].concat(),
+                dir.path(),
+            );
+            let passes = large["result"]["iterations"].as_u64().unwrap();
+            let uncached =
+                large["arcs"].as_u64().unwrap() * 4 - large["edge_cache_bytes"].as_u64().unwrap();
+            let per_pass = large["bytes_read"].as_u64().unwrap() / passes;
+            assert!(
+                per_pass >= uncached && per_pass <= uncached + 16 * 4096,
+                "{per_pass} bytes per pass for {uncached} uncached bytes of lists"
+            );
+            let requests = |report: &serde_json::Value| report["read_requests"].as_u64().unwrap();
+            assert!(
+                requests(&large) * 2 < requests(&small),
+                "{} requests at 1 MiB scan reads, {} at 256 KiB",
+                requests(&large),
+                requests(&small)
+            );
+        }
+    }
+}
+
+#[test]
+fn kernels_that_read_no_weights_neither_hold_nor_read_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron16w.sl");
+    generate_kron(&graph, 16, 16, &["--weighted"]);
+    let (dram, _) = run(&graph, "pr", &["--tier", "dram"], dir.path());
+    let arcs = dram["arcs"].as_u64().unwrap();
+    let lists = |kernel: &str| {
+        let placed = plan(&graph, kernel, &["--tier", "direct", "--memory", "4M"]);
+        let segments = placed["segments"].as_array().unwrap().clone();
+        let bulk = segments
+            .iter()
+            .find(|segment| segment["class"] == "bulk")
+            .unwrap();
+        (bulk["name"].clone(), bulk["bytes"].as_u64().unwrap())
+    };
+    assert_eq!(lists("pr"), ("out_neighbors".into(), arcs * 4));
+    assert_eq!(lists("sssp"), ("out_neighbors + weights".into(), arcs * 8));
+    // Half of pr's footprint: reading the weights too would read more than the lists.
+    let memory = format!("{}K", (dram["footprint_bytes"].as_u64().unwrap() / 2) >> 10);
+    for tier in ["mmap", "direct"] {
+        let (report, _) = run(
+            &graph,
+            "pr",
+            &["--tier", tier, "--memory", &memory],
+            dir.path(),
+        );
+        let per_pass = report["bytes_read"].as_u64().unwrap()
+            / report["result"]["iterations"].as_u64().unwrap();
+        assert!(
+            per_pass > 0 && per_pass <= arcs * 4,
+            "{tier}: {per_pass} bytes a pass"
         );
     }
 }

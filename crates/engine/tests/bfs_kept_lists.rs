@@ -109,7 +109,7 @@ fn bfs_reads_the_lists_a_bottom_up_scan_left_unvisited_only_once() {
     let mut source = SyntheticSource::new(SyntheticKind::Kronecker, 16, 16, false, 5).unwrap();
     build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
     let graph = GraphFile::open(&path).unwrap();
-    let store = DramStore::load(&path, true).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
     let source = pick_source(&store, 0).unwrap();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)

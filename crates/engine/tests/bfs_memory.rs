@@ -56,7 +56,7 @@ fn bfs_holds_no_more_than_the_plan_counts() {
     let path = dir.path().join("urand.sl");
     let mut source = SyntheticSource::new(SyntheticKind::UniformRandom, 16, 3, false, 7).unwrap();
     build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
-    let store = DramStore::load(&path, true).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
     let vertices = store.num_vertices() as u64;
     let source = pick_source(&store, 0).unwrap();
     // Two threads, as the figures run; their pool is made before counting starts.

@@ -162,7 +162,7 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
     let dir = tempfile::tempdir().unwrap();
     for path in test_graphs(dir.path()) {
         let graph = GraphFile::open(&path).unwrap();
-        let store = DramStore::load(&path, true).unwrap();
+        let store = DramStore::load(&path, true, true).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         for trial in 0..3 {
             let source = pick_source(&store, trial).unwrap();
@@ -227,7 +227,7 @@ fn exact_betweenness_and_triangles_on_a_known_graph() {
     // A path 0-1-2-3 plus a triangle 2-3-4: vertex 2 lies on the most shortest paths.
     let dir = tempfile::tempdir().unwrap();
     let path = text_graph(dir.path(), "known", "0 1\n1 2\n2 3\n3 4\n4 2\n", true);
-    let store = DramStore::load(&path, true).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
     assert_eq!(triangle_count::triangle_count(&store).unwrap(), 1);
     let all: Vec<u32> = (0..5).collect();
     let scores = betweenness::betweenness(&store, &all).unwrap().scores;
@@ -266,7 +266,7 @@ fn cc_is_right_whether_its_last_pass_scans_or_gathers() {
                 undirected,
             );
             let graph = GraphFile::open(&path).unwrap();
-            let store = DramStore::load(&path, true).unwrap();
+            let store = DramStore::load(&path, true, true).unwrap();
             let found = connected_components::connected_components(&store).unwrap();
             connected_components::verify(&graph, &found.labels)
                 .unwrap_or_else(|e| panic!("{name} (undirected {undirected}): {e}"));
@@ -307,7 +307,7 @@ fn bfs_is_right_with_frontiers_too_long_for_its_lists() {
     let dir = tempfile::tempdir().unwrap();
     for path in test_graphs(dir.path()) {
         let graph = GraphFile::open(&path).unwrap();
-        let store = DramStore::load(&path, true).unwrap();
+        let store = DramStore::load(&path, true, true).unwrap();
         let Some(source) = pick_source(&store, 0) else {
             continue;
         };
@@ -348,7 +348,7 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
                 weighted: true,
             },
         );
-        let store = DramStore::load(&output, false).unwrap();
+        let store = DramStore::load(&output, false, true).unwrap();
         // Delta 1: billions of bins apart, which must not cost memory per bin.
         let found = sssp::sssp(&store, 0, 1.0).unwrap();
         assert_eq!(found.distances, expected, "case {index}");
@@ -361,7 +361,7 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
 fn answers_do_not_depend_on_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     for path in test_graphs(dir.path()) {
-        let store = DramStore::load(&path, true).unwrap();
+        let store = DramStore::load(&path, true, true).unwrap();
         let run = |threads| {
             with_threads(threads, || {
                 let source = pick_source(&store, 0).unwrap();
@@ -423,8 +423,8 @@ fn results_on_a_reordered_graph_match_in_original_ids() {
         &reordered,
         Reorder::DegreeBasedGrouping,
     );
-    let plain = DramStore::load(&plain, true).unwrap();
-    let reordered = DramStore::load(&reordered, true).unwrap();
+    let plain = DramStore::load(&plain, true, true).unwrap();
+    let reordered = DramStore::load(&reordered, true, true).unwrap();
     let permutation = reordered.permutation().unwrap();
     // PageRank scores are a property of the graph, not of its numbering.
     let ranks_plain = pagerank::pagerank(&plain, PageRankOptions::default())
@@ -475,7 +475,7 @@ fn verifiers_catch_wrong_answers() {
         Reorder::None,
     );
     let graph = GraphFile::open(&path).unwrap();
-    let store = DramStore::load(&path, true).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
 
     let source = pick_source(&store, 0).unwrap();
     let mut parents = bfs::bfs(&store, source).unwrap().parents;
@@ -560,7 +560,7 @@ fn every_kernel_is_correct_on_random_small_graphs() {
         };
         build(source.as_mut(), &path, reorder);
         let graph = GraphFile::open(&path).unwrap();
-        let store = DramStore::load(&path, true).unwrap();
+        let store = DramStore::load(&path, true, true).unwrap();
         let label = format!(
             "case {case}: {vertices} vertices, {edges} edges, weighted {weighted}, undirected {undirected}"
         );

@@ -227,7 +227,8 @@ pub struct Placement {
     /// The tier; `None`: dram if the footprint fits the budget, else direct.
     pub tier: Option<Tier>,
     /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB); `None`: the plan's
-    /// choice (256 KiB, or 16 KiB for a search on a banded graph).
+    /// choice (256 KiB, or 16 KiB for a search on a banded graph; on direct, scans read
+    /// 1 MiB when the budget holds a full queue of chunks).
     pub chunk_bytes: Option<u64>,
     /// Reads the direct tier keeps in flight (1 to 4096).
     pub queue_depth: usize,
@@ -294,6 +295,7 @@ impl Placement {
             },
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
+            weights: reads.weights,
             budget_bytes: self.budget_bytes,
             default_budget_bytes: self.default_budget_bytes,
             tier: self.tier,
@@ -481,7 +483,7 @@ pub fn run(
 /// Opens the store `plan` chose.
 fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, RunError> {
     let store: Box<dyn EdgeStore> = match plan.tier {
-        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists)?),
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, reads.weights)?),
         Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
         Tier::Direct => Box::new(DirectStore::open(path, plan)?),
     };
@@ -1040,6 +1042,7 @@ fn add_plan_figures(report: &mut Value, plan: &Plan) {
         "offsets": plan.offset_form.name(),
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
+        "scan_read_bytes": plan.scan_read_bytes,
         "queue_depth": plan.queue_depth,
         "banded_search": plan.banded_search,
         "optional_property_held": plan.optional_property_held,

@@ -423,7 +423,10 @@ pub struct DirectStore {
     oversize_slots: usize,
     /// Reads that may hold room in the arena at once (the pool takes at least one).
     reads_held: usize,
+    /// Bytes a gather coalesces into one read.
     chunk_bytes: u64,
+    /// Bytes per scan read (see [`crate::Plan::scan_read_bytes`]).
+    scan_read_bytes: u64,
     queue_depth: usize,
     counters: IoCounters,
     /// Pages gathers read, for the gathers after them.
@@ -476,7 +479,7 @@ impl DirectStore {
         };
         let vertices = graph.num_vertices();
         let open_lists = |kinds: [SectionKind; 3], pinned_bytes: u64| -> Result<Lists> {
-            let layout = ListLayout::load(&graph, kinds, flags.weighted, plan.offset_form)?;
+            let layout = ListLayout::load(&graph, kinds, plan.weighted, plan.offset_form)?;
             let pinned_vertices = layout.vertices_within(pinned_bytes);
             let bytes = layout.span_bytes(0..pinned_vertices).end;
             let pinned_neighbors = read_pinned(&graph, &file, kinds[1], bytes)?;
@@ -492,7 +495,7 @@ impl DirectStore {
                 }
                 .into());
             }
-            let pinned_weights = match flags.weighted {
+            let pinned_weights = match plan.weighted {
                 true => Some(read_pinned(&graph, &file, kinds[2], bytes)?),
                 false => None,
             };
@@ -504,7 +507,7 @@ impl DirectStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let reads_per = if flags.weighted { 2 } else { 1 };
+        let reads_per = if plan.weighted { 2 } else { 1 };
         let oversize_slots = if plan.oversize_slot_bytes > 0 {
             reads_per
         } else {
@@ -536,7 +539,7 @@ impl DirectStore {
             direct_io,
             vertices,
             arcs: graph.num_arcs() as u64,
-            weighted: flags.weighted,
+            weighted: plan.weighted,
             lists,
             permutation: graph.load_section(SectionKind::Permutation)?,
             io: Mutex::new(IoContext {
@@ -550,6 +553,7 @@ impl DirectStore {
             oversize_slots,
             reads_held: plan.reads_held as usize,
             chunk_bytes: plan.chunk_bytes,
+            scan_read_bytes: plan.scan_read_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
             gather_cache: PageCache::new(plan.gather_cache_bytes),
@@ -813,7 +817,7 @@ impl DirectStore {
         let batches = scan_batches(
             &lists.layout,
             pinned_end..range.end,
-            self.chunk_bytes,
+            self.scan_read_bytes,
             true,
             needed,
         );

@@ -81,10 +81,12 @@ pub struct DramStore {
 }
 
 impl DramStore {
-    /// Reads `path` into memory, verifying every checksum; in-lists only if `need_in_lists`.
-    pub fn load(path: &Path, need_in_lists: bool) -> Result<DramStore> {
+    /// Reads `path` into memory, verifying every checksum; in-lists only if `need_in_lists`,
+    /// a weighted graph's weights only if `need_weights`.
+    pub fn load(path: &Path, need_in_lists: bool, need_weights: bool) -> Result<DramStore> {
         let graph = GraphFile::open(path)?;
         let flags = graph.flags();
+        let weighted = flags.weighted && need_weights;
         let out_lists = Csr::load(
             &graph,
             [
@@ -92,7 +94,7 @@ impl DramStore {
                 SectionKind::OutNeighbors,
                 SectionKind::OutWeights,
             ],
-            flags.weighted,
+            weighted,
         )?;
         let in_lists = if flags.directed && need_in_lists {
             Some(Csr::load(
@@ -102,7 +104,7 @@ impl DramStore {
                     SectionKind::InNeighbors,
                     SectionKind::InWeights,
                 ],
-                flags.weighted,
+                weighted,
             )?)
         } else {
             None
@@ -110,7 +112,7 @@ impl DramStore {
         Ok(DramStore {
             out_lists,
             in_lists,
-            weighted: flags.weighted,
+            weighted,
             permutation: graph.load_section(SectionKind::Permutation)?,
         })
     }

@@ -627,13 +627,17 @@ fn check_and_visit(
 
 /// Refuses a block holding an id beyond `vertices`, naming the first vertex whose list has one.
 fn check_ids(block: &ListBlock, vertices: usize, path: &Path) -> Result<()> {
-    // The largest id, without an early exit, so the loop compiles to vector max
-    // instructions: with `all()` this check took 7-10% of a streamed PageRank's time.
-    let largest = block
-        .all_neighbors()
-        .iter()
-        .fold(0u32, |largest, &id| largest.max(id));
-    if block.all_neighbors().is_empty() || (largest as usize) < vertices {
+    // Whether any id is out of range, without an early exit, so the loop compiles to
+    // vector compares: with `all()` this check took 7-10% of a streamed PageRank's time,
+    // and a fold to the largest id 2.5x the time of this one on baseline x86-64, which
+    // has no vector unsigned max.
+    let limit = u32::try_from(vertices).unwrap_or(u32::MAX);
+    let beyond = vertices <= u32::MAX as usize
+        && block
+            .all_neighbors()
+            .iter()
+            .fold(false, |beyond, &id| beyond | (id >= limit));
+    if !beyond {
         return Ok(());
     }
     let vertex = block

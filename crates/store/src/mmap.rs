@@ -94,12 +94,12 @@ impl MmapStore {
         let _ = map.advise(memmap2::Advice::Random);
         let open_lists = |kinds: [SectionKind; 3], kept_bytes: u64| -> Result<Lists> {
             Ok(Lists {
-                layout: ListLayout::load(&graph, kinds, flags.weighted, plan.offset_form)?,
+                layout: ListLayout::load(&graph, kinds, plan.weighted, plan.offset_form)?,
                 kept_bytes,
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let reads_per = if flags.weighted { 2 } else { 1 };
+        let reads_per = if plan.weighted { 2 } else { 1 };
         // One window computed on, one prefetched, one of slack for pages two windows share.
         let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
         // The kept prefix is this tier's cache: read it now, in large readahead requests,
@@ -118,7 +118,7 @@ impl MmapStore {
             map,
             vertices: graph.num_vertices(),
             arcs: graph.num_arcs() as u64,
-            weighted: flags.weighted,
+            weighted: plan.weighted,
             lists,
             permutation: graph.load_section(SectionKind::Permutation)?,
             window_bytes,

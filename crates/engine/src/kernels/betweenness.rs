@@ -21,6 +21,7 @@ use crate::property::{F64Array, PropertyVec, U32Array};
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: false,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): depths (4), path counts (8), dependencies (8), scores (8), levels (4) and the gather's sorted copy (4), per vertex.

@@ -31,6 +31,7 @@ use crate::property::{PropertyVec, U32Array};
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): parents (4 per vertex), two

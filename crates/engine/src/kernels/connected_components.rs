@@ -25,6 +25,7 @@ use crate::property::{PropertyVec, U32Array};
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex), the list

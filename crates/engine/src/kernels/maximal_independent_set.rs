@@ -22,6 +22,7 @@ use crate::property::{PropertyVec, property_vec};
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): state (1), joins (1) and priorities (16), per vertex.

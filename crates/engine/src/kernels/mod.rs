@@ -19,6 +19,9 @@ pub struct Reads {
     pub out_lists: bool,
     /// In-lists.
     pub in_lists: bool,
+    /// Edge weights, on a weighted graph: a run of a kernel that does not read them
+    /// neither holds nor reads a weighted graph's weights.
+    pub weights: bool,
 }
 
 /// Seed of the reproducible source picker (GAP also uses a fixed seed).

@@ -26,6 +26,7 @@ use crate::property::{F32Array, PropertyVec};
 pub const READS: Reads = Reads {
     out_lists: false,
     in_lists: true,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): f32 scores (4) and f32 contributions (4), per vertex.

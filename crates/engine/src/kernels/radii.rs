@@ -23,6 +23,7 @@ use crate::property::{PropertyVec, U32Array, property_vec};
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: false,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): two visited masks (16), estimates (4), the frontier, its growth and sorted copy (16), per vertex.

@@ -24,6 +24,7 @@ use crate::property::{PropertyVec, property_vec};
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
+    weights: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): per vertex degrees (4), counts or

@@ -23,6 +23,7 @@ pub fn direct_request(budget_bytes: u64, chunk_bytes: u64, queue_depth: usize) -
         output_bytes: 0,
         out_lists: true,
         in_lists: false,
+        weights: true,
         gather_cache_fraction: Some(0.0),
         searches: false,
         budget_bytes: Some(budget_bytes),
