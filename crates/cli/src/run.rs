@@ -28,7 +28,7 @@ pub struct PlacementArgs {
     #[arg(long, value_enum)]
     tier: Option<TierArg>,
     /// Bytes per read when streaming lists (4K to 4M) [default: 256K; 16K for a search
-    /// on a banded graph; scans on direct read 1M when the budget holds a full queue]
+    /// on a banded graph]
     #[arg(long, value_name = "SIZE")]
     chunk: Option<String>,
     /// Reads kept in flight by the direct tier.
@@ -165,12 +165,8 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     }
     let cached = plan.cached_list_bytes.0 + plan.cached_list_bytes.1;
     if plan.tier != Tier::Dram {
-        let scan_reads = match plan.scan_read_bytes > plan.chunk_bytes {
-            true => format!(", {} KiB scan reads", plan.scan_read_bytes >> 10),
-            false => String::new(),
-        };
         println!(
-            "  edge cache {} (lists held in memory), I/O buffers {} ({} KiB chunks{scan_reads}, queue depth {})",
+            "  edge cache {} (lists held in memory), I/O buffers {} ({} KiB chunks, queue depth {})",
             bytes(cached),
             bytes(plan.io_buffer_bytes),
             plan.chunk_bytes >> 10,

@@ -253,65 +253,6 @@ fn a_scan_reads_each_uncached_list_byte_once_per_pass() {
 }
 
 #[test]
-fn scans_read_a_mebibyte_at_a_time_when_the_plan_chooses_the_chunk_and_has_room() {
-    let dir = tempfile::tempdir().unwrap();
-    let graph = dir.path().join("kron16w.sl");
-    generate_kron(&graph, 16, 16, &["--weighted"]);
-    let direct = ["--tier", "direct", "--queue-depth", "16"];
-    // Room for a full queue of 16 chunks (4 MiB in flight) and part of the lists (7 MiB:
-    // these kernels do not read the weights).
-    let roomy = [&direct[..], &["--memory", "10M"]].concat();
-    let chosen = plan(&graph, "pr", &roomy);
-    assert_eq!(chosen["chunk_bytes"], 256 << 10);
-    assert_eq!(chosen["scan_read_bytes"], 1 << 20);
-    // A chunk given, or a budget without a full queue of chunks: scans read by the chunk.
-    let given = plan(&graph, "pr", &[&roomy[..], &["--chunk", "256K"]].concat());
-    assert_eq!(given["scan_read_bytes"], 256 << 10);
-    let tight = plan(&graph, "pr", &[&direct[..], &["--memory", "3M"]].concat());
-    assert_eq!(tight["scan_read_bytes"], tight["chunk_bytes"]);
-
-    for kernel in ["pr", "cc", "bfs"] {
-        let (dram, dram_result) = run(&graph, kernel, &["--tier", "dram"], dir.path());
-        let (large, large_result) = run(&graph, kernel, &roomy, dir.path());
-        assert_eq!(large["scan_read_bytes"], 1 << 20, "{kernel}");
-        assert!(
-            large["bytes_read"].as_u64().unwrap() > 0,
-            "{kernel} read nothing"
-        );
-        assert_same_answer(
-            kernel,
-            "direct",
-            (&large, &large_result),
-            (&dram, &dram_result),
-        );
-        if kernel == "pr" {
-            // The same bytes (each uncached list byte once a pass), in fewer requests.
-            let (small, _) = run(
-                &graph,
-                kernel,
-                &[&roomy[..], &["--chunk", "256K"]].concat(),
-                dir.path(),
-            );
-            let passes = large["result"]["iterations"].as_u64().unwrap();
-            let uncached =
-                large["arcs"].as_u64().unwrap() * 4 - large["edge_cache_bytes"].as_u64().unwrap();
-            let per_pass = large["bytes_read"].as_u64().unwrap() / passes;
-            assert!(
-                per_pass >= uncached && per_pass <= uncached + 16 * 4096,
-                "{per_pass} bytes per pass for {uncached} uncached bytes of lists"
-            );
-            let requests = |report: &serde_json::Value| report["read_requests"].as_u64().unwrap();
-            assert!(
-                requests(&large) * 2 < requests(&small),
-                "{} requests at 1 MiB scan reads, {} at 256 KiB",
-                requests(&large),
-                requests(&small)
-            );
-        }
-    }
-}
-
-#[test]
 fn kernels_that_read_no_weights_neither_hold_nor_read_them() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron16w.sl");

@@ -227,8 +227,7 @@ pub struct Placement {
     /// The tier; `None`: dram if the footprint fits the budget, else direct.
     pub tier: Option<Tier>,
     /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB); `None`: the plan's
-    /// choice (256 KiB, or 16 KiB for a search on a banded graph; on direct, scans read
-    /// 1 MiB when the budget holds a full queue of chunks).
+    /// choice (256 KiB, or 16 KiB for a search on a banded graph).
     pub chunk_bytes: Option<u64>,
     /// Reads the direct tier keeps in flight (1 to 4096).
     pub queue_depth: usize,
@@ -1042,7 +1041,6 @@ fn add_plan_figures(report: &mut Value, plan: &Plan) {
         "offsets": plan.offset_form.name(),
         "io_buffer_bytes": plan.io_buffer_bytes,
         "chunk_bytes": plan.chunk_bytes,
-        "scan_read_bytes": plan.scan_read_bytes,
         "queue_depth": plan.queue_depth,
         "banded_search": plan.banded_search,
         "optional_property_held": plan.optional_property_held,

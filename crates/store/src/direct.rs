@@ -423,10 +423,7 @@ pub struct DirectStore {
     oversize_slots: usize,
     /// Reads that may hold room in the arena at once (the pool takes at least one).
     reads_held: usize,
-    /// Bytes a gather coalesces into one read.
     chunk_bytes: u64,
-    /// Bytes per scan read (see [`crate::Plan::scan_read_bytes`]).
-    scan_read_bytes: u64,
     queue_depth: usize,
     counters: IoCounters,
     /// Pages gathers read, for the gathers after them.
@@ -553,7 +550,6 @@ impl DirectStore {
             oversize_slots,
             reads_held: plan.reads_held as usize,
             chunk_bytes: plan.chunk_bytes,
-            scan_read_bytes: plan.scan_read_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
             gather_cache: PageCache::new(plan.gather_cache_bytes),
@@ -817,7 +813,7 @@ impl DirectStore {
         let batches = scan_batches(
             &lists.layout,
             pinned_end..range.end,
-            self.scan_read_bytes,
+            self.chunk_bytes,
             true,
             needed,
         );

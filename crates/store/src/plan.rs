@@ -68,13 +68,6 @@ const MIN_SLOTS: u64 = 4;
 /// Bytes per scan read unless asked otherwise.
 pub const DEFAULT_CHUNK_BYTES: u64 = 256 << 10;
 
-/// Bytes per scan read on the direct tier when the plan chooses the chunk and the I/O
-/// buffers hold a full queue of chunks: the same bytes in flight as 128 chunk reads, in
-/// a quarter as many requests. Each request costs the host of a virtual machine CPU time
-/// that it takes from the compute threads (a streamed PageRank at 25% of kron23 lost
-/// 2.7-4.8 s of its vCPUs to steal); gathers keep reading by the chunk.
-pub const LARGE_SCAN_READ_BYTES: u64 = 1 << 20;
-
 /// Bytes per read for a search on a banded graph: its gathers read a page or two a
 /// list, so big slots would only take memory from the page cache that serves them.
 pub const BANDED_SEARCH_CHUNK_BYTES: u64 = 16 << 10;
@@ -196,16 +189,13 @@ pub struct Plan {
     pub cached_list_bytes: (u64, u64),
     /// Bytes of the direct tier's page cache for gathers (0 on other tiers).
     pub gather_cache_bytes: u64,
-    /// Bytes per read of a gather, and per scan read unless `scan_read_bytes` is larger.
+    /// Bytes per scan read.
     pub chunk_bytes: u64,
-    /// Bytes per scan read on the direct tier: the chunk, or [`LARGE_SCAN_READ_BYTES`]
-    /// when the chunk was not given and the budget holds a full queue of chunks.
-    pub scan_read_bytes: u64,
     /// Whether this is a search on a banded graph, for which the plan chose small reads,
     /// offsets that leave room for the cache, and on direct the page cache for gathers
     /// (when not told otherwise).
     pub banded_search: bool,
-    /// Bytes of one I/O slot (a scan read plus the pages a list boundary can add).
+    /// Bytes of one I/O slot (a chunk plus the pages a list boundary can add).
     pub slot_bytes: u64,
     /// How many regular slots the I/O buffers hold (beside the oversize ones).
     pub regular_slots: u64,
@@ -224,15 +214,6 @@ pub struct Plan {
     pub kernel: String,
     /// Whether the kernel gets its optional bytes ([`PlanRequest::optional_property_bytes`]).
     pub optional_property_held: bool,
-}
-
-/// The scan read a direct run would rather use than its chunk, if any: only when the
-/// chunk is the default one (a chunk given with `--chunk` or chosen for a banded search
-/// sets every read).
-fn larger_scan_read(request: &PlanRequest, tier: Tier, chunk: u64) -> Option<u64> {
-    let chosen = request.chunk_bytes.is_none() && chunk == DEFAULT_CHUNK_BYTES;
-    (tier == Tier::Direct && chosen && LARGE_SCAN_READ_BYTES > chunk)
-        .then_some(LARGE_SCAN_READ_BYTES)
 }
 
 /// Sizes of one direction's sections.
@@ -404,49 +385,36 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         optional > 0 && (tier == Tier::Dram || budget >= needed + optional);
     let hot = hot + if optional_property_held { optional } else { 0 };
 
-    let (io_buffer_bytes, regular_slots, held_slots, cached, slot, scan_read) =
-        if tier == Tier::Dram {
-            (0, 0, 0, bulk, slot, chunk)
+    let (io_buffer_bytes, regular_slots, held_slots, cached) = if tier == Tier::Dram {
+        (0, 0, 0, bulk)
+    } else {
+        let spare = budget - hot - warm;
+        // Up to half of what is left feeds the queue (no more than the queue can use),
+        // the rest holds the hottest lists: when memory is short, a deep queue saves
+        // more time than caching a few more percent of the lists. Half would cache under
+        // 1% of the lists, which saves less than a deeper queue does: the queue gets it all.
+        let for_slots = spare - io_fixed;
+        let share = if for_slots / 2 < bulk / 100 {
+            for_slots
         } else {
-            let spare = budget - hot - warm;
-            // Up to half of what is left feeds the queue (no more than the queue can use),
-            // the rest holds the hottest lists: when memory is short, a deep queue saves
-            // more time than caching a few more percent of the lists. Half would cache under
-            // 1% of the lists, which saves less than a deeper queue does: the queue gets it all.
-            let for_slots = spare - io_fixed;
-            let share = if for_slots / 2 < bulk / 100 {
-                for_slots
-            } else {
-                for_slots / 2
-            };
-            let slots = (share / slot_cost).clamp(MIN_SLOTS, wanted_slots);
-            // With a full queue of chunks, a direct scan reads the same bytes in fewer, larger
-            // requests: the slots are regrouped, so the buffers do not grow.
-            let regrouped = larger_scan_read(request, tier, chunk).and_then(|scan_read| {
-                let large_slots = wanted_slots * chunk / scan_read;
-                let large_cost = scan_read + 2 * PAGE + 2 * SPLIT_PIECE_BYTES;
-                let fits = slots == wanted_slots
-                    && large_slots >= MIN_SLOTS
-                    && large_slots * large_cost <= slots * slot_cost;
-                fits.then_some((scan_read + 2 * PAGE, large_slots, scan_read))
-            });
-            let (slot, slots, scan_read) = regrouped.unwrap_or((slot, slots, chunk));
-            let slot_cost = slot + 2 * SPLIT_PIECE_BYTES;
-            let mut io = slots * slot_cost + io_fixed;
-            // Reads shorter than a slot take only their pages of the buffers, so more reads
-            // than slots can hold room at once, and each may leave the sides of two split
-            // lists waiting. Room for those of a full queue costs little (under 1 MiB at
-            // depth 128) and is taken when the budget has it; else no more reads than slots.
-            let more_sides = wanted_slots.saturating_sub(slots) * 2 * SPLIT_PIECE_BYTES;
-            let held = match spare - io >= more_sides {
-                true => {
-                    io += more_sides;
-                    wanted_slots
-                }
-                false => slots,
-            };
-            (io, slots, held, (spare - io).min(bulk), slot, scan_read)
+            for_slots / 2
         };
+        let slots = (share / slot_cost).clamp(MIN_SLOTS, wanted_slots);
+        let mut io = slots * slot_cost + io_fixed;
+        // Reads shorter than a slot take only their pages of the buffers, so more reads
+        // than slots can hold room at once, and each may leave the sides of two split
+        // lists waiting. Room for those of a full queue costs little (under 1 MiB at
+        // depth 128) and is taken when the budget has it; else no more reads than slots.
+        let more_sides = (wanted_slots - slots) * 2 * SPLIT_PIECE_BYTES;
+        let held = match spare - io >= more_sides {
+            true => {
+                io += more_sides;
+                wanted_slots
+            }
+            false => slots,
+        };
+        (io, slots, held, (spare - io).min(bulk))
+    };
     // The page cache for gathers is the direct tier's; the rest of the list cache is the
     // pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
     // instead, measured on the grid at 84 MiB, freed pages the newest windows shared, and
@@ -576,7 +544,6 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         cached_list_bytes,
         gather_cache_bytes,
         chunk_bytes: chunk,
-        scan_read_bytes: scan_read,
         banded_search,
         slot_bytes: slot,
         regular_slots,
