@@ -123,7 +123,8 @@ pub(crate) struct Directions<T> {
 }
 
 impl<T> Directions<T> {
-    /// Opens each direction of `directed` graph with `open(sections, cached bytes)`.
+    /// Opens each direction of `directed` graph with `open(sections, cached bytes of
+    /// each list section)`.
     /// Both directions' offsets are warm data even when only one direction's lists are
     /// read (PageRank reads in-lists but divides by out-degrees); the plan gives an
     /// unread direction no cached lists.
@@ -138,7 +139,7 @@ impl<T> Directions<T> {
                 SectionKind::OutNeighbors,
                 SectionKind::OutWeights,
             ],
-            plan.cached_list_bytes.0,
+            plan.cached_prefix_bytes().0,
         )?;
         let in_lists = match directed {
             true => Some(open(
@@ -147,7 +148,7 @@ impl<T> Directions<T> {
                     SectionKind::InNeighbors,
                     SectionKind::InWeights,
                 ],
-                plan.cached_list_bytes.1,
+                plan.cached_prefix_bytes().1,
             )?),
             false => None,
         };

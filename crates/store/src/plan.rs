@@ -216,6 +216,16 @@ pub struct Plan {
     pub optional_property_held: bool,
 }
 
+impl Plan {
+    /// Bytes of the cached prefix of each list section, (out, in): a weighted run's
+    /// cache holds as many bytes of weights as of neighbors.
+    pub fn cached_prefix_bytes(&self) -> (u64, u64) {
+        let sections = if self.weighted { 2 } else { 1 };
+        let (out_bytes, in_bytes) = self.cached_list_bytes;
+        (out_bytes / sections, in_bytes / sections)
+    }
+}
+
 /// Sizes of one direction's sections.
 struct Direction {
     name: &'static str,
