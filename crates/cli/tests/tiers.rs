@@ -16,6 +16,14 @@ const RUNTIME_ALLOWANCE_BYTES: u64 = 10 << 20;
 /// ("fault-around") that the tier did not ask for (measured: up to 11 MiB over).
 const MMAP_ALLOWANCE_BYTES: u64 = 12 << 20;
 
+/// What peak RSS may exceed the budget by on `tier`.
+fn allowance_bytes(tier: &str) -> u64 {
+    match tier {
+        "mmap" => MMAP_ALLOWANCE_BYTES,
+        _ => RUNTIME_ALLOWANCE_BYTES,
+    }
+}
+
 /// The elements of a `.npy` file as raw bytes after its header.
 fn npy_payload(path: &Path) -> Vec<u8> {
     let bytes = std::fs::read(path).unwrap();
@@ -204,11 +212,7 @@ fn peak_rss_stays_within_the_budget_on_disk_tiers() {
             footprint > 24 << 20,
             "{kernel}: the graph ({footprint} bytes) is too small to test a budget"
         );
-        let allowance = if tier == "mmap" {
-            MMAP_ALLOWANCE_BYTES
-        } else {
-            RUNTIME_ALLOWANCE_BYTES
-        };
+        let allowance = allowance_bytes(tier);
         assert!(
             peak <= (16 << 20) + allowance,
             "{kernel} on {tier}: peak RSS {peak} over 16 MiB + allowance (footprint {footprint})"
@@ -258,11 +262,7 @@ fn peak_rss_stays_within_the_budget_when_weights_are_read() {
             "{tier}"
         );
         assert!(report["bytes_read"].as_u64().unwrap() > 0, "{tier}");
-        let allowance = if tier == "mmap" {
-            MMAP_ALLOWANCE_BYTES
-        } else {
-            RUNTIME_ALLOWANCE_BYTES
-        };
+        let allowance = allowance_bytes(tier);
         assert!(
             peak <= (40 << 20) + allowance,
             "sssp on {tier}: peak RSS {peak} over 40 MiB + allowance"
