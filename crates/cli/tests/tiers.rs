@@ -313,6 +313,17 @@ fn kernels_that_read_no_weights_neither_hold_nor_read_them() {
     };
     assert_eq!(lists("pr"), ("out_neighbors".into(), arcs * 4));
     assert_eq!(lists("sssp"), ("out_neighbors + weights".into(), arcs * 8));
+    // The plan shows the weights it leaves on disk.
+    let placed = plan(&graph, "pr", &["--tier", "direct", "--memory", "4M"]);
+    let unread = placed["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|segment| segment["name"] == "out_weights")
+        .expect("pr's plan shows the weights it does not read")
+        .clone();
+    assert_eq!(unread["bytes"], arcs * 4);
+    assert_eq!(unread["placement"], "not held or read: pr reads no weights");
     // Half of pr's footprint: reading the weights too would read more than the lists.
     let memory = format!("{}K", (dram["footprint_bytes"].as_u64().unwrap() / 2) >> 10);
     for tier in ["mmap", "direct"] {

@@ -231,6 +231,8 @@ struct Direction {
     name: &'static str,
     lists: u64,
     longest_list: u64,
+    /// Bytes of the weights the graph stores but this kernel does not read.
+    unread_weights: u64,
 }
 
 /// The longest list in `kind` (an offsets section), read in blocks so the plan
@@ -261,6 +263,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             name: "out",
             lists: size(SectionKind::OutNeighbors) + weights(SectionKind::OutWeights),
             longest_list: longest_list_bytes(graph, SectionKind::OutOffsets)?,
+            unread_weights: size(SectionKind::OutWeights) - weights(SectionKind::OutWeights),
         });
     }
     if request.in_lists && flags.directed {
@@ -268,6 +271,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             name: "in",
             lists: size(SectionKind::InNeighbors) + weights(SectionKind::InWeights),
             longest_list: longest_list_bytes(graph, SectionKind::InOffsets)?,
+            unread_weights: size(SectionKind::InWeights) - weights(SectionKind::InWeights),
         });
     }
     // A reordered graph keeps its permutation and, for sources and results, its inverse.
@@ -511,6 +515,14 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             bytes: direction.lists,
             class: "bulk",
             placement,
+        });
+    }
+    for direction in directions.iter().filter(|d| d.unread_weights > 0) {
+        segments.push(Segment {
+            name: format!("{}_weights", direction.name),
+            bytes: direction.unread_weights,
+            class: "bulk",
+            placement: format!("not held or read: {} reads no weights", request.kernel),
         });
     }
     if gather_cache_bytes > 0 {
