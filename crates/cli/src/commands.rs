@@ -426,6 +426,17 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         bytes(graph_bytes),
         bytes(property_array)
     );
+    let weights_bytes: u64 = [SectionKind::OutWeights, SectionKind::InWeights]
+        .into_iter()
+        .filter_map(|kind| header.section(kind))
+        .map(|entry| entry.length)
+        .sum();
+    if weights_bytes > 0 {
+        println!(
+            "           of which {} are weights, which only sssp reads: other kernels leave them on disk",
+            bytes(weights_bytes)
+        );
+    }
     if let Some(json_path) = json_path {
         let sections: Vec<_> = header
             .sections
