@@ -345,7 +345,7 @@ fn kernels_that_read_no_weights_neither_hold_nor_read_them() {
 #[test]
 fn cc_reads_long_lists_only_up_to_their_heads_and_gives_the_dram_answer() {
     // Degree 48 at scale 16: hubs whose lists run many pages past the two entries cc's
-    // first pass links; weighted, so the weights are cut short alongside.
+    // first pass links; weighted, though cc leaves the weights on disk.
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron16.sl");
     generate_kron(&graph, 16, 48, &["--weighted"]);

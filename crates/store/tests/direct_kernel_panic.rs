@@ -14,7 +14,7 @@ use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
 #[test]
 fn a_kernel_that_panics_during_a_direct_scan_stops_the_scan() {
     let dir = tempfile::tempdir().unwrap();
-    let path = common::kron_graph(dir.path(), 14);
+    let path = common::kron_graph(dir.path(), 14, false);
     let graph = GraphFile::open(&path).unwrap();
     let request = |budget_bytes: u64| common::direct_request(budget_bytes, 4096, 8);
     // The least budget: a few slots, and nearly every list read from the file.

@@ -22,7 +22,7 @@ fn counts_every_held_read(placement: &Plan) -> bool {
 #[test]
 fn short_reads_fill_the_queue_with_fewer_slots_than_its_depth() {
     let dir = tempfile::tempdir().unwrap();
-    let path = common::kron_graph(dir.path(), 14);
+    let path = common::kron_graph(dir.path(), 14, false);
     let graph = GraphFile::open(&path).unwrap();
     let request = |budget_bytes: u64| common::direct_request(budget_bytes, 16 << 10, QUEUE_DEPTH);
     let least = plan(&graph, &request(1 << 30)).unwrap().minimum_bytes;

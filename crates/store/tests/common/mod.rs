@@ -6,10 +6,11 @@ use swapless_build::generators::{SyntheticKind, SyntheticSource};
 use swapless_build::{BuildOptions, build_graph};
 use swapless_store::plan::{PlanRequest, Tier};
 
-/// Builds a kron graph of `scale` (degree 16, undirected) in `dir`.
-pub fn kron_graph(dir: &Path, scale: u32) -> PathBuf {
+/// Builds a kron graph of `scale` (degree 16, undirected, with weights if `weighted`) in `dir`.
+pub fn kron_graph(dir: &Path, scale: u32, weighted: bool) -> PathBuf {
     let path = dir.join("kron.sl");
-    let mut source = SyntheticSource::new(SyntheticKind::Kronecker, scale, 16, false, 3).unwrap();
+    let mut source =
+        SyntheticSource::new(SyntheticKind::Kronecker, scale, 16, weighted, 3).unwrap();
     build_graph(&mut source, &path, &BuildOptions::with_memory(64 << 20)).unwrap();
     path
 }
