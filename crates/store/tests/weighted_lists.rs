@@ -1,6 +1,6 @@
 //! The disk tiers serve a weighted graph's weights beside its lists when the plan asks
 //! for them (sssp), and none when it does not (every other kernel), from the pinned
-//! prefix and from reads alike.
+//! prefix and from reads alike, in full and partial scans and in gathers.
 
 mod common;
 
@@ -8,12 +8,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use swapless_format::GraphFile;
 use swapless_store::plan::{Tier, plan};
-use swapless_store::{Adjacency, DirectStore, EdgeDirection, EdgeStore, MmapStore};
+use swapless_store::{Adjacency, DirectStore, EdgeDirection, EdgeStore, ListsNeeded, MmapStore};
 
 /// Asserts that `list` is vertex `vertex`'s list in `graph`, with its weights exactly
 /// when `weights` is asked for.
 fn assert_list(graph: &GraphFile, vertex: u32, list: Adjacency<'_>, weights: bool) {
     assert_eq!(list.neighbors, graph.out_neighbors_of(vertex as usize));
+    assert_head(graph, vertex, list, weights);
+}
+
+/// Asserts that `list` is the start of vertex `vertex`'s list in `graph` (what a partial
+/// scan may deliver), with the weights of those entries exactly when `weights` is asked for.
+fn assert_head(graph: &GraphFile, vertex: u32, list: Adjacency<'_>, weights: bool) {
+    let whole = graph.out_neighbors_of(vertex as usize);
+    assert_eq!(
+        list.neighbors,
+        &whole[..list.neighbors.len()],
+        "vertex {vertex}"
+    );
     let start = graph.out_offsets()[vertex as usize] as usize;
     let expected = &graph.out_weights().unwrap()[start..start + list.neighbors.len()];
     match weights {
@@ -63,6 +75,31 @@ fn weights_are_served_exactly_when_the_plan_reads_them() {
             })
             .unwrap();
             assert_eq!(visited.into_inner(), vertices as u64, "{tier:?}");
+            // Partial scans: heads of two entries (cc), and all lists but every third (bfs).
+            let degree = |vertex: u32| graph.out_neighbors_of(vertex as usize).len();
+            pool.install(|| {
+                let heads = ListsNeeded::Heads(2);
+                store.scan_partial(EdgeDirection::Out, 0..vertices, heads, &|block| {
+                    for (vertex, list) in block.iter() {
+                        assert_head(&graph, vertex, list, weights);
+                        assert!(list.neighbors.len() >= degree(vertex).min(2));
+                    }
+                })
+            })
+            .unwrap();
+            let every_third = |vertex: u32| vertex.is_multiple_of(3);
+            pool.install(|| {
+                let needed = ListsNeeded::AllBut(&every_third);
+                store.scan_partial(EdgeDirection::Out, 0..vertices, needed, &|block| {
+                    for (vertex, list) in block.iter() {
+                        assert_head(&graph, vertex, list, weights);
+                        if !every_third(vertex) {
+                            assert_eq!(list.neighbors.len(), degree(vertex), "{vertex}");
+                        }
+                    }
+                })
+            })
+            .unwrap();
             let scattered: Vec<u32> = (0..vertices).step_by(7).collect();
             pool.install(|| {
                 store.gather(EdgeDirection::Out, &scattered, &|vertex, list| {
