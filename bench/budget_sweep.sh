@@ -1,22 +1,45 @@
 #!/usr/bin/env bash
-# Every kernel on direct and mmap at three budgets (the least + 512 KiB, 24M, 48M) on
-# the graphs given (default: kron18 and weighted kron18 in /tmp/t16, made with
-# `swapless generate kron --scale 18 --degree 16 [--weighted] -o ...`); prints each
-# run's peak RSS against its budget and flags any past the stated allowance.
+# Every kernel on direct and mmap at three budgets (its least + 512 KiB, 24M and 48M):
+# prints each run's peak RSS against its budget and flags any past the stated allowance
+# (10 MiB on direct, 12 MiB on mmap).
+#   bash bench/budget_sweep.sh                      # kron18 and weighted kron18, made if missing
+#   GRAPHS="a.sl b.sl" bash bench/budget_sweep.sh   # your graphs
 set -uo pipefail
 cd "$(dirname "$0")/.."
-b=./target/release/swapless
-for g in ${GRAPHS:-/tmp/t16/k18.sl /tmp/t16/k18w.sl}; do
- for k in bfs pr cc sssp bc tc radii mis; do
-  least=$($b plan $g $k --tier direct --json /tmp/sw.json >/dev/null 2>&1; python3 -c "import json;print(json.load(open('/tmp/sw.json'))['minimum_bytes'])")
-  for tier in direct mmap; do
-   for mem in $((least/1024 + 512))K 24M 48M; do
-    out=$($b run $k $g --tier $tier --memory $mem --json /tmp/sw-run.json 2>&1 >/dev/null) || { echo "$g $k $tier $mem: FAILED $out" | head -2; continue; }
-    python3 -c "
-import json; r=json.load(open('/tmp/sw-run.json')); b=r['memory_budget_bytes']; p=r['peak_rss_bytes']; allow=(12 if '$tier'=='mmap' else 10)<<20
-flag='OVER' if p>b+allow else 'ok'
-print(f'$g $k $tier $mem: budget {b/2**20:.1f} peak {p/2**20:.1f} over by {(p-b)/2**20:.1f} MiB {flag} {r[\"seconds\"]:.2f}s')"
-   done
+cargo build --release --quiet -p swapless-cli
+swapless=target/release/swapless
+build=${BENCH_DIR:-bench/results/build}
+mkdir -p "$build"
+if [ -z "${GRAPHS:-}" ]; then
+  [ -f "$build/kron18.sl" ] ||
+    "$swapless" generate kron --scale 18 --degree 16 -o "$build/kron18.sl" > /dev/null
+  [ -f "$build/kron18w.sl" ] ||
+    "$swapless" generate kron --scale 18 --degree 16 --weighted -o "$build/kron18w.sl" > /dev/null
+  GRAPHS="$build/kron18.sl $build/kron18w.sl"
+fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for graph in $GRAPHS; do
+  for kernel in bfs pr cc sssp bc tc radii mis; do
+    "$swapless" plan "$graph" "$kernel" --tier direct --json "$scratch/plan.json" > /dev/null
+    least=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['minimum_bytes'])" "$scratch/plan.json")
+    for tier in direct mmap; do
+      for memory in $((least / 1024 + 512))K 24M 48M; do
+        if ! error=$("$swapless" run "$kernel" "$graph" --tier "$tier" --memory "$memory" \
+            --json "$scratch/run.json" 2>&1 > /dev/null); then
+          echo "$graph $kernel $tier $memory: FAILED $(echo "$error" | head -1)"
+          continue
+        fi
+        python3 - "$scratch/run.json" "$graph $kernel $tier $memory" "$tier" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+budget, peak = report["memory_budget_bytes"], report["peak_rss_bytes"]
+allowance = (12 if sys.argv[3] == "mmap" else 10) << 20
+flag = "OVER" if peak > budget + allowance else "ok"
+print(f"{sys.argv[2]}: budget {budget / 2**20:.1f} MiB, peak {peak / 2**20:.1f} MiB, "
+      f"over by {(peak - budget) / 2**20:.1f} MiB {flag} ({report['seconds']:.2f} s)")
+PY
+      done
+    done
   done
- done
 done
