@@ -482,7 +482,7 @@ pub fn run(
 /// Opens the store `plan` chose.
 fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, RunError> {
     let store: Box<dyn EdgeStore> = match plan.tier {
-        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, reads.weights)?),
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
         Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
         Tier::Direct => Box::new(DirectStore::open(path, plan)?),
     };
@@ -763,7 +763,7 @@ fn original_order(outcome: Outcome, permutation: Option<&[u32]>) -> ResultArray 
         Outcome::PageRank(result) => {
             let sum = result.sum;
             ResultArray::Float64(reorder(result.scores, permutation, |&score| {
-                score as f64 / sum
+                pagerank::normalized_score(score, sum)
             }))
         }
         Outcome::Components(result) => {

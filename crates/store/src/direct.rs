@@ -504,7 +504,7 @@ impl DirectStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let reads_per = if plan.weighted { 2 } else { 1 };
+        let reads_per = plan.sections_per_list() as usize;
         let oversize_slots = if plan.oversize_slot_bytes > 0 {
             reads_per
         } else {

@@ -99,7 +99,7 @@ impl MmapStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let reads_per = if plan.weighted { 2 } else { 1 };
+        let reads_per = plan.sections_per_list();
         // One window computed on, one prefetched, one of slack for pages two windows share.
         let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
         // The kept prefix is this tier's cache: read it now, in large readahead requests,

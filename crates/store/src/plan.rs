@@ -217,10 +217,15 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Sections each list is read from: its neighbors, and its weights on a weighted run.
+    pub fn sections_per_list(&self) -> u64 {
+        if self.weighted { 2 } else { 1 }
+    }
+
     /// Bytes of the cached prefix of each list section, (out, in): a weighted run's
     /// cache holds as many bytes of weights as of neighbors.
     pub fn cached_prefix_bytes(&self) -> (u64, u64) {
-        let sections = if self.weighted { 2 } else { 1 };
+        let sections = self.sections_per_list();
         let (out_bytes, in_bytes) = self.cached_list_bytes;
         (out_bytes / sections, in_bytes / sections)
     }

@@ -112,8 +112,15 @@ impl PageRankResult {
     /// to 1 as a probability distribution must.
     #[inline]
     pub fn normalized(&self, score: f32) -> f64 {
-        score as f64 / self.sum
+        normalized_score(score, self.sum)
     }
+}
+
+/// A stored score over the stored scores' `sum`: the score as output
+/// ([`PageRankResult::normalized`], for callers that have moved the scores out).
+#[inline]
+pub fn normalized_score(score: f32, sum: f64) -> f64 {
+    score as f64 / sum
 }
 
 /// Entries ahead of the sum whose contributions are prefetched.

@@ -17,6 +17,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 
+use crate::frontier::Bitmap;
 use crate::property::{PropertyVec, prefetch, property_vec};
 use rayon::prelude::*;
 
@@ -349,13 +350,13 @@ fn bin_of<D: Distance>(distance: D, delta: f64) -> u64 {
 /// it) or repeat it; with delta small against the weights they pile up: sssp on a
 /// weighted urand22 held 12.5 M entries (3 a vertex, 50 MB) in its bins at the peak.
 fn compact<D: Distance>(locals: &mut [&mut Bins], window: u64, distances: &[D::Cell], delta: f64) {
-    let mut kept = vec![0u64; distances.len().div_ceil(64)];
-    let mut keep = |bin: u64, vertex: u32| {
-        let current = bin_of(D::load(&distances[vertex as usize]), delta);
-        let word = &mut kept[vertex as usize / 64];
-        let bit = 1u64 << (vertex % 64);
-        let first = current == bin && *word & bit == 0;
-        *word |= if first { bit } else { 0 };
+    let kept = Bitmap::new(distances.len());
+    let keep = |bin: u64, vertex: u32| {
+        let first =
+            bin_of(D::load(&distances[vertex as usize]), delta) == bin && !kept.contains(vertex);
+        if first {
+            kept.insert(vertex);
+        }
         first
     };
     for local in locals.iter_mut() {
