@@ -15,9 +15,10 @@ class SlGraph:
         data = open(path, "rb").read()
         assert data[:8] == b"SWAPLESS", "not a .sl file"
         version, flags, id_bytes, _weight_bytes = struct.unpack_from("<IIII", data, 8)
-        self.n, self.arcs, _block = struct.unpack_from("<QQQ", data, 24)
+        self.n, self.arcs, block = struct.unpack_from("<QQQ", data, 24)
         (count,) = struct.unpack_from("<I", data, 48)
-        assert version == 1 and id_bytes == 4
+        # Version 2 checksums each 4 KiB page; version 1 checksummed 1 MiB blocks.
+        assert (version, block) in ((1, 1 << 20), (2, 4096)) and id_bytes == 4
         self.directed = bool(flags & 1)
         self.weighted = bool(flags & 2)
         self.sections = {}

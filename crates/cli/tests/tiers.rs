@@ -1,12 +1,13 @@
 //! The disk tiers give the dram answer under budgets that force reads, keep peak
 //! RSS within the budget, refuse budgets below the hot set, and turn a file cut
-//! short under a running kernel into an error.
+//! short or corrupt under a running kernel into an error.
 
 mod common;
 
 use std::path::Path;
 
 use common::*;
+use swapless_format::SectionKind;
 
 /// Peak RSS may exceed `--memory` by at most this much: the binary, the Rust and
 /// rayon runtimes, thread stacks and the allocator's slack (measured: 4-7 MiB).
@@ -749,4 +750,91 @@ fn a_file_cut_short_under_a_running_mmap_tier_is_an_error() {
         stderr.contains("truncated") || stderr.contains("cut short"),
         "{stderr}"
     );
+}
+
+/// `--memory` for `kernel` on `graph` on `tier`: the least budget the plan accepts (so
+/// a disk tier reads most lists), or plenty for dram.
+fn least_memory(graph: &Path, kernel: &str, tier: &str) -> String {
+    let least = plan(graph, kernel, &["--tier", tier])["minimum_bytes"]
+        .as_u64()
+        .unwrap();
+    match tier {
+        "dram" => "1G".to_string(),
+        _ => format!("{}K", (least >> 10) + 64),
+    }
+}
+
+/// Runs `kernel` on `graph` on every tier at its least budget, expecting failure;
+/// returns each tier's stderr.
+fn failures_on_every_tier(graph: &Path, kernel: &str) -> Vec<String> {
+    ["dram", "mmap", "direct"]
+        .into_iter()
+        .map(|tier| {
+            let memory = least_memory(graph, kernel, tier);
+            swapless_fails(&[
+                "run",
+                kernel,
+                arg(graph),
+                "--tier",
+                tier,
+                "--memory",
+                &memory,
+            ])
+        })
+        .collect()
+}
+
+/// A changed byte that leaves every id in range (and so passes the range check) fails
+/// the run on every tier, wherever it is: in the lists a disk tier keeps in memory, in
+/// those it reads, and in the weights.
+#[test]
+fn a_corrupt_page_fails_the_run_on_every_tier_instead_of_changing_its_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean.sl");
+    // 2^16 vertices: flipping an id's lowest bit keeps it below the vertex count.
+    generate_kron(&clean, 16, 8, &["--weighted"]);
+    let (neighbors_at, neighbors_bytes) = section_position(&clean, SectionKind::OutNeighbors);
+    let (weights_at, _) = section_position(&clean, SectionKind::OutWeights);
+    let damaged = dir.path().join("damaged.sl");
+    let places = [
+        ("pr", neighbors_at + 40),
+        ("pr", neighbors_at + neighbors_bytes / 2 + 4),
+        ("pr", neighbors_at + neighbors_bytes - 8),
+        // The hub's weights (vertex 0 of a kron graph): every sssp run reads them.
+        ("sssp", weights_at),
+    ];
+    for (kernel, position) in places {
+        let mut bytes = std::fs::read(&clean).unwrap();
+        bytes[position as usize] ^= 1;
+        std::fs::write(&damaged, &bytes).unwrap();
+        for stderr in failures_on_every_tier(&damaged, kernel) {
+            assert!(
+                stderr.contains("fails its checksum") && stderr.contains("rebuild the file"),
+                "{kernel}, byte {position}: {stderr}"
+            );
+        }
+    }
+}
+
+/// Files written before page checksums (format version 1) still run on every tier
+/// and give the same answers; their reads are range-checked only.
+#[test]
+fn version_1_files_run_on_every_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron.sl");
+    generate_kron(&graph, 16, 8, &[]);
+    let (_, current) = run(&graph, "pr", &["--tier", "dram"], dir.path());
+    rewrite_as_version_1(&graph);
+    assert!(swapless_ok(&["info", arg(&graph)]).contains("format v1"));
+    swapless_ok(&["check", arg(&graph)]);
+    for tier in ["dram", "mmap", "direct"] {
+        let memory = least_memory(&graph, "pr", tier);
+        let options = ["--tier", tier, "--memory", &memory];
+        let (report, scores) = run(&graph, "pr", &options, dir.path());
+        assert_eq!(report["tier"], tier);
+        if tier != "dram" {
+            assert!(report["cache_hit_ratio"].as_f64().unwrap() < 0.5, "{tier}");
+        }
+        assert_eq!(scores, current, "pr on {tier}");
+    }
 }

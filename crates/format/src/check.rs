@@ -9,7 +9,7 @@ use crate::{FormatError, GraphFile, Result};
 /// What a successful check covered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckReport {
-    /// Checksummed 1 MiB blocks verified.
+    /// Checksummed blocks verified (4 KiB each; 1 MiB in a version-1 file).
     pub blocks_verified: u64,
     /// Vertices whose lists were checked.
     pub vertices: u64,

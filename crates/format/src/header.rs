@@ -7,11 +7,17 @@ use crate::{FormatError, Result};
 /// Magic bytes that open every `.sl` file.
 pub const MAGIC: &[u8; 8] = b"SWAPLESS";
 /// The format version this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2 checksums every 4 KiB page of a section; version 1 (still read) checksummed
+/// 1 MiB blocks, which a disk tier's reads of a page or a 256 KiB chunk could not check.
+pub const FORMAT_VERSION: u32 = 2;
 /// Every section starts at a multiple of this (the page size, and O_DIRECT's alignment).
 pub const SECTION_ALIGN: u64 = 4096;
-/// Size of one checksummed block of a section.
-pub const CHECKSUM_BLOCK_BYTES: u64 = 1 << 20;
+/// Size of one checksummed block of a section in the files this build writes: a page,
+/// the least a disk tier reads, so that every read can be checked before it is used.
+pub const CHECKSUM_BLOCK_BYTES: u64 = SECTION_ALIGN;
+/// Size of one checksummed block in version-1 files.
+pub const VERSION_1_CHECKSUM_BLOCK_BYTES: u64 = 1 << 20;
 /// Bytes reserved for the header; the first section starts here.
 pub const HEADER_BYTES: u64 = SECTION_ALIGN;
 
@@ -39,7 +45,8 @@ pub enum SectionKind {
     InWeights,
     /// `u32 × n`: new id → original id, after reordering.
     Permutation,
-    /// `u64` xxh3 per 1 MiB block of every other section, in section-table order.
+    /// `u64` xxh3 per checksum block (4 KiB; 1 MiB in version 1) of every other section,
+    /// in section-table order.
     Checksums,
 }
 
@@ -130,9 +137,9 @@ pub struct SectionEntry {
 }
 
 impl SectionEntry {
-    /// How many checksum blocks cover this section.
-    pub fn block_count(&self) -> u64 {
-        self.length.div_ceil(CHECKSUM_BLOCK_BYTES)
+    /// How many checksum blocks of `block_bytes` cover this section.
+    pub fn block_count(&self, block_bytes: u64) -> u64 {
+        self.length.div_ceil(block_bytes)
     }
 }
 
@@ -149,6 +156,8 @@ pub struct Header {
     pub num_vertices: u64,
     /// Number of stored out-neighbor entries (an undirected edge is stored twice).
     pub num_arcs: u64,
+    /// Bytes each checksum covers ([`CHECKSUM_BLOCK_BYTES`]; 1 MiB in version 1).
+    pub checksum_block_bytes: u64,
     /// The section table, in file order.
     pub sections: Vec<SectionEntry>,
 }
@@ -183,7 +192,7 @@ impl Header {
         bytes[20..24].copy_from_slice(&weight_bytes.to_le_bytes());
         bytes[24..32].copy_from_slice(&self.num_vertices.to_le_bytes());
         bytes[32..40].copy_from_slice(&self.num_arcs.to_le_bytes());
-        bytes[40..48].copy_from_slice(&CHECKSUM_BLOCK_BYTES.to_le_bytes());
+        bytes[40..48].copy_from_slice(&self.checksum_block_bytes.to_le_bytes());
         bytes[48..52].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
         let mut at = FIXED_FIELDS_BYTES;
         for entry in &self.sections {
@@ -246,9 +255,13 @@ impl Header {
             )));
         }
         let block_bytes = read_u64(bytes, 40);
-        if block_bytes != CHECKSUM_BLOCK_BYTES {
+        let version_block_bytes = match version {
+            1 => VERSION_1_CHECKSUM_BLOCK_BYTES,
+            _ => CHECKSUM_BLOCK_BYTES,
+        };
+        if block_bytes != version_block_bytes {
             return Err(corrupt(format!(
-                "checksum blocks of {block_bytes} bytes are not supported"
+                "checksum blocks of {block_bytes} bytes are not supported in a version {version} file"
             )));
         }
         let mut sections = Vec::with_capacity(section_count);
@@ -281,6 +294,7 @@ impl Header {
             id_bytes,
             num_vertices: read_u64(bytes, 24),
             num_arcs: read_u64(bytes, 32),
+            checksum_block_bytes: block_bytes,
             sections,
         })
     }
@@ -298,7 +312,7 @@ impl Header {
                 self.sections
                     .iter()
                     .filter(|entry| entry.name != SectionKind::Checksums.name())
-                    .map(|entry| entry.block_count() * 8)
+                    .map(|entry| entry.block_count(self.checksum_block_bytes) * 8)
                     .sum(),
             ),
         }
@@ -339,6 +353,7 @@ mod tests {
             id_bytes: 4,
             num_vertices: 10,
             num_arcs: 20,
+            checksum_block_bytes: CHECKSUM_BLOCK_BYTES,
             sections: vec![SectionEntry {
                 name: "out_offsets".into(),
                 offset: 4096,
@@ -364,6 +379,18 @@ mod tests {
             matches!(error, FormatError::UnsupportedVersion { found, .. } if found == FORMAT_VERSION + 1)
         );
         assert!(error.to_string().contains("upgrade swapless"));
+    }
+
+    #[test]
+    fn version_1_files_keep_their_1_mib_blocks() {
+        let mut header = sample();
+        header.version = 1;
+        header.checksum_block_bytes = VERSION_1_CHECKSUM_BLOCK_BYTES;
+        let bytes = header.encode();
+        assert_eq!(Header::decode(&bytes, Path::new("x")).unwrap(), header);
+        header.checksum_block_bytes = CHECKSUM_BLOCK_BYTES;
+        let error = Header::decode(&header.encode(), Path::new("x")).unwrap_err();
+        assert!(error.to_string().contains("version 1 file"), "{error}");
     }
 
     #[test]

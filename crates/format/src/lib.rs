@@ -19,7 +19,7 @@ pub use check::{CheckReport, check_file};
 pub use error::FormatError;
 pub use header::{
     CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, Header, SECTION_ALIGN, SectionEntry,
-    SectionKind,
+    SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
 pub use reader::GraphFile;
 pub use writer::{GraphWriter, SectionWriter};

@@ -8,7 +8,10 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use crate::header::HEADER_BYTES;
-use crate::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFlags, Header, Result, SectionKind};
+use crate::{FormatError, GraphFlags, Header, Result, SectionKind};
+
+/// Bytes a section reader asks for at a time: many checksum blocks (1 in version 1).
+const READ_PIECE_BYTES: u64 = 1 << 20;
 
 /// An open `.sl` graph file.
 pub struct GraphFile {
@@ -210,10 +213,15 @@ impl GraphFile {
         &self.out_neighbors()[offsets[v] as usize..offsets[v + 1] as usize]
     }
 
-    /// The stored checksums of `kind`'s 1 MiB blocks.
-    pub fn block_checksums(&self, kind: SectionKind) -> Option<&[u64]> {
+    /// Bytes each stored checksum covers: 4 KiB, or 1 MiB in a version-1 file.
+    pub fn checksum_block_bytes(&self) -> u64 {
+        self.header.checksum_block_bytes
+    }
+
+    /// Where `kind`'s checksums sit in the checksum section, in entries.
+    fn checksum_entries(&self, kind: SectionKind) -> Option<std::ops::Range<usize>> {
         let target = self.header.section(kind)?;
-        let all: &[u64] = self.typed(SectionKind::Checksums)?;
+        let block_bytes = self.checksum_block_bytes();
         let before: u64 = self
             .header
             .sections
@@ -221,9 +229,40 @@ impl GraphFile {
             .filter(|entry| {
                 entry.name != SectionKind::Checksums.name() && entry.offset < target.offset
             })
-            .map(|entry| entry.block_count())
+            .map(|entry| entry.block_count(block_bytes))
             .sum();
-        all.get(before as usize..(before + target.block_count()) as usize)
+        Some(before as usize..(before + target.block_count(block_bytes)) as usize)
+    }
+
+    /// The stored checksums of `kind`'s blocks, read through the map.
+    pub fn block_checksums(&self, kind: SectionKind) -> Option<&[u64]> {
+        let all: &[u64] = self.typed(SectionKind::Checksums)?;
+        all.get(self.checksum_entries(kind)?)
+    }
+
+    /// A copy of `kind`'s block checksums in this process's memory, read with one
+    /// `pread` and dropped from the page cache after, for a store that checks its reads
+    /// against them for a whole run; `None` if the graph has no such section.
+    pub fn load_block_checksums(&self, kind: SectionKind) -> Result<Option<Vec<u64>>> {
+        use std::os::unix::fs::FileExt;
+        let (Some(entries), Some(section)) = (
+            self.checksum_entries(kind),
+            self.header.section(SectionKind::Checksums),
+        ) else {
+            return Ok(None);
+        };
+        let mut checksums = vec![0u64; entries.len()];
+        let start = section.offset + entries.start as u64 * 8;
+        let file = File::open(&self.path).map_err(|source| FormatError::io(&self.path, source))?;
+        file.read_exact_at(bytemuck::cast_slice_mut(&mut checksums), start)
+            .map_err(|source| FormatError::io(&self.path, source))?;
+        advise(
+            &file,
+            start,
+            entries.len() as u64 * 8,
+            libc::POSIX_FADV_DONTNEED,
+        );
+        Ok(Some(checksums))
     }
 
     /// Reads section `kind` into anonymous memory with `pread`, verifying every block's
@@ -236,25 +275,24 @@ impl GraphFile {
         let element = std::mem::size_of::<T>() as u64;
         let mut values: Vec<T> = vec![T::zeroed(); (reader.length / element) as usize];
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
-        for (block, chunk) in bytes.chunks_mut(CHECKSUM_BLOCK_BYTES as usize).enumerate() {
-            reader.read_block(block, chunk)?;
+        for (index, piece) in bytes.chunks_mut(READ_PIECE_BYTES as usize).enumerate() {
+            reader.read_piece(index as u64 * READ_PIECE_BYTES, piece)?;
         }
         Ok(Some(values))
     }
 
-    /// Calls `visit` with each 1 MiB block of section `kind` in turn (checksums
-    /// verified), holding one block in memory at a time and none in the page cache;
+    /// Calls `visit` with each 1 MiB piece of section `kind` in turn (checksums
+    /// verified), holding one piece in memory at a time and none in the page cache;
     /// nothing if the section is absent.
-    pub fn for_each_block(&self, kind: SectionKind, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+    pub fn for_each_piece(&self, kind: SectionKind, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
         let Some(mut reader) = SectionReader::open(self, kind)? else {
             return Ok(());
         };
-        let mut block = vec![0u8; CHECKSUM_BLOCK_BYTES as usize];
-        for index in 0..reader.checksums.len() {
-            let start = index as u64 * CHECKSUM_BLOCK_BYTES;
-            let length = (reader.length - start).min(CHECKSUM_BLOCK_BYTES) as usize;
-            reader.read_block(index, &mut block[..length])?;
-            visit(&block[..length]);
+        let mut piece = vec![0u8; READ_PIECE_BYTES as usize];
+        for start in (0..reader.length).step_by(READ_PIECE_BYTES as usize) {
+            let length = (reader.length - start).min(READ_PIECE_BYTES) as usize;
+            reader.read_piece(start, &mut piece[..length])?;
+            visit(&piece[..length]);
         }
         Ok(())
     }
@@ -262,8 +300,8 @@ impl GraphFile {
     /// Calls `visit(position in the section, page)` with up to `count` pages (4 KiB) of
     /// section `kind` spread evenly over it, read with readahead off and dropped from the
     /// page cache after, so a plan can look at a section's contents without the cache
-    /// holding any of it. The pages are not checked against checksums (those cover 1 MiB
-    /// blocks): callers may only draw estimates from them.
+    /// holding any of it. The pages are not checked against checksums: callers may only
+    /// draw estimates from them.
     pub fn sample_pages(
         &self,
         kind: SectionKind,
@@ -303,12 +341,11 @@ impl GraphFile {
         }
     }
 
-    /// Checks every 1 MiB block of every section against its stored checksum.
+    /// Checks every block of every section against its stored checksum.
     ///
     /// Reports the first failing block in file order.
     pub fn verify_checksums(&self) -> Result<u64> {
         let checksums: &[u64] = self.typed(SectionKind::Checksums).unwrap_or(&[]);
-        let mut blocks = Vec::new();
         let mut by_offset: Vec<_> = self
             .header
             .sections
@@ -316,40 +353,44 @@ impl GraphFile {
             .filter(|entry| entry.name != SectionKind::Checksums.name())
             .collect();
         by_offset.sort_by_key(|entry| entry.offset);
-        for entry in by_offset {
-            for block in 0..entry.block_count() {
-                let start = entry.offset + block * CHECKSUM_BLOCK_BYTES;
-                let end = (start + CHECKSUM_BLOCK_BYTES).min(entry.offset + entry.length);
-                blocks.push((entry.name.as_str(), block, start, end));
-            }
-        }
-        if blocks.len() != checksums.len() {
+        let block_bytes = self.checksum_block_bytes();
+        let blocks: u64 = by_offset
+            .iter()
+            .map(|entry| entry.block_count(block_bytes))
+            .sum();
+        if blocks != checksums.len() as u64 {
             return Err(self.corrupt(format!(
-                "the checksum section holds {} entries for {} blocks",
-                checksums.len(),
-                blocks.len()
+                "the checksum section holds {} entries for {blocks} blocks",
+                checksums.len()
             )));
         }
-        let first_bad = blocks.par_iter().zip(checksums.par_iter()).position_first(
-            |(&(_, _, start, end), &stored)| {
-                xxhash_rust::xxh3::xxh3_64(&self.map[start as usize..end as usize]) != stored
-            },
-        );
-        if let Some(index) = first_bad {
-            let (section, block, start, end) = blocks[index];
-            return Err(FormatError::ChecksumMismatch {
-                path: self.path.clone(),
-                section: section.to_string(),
-                block,
-                start,
-                end,
-            });
+        let mut verified = 0;
+        for entry in by_offset {
+            let count = entry.block_count(block_bytes) as usize;
+            let stored = &checksums[verified..verified + count];
+            let section = &self.map[entry.offset as usize..(entry.offset + entry.length) as usize];
+            let first_bad = section
+                .par_chunks(block_bytes as usize)
+                .zip(stored.par_iter())
+                .position_first(|(block, &sum)| xxhash_rust::xxh3::xxh3_64(block) != sum);
+            if let Some(block) = first_bad {
+                let start = entry.offset + block as u64 * block_bytes;
+                return Err(FormatError::ChecksumMismatch {
+                    path: self.path.clone(),
+                    section: entry.name.clone(),
+                    block: block as u64,
+                    start,
+                    end: (start + block_bytes).min(entry.offset + entry.length),
+                });
+            }
+            verified += count;
         }
-        Ok(blocks.len() as u64)
+        Ok(blocks)
     }
 }
 
-/// Reads one section's checksum blocks in order with `pread`, verifying each, and
+/// Reads one section in order with `pread`, a piece of whole checksum blocks at a time,
+/// verifying each block, and
 /// keeps the page cache clean behind it: once a block is in this process's memory, the
 /// cache's copy would hold it twice, which a run under a budget or a cgroup cannot afford.
 struct SectionReader<'a> {
@@ -384,10 +425,12 @@ impl<'a> SectionReader<'a> {
         }))
     }
 
-    /// Fills `buffer` with checksum block `index` and verifies it.
-    fn read_block(&mut self, index: usize, buffer: &mut [u8]) -> Result<()> {
+    /// Fills `buffer` with the section from `position` (a multiple of the checksum
+    /// block, as is the buffer's length unless it reaches the section's end) and
+    /// verifies each block.
+    fn read_piece(&mut self, position: u64, buffer: &mut [u8]) -> Result<()> {
         use std::os::unix::fs::FileExt;
-        let start = self.offset + index as u64 * CHECKSUM_BLOCK_BYTES;
+        let start = self.offset + position;
         let end = start + buffer.len() as u64;
         // Readahead runs megabytes ahead, asynchronously; near the section's end it would
         // read past it, into pages still in flight when the reader drops the cache. So it
@@ -414,14 +457,21 @@ impl<'a> SectionReader<'a> {
         // wholly inside the range, so the range reaches back 8 MiB, not just this block.
         let behind = end.saturating_sub(8 << 20).max(self.offset);
         advise(&self.file, behind, end - behind, libc::POSIX_FADV_DONTNEED);
-        if xxhash_rust::xxh3::xxh3_64(buffer) != self.checksums[index] {
-            return Err(FormatError::ChecksumMismatch {
-                path: path.clone(),
-                section: self.kind.name().to_string(),
-                block: index as u64,
-                start,
-                end,
-            });
+        let block_bytes = self.graph.checksum_block_bytes();
+        let first = position / block_bytes;
+        for (index, block) in buffer.chunks(block_bytes as usize).enumerate() {
+            let block_index = first + index as u64;
+            let expected = self.checksums.get(block_index as usize);
+            if expected != Some(&xxhash_rust::xxh3::xxh3_64(block)) {
+                let block_start = self.offset + block_index * block_bytes;
+                return Err(FormatError::ChecksumMismatch {
+                    path: path.clone(),
+                    section: self.kind.name().to_string(),
+                    block: block_index,
+                    start: block_start,
+                    end: block_start + block.len() as u64,
+                });
+            }
         }
         Ok(())
     }

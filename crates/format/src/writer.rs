@@ -25,7 +25,10 @@ pub struct GraphWriter {
     begun: Vec<SectionKind>,
 }
 
-/// A sequential, buffered writer for one section; it checksums each 1 MiB block as it goes.
+/// Bytes a section writer gathers before each write to the file.
+const WRITE_BUFFER_BYTES: usize = 1 << 20;
+
+/// A sequential, buffered writer for one section; it checksums each 4 KiB block as it goes.
 pub struct SectionWriter {
     kind: SectionKind,
     file: File,
@@ -106,14 +109,14 @@ impl GraphWriter {
             start,
             written: 0,
             declared_length: length,
-            buffer: Vec::with_capacity(CHECKSUM_BLOCK_BYTES as usize),
+            buffer: Vec::with_capacity(WRITE_BUFFER_BYTES),
             block_checksums: Vec::new(),
         })
     }
 
     /// Flushes `section` and records it in the section table.
     pub fn finish_section(&mut self, mut section: SectionWriter) -> Result<()> {
-        section.flush_block()?;
+        section.flush_buffer()?;
         match section.declared_length {
             Some(declared) if declared != section.written => {
                 return Err(self.invalid(format!(
@@ -168,6 +171,7 @@ impl GraphWriter {
             id_bytes: 4,
             num_vertices,
             num_arcs,
+            checksum_block_bytes: CHECKSUM_BLOCK_BYTES,
             sections,
         };
         for kind in header.required_sections() {
@@ -219,12 +223,12 @@ impl SectionWriter {
     /// Appends raw bytes to the section.
     pub fn write(&mut self, mut bytes: &[u8]) -> Result<()> {
         while !bytes.is_empty() {
-            let room = CHECKSUM_BLOCK_BYTES as usize - self.buffer.len();
+            let room = WRITE_BUFFER_BYTES - self.buffer.len();
             let take = room.min(bytes.len());
             self.buffer.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
-            if self.buffer.len() == CHECKSUM_BLOCK_BYTES as usize {
-                self.flush_block()?;
+            if self.buffer.len() == WRITE_BUFFER_BYTES {
+                self.flush_buffer()?;
             }
         }
         Ok(())
@@ -240,7 +244,7 @@ impl SectionWriter {
         self.written + self.buffer.len() as u64
     }
 
-    fn flush_block(&mut self) -> Result<()> {
+    fn flush_buffer(&mut self) -> Result<()> {
         if self.buffer.is_empty() {
             return Ok(());
         }
@@ -259,8 +263,13 @@ impl SectionWriter {
         self.file
             .write_all_at(&self.buffer, at)
             .map_err(|source| FormatError::io(&self.path, source))?;
-        self.block_checksums
-            .push(xxhash_rust::xxh3::xxh3_64(&self.buffer));
+        // The buffer is flushed only when full (a whole number of blocks) or at the
+        // section's end, so its blocks are the section's.
+        self.block_checksums.extend(
+            self.buffer
+                .chunks(CHECKSUM_BLOCK_BYTES as usize)
+                .map(xxhash_rust::xxh3::xxh3_64),
+        );
         self.written += self.buffer.len() as u64;
         self.buffer.clear();
         Ok(())

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use io_uring::{IoUring, opcode, types};
 use rayon::prelude::*;
-use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
+use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
@@ -29,6 +29,7 @@ use crate::layout::{
     gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
+use crate::page_checks::ListChecks;
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
@@ -36,6 +37,9 @@ use crate::{
     Adjacency, EdgeDirection, EdgeStore, IoStats, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
     StoreError, Visit, VisitBlock, block_ranges, per_vertex, with_block,
 };
+
+/// Bytes of a pinned prefix read at a time at open.
+const PINNED_READ_BYTES: u64 = 1 << 20;
 
 /// Reads one call makes at most before the I/O thread is worth starting.
 const SYNCHRONOUS_READS: usize = 2;
@@ -55,6 +59,8 @@ struct Lists {
     pinned_vertices: u32,
     pinned_neighbors: AlignedBuffer,
     pinned_weights: Option<AlignedBuffer>,
+    /// Checks each page read from the file before its lists are delivered.
+    checks: ListChecks,
 }
 
 impl Lists {
@@ -501,6 +507,7 @@ impl DirectStore {
                 pinned_vertices,
                 pinned_neighbors,
                 pinned_weights,
+                checks: ListChecks::load(&graph, kinds, plan)?,
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
@@ -614,6 +621,7 @@ impl DirectStore {
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let read = &reads[index];
+        lists.checks.check(read.bytes.start, neighbors, weights)?;
         self.deliver(lists, read, sorted, neighbors, weights, visit_block)?;
         let ids: &[u32] = bytemuck::cast_slice(neighbors);
         let weights: Option<&[f32]> = weights.map(bytemuck::cast_slice);
@@ -1214,15 +1222,17 @@ fn read_pinned(
         return Ok(buffer);
     }
     let checksums = graph.block_checksums(kind).unwrap_or(&[]);
-    let block_bytes = CHECKSUM_BLOCK_BYTES as usize;
+    let block_bytes = graph.checksum_block_bytes();
     let readable = buffer
         .len()
         .min(entry.length.div_ceil(PAGE) as usize * PAGE as usize);
-    for (block, piece) in buffer.as_mut_slice()[..readable]
-        .chunks_mut(block_bytes)
+    // Read in 1 MiB pieces (a whole number of blocks in either version); a block is
+    // checked when the piece holds all of it.
+    for (index, piece) in buffer.as_mut_slice()[..readable]
+        .chunks_mut(PINNED_READ_BYTES as usize)
         .enumerate()
     {
-        let start = block as u64 * CHECKSUM_BLOCK_BYTES;
+        let start = index as u64 * PINNED_READ_BYTES;
         let needed = (entry.length - start).min(piece.len() as u64) as usize;
         read_at_least(file, piece, entry.offset + start, needed).map_err(|source| {
             StoreError::Io {
@@ -1230,21 +1240,26 @@ fn read_pinned(
                 source,
             }
         })?;
-        // Only blocks wholly in memory can be checked.
-        let whole = ((start + CHECKSUM_BLOCK_BYTES).min(entry.length) - start) as usize;
-        let block_end = start + whole as u64;
-        if whole <= needed
-            && let Some(&expected) = checksums.get(block)
-            && xxhash_rust::xxh3::xxh3_64(&piece[..whole]) != expected
+        for (offset, block) in (0..needed as u64)
+            .step_by(block_bytes as usize)
+            .zip(piece[..needed].chunks(block_bytes as usize))
         {
-            return Err(FormatError::ChecksumMismatch {
-                path: path.to_path_buf(),
-                section: kind.name().to_string(),
-                block: block as u64,
-                start: entry.offset + start,
-                end: entry.offset + block_end,
+            let block_start = start + offset;
+            let block_index = block_start / block_bytes;
+            let whole = ((block_start + block_bytes).min(entry.length) - block_start) as usize;
+            if whole <= block.len()
+                && let Some(&expected) = checksums.get(block_index as usize)
+                && xxhash_rust::xxh3::xxh3_64(&block[..whole]) != expected
+            {
+                return Err(FormatError::ChecksumMismatch {
+                    path: path.to_path_buf(),
+                    section: kind.name().to_string(),
+                    block: block_index,
+                    start: entry.offset + block_start,
+                    end: entry.offset + block_start + whole as u64,
+                }
+                .into());
             }
-            .into());
         }
     }
     Ok(buffer)

@@ -16,6 +16,7 @@ mod layout;
 mod mmap;
 mod offsets;
 mod page_cache;
+mod page_checks;
 pub mod plan;
 mod sigbus;
 mod split;

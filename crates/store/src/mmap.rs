@@ -19,6 +19,7 @@ use crate::layout::{
     Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
     scan_batches, visit_edgeless, visit_read,
 };
+use crate::page_checks::ListChecks;
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
@@ -38,6 +39,8 @@ const PREFETCH_PIECE: u64 = 4 << 20;
 struct Lists {
     layout: ListLayout,
     kept_bytes: u64,
+    /// Checks each page before its lists are first visited.
+    checks: ListChecks,
 }
 
 /// A graph served from a memory map of its file.
@@ -96,6 +99,7 @@ impl MmapStore {
             Ok(Lists {
                 layout: ListLayout::load(&graph, kinds, plan.weighted, plan.offset_form)?,
                 kept_bytes,
+                checks: ListChecks::load(&graph, kinds, plan)?,
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
@@ -263,6 +267,7 @@ impl MmapStore {
             let delivered: Result<u64> = reads[window.clone()]
                 .par_iter()
                 .map(|read| {
+                    self.check_pages(lists, read.bytes.clone())?;
                     let entries = (read.bytes.start / 4) as usize..neighbors.len();
                     visit_read(
                         &lists.layout,
@@ -315,6 +320,16 @@ impl MmapStore {
         Ok(())
     }
 
+    /// Checks the pages of section bytes `range` of `lists` (those not checked before).
+    fn check_pages(&self, lists: &Lists, range: Range<u64>) -> Result<()> {
+        let weights = lists.layout.weights_at.map(|at| self.section(at, lists));
+        lists.checks.check_range(
+            self.section(lists.layout.neighbors_at, lists),
+            weights,
+            range,
+        )
+    }
+
     /// All of `lists`' neighbors and weights, as mapped.
     fn mapped_lists(&self, lists: &Lists) -> (&[u32], Option<&[f32]>) {
         let neighbors = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
@@ -340,6 +355,7 @@ impl MmapStore {
         let (neighbors, weights) = self.mapped_lists(lists);
         let bytes = blocks
             .map(|vertices| {
+                self.check_pages(lists, lists.layout.span_bytes(vertices.clone()))?;
                 deliver_span(
                     &lists.layout,
                     vertices,

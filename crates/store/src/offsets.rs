@@ -46,16 +46,16 @@ pub fn offsets_bytes(count: u64, entries: u64, form: OffsetForm) -> u64 {
     }
 }
 
-/// Calls `each` with every entry of offsets section `kind`, in order, read in blocks
+/// Calls `each` with every entry of offsets section `kind`, in order, read in pieces
 /// (checksums verified) so that no copy of the section is held.
 pub(crate) fn for_each_offset(
     graph: &GraphFile,
     kind: SectionKind,
     mut each: impl FnMut(u64),
 ) -> Result<()> {
-    // Blocks are 1 MiB, a whole number of 8-byte entries.
-    graph.for_each_block(kind, &mut |block| {
-        for word in block.chunks_exact(8) {
+    // Pieces are 1 MiB, a whole number of 8-byte entries.
+    graph.for_each_piece(kind, &mut |piece| {
+        for word in piece.chunks_exact(8) {
             let mut value = [0u8; 8];
             value.copy_from_slice(word);
             each(u64::from_le_bytes(value));

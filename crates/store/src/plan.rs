@@ -4,10 +4,11 @@
 
 use std::fmt;
 
-use swapless_format::{GraphFile, SectionKind};
+use swapless_format::{CHECKSUM_BLOCK_BYTES, GraphFile, SectionKind};
 
 use crate::layout::{PAGE, SPLIT_PIECE_BYTES};
 use crate::offsets::for_each_offset;
+use crate::page_checks::PageChecks;
 use crate::{OffsetForm, Result, StoreError, offsets_bytes};
 
 /// Where edges are served from.
@@ -214,6 +215,9 @@ pub struct Plan {
     pub kernel: String,
     /// Whether the kernel gets its optional bytes ([`PlanRequest::optional_property_bytes`]).
     pub optional_property_held: bool,
+    /// Whether the run reads (out, in) list sections; on an undirected graph the out
+    /// sections serve both directions.
+    pub sections_read: (bool, bool),
 }
 
 impl Plan {
@@ -238,6 +242,8 @@ struct Direction {
     longest_list: u64,
     /// Bytes of the weights the graph stores but this kernel does not read.
     unread_weights: u64,
+    /// Lengths of the sections a disk tier reads: neighbors, and weights if read.
+    checked_sections: Vec<u64>,
 }
 
 /// The longest list in `kind` (an offsets section), read in blocks so the plan
@@ -269,6 +275,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             lists: size(SectionKind::OutNeighbors) + weights(SectionKind::OutWeights),
             longest_list: longest_list_bytes(graph, SectionKind::OutOffsets)?,
             unread_weights: size(SectionKind::OutWeights) - weights(SectionKind::OutWeights),
+            checked_sections: vec![
+                size(SectionKind::OutNeighbors),
+                weights(SectionKind::OutWeights),
+            ],
         });
     }
     if request.in_lists && flags.directed {
@@ -277,6 +287,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             lists: size(SectionKind::InNeighbors) + weights(SectionKind::InWeights),
             longest_list: longest_list_bytes(graph, SectionKind::InOffsets)?,
             unread_weights: size(SectionKind::InWeights) - weights(SectionKind::InWeights),
+            checked_sections: vec![
+                size(SectionKind::InNeighbors),
+                weights(SectionKind::InWeights),
+            ],
         });
     }
     // A reordered graph keeps its permutation and, for sources and results, its inverse.
@@ -350,8 +364,25 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let slot_cost = slot + 2 * SPLIT_PIECE_BYTES;
     let io_fixed = (oversize_slot + SPLIT_PIECE_BYTES) * weighted_reads;
     let io_minimum = MIN_SLOTS * slot_cost + io_fixed;
-    let least_with =
-        |offsets: (u64, u64)| (hot + sum(offsets) + permutation + io_minimum).max(output);
+    // A disk tier checks each page it reads against the file's checksums (a version-1
+    // file has none a page, and nothing to hold).
+    let list_checks = match graph.checksum_block_bytes() == CHECKSUM_BLOCK_BYTES {
+        true => directions
+            .iter()
+            .map(|direction| {
+                direction
+                    .checked_sections
+                    .iter()
+                    .copied()
+                    .map(PageChecks::held_bytes)
+                    .sum::<u64>()
+            })
+            .sum(),
+        false => 0,
+    };
+    let least_with = |offsets: (u64, u64)| {
+        (hot + sum(offsets) + permutation + list_checks + io_minimum).max(output)
+    };
     // The least budget: with compressed offsets unless plain ones were asked for.
     let minimum = least_with(match request.offset_form {
         Some(OffsetForm::Plain) => plain_offsets,
@@ -386,7 +417,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         OffsetForm::Plain => plain_offsets,
         OffsetForm::Compressed => compressed_offsets,
     };
-    let warm = out_offsets + in_offsets + permutation;
+    let list_checks = if tier == Tier::Dram { 0 } else { list_checks };
+    let warm = out_offsets + in_offsets + permutation + list_checks;
     let needed = match tier {
         Tier::Dram => dram_needed,
         _ => least_with((out_offsets, in_offsets)),
@@ -477,6 +509,15 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                 },
             });
         }
+    }
+    if list_checks > 0 {
+        segments.push(Segment {
+            name: "list page checksums".to_string(),
+            bytes: list_checks,
+            class: "warm",
+            placement: "dram: each page read is checked once a run before a kernel sees it"
+                .to_string(),
+        });
     }
     if permutation > 0 {
         segments.push(Segment {
@@ -580,5 +621,9 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         weighted,
         kernel: request.kernel.clone(),
         optional_property_held,
+        sections_read: (
+            directions.iter().any(|direction| direction.name == "out"),
+            directions.iter().any(|direction| direction.name == "in"),
+        ),
     })
 }

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use swapless_format::GraphFile;
+use swapless_format::{GraphFile, Header, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES};
 
 /// Runs `swapless` with `args`.
 pub fn swapless(args: &[&str]) -> Output {
@@ -178,4 +178,45 @@ pub fn shared_data() -> Option<PathBuf> {
 /// Parses a `--json` build report.
 pub fn json_report(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Rewrites the `.sl` file at `path` as format version 1, which checksummed 1 MiB blocks
+/// instead of pages: what swapless wrote before, for tests that such files still work.
+pub fn rewrite_as_version_1(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mut header = Header::decode(&bytes[..4096], path).unwrap();
+    let checksums = SectionKind::Checksums.name();
+    let mut sections: Vec<_> = header
+        .sections
+        .iter()
+        .filter(|entry| entry.name != checksums)
+        .cloned()
+        .collect();
+    sections.sort_by_key(|entry| entry.offset);
+    let mut sums = Vec::new();
+    for entry in &sections {
+        let section = &bytes[entry.offset as usize..(entry.offset + entry.length) as usize];
+        for block in section.chunks(VERSION_1_CHECKSUM_BLOCK_BYTES as usize) {
+            sums.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(block).to_le_bytes());
+        }
+    }
+    let entry = header
+        .sections
+        .iter_mut()
+        .find(|entry| entry.name == checksums)
+        .unwrap();
+    let at = entry.offset as usize;
+    entry.length = sums.len() as u64;
+    bytes[at..at + sums.len()].copy_from_slice(&sums);
+    header.version = 1;
+    header.checksum_block_bytes = VERSION_1_CHECKSUM_BLOCK_BYTES;
+    bytes[..4096].copy_from_slice(&header.encode());
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Where section `kind` of the `.sl` file at `path` starts, and its length.
+pub fn section_position(path: &Path, kind: SectionKind) -> (u64, u64) {
+    let graph = GraphFile::open(path).unwrap();
+    let entry = graph.header().section(kind).unwrap();
+    (entry.offset, entry.length)
 }

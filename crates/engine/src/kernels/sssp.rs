@@ -372,10 +372,10 @@ fn compact<D: Distance>(locals: &mut [&mut Bins], window: u64, distances: &[D::C
 
 /// Whether every weight of the graph is non-negative (delta-stepping's requirement).
 pub fn weights_are_non_negative(graph: &GraphFile) -> swapless_format::Result<bool> {
-    // Read in blocks rather than through the map, so the check stays within a budget.
+    // Read in pieces rather than through the map, so the check stays within a budget.
     let mut non_negative = true;
-    graph.for_each_block(swapless_format::SectionKind::OutWeights, &mut |block| {
-        non_negative &= block
+    graph.for_each_piece(swapless_format::SectionKind::OutWeights, &mut |piece| {
+        non_negative &= piece
             .chunks_exact(4)
             .all(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) >= 0.0);
     })?;

@@ -1,0 +1,187 @@
+//! Checks the pages a disk tier reads against the file's per-page checksums before a
+//! kernel sees them, so a corrupt file fails the run instead of changing its answer.
+//!
+//! Each page is checked the first time it is read in a run: the file does not change
+//! under a run (a truncation is caught apart), and hashing every read again would cost
+//! a streamed PageRank a pass's worth of hashing per iteration for nothing.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
+
+use crate::Result;
+use crate::layout::PAGE;
+use crate::plan::Plan;
+
+/// The checksums of one list section's pages, and which pages this run has checked.
+pub(crate) struct PageChecks {
+    path: PathBuf,
+    kind: SectionKind,
+    /// Where the section starts in the file (for error messages).
+    section_offset: u64,
+    section_bytes: u64,
+    /// One checksum a page; empty for a version-1 file, whose 1 MiB blocks no read
+    /// of a page or a chunk covers (its reads are only range-checked).
+    checksums: Vec<u64>,
+    /// One bit a page, set once the page has passed.
+    checked: Vec<AtomicU64>,
+}
+
+impl PageChecks {
+    /// Memory that checking a list section of `section_bytes` holds: a checksum and a
+    /// bit a page. The plan counts it for each section a disk tier reads.
+    pub fn held_bytes(section_bytes: u64) -> u64 {
+        let pages = section_bytes.div_ceil(PAGE);
+        pages * 8 + pages.div_ceil(64) * 8
+    }
+
+    /// Checks of nothing, for a section the run does not read.
+    fn none(graph: &GraphFile, kind: SectionKind) -> PageChecks {
+        PageChecks {
+            path: graph.path().to_path_buf(),
+            kind,
+            section_offset: 0,
+            section_bytes: 0,
+            checksums: Vec::new(),
+            checked: Vec::new(),
+        }
+    }
+
+    /// Loads the page checksums of section `kind` of `graph`.
+    pub fn load(graph: &GraphFile, kind: SectionKind) -> Result<PageChecks> {
+        let path = graph.path().to_path_buf();
+        let entry = graph
+            .header()
+            .section(kind)
+            .ok_or_else(|| FormatError::Corrupt {
+                path: path.clone(),
+                detail: format!("section {} is missing", kind.name()),
+            })?;
+        let checksums = match graph.checksum_block_bytes() == CHECKSUM_BLOCK_BYTES {
+            true => graph.load_block_checksums(kind)?.unwrap_or_default(),
+            false => Vec::new(),
+        };
+        let checked = (0..checksums.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        Ok(PageChecks {
+            path,
+            kind,
+            section_offset: entry.offset,
+            section_bytes: entry.length,
+            checksums,
+            checked,
+        })
+    }
+
+    /// Checks the pages of `bytes`, which hold the section from `start` (a page
+    /// boundary) on, skipping pages checked before; a page `bytes` holds only part of
+    /// (before the section's end) is left for a read that holds all of it.
+    pub fn check(&self, start: u64, bytes: &[u8]) -> Result<()> {
+        if self.checksums.is_empty() {
+            return Ok(());
+        }
+        debug_assert!(start.is_multiple_of(PAGE));
+        let first = start / PAGE;
+        for (index, page) in bytes.chunks(PAGE as usize).enumerate() {
+            let page_index = first + index as u64;
+            let page_start = page_index * PAGE;
+            if page_start >= self.section_bytes {
+                break;
+            }
+            let length = (self.section_bytes - page_start).min(PAGE) as usize;
+            if page.len() < length || self.is_checked(page_index) {
+                continue;
+            }
+            if xxhash_rust::xxh3::xxh3_64(&page[..length]) != self.checksums[page_index as usize] {
+                return Err(self.mismatch(page_index, length as u64));
+            }
+            self.checked[(page_index / 64) as usize]
+                .fetch_or(1 << (page_index % 64), Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Checks the pages of section bytes `range`, given the whole section as `section`
+    /// (a map of it).
+    pub fn check_range(&self, section: &[u8], range: std::ops::Range<u64>) -> Result<()> {
+        if self.checksums.is_empty() || range.is_empty() {
+            return Ok(());
+        }
+        let start = range.start / PAGE * PAGE;
+        let end = (range.end.div_ceil(PAGE) * PAGE).min(section.len() as u64);
+        self.check(start, &section[start as usize..end as usize])
+    }
+
+    fn is_checked(&self, page_index: u64) -> bool {
+        self.checked[(page_index / 64) as usize].load(Ordering::Relaxed) & (1 << (page_index % 64))
+            != 0
+    }
+
+    fn mismatch(&self, page_index: u64, length: u64) -> crate::StoreError {
+        let start = self.section_offset + page_index * PAGE;
+        FormatError::ChecksumMismatch {
+            path: self.path.clone(),
+            section: self.kind.name().to_string(),
+            block: page_index,
+            start,
+            end: start + length,
+        }
+        .into()
+    }
+}
+
+/// The checks of one direction's lists: their neighbors, and their weights when the run
+/// reads them.
+pub(crate) struct ListChecks {
+    neighbors: PageChecks,
+    weights: Option<PageChecks>,
+}
+
+impl ListChecks {
+    /// Loads the checksums of list sections `kinds` (offsets, neighbors, weights) of
+    /// `graph` that `plan` reads (and counts the memory of): none for a direction the
+    /// run does not read, the weights' only on a weighted run.
+    pub fn load(graph: &GraphFile, kinds: [SectionKind; 3], plan: &Plan) -> Result<ListChecks> {
+        let read = match kinds[1] {
+            SectionKind::InNeighbors => plan.sections_read.1,
+            _ => plan.sections_read.0,
+        };
+        let load = |kind| match read {
+            true => PageChecks::load(graph, kind),
+            false => Ok(PageChecks::none(graph, kind)),
+        };
+        Ok(ListChecks {
+            neighbors: load(kinds[1])?,
+            weights: match plan.weighted {
+                true => Some(load(kinds[2])?),
+                false => None,
+            },
+        })
+    }
+
+    /// Checks a read of the lists from section position `start`: `neighbors`, and
+    /// `weights` (the same positions of the weight section).
+    pub fn check(&self, start: u64, neighbors: &[u8], weights: Option<&[u8]>) -> Result<()> {
+        self.neighbors.check(start, neighbors)?;
+        match (&self.weights, weights) {
+            (Some(checks), Some(weights)) => checks.check(start, weights),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks section bytes `range` of mapped sections `neighbors` and `weights`.
+    pub fn check_range(
+        &self,
+        neighbors: &[u8],
+        weights: Option<&[u8]>,
+        range: std::ops::Range<u64>,
+    ) -> Result<()> {
+        self.neighbors.check_range(neighbors, range.clone())?;
+        match (&self.weights, weights) {
+            (Some(checks), Some(weights)) => checks.check_range(weights, range),
+            _ => Ok(()),
+        }
+    }
+}
