@@ -4,7 +4,9 @@
 # binaries, page cache dropped before every run (root), 3 trials per run.
 #   bash bench/ab_figures.sh KERNEL BEFORE_BINARY AFTER_BINARY [OUT_DIR]
 # Then: python3 bench/summarize_ab.py OUT_DIR
-# GRAPHS, BUDGETS, TIERS and ROUNDS override the defaults.
+# GRAPHS, BUDGETS, TIERS, ROUNDS and TRIALS override the defaults. AFTER_SUFFIX gives the
+# after side its own file of each graph ($graph$AFTER_SUFFIX.sl): with one binary as both
+# sides, that compares two files of one graph (say, two format versions).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kernel=$1; before=$2; after=$3
@@ -21,11 +23,12 @@ for graph in ${GRAPHS:-kron23 urand23}; do
     for round in $(seq 1 "${ROUNDS:-3}"); do
       for tier in ${TIERS:-direct mmap}; do
         for side in before after; do
-          binary=$before; [ "$side" = after ] && binary=$after
+          binary=$before; file=$graph.sl
+          [ "$side" = after ] && binary=$after && file=$graph${AFTER_SUFFIX:-}.sl
           drop_caches
           report="$out/$graph-$percent-$tier-$side-$round.json"
-          "$binary" run "$kernel" "$graphs/$graph.sl" --tier "$tier" --memory "$budget" \
-            --threads 2 --trials 3 --json "$report" > /dev/null 2>&1 || echo "failed: $report"
+          "$binary" run "$kernel" "$graphs/$file" --tier "$tier" --memory "$budget" \
+            --threads 2 --trials "${TRIALS:-3}" --json "$report" > /dev/null 2>&1 || echo "failed: $report"
         done
       done
     done
