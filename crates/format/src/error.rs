@@ -52,7 +52,7 @@ pub enum FormatError {
         path: PathBuf,
         /// Section name.
         section: String,
-        /// Block index inside the section (1 MiB blocks).
+        /// Block index inside the section (4 KiB blocks; 1 MiB in a version-1 file).
         block: u64,
         /// First byte of the block in the file.
         start: u64,

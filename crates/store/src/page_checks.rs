@@ -48,6 +48,11 @@ impl PageChecks {
         }
     }
 
+    /// Whether `graph` has a checksum a page (format version 2 on).
+    pub fn available(graph: &GraphFile) -> bool {
+        graph.checksum_block_bytes() == CHECKSUM_BLOCK_BYTES
+    }
+
     /// Loads the page checksums of section `kind` of `graph`.
     pub fn load(graph: &GraphFile, kind: SectionKind) -> Result<PageChecks> {
         let path = graph.path().to_path_buf();
@@ -58,7 +63,7 @@ impl PageChecks {
                 path: path.clone(),
                 detail: format!("section {} is missing", kind.name()),
             })?;
-        let checksums = match graph.checksum_block_bytes() == CHECKSUM_BLOCK_BYTES {
+        let checksums = match Self::available(graph) {
             true => graph.load_block_checksums(kind)?.unwrap_or_default(),
             false => Vec::new(),
         };

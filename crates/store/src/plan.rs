@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use swapless_format::{CHECKSUM_BLOCK_BYTES, GraphFile, SectionKind};
+use swapless_format::{GraphFile, SectionKind};
 
 use crate::layout::{PAGE, SPLIT_PIECE_BYTES};
 use crate::offsets::for_each_offset;
@@ -242,8 +242,8 @@ struct Direction {
     longest_list: u64,
     /// Bytes of the weights the graph stores but this kernel does not read.
     unread_weights: u64,
-    /// Lengths of the sections a disk tier reads: neighbors, and weights if read.
-    checked_sections: Vec<u64>,
+    /// Memory a disk tier holds to check the pages it reads of these lists.
+    page_checks: u64,
 }
 
 /// The longest list in `kind` (an offsets section), read in blocks so the plan
@@ -267,6 +267,13 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let weighted = flags.weighted && request.weights;
     let size = |kind: SectionKind| header.section(kind).map_or(0, |entry| entry.length);
     let weights = |kind: SectionKind| if weighted { size(kind) } else { 0 };
+    // A disk tier checks each page it reads against the file's page checksums (a
+    // version-1 file has none, and nothing to hold).
+    let pages_checked = PageChecks::available(graph);
+    let page_checks = |section_bytes: u64| match pages_checked {
+        true => PageChecks::held_bytes(section_bytes),
+        false => 0,
+    };
     let mut directions = Vec::new();
     // An undirected graph stores one set of lists that serves both directions.
     if request.out_lists || (request.in_lists && !flags.directed) {
@@ -275,10 +282,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             lists: size(SectionKind::OutNeighbors) + weights(SectionKind::OutWeights),
             longest_list: longest_list_bytes(graph, SectionKind::OutOffsets)?,
             unread_weights: size(SectionKind::OutWeights) - weights(SectionKind::OutWeights),
-            checked_sections: vec![
-                size(SectionKind::OutNeighbors),
-                weights(SectionKind::OutWeights),
-            ],
+            page_checks: page_checks(size(SectionKind::OutNeighbors))
+                + page_checks(weights(SectionKind::OutWeights)),
         });
     }
     if request.in_lists && flags.directed {
@@ -287,10 +292,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             lists: size(SectionKind::InNeighbors) + weights(SectionKind::InWeights),
             longest_list: longest_list_bytes(graph, SectionKind::InOffsets)?,
             unread_weights: size(SectionKind::InWeights) - weights(SectionKind::InWeights),
-            checked_sections: vec![
-                size(SectionKind::InNeighbors),
-                weights(SectionKind::InWeights),
-            ],
+            page_checks: page_checks(size(SectionKind::InNeighbors))
+                + page_checks(weights(SectionKind::InWeights)),
         });
     }
     // A reordered graph keeps its permutation and, for sources and results, its inverse.
@@ -364,22 +367,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let slot_cost = slot + 2 * SPLIT_PIECE_BYTES;
     let io_fixed = (oversize_slot + SPLIT_PIECE_BYTES) * weighted_reads;
     let io_minimum = MIN_SLOTS * slot_cost + io_fixed;
-    // A disk tier checks each page it reads against the file's checksums (a version-1
-    // file has none a page, and nothing to hold).
-    let list_checks = match graph.checksum_block_bytes() == CHECKSUM_BLOCK_BYTES {
-        true => directions
-            .iter()
-            .map(|direction| {
-                direction
-                    .checked_sections
-                    .iter()
-                    .copied()
-                    .map(PageChecks::held_bytes)
-                    .sum::<u64>()
-            })
-            .sum(),
-        false => 0,
-    };
+    let list_checks: u64 = directions
+        .iter()
+        .map(|direction| direction.page_checks)
+        .sum();
     let least_with = |offsets: (u64, u64)| {
         (hot + sum(offsets) + permutation + list_checks + io_minimum).max(output)
     };
@@ -398,7 +389,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         (Tier::Dram, _) => OffsetForm::Plain,
         (_, Some(form)) => form,
         (_, None) => {
-            let plain_spare = budget.saturating_sub(hot + sum(plain_offsets) + permutation);
+            let plain_spare =
+                budget.saturating_sub(hot + sum(plain_offsets) + permutation + list_checks);
             // A banded search's time goes to rereading pages its page cache cannot hold,
             // and its gathers look up two offsets a list: the cache gets the 25 MiB
             // (kron23) that compressed offsets free unless plain ones leave room for all.
