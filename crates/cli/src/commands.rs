@@ -366,6 +366,14 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         header.version,
         bytes(graph.file_bytes())
     );
+    if graph.checksum_block_bytes() != swapless_format::CHECKSUM_BLOCK_BYTES {
+        // Older files still run; say what they miss and how to get it.
+        println!(
+            "checksums  one per {}: the disk tiers cannot check the lists they read \
+             (rebuild the file with this swapless for one a page)",
+            bytes(graph.checksum_block_bytes())
+        );
+    }
     println!("vertices   {}", thousands(graph.num_vertices() as u64));
     println!(
         "edges      {} ({}; {} stored arcs)",

@@ -824,8 +824,21 @@ fn version_1_files_run_on_every_tier() {
     let graph = dir.path().join("kron.sl");
     generate_kron(&graph, 16, 8, &[]);
     let (_, current) = run(&graph, "pr", &["--tier", "dram"], dir.path());
+    let page_checks = |graph: &Path| -> serde_json::Value {
+        let segments = plan(graph, "pr", &["--tier", "direct"])["segments"].clone();
+        let found = segments
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|segment| segment["name"] == "list page checksums");
+        found.unwrap().clone()
+    };
+    assert!(page_checks(&graph)["bytes"].as_u64().unwrap() > 0);
     rewrite_as_version_1(&graph);
     assert!(swapless_ok(&["info", arg(&graph)]).contains("format v1"));
+    let checks = page_checks(&graph);
+    assert_eq!(checks["bytes"], 0);
+    assert!(checks["placement"].as_str().unwrap().contains("version-1"));
     swapless_ok(&["check", arg(&graph)]);
     for tier in ["dram", "mmap", "direct"] {
         let memory = least_memory(&graph, "pr", tier);

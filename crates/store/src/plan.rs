@@ -502,13 +502,19 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             });
         }
     }
-    if list_checks > 0 {
+    if tier != Tier::Dram && !directions.is_empty() {
         segments.push(Segment {
             name: "list page checksums".to_string(),
             bytes: list_checks,
             class: "warm",
-            placement: "dram: each page read is checked once a run before a kernel sees it"
-                .to_string(),
+            placement: match pages_checked {
+                true => {
+                    "dram: each page read is checked once a run before a kernel sees it".to_string()
+                }
+                false => "none in a version-1 file: the lists read are only range-checked \
+                          (rebuild the file for a checksum a page)"
+                    .to_string(),
+            },
         });
     }
     if permutation > 0 {
