@@ -160,6 +160,13 @@ impl GraphFile {
         self.map.len() as u64
     }
 
+    /// The table entry of section `kind`, or the error that the file lacks it.
+    pub fn required_section(&self, kind: SectionKind) -> Result<&crate::SectionEntry> {
+        self.header
+            .section(kind)
+            .ok_or_else(|| self.corrupt(format!("section {} is missing", kind.name())))
+    }
+
     /// The raw bytes of section `kind`, if present.
     pub fn section_bytes(&self, kind: SectionKind) -> Option<&[u8]> {
         let entry = self.header.section(kind)?;

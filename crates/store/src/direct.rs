@@ -1210,13 +1210,7 @@ fn read_pinned(
     bytes: u64,
 ) -> Result<AlignedBuffer> {
     let path = graph.path();
-    let entry = graph
-        .header()
-        .section(kind)
-        .ok_or_else(|| FormatError::Corrupt {
-            path: path.to_path_buf(),
-            detail: format!("section {} is missing", kind.name()),
-        })?;
+    let entry = graph.required_section(kind)?;
     let mut buffer = AlignedBuffer::zeroed(bytes);
     if bytes == 0 {
         return Ok(buffer);

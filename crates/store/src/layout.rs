@@ -43,10 +43,7 @@ impl ListLayout {
             path: graph.path().to_path_buf(),
             detail,
         };
-        let neighbors = graph
-            .header()
-            .section(kinds[1])
-            .ok_or_else(|| corrupt(format!("section {} is missing", kinds[1].name())))?;
+        let neighbors = graph.required_section(kinds[1])?;
         let entries = neighbors.length / ENTRY_BYTES;
         let offsets = Offsets::load(graph, kinds[0], entries, form)?
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
@@ -64,11 +61,7 @@ impl ListLayout {
             .into());
         }
         let weights_at = if weighted {
-            let weights = graph
-                .header()
-                .section(kinds[2])
-                .ok_or_else(|| corrupt(format!("section {} is missing", kinds[2].name())))?;
-            Some(weights.offset)
+            Some(graph.required_section(kinds[2])?.offset)
         } else {
             None
         };

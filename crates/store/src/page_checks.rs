@@ -55,14 +55,7 @@ impl PageChecks {
 
     /// Loads the page checksums of section `kind` of `graph`.
     pub fn load(graph: &GraphFile, kind: SectionKind) -> Result<PageChecks> {
-        let path = graph.path().to_path_buf();
-        let entry = graph
-            .header()
-            .section(kind)
-            .ok_or_else(|| FormatError::Corrupt {
-                path: path.clone(),
-                detail: format!("section {} is missing", kind.name()),
-            })?;
+        let entry = graph.required_section(kind)?;
         let checksums = match Self::available(graph) {
             true => graph.load_block_checksums(kind)?.unwrap_or_default(),
             false => Vec::new(),
@@ -71,7 +64,7 @@ impl PageChecks {
             .map(|_| AtomicU64::new(0))
             .collect();
         Ok(PageChecks {
-            path,
+            path: graph.path().to_path_buf(),
             kind,
             section_offset: entry.offset,
             section_bytes: entry.length,
