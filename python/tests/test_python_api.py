@@ -188,6 +188,20 @@ def test_errors_arrive_as_specific_exceptions(tmp_path):
         sl.build(bad_input, tmp_path / "bad.sl", memory="1M")
 
 
+def test_a_corrupt_page_raises_instead_of_changing_the_answer(tmp_path):
+    # 7 MiB of lists: at the small budget the disk tiers read the damaged page.
+    g = sl.generate("kron", scale=16, degree=16, output=tmp_path / "k16.sl")
+    offset, length = SlGraph(g.path).sections["out_neighbors"]
+    data = bytearray((tmp_path / "k16.sl").read_bytes())
+    # The lowest bit of an id near the end: still a vertex, so only a checksum sees it.
+    data[offset + length - 8] ^= 1
+    damaged = tmp_path / "damaged.sl"
+    damaged.write_bytes(bytes(data))
+    for tier, memory in TIERS:
+        with pytest.raises(sl.FormatError, match="fails its checksum"):
+            sl.pagerank(sl.open(damaged, memory=memory, tier=tier))
+
+
 def test_report_plan_and_info(tmp_path):
     g = sl.generate("urand", scale=10, output=tmp_path / "u.sl")
     ranks = sl.pagerank(g, threads=2)
