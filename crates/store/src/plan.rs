@@ -512,7 +512,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                     "dram: each page read is checked once a run before a kernel sees it".to_string()
                 }
                 false => "none in a version-1 file: the lists read are only range-checked \
-                          (rebuild the file for a checksum a page)"
+                          (build it again from its edge list for a checksum a page)"
                     .to_string(),
             },
         });
