@@ -18,10 +18,12 @@ use crate::{
 /// section of unknown length must be finished before the next one begins.
 pub struct GraphWriter {
     final_path: PathBuf,
+    /// Where the temporary file and the checksum spills live (the output's folder).
+    directory: PathBuf,
     temp: tempfile::NamedTempFile,
     next_offset: u64,
     open_ended_in_progress: bool,
-    finished: Vec<(SectionEntry, Vec<u64>)>,
+    finished: Vec<(SectionEntry, ChecksumSpill)>,
     begun: Vec<SectionKind>,
 }
 
@@ -37,7 +39,74 @@ pub struct SectionWriter {
     written: u64,
     declared_length: Option<u64>,
     buffer: Vec<u8>,
-    block_checksums: Vec<u64>,
+    checksums: ChecksumSpill,
+}
+
+/// Checksums held in memory before they go to a spill file.
+const CHECKSUMS_HELD: usize = 8192;
+
+/// A section's block checksums, kept in an unnamed temporary file as they are made: a
+/// checksum a page is 1/512 of the output (32 MiB for a 16 GiB graph), which a build
+/// under `--memory` cannot hold beside its sort buffers.
+struct ChecksumSpill {
+    file: File,
+    path: PathBuf,
+    held: Vec<u64>,
+    spilled: u64,
+}
+
+impl ChecksumSpill {
+    fn new(directory: &Path, path: &Path) -> Result<ChecksumSpill> {
+        Ok(ChecksumSpill {
+            file: tempfile::tempfile_in(directory)
+                .map_err(|source| FormatError::io(directory, source))?,
+            path: path.to_path_buf(),
+            held: Vec::with_capacity(CHECKSUMS_HELD),
+            spilled: 0,
+        })
+    }
+
+    fn push(&mut self, checksum: u64) -> Result<()> {
+        self.held.push(checksum);
+        if self.held.len() == CHECKSUMS_HELD {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(&self.held);
+        self.file
+            .write_all_at(bytes, self.spilled * 8)
+            .map_err(|source| FormatError::io(&self.path, source))?;
+        self.spilled += self.held.len() as u64;
+        self.held.clear();
+        Ok(())
+    }
+
+    /// Checksums made so far.
+    fn len(&self) -> u64 {
+        self.spilled + self.held.len() as u64
+    }
+
+    /// Copies every checksum (flushed first) to `output` at `position`, a piece at a time.
+    fn copy_to(&mut self, output: &File, position: u64, output_path: &Path) -> Result<()> {
+        self.flush()?;
+        let mut piece = vec![0u8; CHECKSUMS_HELD * 8];
+        let total = self.spilled * 8;
+        let mut done = 0;
+        while done < total {
+            let length = (total - done).min(piece.len() as u64) as usize;
+            self.file
+                .read_exact_at(&mut piece[..length], done)
+                .map_err(|source| FormatError::io(&self.path, source))?;
+            output
+                .write_all_at(&piece[..length], position + done)
+                .map_err(|source| FormatError::io(output_path, source))?;
+            done += length as u64;
+        }
+        Ok(())
+    }
 }
 
 impl GraphWriter {
@@ -60,6 +129,7 @@ impl GraphWriter {
             .map_err(|source| FormatError::io(&directory, source))?;
         Ok(GraphWriter {
             final_path: path.to_path_buf(),
+            directory,
             temp,
             next_offset: HEADER_BYTES,
             open_ended_in_progress: false,
@@ -110,7 +180,7 @@ impl GraphWriter {
             written: 0,
             declared_length: length,
             buffer: Vec::with_capacity(WRITE_BUFFER_BYTES),
-            block_checksums: Vec::new(),
+            checksums: ChecksumSpill::new(&self.directory, &self.final_path)?,
         })
     }
 
@@ -137,7 +207,7 @@ impl GraphWriter {
                 offset: section.start,
                 length: section.written,
             },
-            section.block_checksums,
+            section.checksums,
         ));
         Ok(())
     }
@@ -148,12 +218,11 @@ impl GraphWriter {
             return Err(self.invalid("a section is still open".to_string()));
         }
         self.finished.sort_by_key(|(entry, _)| entry.offset);
-        let mut checksum_bytes = Vec::new();
-        for (_, checksums) in &self.finished {
-            for checksum in checksums {
-                checksum_bytes.extend_from_slice(&checksum.to_le_bytes());
-            }
-        }
+        let checksum_bytes: u64 = self
+            .finished
+            .iter()
+            .map(|(_, checksums)| checksums.len() * 8)
+            .sum();
         let checksum_offset = self.next_offset;
         let mut sections: Vec<SectionEntry> = self
             .finished
@@ -163,7 +232,7 @@ impl GraphWriter {
         sections.push(SectionEntry {
             name: SectionKind::Checksums.name().to_string(),
             offset: checksum_offset,
-            length: checksum_bytes.len() as u64,
+            length: checksum_bytes,
         });
         let header = Header {
             version: FORMAT_VERSION,
@@ -191,10 +260,13 @@ impl GraphWriter {
         }
         let file = self.temp.as_file();
         let io = |source| FormatError::io(self.temp.path(), source);
+        let mut position = checksum_offset;
+        for (_, checksums) in &mut self.finished {
+            checksums.copy_to(file, position, self.temp.path())?;
+            position += checksums.len() * 8;
+        }
         // Pad the file to a 4 KiB multiple so O_DIRECT reads of the last section never run short.
-        let total = align_up(checksum_offset + checksum_bytes.len() as u64);
-        file.write_all_at(&checksum_bytes, checksum_offset)
-            .map_err(io)?;
+        let total = align_up(checksum_offset + checksum_bytes);
         file.set_len(total).map_err(io)?;
         file.write_all_at(&header.encode(), 0).map_err(io)?;
         file.sync_all().map_err(io)?;
@@ -265,11 +337,9 @@ impl SectionWriter {
             .map_err(|source| FormatError::io(&self.path, source))?;
         // The buffer is flushed only when full (a whole number of blocks) or at the
         // section's end, so its blocks are the section's.
-        self.block_checksums.extend(
-            self.buffer
-                .chunks(CHECKSUM_BLOCK_BYTES as usize)
-                .map(xxhash_rust::xxh3::xxh3_64),
-        );
+        for block in self.buffer.chunks(CHECKSUM_BLOCK_BYTES as usize) {
+            self.checksums.push(xxhash_rust::xxh3::xxh3_64(block))?;
+        }
         self.written += self.buffer.len() as u64;
         self.buffer.clear();
         Ok(())
