@@ -816,6 +816,50 @@ fn a_corrupt_page_fails_the_run_on_every_tier_instead_of_changing_its_answer() {
     }
 }
 
+/// A file whose checksums match but whose lists are not a graph (an id beyond the
+/// vertices, offsets that fall) is refused in one sentence on every tier, never run.
+#[test]
+fn a_crafted_file_with_matching_checksums_is_refused_on_every_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean.sl");
+    generate_kron(&clean, 16, 8, &[]);
+    let (neighbors_at, neighbors_bytes) = section_position(&clean, SectionKind::OutNeighbors);
+    let (offsets_at, _) = section_position(&clean, SectionKind::OutOffsets);
+    let crafted = dir.path().join("crafted.sl");
+    let beyond = (1u32 << 16) + 7;
+    let cases = [
+        // In the lists a disk tier keeps in memory, and in those it reads.
+        (
+            neighbors_at + 4,
+            beyond.to_le_bytes().to_vec(),
+            "holds an id beyond the vertices",
+        ),
+        (
+            neighbors_at + neighbors_bytes - 8,
+            beyond.to_le_bytes().to_vec(),
+            "holds an id beyond the vertices",
+        ),
+        // Vertex 5's list would start past the section's end.
+        (
+            offsets_at + 5 * 8,
+            u64::MAX.to_le_bytes().to_vec(),
+            "does not describe",
+        ),
+    ];
+    for (position, value, expected) in cases {
+        let mut bytes = std::fs::read(&clean).unwrap();
+        bytes[position as usize..position as usize + value.len()].copy_from_slice(&value);
+        std::fs::write(&crafted, &bytes).unwrap();
+        reseal_block(&crafted, position);
+        for stderr in failures_on_every_tier(&crafted, "pr") {
+            assert!(
+                stderr.contains(expected) && stderr.starts_with("error:"),
+                "byte {position}: {stderr}"
+            );
+        }
+    }
+}
+
 /// Files written before page checksums (format version 1) still run on every tier
 /// and give the same answers; their reads are range-checked only.
 #[test]

@@ -25,8 +25,8 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, deliver_list,
-    gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
+    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, check_ids_in_range,
+    deliver_list, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
 use crate::page_checks::ListChecks;
@@ -487,17 +487,7 @@ impl DirectStore {
             let bytes = layout.span_bytes(0..pinned_vertices).end;
             let pinned_neighbors = read_pinned(&graph, &file, kinds[1], bytes)?;
             let ids: &[u32] = bytemuck::cast_slice(pinned_neighbors.as_slice());
-            let entries = (bytes / 4) as usize;
-            if ids[..entries].par_iter().any(|&id| id as usize >= vertices) {
-                return Err(FormatError::Corrupt {
-                    path: path.to_path_buf(),
-                    detail: format!(
-                        "section {} holds an id beyond the vertices",
-                        kinds[1].name()
-                    ),
-                }
-                .into());
-            }
+            check_ids_in_range(&graph, kinds[1], &ids[..(bytes / 4) as usize])?;
             let pinned_weights = match plan.weighted {
                 true => Some(read_pinned(&graph, &file, kinds[2], bytes)?),
                 false => None,

@@ -7,6 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
+use crate::layout::{check_ids_in_range, check_offsets};
 use crate::{
     Adjacency, EdgeDirection, EdgeStore, ListsNeeded, OffsetForm, OffsetSlice, Offsets, Result,
     SCAN_BLOCK, Visit, VisitBlock, block_ranges, with_block,
@@ -33,6 +34,10 @@ impl Csr {
             OffsetForm::Plain,
         )?
         .ok_or_else(missing)?;
+        // Checksums show the bytes are the ones written; these show they make a graph,
+        // so a crafted file is refused in one sentence rather than by a kernel's panic.
+        check_offsets(graph, sections, offsets.as_slice(), neighbors.len() as u64)?;
+        check_ids_in_range(graph, sections[1], &neighbors)?;
         Ok(Csr {
             offsets,
             neighbors,

@@ -10,8 +10,8 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::plan::Plan;
 use crate::{
-    Adjacency, EdgeDirection, ListBlock, ListsNeeded, OffsetForm, Offsets, Result, Visit,
-    VisitBlock, with_block,
+    Adjacency, EdgeDirection, ListBlock, ListsNeeded, OffsetForm, OffsetSlice, Offsets, Result,
+    Visit, VisitBlock, with_block,
 };
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
@@ -28,6 +28,46 @@ pub(crate) struct ListLayout {
     pub neighbors_at: u64,
     /// File position of the weight section, for weighted graphs.
     pub weights_at: Option<u64>,
+}
+
+/// Refuses offsets (section `kinds[0]`) that do not describe the `entries` of
+/// neighbor section `kinds[1]` exactly: one more than the vertices, from 0 to `entries`,
+/// never falling, so no list can run past the section or overlap another.
+pub(crate) fn check_offsets(
+    graph: &GraphFile,
+    kinds: [SectionKind; 3],
+    offsets: OffsetSlice<'_>,
+    entries: u64,
+) -> Result<()> {
+    if offsets.len() != graph.num_vertices() + 1
+        || offsets.get(0) != 0
+        || offsets.get(offsets.len() - 1) != entries
+        || !offsets.ascending()
+    {
+        return Err(FormatError::Corrupt {
+            path: graph.path().to_path_buf(),
+            detail: format!(
+                "section {} does not describe section {}",
+                kinds[0].name(),
+                kinds[1].name()
+            ),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Refuses neighbor ids (from section `kind` of `graph`) that are not vertices.
+pub(crate) fn check_ids_in_range(graph: &GraphFile, kind: SectionKind, ids: &[u32]) -> Result<()> {
+    let vertices = graph.num_vertices();
+    if ids.par_iter().any(|&id| id as usize >= vertices) {
+        return Err(FormatError::Corrupt {
+            path: graph.path().to_path_buf(),
+            detail: format!("section {} holds an id beyond the vertices", kind.name()),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 impl ListLayout {
@@ -47,19 +87,7 @@ impl ListLayout {
         let entries = neighbors.length / ENTRY_BYTES;
         let offsets = Offsets::load(graph, kinds[0], entries, form)?
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
-        let all = offsets.as_slice();
-        if all.len() != graph.num_vertices() + 1
-            || all.get(0) != 0
-            || all.get(all.len() - 1) != entries
-            || !all.ascending()
-        {
-            return Err(corrupt(format!(
-                "section {} does not describe section {}",
-                kinds[0].name(),
-                kinds[1].name()
-            ))
-            .into());
-        }
+        check_offsets(graph, kinds, offsets.as_slice(), entries)?;
         let weights_at = if weighted {
             Some(graph.required_section(kinds[2])?.offset)
         } else {
