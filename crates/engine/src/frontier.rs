@@ -135,6 +135,21 @@ pub fn select_vertices(vertices: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<
     })
 }
 
+/// Vertices per block of [`select_vertices_by_block`] and [`fill_selected_blocks`].
+pub const SELECT_BLOCK: u32 = 1 << 16;
+
+/// The blocks of [`SELECT_BLOCK`] vertices that cover `0..vertices`, in order.
+pub fn select_blocks(vertices: u32) -> Vec<std::ops::Range<u32>> {
+    (0..vertices.div_ceil(SELECT_BLOCK))
+        .map(|block| {
+            block * SELECT_BLOCK
+                ..(block * SELECT_BLOCK)
+                    .saturating_add(SELECT_BLOCK)
+                    .min(vertices)
+        })
+        .collect()
+}
+
 /// As [`select_vertices`], for a test that is cheaper a block of vertices at a time (such
 /// as one on degrees, which compressed offsets decode faster in order):
 /// `keep_block(range, kept)` calls `kept` with the vertices of `range` to keep, ascending.
@@ -143,22 +158,28 @@ pub fn select_vertices_by_block(
     vertices: u32,
     keep_block: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32)) + Sync,
 ) -> Vec<u32> {
-    const BLOCK: u32 = 1 << 16;
-    let blocks: Vec<std::ops::Range<u32>> = (0..vertices.div_ceil(BLOCK))
-        .map(|block| block * BLOCK..(block * BLOCK).saturating_add(BLOCK).min(vertices))
-        .collect();
-    let counts: Vec<usize> = blocks
-        .par_iter()
+    let counts: Vec<usize> = select_blocks(vertices)
+        .into_par_iter()
         .map(|range| {
             let mut count = 0;
-            keep_block(range.clone(), &mut |_| count += 1);
+            keep_block(range, &mut |_| count += 1);
             count
         })
         .collect();
+    fill_selected_blocks(vertices, &counts, keep_block)
+}
+
+/// The second half of [`select_vertices_by_block`], for a caller that counted each
+/// block's vertices (`counts`, one per block of [`select_blocks`]) in a pass of its own.
+pub fn fill_selected_blocks(
+    vertices: u32,
+    counts: &[usize],
+    keep_block: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32)) + Sync,
+) -> Vec<u32> {
     let mut selected = vec![0u32; counts.iter().sum()];
-    split_by_counts(&mut selected, &counts)
+    split_by_counts(&mut selected, counts)
         .into_par_iter()
-        .zip(blocks)
+        .zip(select_blocks(vertices))
         .for_each(|(part, range)| {
             let mut slots = part.iter_mut();
             keep_block(range, &mut |vertex| {
