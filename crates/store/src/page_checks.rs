@@ -183,3 +183,70 @@ impl ListChecks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks of a section of `bytes`, with the checksums of its pages.
+    fn checks_of(bytes: &[u8]) -> PageChecks {
+        let checksums: Vec<u64> = bytes
+            .chunks(PAGE as usize)
+            .map(xxhash_rust::xxh3::xxh3_64)
+            .collect();
+        PageChecks {
+            path: PathBuf::from("g.sl"),
+            kind: SectionKind::OutNeighbors,
+            section_offset: 8192,
+            section_bytes: bytes.len() as u64,
+            checked: (0..checksums.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            checksums,
+        }
+    }
+
+    #[test]
+    fn pages_pass_once_and_a_changed_page_is_named() {
+        // Three pages and a half; reads of whole pages, the last padded past the end.
+        let section: Vec<u8> = (0..PAGE as usize * 7 / 2)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let checks = checks_of(&section);
+        let mut padded = section.clone();
+        padded.resize(PAGE as usize * 4, 0xee);
+        checks.check(0, &padded[..PAGE as usize * 2]).unwrap();
+        assert!(checks.is_checked(0) && checks.is_checked(1) && !checks.is_checked(2));
+        checks
+            .check(PAGE * 2, &padded[PAGE as usize * 2..])
+            .unwrap();
+        assert!(
+            checks.is_checked(3),
+            "the last page is checked up to the section's end"
+        );
+
+        let mut changed = padded.clone();
+        changed[PAGE as usize * 2 + 5] ^= 1;
+        let fresh = checks_of(&section);
+        let error = fresh.check(0, &changed).unwrap_err().to_string();
+        assert!(
+            error.contains("block 2 of section out_neighbors")
+                && error.contains(&format!("bytes {}..{}", 8192 + PAGE * 2, 8192 + PAGE * 3)),
+            "{error}"
+        );
+        // A page checked before is not hashed again (a run reads the same file).
+        checks
+            .check(PAGE * 2, &changed[PAGE as usize * 2..])
+            .unwrap();
+    }
+
+    #[test]
+    fn a_page_held_only_in_part_is_left_for_a_whole_read() {
+        let section: Vec<u8> = (0..PAGE as usize * 2).map(|i| (i % 13) as u8).collect();
+        let checks = checks_of(&section);
+        checks.check(0, &section[..PAGE as usize + 100]).unwrap();
+        assert!(checks.is_checked(0) && !checks.is_checked(1));
+        checks.check_range(&section, PAGE + 10..PAGE + 20).unwrap();
+        assert!(checks.is_checked(1));
+    }
+}
