@@ -299,12 +299,13 @@ struct DegreeStats {
     histogram: Vec<u64>,
 }
 
-fn degree_stats(offsets: &[u64]) -> DegreeStats {
+/// `None` when the offsets fall somewhere (a damaged or crafted file).
+fn degree_stats(offsets: &[u64]) -> Option<DegreeStats> {
     let vertices = offsets.len().saturating_sub(1);
     let mut histogram = vec![0u64; 66];
     let mut max = 0;
     for pair in offsets.windows(2) {
-        let degree = pair[1] - pair[0];
+        let degree = pair[1].checked_sub(pair[0])?;
         max = max.max(degree);
         let bucket = if degree == 0 {
             0
@@ -318,12 +319,12 @@ fn degree_stats(offsets: &[u64]) -> DegreeStats {
         .rposition(|&count| count > 0)
         .map_or(1, |last| last + 1);
     histogram.truncate(used);
-    DegreeStats {
+    Some(DegreeStats {
         max,
         mean: offsets.last().copied().unwrap_or(0) as f64 / vertices.max(1) as f64,
         zero: histogram[0],
         histogram,
-    }
+    })
 }
 
 /// Bytes a dram run holds: the graph's CSR sections plus two 8-byte property arrays
@@ -350,7 +351,10 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     let graph = GraphFile::open(path)?;
     let header = graph.header();
     let flags = graph.flags();
-    let stats = degree_stats(graph.out_offsets());
+    let stats = degree_stats(graph.out_offsets()).ok_or_else(|| FormatError::Corrupt {
+        path: path.to_path_buf(),
+        detail: "section out_offsets falls somewhere, so it describes no lists".to_string(),
+    })?;
     let (graph_bytes, property_array) = dram_footprint(&graph);
     let footprint = graph_bytes + 2 * property_array;
     let label = |bucket: usize| -> String {
@@ -498,7 +502,7 @@ mod tests {
     #[test]
     fn degree_histogram_buckets_by_powers_of_two() {
         // degrees 0, 1, 2, 3, 4
-        let stats = degree_stats(&[0, 0, 1, 3, 6, 10]);
+        let stats = degree_stats(&[0, 0, 1, 3, 6, 10]).unwrap();
         assert_eq!(stats.histogram, vec![1, 1, 2, 1]);
         assert_eq!(stats.max, 4);
         assert_eq!(stats.zero, 1);

@@ -246,17 +246,33 @@ struct Direction {
     page_checks: u64,
 }
 
-/// The longest list in `kind` (an offsets section), read in blocks so the plan
-/// itself stays small.
-fn longest_list_bytes(graph: &GraphFile, kind: SectionKind) -> Result<u64> {
+/// The longest list in `kinds[0]` (an offsets section), read in blocks so the plan
+/// itself stays small. Offsets that fall or run past the neighbor section `kinds[1]`
+/// are refused here, before they size anything.
+fn longest_list_bytes(graph: &GraphFile, kinds: [SectionKind; 2]) -> Result<u64> {
+    let entries = graph.required_section(kinds[1])?.length / 4;
     let mut previous: Option<u64> = None;
     let mut longest = 0u64;
-    for_each_offset(graph, kind, |offset| {
+    let mut describes = true;
+    for_each_offset(graph, kinds[0], |offset| {
         if let Some(before) = previous {
+            describes &= before <= offset;
             longest = longest.max(offset.saturating_sub(before));
         }
+        describes &= offset <= entries;
         previous = Some(offset);
     })?;
+    if !describes {
+        return Err(swapless_format::FormatError::Corrupt {
+            path: graph.path().to_path_buf(),
+            detail: format!(
+                "section {} does not describe section {}",
+                kinds[0].name(),
+                kinds[1].name()
+            ),
+        }
+        .into());
+    }
     Ok(longest * 4)
 }
 
@@ -280,7 +296,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         directions.push(Direction {
             name: "out",
             lists: size(SectionKind::OutNeighbors) + weights(SectionKind::OutWeights),
-            longest_list: longest_list_bytes(graph, SectionKind::OutOffsets)?,
+            longest_list: longest_list_bytes(
+                graph,
+                [SectionKind::OutOffsets, SectionKind::OutNeighbors],
+            )?,
             unread_weights: size(SectionKind::OutWeights) - weights(SectionKind::OutWeights),
             page_checks: page_checks(size(SectionKind::OutNeighbors))
                 + page_checks(weights(SectionKind::OutWeights)),
@@ -290,7 +309,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         directions.push(Direction {
             name: "in",
             lists: size(SectionKind::InNeighbors) + weights(SectionKind::InWeights),
-            longest_list: longest_list_bytes(graph, SectionKind::InOffsets)?,
+            longest_list: longest_list_bytes(
+                graph,
+                [SectionKind::InOffsets, SectionKind::InNeighbors],
+            )?,
             unread_weights: size(SectionKind::InWeights) - weights(SectionKind::InWeights),
             page_checks: page_checks(size(SectionKind::InNeighbors))
                 + page_checks(weights(SectionKind::InWeights)),
