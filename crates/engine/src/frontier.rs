@@ -169,9 +169,9 @@ pub fn select_vertices_by_block(
     fill_selected_blocks(vertices, &counts, keep_block)
 }
 
-/// The second half of [`select_vertices_by_block`], for a caller that counted each
-/// block's vertices (`counts`, one per block of [`select_blocks`]) in a pass of its own.
-pub fn fill_selected_blocks(
+/// The second half of [`select_vertices_by_block`]: each block's vertices written to
+/// their place, given each block's count (`counts`, one per block of [`select_blocks`]).
+fn fill_selected_blocks(
     vertices: u32,
     counts: &[usize],
     keep_block: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32)) + Sync,

@@ -17,8 +17,9 @@ use swapless_store::plan::{HEAD_GAP_PAGES, cut_lists_bytes};
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result, WIDENED_ON_STACK};
 
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
-use crate::frontier::{fill_selected_blocks, select_blocks};
+use crate::frontier::select_blocks;
 use crate::property::{PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
@@ -193,24 +194,33 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
     if vertices > 0 {
         // The sample follows its vertices to their roots, so one pass can then both
         // compress every vertex and count, block by block, the vertices outside the
-        // largest component with edges left to link (each pass over the vertices costs
-        // about a tenth of the run on kron23).
+        // largest component with edges left to link, listing them while they fit the
+        // plan's count of them (one vertex in OUTSIDE_LIST_DIVISOR); each pass over the
+        // vertices costs about a tenth of the run on kron23.
         let largest = most_frequent_label(&labels);
-        let blocks = select_blocks(vertices as u32);
-        let counts: Vec<(usize, u64)> = blocks
+        let room = vertices.div_ceil(OUTSIDE_LIST_DIVISOR as usize);
+        let listed: Vec<AtomicU32> = (0..room).map(|_| AtomicU32::new(0)).collect();
+        let next_slot = AtomicUsize::new(0);
+        let outside_edges: u64 = select_blocks(vertices as u32)
             .into_par_iter()
             .map(|block| {
                 compress(&labels, block.clone());
-                let mut counts = (0usize, 0u64);
-                each_with_edges_left(store, &labels, largest, block, &mut |_, edges| {
-                    counts.0 += 1;
-                    counts.1 += edges;
+                let mut edges_left = 0u64;
+                let mut outside = Vec::new();
+                each_with_edges_left(store, &labels, largest, block, &mut |vertex, edges| {
+                    outside.push(vertex);
+                    edges_left += edges;
                 });
-                counts
+                let first = next_slot.fetch_add(outside.len(), Ordering::Relaxed);
+                if let Some(slots) = listed.get(first..first + outside.len()) {
+                    for (slot, &vertex) in slots.iter().zip(&outside) {
+                        slot.store(vertex, Ordering::Relaxed);
+                    }
+                }
+                edges_left
             })
-            .collect();
-        let outside_vertices: usize = counts.iter().map(|count| count.0).sum();
-        let outside_edges: u64 = counts.iter().map(|count| count.1).sum();
+            .sum();
+        let outside_vertices = next_slot.into_inner();
         // Only vertices outside the largest component link their other edges: out-lists
         // past the neighbors already linked and, for weak connectivity on a directed
         // graph, whole in-lists. When those lists are few, read only them (a gather)
@@ -228,15 +238,11 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
         };
         // The list of those vertices is held only when it is short enough for the plan's
         // count (property_bytes); a longer one is scanned for instead.
-        if few_enough_to_gather(store, outside_edges)
-            && outside_vertices as u64 <= vertices as u64 / OUTSIDE_LIST_DIVISOR
-        {
-            let block_counts: Vec<usize> = counts.iter().map(|count| count.0).collect();
-            let outside = fill_selected_blocks(vertices as u32, &block_counts, |range, kept| {
-                each_with_edges_left(store, &labels, largest, range, &mut |vertex, _| {
-                    kept(vertex)
-                })
-            });
+        if few_enough_to_gather(store, outside_edges) && outside_vertices <= room {
+            // In place: an AtomicU32 is a u32.
+            let mut outside: Vec<u32> = listed.into_iter().map(AtomicU32::into_inner).collect();
+            outside.truncate(outside_vertices);
+            outside.par_sort_unstable();
             for &(direction, skip) in passes {
                 store.gather(direction, &outside, &|vertex, list| {
                     link_rest(vertex, list.neighbors, skip)
