@@ -44,17 +44,26 @@ pub(crate) fn check_offsets(
         || offsets.get(offsets.len() - 1) != entries
         || !offsets.ascending()
     {
-        return Err(FormatError::Corrupt {
-            path: graph.path().to_path_buf(),
-            detail: format!(
-                "section {} does not describe section {}",
-                kinds[0].name(),
-                kinds[1].name()
-            ),
-        }
-        .into());
+        return Err(offsets_do_not_describe(graph, kinds[0], kinds[1]));
     }
     Ok(())
+}
+
+/// The error for offsets section `offsets` that does not describe section `neighbors`.
+pub(crate) fn offsets_do_not_describe(
+    graph: &GraphFile,
+    offsets: SectionKind,
+    neighbors: SectionKind,
+) -> crate::StoreError {
+    FormatError::Corrupt {
+        path: graph.path().to_path_buf(),
+        detail: format!(
+            "section {} does not describe section {}",
+            offsets.name(),
+            neighbors.name()
+        ),
+    }
+    .into()
 }
 
 /// Refuses neighbor ids (from section `kind` of `graph`) that are not vertices.

@@ -6,7 +6,7 @@ use std::fmt;
 
 use swapless_format::{GraphFile, SectionKind};
 
-use crate::layout::{PAGE, SPLIT_PIECE_BYTES};
+use crate::layout::{PAGE, SPLIT_PIECE_BYTES, offsets_do_not_describe};
 use crate::offsets::for_each_offset;
 use crate::page_checks::PageChecks;
 use crate::{OffsetForm, Result, StoreError, offsets_bytes};
@@ -263,15 +263,7 @@ fn longest_list_bytes(graph: &GraphFile, kinds: [SectionKind; 2]) -> Result<u64>
         previous = Some(offset);
     })?;
     if !describes {
-        return Err(swapless_format::FormatError::Corrupt {
-            path: graph.path().to_path_buf(),
-            detail: format!(
-                "section {} does not describe section {}",
-                kinds[0].name(),
-                kinds[1].name()
-            ),
-        }
-        .into());
+        return Err(offsets_do_not_describe(graph, kinds[0], kinds[1]));
     }
     Ok(longest * 4)
 }
