@@ -135,8 +135,8 @@ pub fn select_vertices(vertices: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<
     })
 }
 
-/// Vertices per block of [`select_vertices_by_block`] and [`fill_selected_blocks`].
-pub const SELECT_BLOCK: u32 = 1 << 16;
+/// Vertices per block of [`select_blocks`].
+const SELECT_BLOCK: u32 = 1 << 16;
 
 /// The blocks of [`SELECT_BLOCK`] vertices that cover `0..vertices`, in order.
 pub fn select_blocks(vertices: u32) -> Vec<std::ops::Range<u32>> {
@@ -158,28 +158,19 @@ pub fn select_vertices_by_block(
     vertices: u32,
     keep_block: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32)) + Sync,
 ) -> Vec<u32> {
-    let counts: Vec<usize> = select_blocks(vertices)
-        .into_par_iter()
+    let blocks = select_blocks(vertices);
+    let counts: Vec<usize> = blocks
+        .par_iter()
         .map(|range| {
             let mut count = 0;
-            keep_block(range, &mut |_| count += 1);
+            keep_block(range.clone(), &mut |_| count += 1);
             count
         })
         .collect();
-    fill_selected_blocks(vertices, &counts, keep_block)
-}
-
-/// The second half of [`select_vertices_by_block`]: each block's vertices written to
-/// their place, given each block's count (`counts`, one per block of [`select_blocks`]).
-fn fill_selected_blocks(
-    vertices: u32,
-    counts: &[usize],
-    keep_block: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32)) + Sync,
-) -> Vec<u32> {
     let mut selected = vec![0u32; counts.iter().sum()];
-    split_by_counts(&mut selected, counts)
+    split_by_counts(&mut selected, &counts)
         .into_par_iter()
-        .zip(select_blocks(vertices))
+        .zip(blocks)
         .for_each(|(part, range)| {
             let mut slots = part.iter_mut();
             keep_block(range, &mut |vertex| {

@@ -247,6 +247,32 @@ impl GraphFile {
         all.get(self.checksum_entries(kind)?)
     }
 
+    /// Checks `bytes`, section `kind` from `position` (a multiple of the checksum block),
+    /// block by block against the stored checksums; the last block may end where the
+    /// section ends. The error names the first block that fails.
+    pub fn verify_blocks(&self, kind: SectionKind, position: u64, bytes: &[u8]) -> Result<()> {
+        let entry = self.required_section(kind)?;
+        let checksums = self
+            .block_checksums(kind)
+            .ok_or_else(|| self.corrupt(format!("section {} has no checksums", kind.name())))?;
+        let block_bytes = self.checksum_block_bytes();
+        let first = position / block_bytes;
+        for (index, block) in bytes.chunks(block_bytes as usize).enumerate() {
+            let block_index = first + index as u64;
+            if checksums.get(block_index as usize) != Some(&xxhash_rust::xxh3::xxh3_64(block)) {
+                let start = entry.offset + block_index * block_bytes;
+                return Err(FormatError::ChecksumMismatch {
+                    path: self.path.clone(),
+                    section: kind.name().to_string(),
+                    block: block_index,
+                    start,
+                    end: start + block.len() as u64,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// A copy of `kind`'s block checksums in this process's memory, read with one
     /// `pread` and dropped from the page cache after, for a store that checks its reads
     /// against them for a whole run; `None` if the graph has no such section.
@@ -406,7 +432,6 @@ struct SectionReader<'a> {
     file: File,
     offset: u64,
     length: u64,
-    checksums: &'a [u64],
     readahead_stopped: bool,
 }
 
@@ -416,9 +441,6 @@ impl<'a> SectionReader<'a> {
         let Some(entry) = graph.header.section(kind) else {
             return Ok(None);
         };
-        let checksums = graph
-            .block_checksums(kind)
-            .ok_or_else(|| graph.corrupt(format!("section {} has no checksums", kind.name())))?;
         let file =
             File::open(&graph.path).map_err(|source| FormatError::io(&graph.path, source))?;
         Ok(Some(SectionReader {
@@ -427,7 +449,6 @@ impl<'a> SectionReader<'a> {
             file,
             offset: entry.offset,
             length: entry.length,
-            checksums,
             readahead_stopped: false,
         }))
     }
@@ -464,23 +485,7 @@ impl<'a> SectionReader<'a> {
         // wholly inside the range, so the range reaches back 8 MiB, not just this block.
         let behind = end.saturating_sub(8 << 20).max(self.offset);
         advise(&self.file, behind, end - behind, libc::POSIX_FADV_DONTNEED);
-        let block_bytes = self.graph.checksum_block_bytes();
-        let first = position / block_bytes;
-        for (index, block) in buffer.chunks(block_bytes as usize).enumerate() {
-            let block_index = first + index as u64;
-            let expected = self.checksums.get(block_index as usize);
-            if expected != Some(&xxhash_rust::xxh3::xxh3_64(block)) {
-                let block_start = self.offset + block_index * block_bytes;
-                return Err(FormatError::ChecksumMismatch {
-                    path: path.clone(),
-                    section: self.kind.name().to_string(),
-                    block: block_index,
-                    start: block_start,
-                    end: block_start + block.len() as u64,
-                });
-            }
-        }
-        Ok(())
+        self.graph.verify_blocks(self.kind, position, buffer)
     }
 }
 

@@ -1191,8 +1191,8 @@ impl DirectStore {
     }
 }
 
-/// Reads the first `bytes` of section `kind` into memory, verifying every whole
-/// checksum block it covers.
+/// Reads the first `bytes` of section `kind` (rounded up to pages) into memory,
+/// verifying every checksum block it holds whole.
 fn read_pinned(
     graph: &GraphFile,
     file: &File,
@@ -1205,13 +1205,10 @@ fn read_pinned(
     if bytes == 0 {
         return Ok(buffer);
     }
-    let checksums = graph.block_checksums(kind).unwrap_or(&[]);
-    let block_bytes = graph.checksum_block_bytes();
     let readable = buffer
         .len()
         .min(entry.length.div_ceil(PAGE) as usize * PAGE as usize);
-    // Read in 1 MiB pieces (a whole number of blocks in either version); a block is
-    // checked when the piece holds all of it.
+    // Read in 1 MiB pieces, a whole number of checksum blocks in either format version.
     for (index, piece) in buffer.as_mut_slice()[..readable]
         .chunks_mut(PINNED_READ_BYTES as usize)
         .enumerate()
@@ -1224,27 +1221,14 @@ fn read_pinned(
                 source,
             }
         })?;
-        for (offset, block) in (0..needed as u64)
-            .step_by(block_bytes as usize)
-            .zip(piece[..needed].chunks(block_bytes as usize))
-        {
-            let block_start = start + offset;
-            let block_index = block_start / block_bytes;
-            let whole = ((block_start + block_bytes).min(entry.length) - block_start) as usize;
-            if whole <= block.len()
-                && let Some(&expected) = checksums.get(block_index as usize)
-                && xxhash_rust::xxh3::xxh3_64(&block[..whole]) != expected
-            {
-                return Err(FormatError::ChecksumMismatch {
-                    path: path.to_path_buf(),
-                    section: kind.name().to_string(),
-                    block: block_index,
-                    start: entry.offset + block_start,
-                    end: entry.offset + block_start + whole as u64,
-                }
-                .into());
-            }
-        }
+        // The prefix may end inside a block (a 1 MiB block of a version-1 file), which
+        // cannot be checked; the last block of the section ends where the section does.
+        let block_bytes = graph.checksum_block_bytes();
+        let checkable = match start + needed as u64 == entry.length {
+            true => needed,
+            false => (needed as u64 / block_bytes * block_bytes) as usize,
+        };
+        graph.verify_blocks(kind, start, &piece[..checkable])?;
     }
     Ok(buffer)
 }
