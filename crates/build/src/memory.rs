@@ -62,13 +62,6 @@ pub fn peak_rss_bytes() -> Option<u64> {
     read_kib_field("/proc/self/status", "VmHWM:")
 }
 
-/// Sets the process's peak resident set size (VmHWM) back to its current size, so a
-/// later phase's peak can be read apart from what an earlier phase held; false if the
-/// kernel does not allow it (Linux before 4.0).
-pub fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
 /// The process's current resident set size (VmRSS).
 pub fn current_rss_bytes() -> Option<u64> {
     read_kib_field("/proc/self/status", "VmRSS:")

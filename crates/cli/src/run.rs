@@ -115,11 +115,6 @@ impl PlacementArgs {
         };
         Ok(placement)
     }
-
-    /// The plan for `kernel` on `graph`.
-    fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, CliError> {
-        Ok(self.placement()?.plan(graph, kernel)?)
-    }
 }
 
 /// Options of `swapless plan`.
@@ -132,6 +127,9 @@ pub struct PlanCommand {
     kernel: Kernel,
     #[command(flatten)]
     placement: PlacementArgs,
+    /// Plan for `run --verify`: count the serial verifier's phase after the run.
+    #[arg(long)]
+    verify: bool,
     /// Also write the plan as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -140,7 +138,9 @@ pub struct PlanCommand {
 /// `swapless plan`: what would live where, before anything is allocated.
 pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     let graph = GraphFile::open(&command.graph)?;
-    let plan = command.placement.plan(&graph, command.kernel)?;
+    let mut placement = command.placement.placement()?;
+    placement.verify = command.verify;
+    let plan = placement.plan(&graph, command.kernel)?;
     println!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
         plan.kernel,
@@ -199,7 +199,8 @@ pub struct RunCommand {
     /// Trials to time; the report gives the median.
     #[arg(long, default_value_t = 1)]
     trials: u32,
-    /// Check the result against the kernel's serial verifier.
+    /// Check the result against the kernel's serial verifier, after the run and within
+    /// its budget (`swapless plan --verify` shows what that phase holds).
     #[arg(long)]
     verify: bool,
     /// Also write the report as JSON to this file ("-" for standard output).
@@ -283,6 +284,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     // Without --out nobody reads the result array, so the run skips making it and its
     // budget need not hold it.
     placement.output_array = command.out.is_some();
+    placement.verify = command.verify;
     let options = RunOptions {
         placement,
         source: command.source,
@@ -297,7 +299,6 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         delta: command.delta,
         betweenness_sources,
         huge_page_fraction: command.hugepages,
-        verify: command.verify,
         // Ctrl-C ends the process; nothing of a run needs cleaning up.
         cancel: None,
     };

@@ -465,6 +465,43 @@ fn results_on_a_reordered_graph_match_in_original_ids() {
     }
 }
 
+/// `swapless run --verify` opens the file with a bound on the pages its reads map; a
+/// bound small enough that the verifiers' reads drop the map's pages many times over
+/// must leave every answer the same.
+#[test]
+fn verifiers_pass_through_a_map_whose_pages_are_dropped_as_they_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kron.sl");
+    build(
+        &mut SyntheticSource::new(SyntheticKind::Kronecker, 10, 8, true, 6).unwrap(),
+        &path,
+        Reorder::None,
+    );
+    let graph = GraphFile::open_bounded(&path, 64 << 10).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
+    let source = pick_source(&store, 0).unwrap();
+    bfs::verify(&graph, source, &bfs::bfs(&store, source).unwrap().parents).unwrap();
+    let options = PageRankOptions::default();
+    pagerank::verify(
+        &graph,
+        options,
+        &pagerank::pagerank(&store, options).unwrap(),
+    )
+    .unwrap();
+    let labels = connected_components::connected_components(&store)
+        .unwrap()
+        .labels;
+    connected_components::verify(&graph, &labels).unwrap();
+    let distances = sssp::sssp(&store, source, 2.0).unwrap().distances;
+    sssp::verify(&graph, source, &distances).unwrap();
+    let members = maximal_independent_set::maximal_independent_set(&store)
+        .unwrap()
+        .members;
+    maximal_independent_set::verify(&graph, &members).unwrap();
+    let triangles = triangle_count::triangle_count(&store).unwrap();
+    triangle_count::verify(&graph, triangles).unwrap();
+}
+
 #[test]
 fn verifiers_catch_wrong_answers() {
     let dir = tempfile::tempdir().unwrap();
@@ -486,6 +523,35 @@ fn verifiers_catch_wrong_answers() {
     assert!(bfs::verify(&graph, source, &parents).is_err());
     let mut parents = bfs::bfs(&store, source).unwrap().parents;
     parents[victim] = u32::MAX;
+    assert!(bfs::verify(&graph, source, &parents).is_err());
+    // A tree of real edges, but one vertex hung a level too deep: under a neighbor that
+    // is no nearer the source than itself.
+    let parents = bfs::bfs(&store, source).unwrap().parents;
+    let depth_of = |mut vertex: usize| {
+        let mut depth = 0;
+        while vertex != source as usize {
+            vertex = parents[vertex] as usize;
+            depth += 1;
+        }
+        depth
+    };
+    let (deep, sibling) = (0..parents.len())
+        .filter(|&v| parents[v] != u32::MAX && v as u32 != source)
+        .find_map(|v| {
+            graph
+                .in_neighbors_of(v)
+                .iter()
+                .find(|&&u| parents[u as usize] != u32::MAX && depth_of(u as usize) >= depth_of(v))
+                .map(|&u| (v, u))
+        })
+        .unwrap();
+    let mut parents = parents.to_vec();
+    parents[deep] = sibling;
+    assert!(bfs::verify(&graph, source, &parents).is_err());
+    // Two vertices that are each other's parent.
+    let mut parents = bfs::bfs(&store, source).unwrap().parents;
+    parents[deep] = sibling;
+    parents[sibling as usize] = deep as u32;
     assert!(bfs::verify(&graph, source, &parents).is_err());
 
     for method in [PageRankMethod::Power, PageRankMethod::GaussSeidel] {
@@ -512,6 +578,39 @@ fn verifiers_catch_wrong_answers() {
         .unwrap();
     labels[isolated] = labels[source as usize];
     assert!(connected_components::verify(&graph, &labels).is_err());
+    // Two whole components under one label: every edge still joins equal labels.
+    let mut labels = connected_components::connected_components(&store)
+        .unwrap()
+        .labels;
+    let other = labels[isolated];
+    let giant = labels[source as usize];
+    for label in labels.iter_mut().filter(|label| **label == other) {
+        *label = giant;
+    }
+    assert!(connected_components::verify(&graph, &labels).is_err());
+    // A label that is not a vertex of its own group.
+    let mut labels = connected_components::connected_components(&store)
+        .unwrap()
+        .labels;
+    labels[isolated] = labels.len() as u32;
+    assert!(connected_components::verify(&graph, &labels).is_err());
+
+    let mut distances = sssp::sssp(&store, source, 1.0).unwrap().distances;
+    let reached = (0..distances.len())
+        .find(|&v| v as u32 != source && distances[v].is_finite())
+        .unwrap();
+    distances[reached] += 1.0;
+    assert!(sssp::verify(&graph, source, &distances).is_err());
+
+    let triangles = triangle_count::triangle_count(&store).unwrap();
+    assert!(triangles > 0);
+    assert!(triangle_count::verify(&graph, triangles - 1).is_err());
+    assert!(triangle_count::verify(&graph, triangles + 1).is_err());
+
+    let sources = pick_sources(&store, 4);
+    let mut estimates = radii::radii(&store, &sources).unwrap().radii;
+    estimates[source as usize] += 1;
+    assert!(radii::verify(&graph, &sources, &estimates).is_err());
 }
 
 /// Property test: on many random small graphs (directed or not, weighted or not,

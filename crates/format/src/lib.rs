@@ -12,6 +12,7 @@ compile_error!(
 mod check;
 mod error;
 mod header;
+mod mapped_bound;
 mod reader;
 mod writer;
 

@@ -8,6 +8,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use crate::header::HEADER_BYTES;
+use crate::mapped_bound::MappedBound;
 use crate::{FormatError, GraphFlags, Header, Result, SectionKind};
 
 /// Bytes a section reader asks for at a time: many checksum blocks (1 in version 1).
@@ -18,6 +19,8 @@ pub struct GraphFile {
     path: PathBuf,
     header: Header,
     map: Mmap,
+    /// Set by [`GraphFile::open_bounded`]: keeps the pages list reads map under a bound.
+    bound: Option<MappedBound>,
 }
 
 impl GraphFile {
@@ -48,6 +51,7 @@ impl GraphFile {
             path: path.to_path_buf(),
             header,
             map,
+            bound: None,
         };
         graph.validate_layout(file_len)?;
         // The checksums are read a few entries at a time through the map; without this
@@ -63,6 +67,36 @@ impl GraphFile {
                     .advise_range(memmap2::Advice::Random, start, end.saturating_sub(start));
         }
         Ok(graph)
+    }
+
+    /// Opens `path` as [`GraphFile::open`] does, for a reader that reads lists one vertex at
+    /// a time (a serial verifier): the pages those reads map are dropped from the map now
+    /// and then, so they hold at most `mapped_bytes` beside one list read longer than a
+    /// quarter of it (the whole-section slices, such as [`GraphFile::out_neighbors`], are
+    /// not counted).
+    pub fn open_bounded(path: &Path, mapped_bytes: u64) -> Result<GraphFile> {
+        let mut graph = GraphFile::open(path)?;
+        // Readahead stays on: what it reads waits in the page cache, outside the process,
+        // until a read maps it, and the verifiers' passes in vertex order need it.
+        graph.bound = MappedBound::new(mapped_bytes);
+        Ok(graph)
+    }
+
+    /// Tells the bound, if any, that `length` bytes at byte `position` of section `kind`
+    /// are about to be read.
+    #[inline]
+    fn before_read(&self, kind: SectionKind, position: u64, length: u64) {
+        if let (Some(bound), Some(entry)) = (&self.bound, self.header.section(kind)) {
+            bound.before_read(&self.map, kind as usize, entry.offset + position, length);
+        }
+    }
+
+    /// Entries `v` and `v + 1` of the offsets section `kind`: where vertex `v`'s list
+    /// starts and ends.
+    #[inline]
+    fn list_range(&self, kind: SectionKind, offsets: &[u64], v: usize) -> (usize, usize) {
+        self.before_read(kind, v as u64 * 8, 16);
+        (offsets[v] as usize, offsets[v + 1] as usize)
     }
 
     fn corrupt(&self, detail: String) -> FormatError {
@@ -216,8 +250,32 @@ impl GraphFile {
 
     /// The out-neighbors of vertex `v`.
     pub fn out_neighbors_of(&self, v: usize) -> &[u32] {
-        let offsets = self.out_offsets();
-        &self.out_neighbors()[offsets[v] as usize..offsets[v + 1] as usize]
+        let (start, end) = self.list_range(SectionKind::OutOffsets, self.out_offsets(), v);
+        self.before_read(
+            SectionKind::OutNeighbors,
+            start as u64 * 4,
+            (end - start) as u64 * 4,
+        );
+        &self.out_neighbors()[start..end]
+    }
+
+    /// The out-degree of vertex `v` (its offsets only are read).
+    pub fn out_degree(&self, v: usize) -> usize {
+        let (start, end) = self.list_range(SectionKind::OutOffsets, self.out_offsets(), v);
+        end - start
+    }
+
+    /// The weights of vertex `v`'s out-edges, parallel to [`GraphFile::out_neighbors_of`];
+    /// `None` for an unweighted graph.
+    pub fn out_weights_of(&self, v: usize) -> Option<&[f32]> {
+        let weights = self.out_weights()?;
+        let (start, end) = self.list_range(SectionKind::OutOffsets, self.out_offsets(), v);
+        self.before_read(
+            SectionKind::OutWeights,
+            start as u64 * 4,
+            (end - start) as u64 * 4,
+        );
+        Some(&weights[start..end])
     }
 
     /// Bytes each stored checksum covers: 4 KiB, or 1 MiB in a version-1 file.
@@ -368,7 +426,13 @@ impl GraphFile {
     pub fn in_neighbors_of(&self, v: usize) -> &[u32] {
         match (self.in_offsets(), self.in_neighbors()) {
             (Some(offsets), Some(neighbors)) => {
-                &neighbors[offsets[v] as usize..offsets[v + 1] as usize]
+                let (start, end) = self.list_range(SectionKind::InOffsets, offsets, v);
+                self.before_read(
+                    SectionKind::InNeighbors,
+                    start as u64 * 4,
+                    (end - start) as u64 * 4,
+                );
+                &neighbors[start..end]
             }
             _ => self.out_neighbors_of(v),
         }

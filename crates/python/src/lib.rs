@@ -267,7 +267,7 @@ fn run(
     if let Some(fraction) = options["hugepages"].as_f64() {
         run_options.huge_page_fraction = fraction;
     }
-    run_options.verify = options["verify"].as_bool().unwrap_or(false);
+    run_options.placement.verify = options["verify"].as_bool().unwrap_or(false);
 
     let cancel = Arc::new(AtomicBool::new(false));
     run_options.cancel = Some(cancel.clone());

@@ -10,9 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use swapless_build::memory::{
-    page_faults, peak_rss_bytes, reset_peak_rss, system_anon_huge_page_bytes,
-};
+use swapless_build::memory::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
 use swapless_engine::kernels::Reads;
 use swapless_engine::kernels::bfs;
 use swapless_engine::kernels::connected_components;
@@ -193,6 +191,23 @@ impl Kernel {
         }
     }
 
+    /// Bytes held while the serial verifier checks the result, after the graph's data,
+    /// caches and buffers are released: the result and the verifier's own arrays (the
+    /// pages of the file it maps are the plan's to count).
+    pub fn verification_bytes(self, vertices: u64) -> u64 {
+        let (result, verifier) = match self {
+            Kernel::Bfs => (4, bfs::verifier_bytes(vertices)),
+            Kernel::Pr => (4, pagerank::verifier_bytes(vertices)),
+            Kernel::Cc => (4, connected_components::verifier_bytes(vertices)),
+            Kernel::Sssp => (8, sssp::verifier_bytes(vertices)),
+            Kernel::Bc => (8, betweenness::verifier_bytes(vertices)),
+            Kernel::Tc => (0, triangle_count::verifier_bytes(vertices)),
+            Kernel::Radii => (4, radii::verifier_bytes(vertices)),
+            Kernel::Mis => (1, maximal_independent_set::verifier_bytes(vertices)),
+        };
+        result * vertices + verifier
+    }
+
     /// Whether the kernel searches: its steps gather a frontier's lists (so on a banded
     /// graph each step rereads pages the steps before it read).
     pub fn searches(self) -> bool {
@@ -239,6 +254,9 @@ pub struct Placement {
     /// Whether the run hands back its result as an array in original ids (the output
     /// phase the plan counts); a run whose caller wants only the report skips it.
     pub output_array: bool,
+    /// Whether the run checks its result with the kernel's serial verifier after it (a
+    /// phase the plan counts, after the run releases the graph's data).
+    pub verify: bool,
 }
 
 impl Placement {
@@ -253,6 +271,7 @@ impl Placement {
             gather_cache_fraction: None,
             offset_form: None,
             output_array: true,
+            verify: false,
         }
     }
 
@@ -292,6 +311,9 @@ impl Placement {
                 true => kernel.output_bytes(graph.num_vertices() as u64, graph.flags().reordered),
                 false => 0,
             },
+            verification_bytes: self
+                .verify
+                .then(|| kernel.verification_bytes(graph.num_vertices() as u64)),
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             weights: reads.weights,
@@ -339,8 +361,6 @@ pub struct RunOptions {
     pub betweenness_sources: BetweennessSources,
     /// Fraction of every property array on transparent huge pages.
     pub huge_page_fraction: f64,
-    /// Check the result with the kernel's serial verifier.
-    pub verify: bool,
     /// Set it (from another thread) to stop the run at the kernel's next scan or gather.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -358,7 +378,6 @@ impl Default for RunOptions {
             // Random reads into property arrays miss the TLB on 4 KiB pages (PageRank
             // ran 20-30% faster on kron23 with them all on huge pages).
             huge_page_fraction: 1.0,
-            verify: false,
             cancel: None,
         }
     }
@@ -618,15 +637,6 @@ fn run_in_pool(
     let Some(outcome) = outcome else {
         return Err(RunError::Invalid("trials must be at least 1".to_string()));
     };
-    // Measured before verification, which maps the whole file again.
-    let peak_rss = peak_rss_bytes().unwrap_or(0);
-
-    let mut verified = Value::Null;
-    if options.verify {
-        verify(path, &outcome, source.unwrap_or(0), options.pagerank)?;
-        verified = Value::Bool(true);
-    }
-
     let permutation = store.permutation();
     let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as u64;
     let result_json = match &outcome {
@@ -678,7 +688,7 @@ fn run_in_pool(
         "seconds": seconds,
         "trial_seconds": trial_seconds,
         "load_seconds": load_seconds,
-        "peak_rss_bytes": peak_rss,
+        "peak_rss_bytes": Value::Null,
         "bytes_read": io.bytes_read / options.trials as u64,
         "read_requests": io.read_requests / options.trials as u64,
         "mean_queue_depth": io.mean_queue_depth(),
@@ -695,27 +705,34 @@ fn run_in_pool(
         "property_unreserved_bytes": swapless_engine::property::unreserved_property_bytes() - unreserved_before,
         "major_faults": faults_after.0.saturating_sub(faults_before.0),
         "minor_faults": faults_after.1.saturating_sub(faults_before.1),
-        "verified": verified,
+        "verified": Value::Null,
         "result": result_json,
     });
     add_plan_figures(&mut report, &plan);
-    // The result becomes the output array only after the graph's data, the caches, the
-    // buffers and the property arrays the result does not use are given back: the plan
-    // counts that phase apart from the run's (`Kernel::output_bytes`).
+    // Verification and the output array come only after the graph's data, the caches,
+    // the buffers and the property arrays the result does not use are given back: the
+    // plan counts those phases apart from the run's (`Kernel::verification_bytes`,
+    // `Kernel::output_bytes`).
     let permutation = permutation.map(<[u32]>::to_vec);
     drop(opened);
     drop(reservation);
-    // Verification mapped the whole file; the output phase's own peak is read apart.
-    let output_peak_readable = !options.verify || reset_peak_rss();
+    if options.placement.verify {
+        verify(
+            path,
+            &outcome,
+            source.unwrap_or(0),
+            options.pagerank,
+            plan.verify_mapped_bytes,
+        )?;
+        report["verified"] = Value::Bool(true);
+    }
     let array = match options.placement.output_array {
         true => original_order(outcome, permutation.as_deref()),
         false => ResultArray::None,
     };
     drop(permutation);
-    if output_peak_readable {
-        let output_peak = peak_rss_bytes().unwrap_or(0);
-        report["peak_rss_bytes"] = json!(peak_rss.max(output_peak));
-    }
+    // The peak of the whole run, the phases after it included.
+    report["peak_rss_bytes"] = json!(peak_rss_bytes().unwrap_or(0));
     Ok(RunOutput {
         array,
         report,
@@ -723,14 +740,16 @@ fn run_in_pool(
     })
 }
 
-/// Runs the kernel's serial verifier on the file itself (never through the store).
+/// Runs the kernel's serial verifier on the file itself (never through the store),
+/// through a map whose pages are dropped as they pass `mapped_bytes` (the plan's).
 fn verify(
     path: &Path,
     outcome: &Outcome,
     source: u32,
     pagerank_options: PageRankOptions,
+    mapped_bytes: u64,
 ) -> Result<(), RunError> {
-    let graph = GraphFile::open(path)?;
+    let graph = GraphFile::open_bounded(path, mapped_bytes)?;
     let check = match outcome {
         Outcome::Bfs(result) => bfs::verify(&graph, source, &result.parents),
         Outcome::PageRank(result) => pagerank::verify(&graph, pagerank_options, result),
@@ -1116,8 +1135,10 @@ mod tests {
         assert!(!output_segment(&planned_without));
         assert!(planned_without.minimum_bytes <= planned_with.minimum_bytes);
         let options = RunOptions {
-            placement: without_array,
-            verify: true,
+            placement: Placement {
+                verify: true,
+                ..without_array
+            },
             ..RunOptions::default()
         };
         let output = run(&path, Kernel::Bfs, &options, &Quiet).unwrap();

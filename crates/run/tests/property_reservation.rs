@@ -32,11 +32,11 @@ fn every_kernel_makes_its_declared_arrays_from_the_reservation() {
             "{}: the plan counts fewer bytes than the declared arrays",
             kernel.name()
         );
-        let options = RunOptions {
+        let mut options = RunOptions {
             threads: Some(2),
-            verify: true,
             ..RunOptions::default()
         };
+        options.placement.verify = true;
         let output = run(&path, kernel, &options, &Silent).unwrap();
         let report = &output.report;
         let reserved: u64 = arrays

@@ -8,12 +8,7 @@ pub enum StoreError {
     #[error(transparent)]
     Format(#[from] FormatError),
     /// The memory budget cannot hold what the tier needs.
-    #[error(
-        "this run needs at least {} MiB of memory on the {tier} tier but the budget is {}; raise --memory to at least {} MiB",
-        needed_bytes.div_ceil(1 << 20),
-        budget_in_mebibytes(*budget_bytes),
-        needed_bytes.div_ceil(1 << 20)
-    )]
+    #[error("{}", budget_message(*needed_bytes, *budget_bytes, tier, *verifying))]
     Budget {
         /// What the tier needs.
         needed_bytes: u64,
@@ -21,6 +16,8 @@ pub enum StoreError {
         budget_bytes: u64,
         /// The tier asked for.
         tier: &'static str,
+        /// Whether the verification after the run (`--verify`) is what needs the most.
+        verifying: bool,
     },
     /// The run was asked to stop (Ctrl-C) and did, at a scan or gather.
     #[error("interrupted")]
@@ -33,6 +30,20 @@ pub enum StoreError {
         /// What the system said.
         source: std::io::Error,
     },
+}
+
+/// The sentence of [`StoreError::Budget`].
+fn budget_message(needed_bytes: u64, budget_bytes: u64, tier: &str, verifying: bool) -> String {
+    let needed = needed_bytes.div_ceil(1 << 20);
+    let budget = budget_in_mebibytes(budget_bytes);
+    match verifying {
+        false => format!(
+            "this run needs at least {needed} MiB of memory on the {tier} tier but the budget is {budget}; raise --memory to at least {needed} MiB"
+        ),
+        true => format!(
+            "verifying this run's result needs at least {needed} MiB of memory but the budget is {budget}; raise --memory to at least {needed} MiB or run without --verify"
+        ),
+    }
 }
 
 /// A budget in MiB, with a decimal when it is not whole: a budget just under the least
@@ -59,6 +70,7 @@ mod tests {
                 needed_bytes: 106 << 20,
                 budget_bytes,
                 tier: "direct",
+                verifying: false,
             }
             .to_string()
         };

@@ -66,6 +66,13 @@ pub fn cut_lists_bytes(arcs: u64, gap_pages: u64) -> u64 {
 /// Fewest I/O slots a disk tier works with (two reads in flight, two being computed on).
 const MIN_SLOTS: u64 = 4;
 
+/// Bytes of the graph file's pages the serial verifier keeps mapped at most besides the
+/// lists it reads at once (see `GraphFile::open_bounded`).
+pub const VERIFY_MAPPED_BYTES: u64 = 1 << 20;
+
+/// Bytes one read fault can map (Linux's default `fault_around_bytes`).
+const FAULT_AROUND_BYTES: u64 = 64 << 10;
+
 /// Bytes per scan read unless asked otherwise.
 pub const DEFAULT_CHUNK_BYTES: u64 = 256 << 10;
 
@@ -127,6 +134,10 @@ pub struct PlanRequest {
     /// Bytes held after the run, when the graph's data is released and the result
     /// becomes the output array (the result and the output array).
     pub output_bytes: u64,
+    /// With `--verify`: bytes the serial verifier holds after the run, when the graph's
+    /// data is released (the result and the verifier's own arrays), besides the pages of
+    /// the file it maps; `None` without verification.
+    pub verification_bytes: Option<u64>,
     /// Whether the kernel reads out-lists.
     pub out_lists: bool,
     /// Whether the kernel reads in-lists (the same lists on an undirected graph).
@@ -182,6 +193,10 @@ pub struct Plan {
     pub minimum_bytes: u64,
     /// Every segment with its placement.
     pub segments: Vec<Segment>,
+    /// With verification: bytes of the file's pages the verifier's map may keep (at
+    /// least [`VERIFY_MAPPED_BYTES`], and what the budget leaves beside the rest of its
+    /// phase).
+    pub verify_mapped_bytes: u64,
     /// How offsets are held in memory.
     pub offset_form: OffsetForm,
     /// Bytes of I/O buffers (in-flight and being computed on).
@@ -338,7 +353,26 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         0 => 0,
         bytes => bytes + size(SectionKind::Permutation),
     };
-    let dram_needed = footprint.max(output);
+    // The verification phase reads the file through a map whose pages are dropped as
+    // they pass a bound, beside the lists it holds at once (up to four: two vertices'
+    // out- and in-lists), whose pages it may map again without counting them.
+    let verification = match request.verification_bytes {
+        None => 0,
+        Some(bytes) => {
+            let out = [SectionKind::OutOffsets, SectionKind::OutNeighbors];
+            let in_ = [SectionKind::InOffsets, SectionKind::InNeighbors];
+            let longest = match flags.directed {
+                true => longest_list_bytes(graph, out)?.max(longest_list_bytes(graph, in_)?),
+                false => longest_list_bytes(graph, out)?,
+            };
+            bytes
+                + VERIFY_MAPPED_BYTES
+                + 4 * (longest + 2 * FAULT_AROUND_BYTES)
+                + size(SectionKind::Permutation)
+        }
+    };
+    let after_run = output.max(verification);
+    let dram_needed = footprint.max(after_run);
     // Without --memory, a graph that fits runs in dram with just what it needs; a disk
     // tier asked for by name gets the default budget.
     let dram_possible = matches!(request.tier, None | Some(Tier::Dram));
@@ -349,6 +383,10 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             request.default_budget_bytes
         },
     );
+
+    // The verifier's map may keep what the budget leaves beside the rest of its phase:
+    // the fewer of its pages it drops, the fewer it faults in again.
+    let verify_mapped_bytes = VERIFY_MAPPED_BYTES + budget.saturating_sub(verification);
 
     let tier = request.tier.unwrap_or(if dram_needed <= budget {
         Tier::Dram
@@ -386,7 +424,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         .map(|direction| direction.page_checks)
         .sum();
     let least_with = |offsets: (u64, u64)| {
-        (hot + sum(offsets) + permutation + list_checks + io_minimum).max(output)
+        (hot + sum(offsets) + permutation + list_checks + io_minimum).max(after_run)
     };
     // The least budget: with compressed offsets unless plain ones were asked for.
     let minimum = least_with(match request.offset_form {
@@ -434,6 +472,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             needed_bytes: needed,
             budget_bytes: budget,
             tier: tier.name(),
+            verifying: verification == needed,
         });
     }
     // The dram footprint counts the optional bytes; a disk tier holds them when the least
@@ -613,12 +652,22 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                 .to_string(),
         });
     }
+    if verification > 0 {
+        segments.push(Segment {
+            name: "verification".to_string(),
+            bytes: verification,
+            class: "hot",
+            placement: "dram, after the run releases everything above (runs with --verify)"
+                .to_string(),
+        });
+    }
     Ok(Plan {
         tier,
         budget_bytes: budget,
         footprint_bytes: footprint,
         minimum_bytes: minimum,
         segments,
+        verify_mapped_bytes,
         offset_form,
         io_buffer_bytes,
         cached_list_bytes,

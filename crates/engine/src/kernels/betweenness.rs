@@ -117,6 +117,12 @@ fn normalize(scores: &mut [f64]) {
     }
 }
 
+/// Bytes [`verify`] holds besides the scores: the reference scores (8 a vertex) and one
+/// source's depths (4), path counts (8), dependencies (8) and visiting order (4).
+pub fn verifier_bytes(vertices: u64) -> u64 {
+    32 * vertices
+}
+
 /// Checks scores against a serial Brandes on the file from the same sources
 /// (each score within 1e-9 of the reference, after both are normalized).
 pub fn verify(
@@ -127,23 +133,16 @@ pub fn verify(
     let vertices = graph.num_vertices();
     let mut reference = vec![0.0f64; vertices];
     for &source in sources {
-        let mut depth = vec![u32::MAX; vertices];
+        // Levels in file order (see `serial_levels`); the shortest paths are counted
+        // in a second pass over them, each level's counts final before the next's.
+        let (depth, order) = super::serial_levels(graph, source);
         let mut paths = vec![0.0f64; vertices];
-        let mut order = vec![source];
-        depth[source as usize] = 0;
         paths[source as usize] = 1.0;
-        let mut head = 0;
-        while head < order.len() {
-            let vertex = order[head] as usize;
-            head += 1;
+        for &vertex in &order {
+            let vertex = vertex as usize;
             for &neighbor in graph.out_neighbors_of(vertex) {
-                let neighbor = neighbor as usize;
-                if depth[neighbor] == u32::MAX {
-                    depth[neighbor] = depth[vertex] + 1;
-                    order.push(neighbor as u32);
-                }
-                if depth[neighbor] == depth[vertex] + 1 {
-                    paths[neighbor] += paths[vertex];
+                if depth[neighbor as usize] == depth[vertex] + 1 {
+                    paths[neighbor as usize] += paths[vertex];
                 }
             }
         }

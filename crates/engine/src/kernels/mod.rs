@@ -10,7 +10,46 @@ pub mod radii;
 pub mod sssp;
 pub mod triangle_count;
 
+use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore};
+
+/// Depth of every vertex from `source` by a serial BFS over the file's out-lists
+/// (`u32::MAX` where it does not reach), for the verifiers; see [`serial_levels`].
+pub(crate) fn serial_depths(graph: &GraphFile, source: u32) -> Vec<u32> {
+    serial_levels(graph, source).0
+}
+
+/// A serial BFS from `source` over the file's out-lists: each vertex's depth
+/// (`u32::MAX` where it does not reach) and the vertices reached, level by level, each
+/// level in increasing id order. Each level is sorted before its lists are read, so
+/// they are read in file order: the verifiers read the file through a map whose pages
+/// are dropped as they pass a bound (`GraphFile::open_bounded`), where lists read in
+/// queue order would fault their pages in again and again. Holds 8 bytes a vertex (the
+/// depths and the order), which verifiers count in their `verifier_bytes`.
+pub(crate) fn serial_levels(graph: &GraphFile, source: u32) -> (Vec<u32>, Vec<u32>) {
+    let vertices = graph.num_vertices();
+    let mut depth = vec![u32::MAX; vertices];
+    depth[source as usize] = 0;
+    let mut order = Vec::with_capacity(vertices);
+    order.push(source);
+    let mut level_start = 0;
+    while level_start < order.len() {
+        let level_end = order.len();
+        order[level_start..level_end].sort_unstable();
+        for index in level_start..level_end {
+            let vertex = order[index];
+            let next = depth[vertex as usize] + 1;
+            for &neighbor in graph.out_neighbors_of(vertex as usize) {
+                if depth[neighbor as usize] == u32::MAX {
+                    depth[neighbor as usize] = next;
+                    order.push(neighbor);
+                }
+            }
+        }
+        level_start = level_end;
+    }
+    (depth, order)
+}
 
 /// Which lists a kernel reads; on an undirected graph both are the same lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

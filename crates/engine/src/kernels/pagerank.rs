@@ -298,6 +298,12 @@ fn contribute(contributions: &F32Array, vertex: u32, degree: u64, score: f64) ->
     score - degree as f64 * contribution as f64
 }
 
+/// Bytes [`verify`] holds besides the result: two iterations of f32 reference scores
+/// for a power iteration (8 a vertex); the out-degrees for Gauss-Seidel's check (4).
+pub fn verifier_bytes(vertices: u64) -> u64 {
+    8 * vertices
+}
+
 /// Checks scores against a serial PageRank on the file run for the same number of
 /// iterations, storing scores and contributions as f32 as the kernel does. Summation
 /// order differs (the kernel sums the uncarried rank in blocks), so a stored value may
@@ -322,6 +328,18 @@ pub fn verify(
     }
 }
 
+/// Every vertex's out-degree, read from the file's offsets in one pass in vertex order
+/// (looked up at random instead, they would fault the offsets' pages in again and again
+/// through the verifiers' bounded map).
+fn out_degrees(graph: &GraphFile) -> std::result::Result<Vec<u32>, String> {
+    (0..graph.num_vertices())
+        .map(|v| {
+            u32::try_from(graph.out_degree(v))
+                .map_err(|_| format!("vertex {v} has 2^32 out-edges or more"))
+        })
+        .collect()
+}
+
 /// The sum of `scores`, which must be 1 within `allowed`.
 fn check_sum(scores: impl Iterator<Item = f64>, allowed: f64) -> std::result::Result<(), String> {
     let total: f64 = scores.sum();
@@ -337,18 +355,15 @@ fn verify_converged(
     options: PageRankOptions,
     result: &PageRankResult,
 ) -> std::result::Result<(), String> {
-    let scores: Vec<f64> = result
-        .scores
-        .iter()
-        .map(|&score| result.normalized(score))
-        .collect();
-    check_sum(scores.iter().copied(), 1e-9)?;
+    // The output scores, computed where read rather than held.
+    let score = |v: usize| result.normalized(result.scores[v]);
     let vertices = graph.num_vertices();
+    check_sum((0..vertices).map(score), 1e-9)?;
     let n = vertices as f64;
-    let out_degree = |v: usize| graph.out_neighbors_of(v).len();
+    let out_degree = out_degrees(graph)?;
     let dangling: f64 = (0..vertices)
-        .filter(|&u| out_degree(u) == 0)
-        .map(|u| scores[u])
+        .filter(|&u| out_degree[u] == 0)
+        .map(score)
         .sum();
     let base = (1.0 - options.damping) / n + options.damping * dangling / n;
     let residual: f64 = (0..vertices)
@@ -356,9 +371,9 @@ fn verify_converged(
             let incoming: f64 = graph
                 .in_neighbors_of(v)
                 .iter()
-                .map(|&u| scores[u as usize] / out_degree(u as usize) as f64)
+                .map(|&u| score(u as usize) / out_degree[u as usize] as f64)
                 .sum();
-            (base + options.damping * incoming - scores[v]).abs()
+            (base + options.damping * incoming - score(v)).abs()
         })
         .sum();
     let allowed =
@@ -379,37 +394,46 @@ fn verify_power(
 ) -> std::result::Result<(), String> {
     let vertices = graph.num_vertices();
     let n = vertices as f64;
-    let out_degree = |v: usize| graph.out_neighbors_of(v).len();
-    let stored = |value: f64| value as f32 as f64;
+    // Every value the kernel stores is an f32, so the reference holds f32 too (two
+    // iterations: see `verifier_bytes`), with the arithmetic in f64.
+    let stored = |value: f64| value as f32;
     let mut reference = vec![stored(1.0 / n); vertices];
+    let mut next = vec![0f32; vertices];
     for _ in 0..result.iterations {
-        let contribution = |u: usize| -> f64 {
-            match out_degree(u) {
+        // The scores become contributions in place (they are not read again): the sums
+        // then read one array at random, as the kernel's do. The out-degrees are read
+        // from the file's offsets in vertex order each time rather than held.
+        let mut uncarried = 0.0;
+        for (vertex, score) in reference.iter_mut().enumerate() {
+            let degree = graph.out_degree(vertex);
+            let contribution = match degree {
                 0 => 0.0,
-                degree => stored(reference[u] / degree as f64),
-            }
-        };
-        let uncarried: f64 = (0..vertices)
-            .map(|u| reference[u] - out_degree(u) as f64 * contribution(u))
-            .sum();
+                degree => stored(*score as f64 / degree as f64),
+            };
+            uncarried += *score as f64 - degree as f64 * contribution as f64;
+            *score = contribution;
+        }
+        let contributions = &reference;
         let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
-        let next: Vec<f64> = (0..vertices)
-            .map(|v| {
-                let incoming: f64 = graph
-                    .in_neighbors_of(v)
-                    .iter()
-                    .map(|&u| contribution(u as usize))
-                    .sum();
-                stored(base + options.damping * incoming)
-            })
-            .collect();
-        reference = next;
+        for (v, slot) in next.iter_mut().enumerate() {
+            let incoming: f64 = graph
+                .in_neighbors_of(v)
+                .iter()
+                .map(|&u| contributions[u as usize] as f64)
+                .sum();
+            *slot = stored(base + options.damping * incoming);
+        }
+        std::mem::swap(&mut reference, &mut next);
     }
     let scores = &result.scores;
     check_sum(scores.iter().map(|&score| score as f64), 1e-6)?;
     let relative = 2.0 * f32::EPSILON as f64 / (1.0 - options.damping).max(1e-3);
     let allowed = |reference: f64| relative * reference.abs().max(1.0 / n);
-    match (0..vertices).find(|&v| (scores[v] as f64 - reference[v]).abs() > allowed(reference[v])) {
+    let differs = |v: usize| {
+        let expected = reference[v] as f64;
+        (scores[v] as f64 - expected).abs() > allowed(expected)
+    };
+    match (0..vertices).find(|&v| differs(v)) {
         Some(v) => Err(format!(
             "vertex {v} has score {} but the serial run gives {}",
             scores[v], reference[v]

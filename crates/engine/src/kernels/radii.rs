@@ -99,6 +99,12 @@ pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
     })
 }
 
+/// Bytes [`verify`] holds besides the result: the reference estimates (4 a vertex) and
+/// one serial BFS's depths and queue (8).
+pub fn verifier_bytes(vertices: u64) -> u64 {
+    12 * vertices
+}
+
 /// Checks estimates against serial BFS from each source: each vertex's estimate
 /// is its largest distance from a source that reaches it.
 pub fn verify(
@@ -109,22 +115,14 @@ pub fn verify(
     let vertices = graph.num_vertices();
     let mut reference = vec![UNREACHED; vertices];
     for &source in &sources[..sources.len().min(MAX_SOURCES)] {
-        let mut depth = vec![u32::MAX; vertices];
-        depth[source as usize] = 0;
-        let mut queue = std::collections::VecDeque::from([source]);
-        while let Some(vertex) = queue.pop_front() {
-            let d = depth[vertex as usize];
-            let slot = &mut reference[vertex as usize];
-            *slot = if *slot == UNREACHED {
-                d
-            } else {
-                (*slot).max(d)
-            };
-            for &neighbor in graph.out_neighbors_of(vertex as usize) {
-                if depth[neighbor as usize] == u32::MAX {
-                    depth[neighbor as usize] = d + 1;
-                    queue.push_back(neighbor);
-                }
+        let depth = super::serial_depths(graph, source);
+        for (slot, &d) in reference.iter_mut().zip(&depth) {
+            if d != u32::MAX {
+                *slot = if *slot == UNREACHED {
+                    d
+                } else {
+                    (*slot).max(d)
+                };
             }
         }
     }

@@ -382,32 +382,34 @@ pub fn weights_are_non_negative(graph: &GraphFile) -> swapless_format::Result<bo
     Ok(non_negative)
 }
 
+/// Bytes [`verify`] holds besides the distances: Dijkstra's distances (8 a vertex) and
+/// its heap of vertices with their places in it (4 and 4).
+pub fn verifier_bytes(vertices: u64) -> u64 {
+    16 * vertices
+}
+
 /// Checks distances against a serial Dijkstra on the file (relative error 1e-9).
 pub fn verify(
     graph: &GraphFile,
     source: u32,
     distances: &[f64],
 ) -> std::result::Result<(), String> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
     let vertices = graph.num_vertices();
     let mut reference = vec![f64::INFINITY; vertices];
     reference[source as usize] = 0.0;
-    let mut heap = BinaryHeap::from([Reverse((0u64, source))]);
-    let offsets = graph.out_offsets();
-    while let Some(Reverse((bits, vertex))) = heap.pop() {
-        let distance = f64::from_bits(bits);
-        if distance > reference[vertex as usize] {
-            continue;
-        }
-        let start = offsets[vertex as usize] as usize;
+    // A heap that holds each vertex once and moves it up as its distance falls: a heap
+    // of (distance, vertex) entries pushed at every improvement can grow with the edges.
+    let mut heap = VertexHeap::new(vertices);
+    heap.push_or_raise(source, &reference);
+    while let Some(vertex) = heap.pop(&reference) {
+        let distance = reference[vertex as usize];
+        let weights = graph.out_weights_of(vertex as usize);
         for (index, &neighbor) in graph.out_neighbors_of(vertex as usize).iter().enumerate() {
-            let weight = graph.out_weights().map_or(1.0, |w| w[start + index] as f64);
+            let weight = weights.map_or(1.0, |w| w[index] as f64);
             let candidate = distance + weight;
             if candidate < reference[neighbor as usize] {
                 reference[neighbor as usize] = candidate;
-                // Non-negative f64 bit patterns order like the numbers.
-                heap.push(Reverse((candidate.to_bits(), neighbor)));
+                heap.push_or_raise(neighbor, &reference);
             }
         }
     }
@@ -425,6 +427,96 @@ pub fn verify(
         }
     }
     Ok(())
+}
+
+/// A binary min-heap of vertices keyed by their entry in a distance array, each vertex
+/// in it at most once, for the verifier's Dijkstra.
+struct VertexHeap {
+    /// Vertices in heap order.
+    vertices: Vec<u32>,
+    /// Each vertex's index in `vertices`, or `NOT_IN_HEAP`.
+    place: Vec<u32>,
+}
+
+const NOT_IN_HEAP: u32 = u32::MAX;
+
+impl VertexHeap {
+    fn new(vertices: usize) -> VertexHeap {
+        VertexHeap {
+            vertices: Vec::with_capacity(vertices),
+            place: vec![NOT_IN_HEAP; vertices],
+        }
+    }
+
+    /// Adds `vertex`, or moves it up after its distance fell.
+    fn push_or_raise(&mut self, vertex: u32, distance: &[f64]) {
+        let index = match self.place[vertex as usize] {
+            NOT_IN_HEAP => {
+                self.vertices.push(vertex);
+                self.vertices.len() - 1
+            }
+            index => index as usize,
+        };
+        self.sift_up(index, distance);
+    }
+
+    /// Removes and returns the vertex with the least distance.
+    fn pop(&mut self, distance: &[f64]) -> Option<u32> {
+        let last = self.vertices.pop()?;
+        let top = match self.vertices.first_mut() {
+            Some(first) => std::mem::replace(first, last),
+            None => last,
+        };
+        self.place[top as usize] = NOT_IN_HEAP;
+        if !self.vertices.is_empty() {
+            self.sift_down(0, distance);
+        }
+        Some(top)
+    }
+
+    fn sift_up(&mut self, mut index: usize, distance: &[f64]) {
+        let vertex = self.vertices[index];
+        while index > 0 {
+            let parent = (index - 1) / 2;
+            let above = self.vertices[parent];
+            if distance[above as usize] <= distance[vertex as usize] {
+                break;
+            }
+            self.vertices[index] = above;
+            self.place[above as usize] = index as u32;
+            index = parent;
+        }
+        self.vertices[index] = vertex;
+        self.place[vertex as usize] = index as u32;
+    }
+
+    fn sift_down(&mut self, mut index: usize, distance: &[f64]) {
+        let vertex = self.vertices[index];
+        let length = self.vertices.len();
+        loop {
+            let left = 2 * index + 1;
+            if left >= length {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < length
+                && distance[self.vertices[right] as usize] < distance[self.vertices[left] as usize]
+            {
+                right
+            } else {
+                left
+            };
+            let below = self.vertices[child];
+            if distance[vertex as usize] <= distance[below as usize] {
+                break;
+            }
+            self.vertices[index] = below;
+            self.place[below as usize] = index as u32;
+            index = child;
+        }
+        self.vertices[index] = vertex;
+        self.place[vertex as usize] = index as u32;
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub fn direct_request(budget_bytes: u64, chunk_bytes: u64, queue_depth: usize) -
         property_bytes: 0,
         optional_property_bytes: 0,
         output_bytes: 0,
+        verification_bytes: None,
         out_lists: true,
         in_lists: false,
         weights: true,
