@@ -374,7 +374,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         // Older files still run; say what they miss and how to get it.
         println!(
             "checksums  one per {}: the disk tiers cannot check the lists they read \
-             (build it again from its edge list with this swapless for one a page)",
+             (`swapless build OLD.sl -o NEW.sl` writes a copy with one a page)",
             bytes(graph.checksum_block_bytes())
         );
     }

@@ -216,15 +216,14 @@ fn truncated_and_corrupt_sl_files() {
     let not_sl = dir.path().join("n.sl");
     std::fs::write(&not_sl, b"0 1\n1 2\n").unwrap();
     assert!(swapless_fails(&["info", arg(&not_sl)]).contains("not a swapless .sl graph file"));
-    assert!(
-        swapless_fails(&[
-            "build",
-            arg(&graph),
-            "-o",
-            arg(&dir.path().join("again.sl"))
-        ])
-        .contains("already a swapless graph")
-    );
+    // A .sl file is a build input too; a damaged one is refused, never copied.
+    let again = dir.path().join("again.sl");
+    let stderr = swapless_fails(&["build", arg(&corrupt), "-o", arg(&again)]);
+    assert!(stderr.contains("fails its checksum"), "{stderr}");
+    assert!(!again.exists());
+    let stderr = swapless_fails(&["build", arg(&truncated), "-o", arg(&again)]);
+    assert!(stderr.contains("truncated"), "{stderr}");
+    assert!(!again.exists());
 }
 
 #[test]

@@ -954,4 +954,11 @@ fn version_1_files_run_on_every_tier() {
         }
         assert_eq!(scores, current, "pr on {tier}");
     }
+    // Built again from itself, it is a current file with a checksum a page.
+    let upgraded = dir.path().join("upgraded.sl");
+    swapless_ok(&["build", arg(&graph), "-o", arg(&upgraded)]);
+    assert!(!swapless_ok(&["info", arg(&upgraded)]).contains("format v1"));
+    assert!(page_checks(&upgraded)["bytes"].as_u64().unwrap() > 0);
+    let (_, scores) = run(&upgraded, "pr", &["--tier", "dram"], dir.path());
+    assert_eq!(scores, current);
 }

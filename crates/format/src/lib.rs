@@ -22,7 +22,7 @@ pub use header::{
     CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, Header, SECTION_ALIGN, SectionEntry,
     SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
-pub use reader::GraphFile;
+pub use reader::{GraphFile, SECTION_PIECE_BYTES};
 pub use writer::{GraphWriter, SectionWriter};
 
 /// Result type of this crate.

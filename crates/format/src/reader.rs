@@ -14,6 +14,9 @@ use crate::{FormatError, GraphFlags, Header, Result, SectionKind};
 /// Bytes a section reader asks for at a time: many checksum blocks (1 in version 1).
 const READ_PIECE_BYTES: u64 = 1 << 20;
 
+/// Bytes of the pieces [`GraphFile::read_section_piece`] reads (whole checksum blocks).
+pub const SECTION_PIECE_BYTES: u64 = READ_PIECE_BYTES;
+
 /// An open `.sl` graph file.
 pub struct GraphFile {
     path: PathBuf,
@@ -370,6 +373,31 @@ impl GraphFile {
             reader.read_piece(index as u64 * READ_PIECE_BYTES, piece)?;
         }
         Ok(Some(values))
+    }
+
+    /// Fills `buffer` with section `kind` from byte `position` with `pread`, verifying
+    /// each checksum block, and drops the page cache behind it: for a reader that pulls a
+    /// section piece by piece. `position` must be a multiple of [`SECTION_PIECE_BYTES`]
+    /// and the buffer that long unless it reaches the section's end.
+    pub fn read_section_piece(
+        &self,
+        kind: SectionKind,
+        position: u64,
+        buffer: &mut [u8],
+    ) -> Result<()> {
+        let mut reader = SectionReader::open(self, kind)?
+            .ok_or_else(|| self.corrupt(format!("section {} is missing", kind.name())))?;
+        let fits = position.is_multiple_of(SECTION_PIECE_BYTES)
+            && position + buffer.len() as u64 <= reader.length
+            && (buffer.len() as u64 <= SECTION_PIECE_BYTES);
+        if !fits {
+            return Err(self.corrupt(format!(
+                "a read of {} bytes at {position} does not fit section {} in pieces",
+                buffer.len(),
+                kind.name()
+            )));
+        }
+        reader.read_piece(position, buffer)
     }
 
     /// Calls `visit` with each 1 MiB piece of section `kind` in turn (checksums

@@ -565,7 +565,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                     "dram: each page read is checked once a run before a kernel sees it".to_string()
                 }
                 false => "none in a version-1 file: the lists read are only range-checked \
-                          (build it again from its edge list for a checksum a page)"
+                          (`swapless build OLD.sl -o NEW.sl` writes one with a checksum a page)"
                     .to_string(),
             },
         });

@@ -3,11 +3,13 @@
 mod compressed;
 mod gap;
 mod matrix_market;
+mod swapless_file;
 mod text;
 
 pub use compressed::{InputReader, open_maybe_compressed};
 pub use gap::GapSource;
 pub use matrix_market::MatrixMarketSource;
+pub use swapless_file::SwaplessFileSource;
 pub use text::TextEdgeListSource;
 
 use std::io::BufRead;
@@ -60,10 +62,13 @@ pub fn open_input(path: &Path, options: ImportOptions) -> Result<Box<dyn EdgeSou
         return Ok(Box::new(GapSource::open(path, false, options)?));
     }
     if name.ends_with(".sl") {
-        return Err(BuildError::bad_input(
-            path,
-            "this is already a swapless graph; use `swapless info` or `swapless check` on it",
-        ));
+        if !path.to_string_lossy().to_ascii_lowercase().ends_with(".sl") {
+            return Err(BuildError::bad_input(
+                path,
+                "a .sl file is read as it is, not compressed; decompress it first",
+            ));
+        }
+        return Ok(Box::new(SwaplessFileSource::open(path, options)?));
     }
     let mut reader = open_maybe_compressed(path)?;
     let starts_like_matrix_market = reader
