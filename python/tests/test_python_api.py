@@ -212,8 +212,21 @@ def test_report_plan_and_info(tmp_path):
     assert report["kernel"] == "pr" and report["threads"] == 2 and ranks.sum() == pytest.approx(1.0)
     plan = sl.open(g.path, memory="4M", tier="direct").plan("bfs")
     assert plan["tier"] == "direct" and plan["segments"]
+    names = lambda plan: [segment["name"] for segment in plan["segments"]]
+    assert "verification" not in names(plan)
+    verified = sl.open(g.path, memory="4M", tier="direct").plan("bfs", verify=True)
+    assert "verification" in names(verified)
+    assert verified["minimum_bytes"] >= plan["minimum_bytes"]
     assert g.info()["vertices"] == 1024
     g.check()
+
+
+def test_a_swapless_file_builds_again(tmp_path):
+    g = sl.generate("kron", scale=10, output=tmp_path / "k.sl", reorder="dbg")
+    back = sl.build(g.path, tmp_path / "back.sl")
+    plain = sl.generate("kron", scale=10, output=tmp_path / "plain.sl")
+    assert (tmp_path / "back.sl").read_bytes() == (tmp_path / "plain.sl").read_bytes()
+    assert back.n == plain.n and back.m == plain.m
 
 
 # A shell ignores SIGINT in the commands it starts in the background, and Python then

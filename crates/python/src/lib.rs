@@ -179,14 +179,16 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
 
 /// The placement plan of `kernel` on the graph, as JSON.
 #[pyfunction]
-#[pyo3(signature = (path, kernel_name, memory=None, tier_name=None))]
+#[pyo3(signature = (path, kernel_name, memory=None, tier_name=None, verify=false))]
 fn plan(
     path: PathBuf,
     kernel_name: &str,
     memory: Option<&str>,
     tier_name: Option<&str>,
+    verify: bool,
 ) -> PyResult<String> {
-    let placement = Placement::new(size(memory, "memory")?, tier(tier_name)?);
+    let mut placement = Placement::new(size(memory, "memory")?, tier(tier_name)?);
+    placement.verify = verify;
     let plan = swapless_run::plan(&path, kernel(kernel_name)?, &placement).map_err(run_error)?;
     Ok(swapless_run::plan_json(&plan).to_string())
 }

@@ -93,9 +93,13 @@ class Graph:
         """Vertices, edges, arcs, flags, file size and section sizes."""
         return dict(self._info)
 
-    def plan(self, kernel: str) -> dict:
-        """Where each data segment of ``kernel``'s run would live under this graph's budget."""
-        return json.loads(_core.plan(self.path, kernel, self.memory, self.tier))
+    def plan(self, kernel: str, verify: bool = False) -> dict:
+        """Where each data segment of ``kernel``'s run would live under this graph's budget.
+
+        ``verify=True`` plans a run with ``verify=True``: its serial verifier is a phase
+        after the run, within the same budget (the "verification" segment).
+        """
+        return json.loads(_core.plan(self.path, kernel, self.memory, self.tier, verify))
 
     def check(self) -> None:
         """Verifies every checksum and structural invariant; raises FormatError if one fails."""
@@ -115,7 +119,8 @@ def open(path: Union[str, os.PathLike], memory: Size = None, tier: Optional[str]
 
 def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memory: Size = None,
           undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None) -> Graph:
-    """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too).
+    """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
+    or from another .sl file (to reorder it, drop its weights or bring it to this format).
 
     ``memory`` bounds the build's peak memory (default: half of physical memory);
     ``reorder="dbg"`` groups vertices by degree, hottest first. Returns the new graph
