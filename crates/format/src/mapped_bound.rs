@@ -57,7 +57,9 @@ impl MappedBound {
     /// resident file pages once the reads since the last look could have mapped a
     /// quarter of the bound, and drops the map's pages when they hold half of it. So the
     /// map holds at most three quarters of the bound, or half of it and one read longer
-    /// than a quarter.
+    /// than a quarter (beside the pages of slices a reader still holds and touches again
+    /// after a drop, which the plan counts as four longest lists).
+    ///
     /// `stream` (below [`STREAMS`]) names the section read, whose last window is
     /// counted only once.
     pub(crate) fn before_read(&self, map: &Mmap, stream: usize, start: u64, length: u64) {
