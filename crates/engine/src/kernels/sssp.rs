@@ -524,6 +524,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_verifiers_heap_pops_by_distance_after_raises() {
+        let mut distance: Vec<f64> = (0..200).map(|v| ((v * 7919) % 211) as f64).collect();
+        let mut heap = VertexHeap::new(distance.len());
+        for vertex in 0..200 {
+            heap.push_or_raise(vertex, &distance);
+        }
+        // Lower some distances after the pushes, as relaxations do.
+        for vertex in (0..200).step_by(3) {
+            distance[vertex] -= 100.5;
+            heap.push_or_raise(vertex as u32, &distance);
+        }
+        let mut popped = Vec::new();
+        while let Some(vertex) = heap.pop(&distance) {
+            popped.push(vertex);
+        }
+        assert_eq!(popped.len(), 200, "each vertex once");
+        assert!(
+            popped
+                .windows(2)
+                .all(|pair| distance[pair[0] as usize] <= distance[pair[1] as usize])
+        );
+    }
+
+    #[test]
     fn compacting_keeps_each_vertex_once_in_the_bin_of_its_distance() {
         // Vertex 0 at distance 3, 1 at 5, 2 at 9; delta 2, so bins 1, 2 and 4.
         let distances: Vec<AtomicU32> = [3, 5, 9].into_iter().map(AtomicU32::new).collect();
