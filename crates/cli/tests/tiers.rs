@@ -522,6 +522,34 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
         // Only compressed offsets fit the least budget.
         assert_eq!(report["offsets"], "compressed", "{kernel}");
     }
+    // Every other kernel's verifier holds its own arrays (bc's the most, 32 bytes a
+    // vertex): the least budget with --verify is enough for them too.
+    for kernel in ["bc", "radii", "mis", "tc"] {
+        let least = plan(&graph, kernel, &["--tier", "direct", "--verify"])["minimum_bytes"]
+            .as_u64()
+            .unwrap();
+        let memory = format!("{}K", least.div_ceil(1024));
+        let json = dir.path().join(format!("{kernel}.json"));
+        swapless_ok(&[
+            "run",
+            kernel,
+            arg(&graph),
+            "--tier",
+            "direct",
+            "--memory",
+            &memory,
+            "--verify",
+            "--json",
+            arg(&json),
+        ]);
+        let report = json_report(&json);
+        assert_eq!(report["verified"], true, "{kernel}");
+        let peak = report["peak_rss_bytes"].as_u64().unwrap();
+        assert!(
+            peak <= least + RUNTIME_ALLOWANCE_BYTES,
+            "{kernel}: peak RSS {peak} over the least budget {least} + allowance"
+        );
+    }
 }
 
 #[test]
