@@ -385,8 +385,7 @@ impl GraphFile {
         position: u64,
         buffer: &mut [u8],
     ) -> Result<()> {
-        let mut reader = SectionReader::open(self, kind)?
-            .ok_or_else(|| self.corrupt(format!("section {} is missing", kind.name())))?;
+        let mut reader = SectionReader::over(self, kind, self.required_section(kind)?)?;
         let fits = position.is_multiple_of(SECTION_PIECE_BYTES)
             && position + buffer.len() as u64 <= reader.length
             && (buffer.len() as u64 <= SECTION_PIECE_BYTES);
@@ -530,19 +529,29 @@ struct SectionReader<'a> {
 impl<'a> SectionReader<'a> {
     /// The reader for `kind`, or `None` if the graph has no such section.
     fn open(graph: &'a GraphFile, kind: SectionKind) -> Result<Option<SectionReader<'a>>> {
-        let Some(entry) = graph.header.section(kind) else {
-            return Ok(None);
-        };
+        graph
+            .header
+            .section(kind)
+            .map(|entry| SectionReader::over(graph, kind, entry))
+            .transpose()
+    }
+
+    /// The reader for `kind`, whose table entry is `entry`.
+    fn over(
+        graph: &'a GraphFile,
+        kind: SectionKind,
+        entry: &crate::SectionEntry,
+    ) -> Result<SectionReader<'a>> {
         let file =
             File::open(&graph.path).map_err(|source| FormatError::io(&graph.path, source))?;
-        Ok(Some(SectionReader {
+        Ok(SectionReader {
             graph,
             kind,
             file,
             offset: entry.offset,
             length: entry.length,
             readahead_stopped: false,
-        }))
+        })
     }
 
     /// Fills `buffer` with the section from `position` (a multiple of the checksum

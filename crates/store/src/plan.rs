@@ -359,11 +359,20 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let verification = match request.verification_bytes {
         None => 0,
         Some(bytes) => {
-            let out = [SectionKind::OutOffsets, SectionKind::OutNeighbors];
-            let in_ = [SectionKind::InOffsets, SectionKind::InNeighbors];
+            // The directions the kernel reads have theirs already: scan offsets once.
+            let longest_of = |name: &str, kinds: [SectionKind; 2]| -> Result<u64> {
+                match directions.iter().find(|direction| direction.name == name) {
+                    Some(direction) => Ok(direction.longest_list),
+                    None => longest_list_bytes(graph, kinds),
+                }
+            };
+            let out = longest_of("out", [SectionKind::OutOffsets, SectionKind::OutNeighbors])?;
             let longest = match flags.directed {
-                true => longest_list_bytes(graph, out)?.max(longest_list_bytes(graph, in_)?),
-                false => longest_list_bytes(graph, out)?,
+                true => out.max(longest_of(
+                    "in",
+                    [SectionKind::InOffsets, SectionKind::InNeighbors],
+                )?),
+                false => out,
             };
             bytes
                 + VERIFY_MAPPED_BYTES

@@ -167,9 +167,7 @@ impl EdgeSource for SwaplessFileSource {
         let arcs = self.graph.num_arcs() as u64;
         let vertices = self.graph.num_vertices();
         while batch.len() < BATCH_EDGES && self.arcs_read < arcs {
-            if self.arcs_read >= self.piece_start + self.neighbors.len() as u64
-                || self.neighbors.is_empty()
-            {
+            if self.arcs_read >= self.piece_start + self.neighbors.len() as u64 {
                 self.read_next_piece()?;
             }
             while self.offsets[self.current_vertex + 1] <= self.arcs_read {
