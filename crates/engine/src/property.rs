@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
+use swapless_store::HUGE_PAGE;
 
 /// Fraction (0..=1, as f64 bits) of each property array to back with huge pages.
 static HUGE_PAGE_FRACTION: AtomicU64 = AtomicU64::new(0);
@@ -56,9 +57,6 @@ pub fn advise_huge_pages<T>(values: &[T]) {
         HUGE_PAGE_ADVISED_BYTES.fetch_add((end - aligned_start) as u64, Ordering::Relaxed);
     }
 }
-
-/// Huge pages are 2 MiB on x86_64; pool slots start on one so each can be backed by them.
-const HUGE_PAGE: usize = 2 << 20;
 
 /// Memory for one kernel's property arrays, mapped and faulted in before the graph is
 /// loaded (DESIGN §6: hot arrays first, so they get DRAM and huge pages before graph

@@ -24,6 +24,7 @@ mod stats;
 
 use std::ops::Range;
 
+pub use aligned::HUGE_PAGE;
 pub use direct::DirectStore;
 pub use dram::DramStore;
 pub use error::StoreError;
