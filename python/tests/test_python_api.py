@@ -212,6 +212,8 @@ def test_report_plan_and_info(tmp_path):
     assert report["kernel"] == "pr" and report["threads"] == 2 and ranks.sum() == pytest.approx(1.0)
     plan = sl.open(g.path, memory="4M", tier="direct").plan("bfs")
     assert plan["tier"] == "direct" and plan["segments"]
+    # A tier asked for by name is never passed over, so nothing was refused here.
+    assert plan["io_uring_refused"] is None
     names = lambda plan: [segment["name"] for segment in plan["segments"]]
     assert "verification" not in names(plan)
     verified = sl.open(g.path, memory="4M", tier="direct").plan("bfs", verify=True)

@@ -150,6 +150,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         bytes(plan.footprint_bytes),
         bytes(plan.minimum_bytes)
     );
+    print_io_uring_refusal(&plan);
     println!(
         "  {:<36} {:>11}  {:<5} placement",
         "segment", "size", "class"
@@ -322,6 +323,15 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Says why the mmap tier serves a plan that would have been direct's, if it does.
+fn print_io_uring_refusal(plan: &Plan) {
+    if let Some(refusal) = &plan.io_uring_refused {
+        println!(
+            "  note: this process may not use io_uring ({refusal}), so the mmap tier serves the lists instead of direct"
+        );
+    }
+}
+
 /// The short human report.
 fn print_report(report: &Value, plan: &Plan) {
     let count = |key: &str| report[key].as_u64().unwrap_or(0);
@@ -335,6 +345,7 @@ fn print_report(report: &Value, plan: &Plan) {
         report["tier"].as_str().unwrap_or(""),
         count("threads"),
     );
+    print_io_uring_refusal(plan);
     if let Some(source) = report["source"].as_u64() {
         println!("  source {source}");
     }

@@ -970,3 +970,148 @@ fn version_1_files_run_on_every_tier() {
     let (_, scores) = run(&upgraded, "pr", &["--tier", "dram"], dir.path());
     assert_eq!(scores, current);
 }
+
+/// Installs, in the calling process, a seccomp filter that makes io_uring's set-up fail
+/// with EPERM, as the filters container runtimes install do; everything else is allowed.
+fn refuse_io_uring() -> std::io::Result<()> {
+    let statement = |code: u32, jump_if: u8, jump_else: u8, value: u32| libc::sock_filter {
+        code: code as u16,
+        jt: jump_if,
+        jf: jump_else,
+        k: value,
+    };
+    let filter = [
+        // The system call's number (the first field of seccomp_data).
+        statement(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, 0),
+        statement(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            0,
+            1,
+            libc::SYS_io_uring_setup as u32,
+        ),
+        statement(
+            libc::BPF_RET | libc::BPF_K,
+            0,
+            0,
+            libc::SECCOMP_RET_ERRNO | libc::EPERM as u32,
+        ),
+        statement(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
+    ];
+    let program = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_ptr().cast_mut(),
+    };
+    // SAFETY: plain system calls on this process; the kernel copies the filter.
+    let installed = unsafe {
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+            && libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0,
+                &program as *const libc::sock_fprog,
+            ) == 0
+    };
+    match installed {
+        true => Ok(()),
+        false => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Runs `swapless` with `args` in a process that may not use io_uring.
+fn swapless_without_io_uring(args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_swapless"));
+    command.args(args);
+    // SAFETY: the hook runs in the child between fork and exec and makes only the
+    // prctl and seccomp system calls, which are async-signal-safe.
+    unsafe {
+        command.pre_exec(refuse_io_uring);
+    }
+    command.output().expect("the swapless binary runs")
+}
+
+#[test]
+fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron.sl");
+    generate_kron(&graph, 16, 16, &["--reorder", "dbg"]);
+    let planned = plan(&graph, "pr", &["--tier", "direct", "--memory", "1G"]);
+    let least = planned["minimum_bytes"].as_u64().unwrap();
+    let footprint = planned["footprint_bytes"].as_u64().unwrap();
+    // A quarter of the way from the least budget to the footprint: a disk tier's.
+    let budget = format!("{}K", (least + (footprint - least) / 4) >> 10);
+
+    // Where io_uring works, the default disk tier is direct.
+    let usual = plan(&graph, "pr", &["--memory", &budget]);
+    assert_eq!(usual["tier"], "direct");
+    assert!(usual["io_uring_refused"].is_null());
+
+    // Where it does not, the plan and the run take mmap, say why, and give dram's answer.
+    let json = dir.path().join("plan.json");
+    let output = swapless_without_io_uring(&[
+        "plan",
+        arg(&graph),
+        "pr",
+        "--memory",
+        &budget,
+        "--json",
+        arg(&json),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("may not use io_uring"));
+    let refused = json_report(&json);
+    assert_eq!(refused["tier"], "mmap");
+    assert!(refused["io_uring_refused"].is_string(), "{refused}");
+
+    let (dram, dram_result) = run(&graph, "pr", &["--tier", "dram"], dir.path());
+    let (json, out) = (dir.path().join("run.json"), dir.path().join("run.npy"));
+    let output = swapless_without_io_uring(&[
+        "run",
+        "pr",
+        arg(&graph),
+        "--memory",
+        &budget,
+        "--json",
+        arg(&json),
+        "--out",
+        arg(&out),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("instead of direct"));
+    let report = json_report(&json);
+    assert_eq!(report["tier"], "mmap");
+    assert!(report["io_uring_refused"].is_string(), "{report}");
+    assert_same_answer(
+        "pr",
+        "mmap",
+        (&report, &npy_payload(&out)),
+        (&dram, &dram_result),
+    );
+
+    // Asked for by name, the direct tier fails in one sentence that names the way out.
+    let output = swapless_without_io_uring(&[
+        "run",
+        "pr",
+        arg(&graph),
+        "--tier",
+        "direct",
+        "--memory",
+        &budget,
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(
+        stderr.contains("io_uring is not available") && stderr.contains("--tier mmap"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}

@@ -1062,6 +1062,7 @@ fn add_plan_figures(report: &mut Value, plan: &Plan) {
         "chunk_bytes": plan.chunk_bytes,
         "queue_depth": plan.queue_depth,
         "banded_search": plan.banded_search,
+        "io_uring_refused": plan.io_uring_refused,
         "optional_property_held": plan.optional_property_held,
     });
     if let (Value::Object(report), Value::Object(figures)) = (report, figures) {

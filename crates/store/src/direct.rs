@@ -412,6 +412,13 @@ impl Iterator for Feed<'_> {
     }
 }
 
+/// Why this process may not use io_uring, or `None` when it may: a seccomp filter (as
+/// container runtimes install) or the `kernel.io_uring_disabled` sysctl refuses the ring
+/// the direct tier reads through. Sets up and drops a ring of 8 entries.
+pub fn io_uring_refusal() -> Option<std::io::Error> {
+    IoUring::new(8).err()
+}
+
 /// A graph read from disk with `O_DIRECT` through io_uring, under a memory budget.
 pub struct DirectStore {
     path: PathBuf,

@@ -25,7 +25,7 @@ mod stats;
 use std::ops::Range;
 
 pub use aligned::HUGE_PAGE;
-pub use direct::DirectStore;
+pub use direct::{DirectStore, io_uring_refusal};
 pub use dram::DramStore;
 pub use error::StoreError;
 pub use mmap::MmapStore;

@@ -191,6 +191,9 @@ pub struct Plan {
     pub footprint_bytes: u64,
     /// The least budget a disk tier can run this kernel with.
     pub minimum_bytes: u64,
+    /// What the system said when this process was refused io_uring, if that made the
+    /// plan choose the mmap tier where it would have chosen direct.
+    pub io_uring_refused: Option<String>,
     /// Every segment with its placement.
     pub segments: Vec<Segment>,
     /// With verification: bytes of the file's pages the verifier's map may keep (at
@@ -397,11 +400,20 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     // the fewer of its pages it drops, the fewer it faults in again.
     let verify_mapped_bytes = VERIFY_MAPPED_BYTES + budget.saturating_sub(verification);
 
-    let tier = request.tier.unwrap_or(if dram_needed <= budget {
-        Tier::Dram
-    } else {
-        Tier::Direct
-    });
+    // The default disk tier is direct, unless this process may not use io_uring: then
+    // mmap, and the plan says why. A direct tier asked for by name fails at open instead.
+    let mut io_uring_refused = None;
+    let tier = match request.tier {
+        Some(tier) => tier,
+        None if dram_needed <= budget => Tier::Dram,
+        None => match crate::io_uring_refusal() {
+            None => Tier::Direct,
+            Some(error) => {
+                io_uring_refused = Some(error.to_string());
+                Tier::Mmap
+            }
+        },
+    };
     let banded_search = request.searches
         && matches!(tier, Tier::Direct | Tier::Mmap)
         && (request.chunk_bytes.is_none() || request.gather_cache_fraction.is_none())
@@ -675,6 +687,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         budget_bytes: budget,
         footprint_bytes: footprint,
         minimum_bytes: minimum,
+        io_uring_refused,
         segments,
         verify_mapped_bytes,
         offset_form,
