@@ -57,6 +57,128 @@ pub fn physical_memory_bytes() -> Option<u64> {
     read_kib_field("/proc/meminfo", "MemTotal:")
 }
 
+/// The memory this process may use: physical memory, or less when its memory cgroup
+/// or one above it is limited (as a container's is), which the kernel enforces by
+/// reclaiming and then killing.
+pub fn usable_memory_bytes() -> Option<u64> {
+    let physical = physical_memory_bytes()?;
+    Some(cgroup_memory_limit_bytes().map_or(physical, |limit| limit.min(physical)))
+}
+
+/// The cgroup interface of a memory hierarchy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CgroupVersion {
+    /// cgroup v1: the memory controller's own tree.
+    V1,
+    /// cgroup v2: the unified tree.
+    V2,
+}
+
+impl CgroupVersion {
+    /// The files that limit a cgroup's memory in this version.
+    fn limit_files(self) -> &'static [&'static str] {
+        match self {
+            CgroupVersion::V1 => &["memory.limit_in_bytes"],
+            // Past memory.high the kernel throttles and reclaims hard; a budget should
+            // stay below it as below memory.max.
+            CgroupVersion::V2 => &["memory.max", "memory.high"],
+        }
+    }
+}
+
+/// A mounted memory cgroup hierarchy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryCgroupMount {
+    /// v1 or v2.
+    pub version: CgroupVersion,
+    /// Where it is mounted.
+    pub mount_point: std::path::PathBuf,
+    /// The cgroup the mount shows as its top (a container's own cgroup, often).
+    pub root: String,
+}
+
+/// The memory cgroup hierarchies mounted here, from `/proc/self/mountinfo`: cgroup v2
+/// trees whose controllers include memory, and cgroup v1's memory tree.
+pub fn memory_cgroup_mounts() -> Vec<MemoryCgroupMount> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    text.lines().filter_map(memory_cgroup_mount).collect()
+}
+
+/// The memory cgroup mount a line of `/proc/self/mountinfo` describes, if it is one.
+fn memory_cgroup_mount(line: &str) -> Option<MemoryCgroupMount> {
+    // ID PARENT MAJOR:MINOR ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER_OPTIONS
+    let (mount, filesystem) = line.split_once(" - ")?;
+    let mount: Vec<&str> = mount.split(' ').collect();
+    let filesystem: Vec<&str> = filesystem.split(' ').collect();
+    let (root, mount_point) = (*mount.get(3)?, *mount.get(4)?);
+    let mount_point = std::path::PathBuf::from(mount_point.replace("\\040", " "));
+    let version = match *filesystem.first()? {
+        "cgroup2" => {
+            let controllers =
+                std::fs::read_to_string(mount_point.join("cgroup.controllers")).unwrap_or_default();
+            controllers
+                .split_whitespace()
+                .any(|name| name == "memory")
+                .then_some(CgroupVersion::V2)?
+        }
+        "cgroup" => filesystem
+            .get(2)?
+            .split(',')
+            .any(|option| option == "memory")
+            .then_some(CgroupVersion::V1)?,
+        _ => return None,
+    };
+    Some(MemoryCgroupMount {
+        version,
+        mount_point,
+        root: root.to_string(),
+    })
+}
+
+/// The lowest memory limit set on this process's cgroup or one above it, if any.
+pub fn cgroup_memory_limit_bytes() -> Option<u64> {
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    lowest_cgroup_limit(&membership, &memory_cgroup_mounts())
+}
+
+/// The lowest limit on the cgroup that `membership` (the text of `/proc/PID/cgroup`)
+/// names in each of `mounts`, or on any cgroup above it that the mount shows.
+fn lowest_cgroup_limit(membership: &str, mounts: &[MemoryCgroupMount]) -> Option<u64> {
+    let mut lowest: Option<u64> = None;
+    for mount in mounts {
+        // "0::/path" in v2; "N:controller,...:/path" in v1.
+        let path = membership.lines().find_map(|line| {
+            let mut fields = line.splitn(3, ':');
+            let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+            let member = match mount.version {
+                CgroupVersion::V2 => controllers.is_empty(),
+                CgroupVersion::V1 => controllers.split(',').any(|name| name == "memory"),
+            };
+            member.then_some(path)
+        });
+        let Some(path) = path else {
+            continue;
+        };
+        // The mount shows the tree from its root down; a cgroup outside that view (a
+        // container that mounts only its own) is seen through the root alone.
+        let below = match path.strip_prefix(mount.root.trim_end_matches('/')) {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+            _ => "",
+        };
+        let relative = std::path::Path::new(below.trim_start_matches('/'));
+        for cgroup in relative.ancestors() {
+            for file in mount.version.limit_files() {
+                let text = std::fs::read_to_string(mount.mount_point.join(cgroup).join(file));
+                // "max" (v2) means no limit; v1 writes a number near 2^63 instead.
+                if let Some(limit) = text.ok().and_then(|text| text.trim().parse::<u64>().ok()) {
+                    lowest = Some(lowest.map_or(limit, |lowest| lowest.min(limit)));
+                }
+            }
+        }
+    }
+    lowest
+}
+
 /// The process's peak resident set size so far (VmHWM in `/proc/self/status`).
 pub fn peak_rss_bytes() -> Option<u64> {
     read_kib_field("/proc/self/status", "VmHWM:")
@@ -85,6 +207,66 @@ pub fn page_faults() -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lowest_cgroup_limit_above_a_process_counts_in_either_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("v2/a/memory.max", "max\n");
+        write("v2/a/b/memory.max", "1073741824\n");
+        write("v2/a/b/memory.high", "805306368\n");
+        write("v2/a/b/c/memory.max", "max\n");
+        write("v1/memory.limit_in_bytes", "9223372036854771712\n");
+        write("v1/x/memory.limit_in_bytes", "536870912\n");
+        let mount = |version, folder: &str, root: &str| MemoryCgroupMount {
+            version,
+            mount_point: dir.path().join(folder),
+            root: root.to_string(),
+        };
+        let v2 = [mount(CgroupVersion::V2, "v2", "/")];
+        // memory.high below memory.max, two levels up, is the limit.
+        assert_eq!(lowest_cgroup_limit("0::/a/b/c\n", &v2), Some(805306368));
+        assert_eq!(lowest_cgroup_limit("0::/a\n", &v2), None);
+        // A v1 line is not a v2 membership.
+        assert_eq!(lowest_cgroup_limit("4:memory:/a/b\n", &v2), None);
+        let v1 = [mount(CgroupVersion::V1, "v1", "/")];
+        let membership = "5:devices:/x\n4:cpu,memory:/x/y\n0::/\n";
+        assert_eq!(lowest_cgroup_limit(membership, &v1), Some(536870912));
+        // A container that mounts only its own cgroup: seen through the mount's root.
+        let own = [mount(CgroupVersion::V1, "v1/x", "/docker/abc")];
+        assert_eq!(
+            lowest_cgroup_limit("4:memory:/docker/abc\n", &own),
+            Some(536870912)
+        );
+        assert_eq!(
+            lowest_cgroup_limit("4:memory:/docker/abcd\n", &own),
+            Some(536870912)
+        );
+    }
+
+    #[test]
+    fn memory_cgroup_mounts_are_read_from_mountinfo_lines() {
+        let v1 =
+            "41 31 0:36 / /sys/fs/cgroup/memory rw,relatime shared:9 - cgroup cgroup rw,memory";
+        assert_eq!(
+            memory_cgroup_mount(v1),
+            Some(MemoryCgroupMount {
+                version: CgroupVersion::V1,
+                mount_point: "/sys/fs/cgroup/memory".into(),
+                root: "/".to_string(),
+            })
+        );
+        let cpu = "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu";
+        assert_eq!(memory_cgroup_mount(cpu), None);
+        let disk = "23 1 254:0 / / rw,relatime - ext4 /dev/vda rw";
+        assert_eq!(memory_cgroup_mount(disk), None);
+        // The usable memory is never more than the machine has.
+        assert!(usable_memory_bytes().unwrap() <= physical_memory_bytes().unwrap());
+    }
 
     #[test]
     fn sizes_parse_like_people_write_them() {

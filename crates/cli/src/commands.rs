@@ -104,7 +104,7 @@ pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
     .transpose()
 }
 
-/// Turns `--memory` into bytes; the default is half of physical memory.
+/// Turns `--memory` into bytes; the default is half of the memory the process may use.
 fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
     Ok(parse_memory(text)?.unwrap_or_else(swapless_run::default_memory_budget))
 }

@@ -124,7 +124,7 @@ struct BuildCommand {
 
 #[derive(Args)]
 struct OutputOptions {
-    /// Peak memory for the build, e.g. 512M or 2G (default: half of physical memory).
+    /// Peak memory for the build, e.g. 512M or 2G (default: half of the memory this process may use).
     #[arg(long, value_name = "SIZE")]
     memory: Option<String>,
     /// Directory for temporary runs (default: next to the output).

@@ -20,8 +20,9 @@ pub use swapless_run::Kernel;
 #[derive(Args, Clone)]
 pub struct PlacementArgs {
     /// Memory budget for the whole run (e.g. 512M, 2G): property arrays, offsets, caches
-    /// and I/O buffers all count. Default: dram if the graph fits in half of physical
-    /// memory, else half of physical memory.
+    /// and I/O buffers all count. Default: dram if the graph fits in half of the memory
+    /// this process may use (physical memory, or its cgroup's limit if lower), else half
+    /// of that memory.
     #[arg(long, value_name = "SIZE")]
     memory: Option<String>,
     /// Where edges are served from (default: dram if the footprint fits the budget, else direct).

@@ -1115,3 +1115,73 @@ fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() 
     );
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
+
+/// A memory cgroup made for one test, removed when dropped.
+struct TestCgroup(std::path::PathBuf);
+
+impl Drop for TestCgroup {
+    fn drop(&mut self) {
+        // Its process has exited by now, so the empty cgroup can go.
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+fn without_memory_the_budget_is_half_of_what_the_cgroup_allows() {
+    use swapless_build::memory::{CgroupVersion, memory_cgroup_mounts};
+    let mounts = memory_cgroup_mounts();
+    let Some(mount) = mounts
+        .iter()
+        .find(|mount| mount.version == CgroupVersion::V2)
+        .or_else(|| mounts.first())
+    else {
+        eprintln!("skipped: no memory cgroup is mounted here");
+        return;
+    };
+    let cgroup = mount
+        .mount_point
+        .join(format!("swapless-test-{}", std::process::id()));
+    if std::fs::create_dir(&cgroup).is_err() {
+        eprintln!("skipped: no writable memory cgroup (making one needs root)");
+        return;
+    }
+    let cgroup = TestCgroup(cgroup);
+    let limit_file = match mount.version {
+        CgroupVersion::V2 => {
+            let _ = std::fs::write(mount.mount_point.join("cgroup.subtree_control"), "+memory");
+            "memory.max"
+        }
+        CgroupVersion::V1 => "memory.limit_in_bytes",
+    };
+    let limit: u64 = 384 << 20;
+    std::fs::write(cgroup.0.join(limit_file), limit.to_string()).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron.sl");
+    generate_kron(&graph, 14, 8, &[]);
+    let json = dir.path().join("plan.json");
+    // The shell joins the cgroup, then becomes swapless: every page of it is charged there.
+    let output = std::process::Command::new("sh")
+        .args([
+            "-c",
+            r#"echo $$ > "$1/cgroup.procs" && exec "$2" plan "$3" pr --tier direct --json "$4""#,
+            "sh",
+        ])
+        .args([
+            cgroup.0.as_os_str(),
+            env!("CARGO_BIN_EXE_swapless").as_ref(),
+        ])
+        .args([graph.as_os_str(), json.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let physical = swapless_build::memory::physical_memory_bytes().unwrap();
+    assert_eq!(
+        json_report(&json)["memory_budget_bytes"].as_u64().unwrap(),
+        limit.min(physical) / 2
+    );
+}

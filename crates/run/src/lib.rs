@@ -237,7 +237,7 @@ impl Kernel {
 pub struct Placement {
     /// The whole run's memory budget; `None`: dram if the footprint fits the default.
     pub budget_bytes: Option<u64>,
-    /// The budget when none is given (the CLI uses half of physical memory).
+    /// The budget when none is given (the CLI uses [`default_memory_budget`]).
     pub default_budget_bytes: u64,
     /// The tier; `None`: dram if the footprint fits the budget, else direct.
     pub tier: Option<Tier>,
@@ -328,9 +328,10 @@ impl Placement {
     }
 }
 
-/// Half of physical memory: the budget when none is given.
+/// Half of the memory this process may use (physical memory, or its cgroup's limit when
+/// lower): the budget when none is given.
 pub fn default_memory_budget() -> u64 {
-    swapless_build::memory::physical_memory_bytes().unwrap_or(8 << 30) / 2
+    swapless_build::memory::usable_memory_bytes().unwrap_or(8 << 30) / 2
 }
 
 /// Betweenness sources: a sample, or every vertex (exact).

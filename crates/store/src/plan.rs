@@ -154,7 +154,7 @@ pub struct PlanRequest {
     pub searches: bool,
     /// `--memory`, if given.
     pub budget_bytes: Option<u64>,
-    /// The budget when none is given (half of physical memory).
+    /// The budget when none is given (half of the memory the process may use).
     pub default_budget_bytes: u64,
     /// `--tier`, if given.
     pub tier: Option<Tier>,

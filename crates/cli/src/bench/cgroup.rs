@@ -22,25 +22,17 @@ pub enum Hierarchy {
 impl Hierarchy {
     /// The memory hierarchy of this machine, if one is mounted and writable.
     pub fn detect() -> Option<Hierarchy> {
-        let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
-        let mut found = None;
-        for line in mounts.lines() {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let [_, mount_point, kind, options, ..] = fields[..] else {
-                continue;
-            };
-            let mount_point = PathBuf::from(mount_point);
-            if kind == "cgroup2" {
-                let controllers = std::fs::read_to_string(mount_point.join("cgroup.controllers"))
-                    .unwrap_or_default();
-                if controllers.split_whitespace().any(|name| name == "memory") {
-                    found = Some(Hierarchy::V2(mount_point));
-                    break;
-                }
-            } else if kind == "cgroup" && options.split(',').any(|option| option == "memory") {
-                found = Some(Hierarchy::V1(mount_point));
-            }
-        }
+        use swapless_build::memory::{CgroupVersion, memory_cgroup_mounts};
+        let mounts = memory_cgroup_mounts();
+        // The unified tree when it has the memory controller, else v1's memory tree.
+        let mount = mounts
+            .iter()
+            .find(|mount| mount.version == CgroupVersion::V2)
+            .or_else(|| mounts.first())?;
+        let found = Some(match mount.version {
+            CgroupVersion::V2 => Hierarchy::V2(mount.mount_point.clone()),
+            CgroupVersion::V1 => Hierarchy::V1(mount.mount_point.clone()),
+        });
         let root = found.as_ref()?.root();
         // Root alone may make cgroups; a probe directory tells without guessing.
         let probe = root.join(format!("{NAME_PREFIX}probe-{}", std::process::id()));

@@ -137,7 +137,8 @@ struct TrialSpec {
     budget_percent: Option<f64>,
     /// The cgroup's memory limit.
     limit_bytes: Option<u64>,
-    /// What `run --memory` gets (the limit less the runtime allowance).
+    /// What `run --memory` gets: the limit less the runtime allowance; in swap mode, the
+    /// harness's own default budget (the engine is not told the trial's limit).
     engine_memory_bytes: Option<u64>,
     chunk: Option<String>,
     hugepages: f64,
@@ -534,9 +535,13 @@ fn limited_specs(
                             budget_percent: Some(budget_percent),
                             limit_bytes: limited.then_some(limit),
                             // The disk tiers plan within the limit less what the process
-                            // itself needs; swap mode's engine knows of no limit at all.
-                            engine_memory_bytes: (mode != Mode::Swap)
-                                .then(|| limit.saturating_sub(RUNTIME_ALLOWANCE_BYTES)),
+                            // itself needs. Swap mode's engine knows of no limit at all: it
+                            // gets the budget it would take by default outside the trial's
+                            // cgroup, as an in-memory program assumes all memory is its own.
+                            engine_memory_bytes: Some(match mode {
+                                Mode::Swap => swapless_run::default_memory_budget(),
+                                _ => limit.saturating_sub(RUNTIME_ALLOWANCE_BYTES),
+                            }),
                             chunk: chunk.clone(),
                             hugepages,
                             trial,

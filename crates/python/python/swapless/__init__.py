@@ -63,7 +63,8 @@ class Graph:
     """A .sl graph file, with the memory budget and tier its kernels run under.
 
     Attributes: ``path``, ``memory`` (the budget, e.g. "1G"; None: in memory if it
-    fits in half of physical memory), ``tier`` (None, "dram", "mmap" or "direct"),
+    fits in half of the memory the process may use, physical or its cgroup's limit),
+    ``tier`` (None, "dram", "mmap" or "direct"),
     ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
     ``weighted``, and ``last_report``, the report of the last kernel run on it.
     """
@@ -122,7 +123,7 @@ def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memor
     """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
     or from another .sl file (to reorder it, drop its weights or bring it to this format).
 
-    ``memory`` bounds the build's peak memory (default: half of physical memory);
+    ``memory`` bounds the build's peak memory (default: half of the memory the process may use);
     ``reorder="dbg"`` groups vertices by degree, hottest first. Returns the new graph
     (open it again with ``sl.open(output, memory=...)`` to run within a budget).
     """
