@@ -92,16 +92,26 @@ impl From<swapless_store::StoreError> for CliError {
 
 type CliResult = Result<(), CliError>;
 
-/// Turns a `--memory` value into bytes, if one was given.
+/// Turns a `--memory` value into bytes, if one was given; warns when it is more than
+/// the process may use, since the promise to keep to it is then no shield.
 pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
-    text.map(|text| {
-        parse_size(text).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
-            ))
-        })
-    })
-    .transpose()
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let bytes = parse_size(text).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
+        ))
+    })?;
+    if let Some(usable) = swapless_build::memory::usable_memory_bytes()
+        && bytes > usable
+    {
+        eprintln!(
+            "warning: --memory {text} is more than the {} this process may use (physical memory, or its cgroup's limit), so a run that fills it may swap or be killed",
+            swapless_build::memory::format_bytes(usable)
+        );
+    }
+    Ok(Some(bytes))
 }
 
 /// Turns `--memory` into bytes; the default is half of the memory the process may use.

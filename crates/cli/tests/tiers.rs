@@ -1185,3 +1185,20 @@ fn without_memory_the_budget_is_half_of_what_the_cgroup_allows() {
         limit.min(physical) / 2
     );
 }
+
+#[test]
+fn a_budget_beyond_what_the_process_may_use_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron.sl");
+    generate_kron(&graph, 10, 8, &[]);
+    let beyond = swapless(&["plan", arg(&graph), "pr", "--memory", "1000T"]);
+    assert!(beyond.status.success());
+    let stderr = String::from_utf8_lossy(&beyond.stderr);
+    assert!(
+        stderr.starts_with("warning: --memory 1000T is more than the ")
+            && stderr.contains("may use"),
+        "{stderr}"
+    );
+    let within = swapless(&["plan", arg(&graph), "pr", "--memory", "64M"]);
+    assert!(within.status.success() && within.stderr.is_empty());
+}
