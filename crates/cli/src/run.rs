@@ -25,7 +25,8 @@ pub struct PlacementArgs {
     /// of that memory.
     #[arg(long, value_name = "SIZE")]
     memory: Option<String>,
-    /// Where edges are served from (default: dram if the footprint fits the budget, else direct).
+    /// Where edges are served from (default: dram if the footprint fits the budget, else
+    /// direct, or mmap where io_uring is refused).
     #[arg(long, value_enum)]
     tier: Option<TierArg>,
     /// Bytes per read when streaming lists (4K to 4M) [default: 256K; 16K for a search

@@ -239,7 +239,8 @@ pub struct Placement {
     pub budget_bytes: Option<u64>,
     /// The budget when none is given (the CLI uses [`default_memory_budget`]).
     pub default_budget_bytes: u64,
-    /// The tier; `None`: dram if the footprint fits the budget, else direct.
+    /// The tier; `None`: dram if the footprint fits the budget, else direct (mmap where
+    /// io_uring is refused).
     pub tier: Option<Tier>,
     /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB); `None`: the plan's
     /// choice (256 KiB, or 16 KiB for a search on a banded graph).
