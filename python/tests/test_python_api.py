@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -288,3 +289,12 @@ def test_python_dash_m_is_the_command_line(tmp_path):
     completed = subprocess.run([sys.executable, "-m", "swapless", "run", "bfs", str(tmp_path / "no.sl")],
                                capture_output=True, text=True)
     assert completed.returncode == 1 and completed.stderr.startswith("error: ")
+
+
+def test_a_budget_beyond_what_the_process_may_use_is_warned_of(tmp_path):
+    g = sl.generate("urand", scale=8, output=tmp_path / "u.sl")
+    with pytest.warns(ResourceWarning, match="this process may use"):
+        sl.open(g.path, memory="1000T").plan("bfs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sl.open(g.path, memory="64M").plan("bfs")

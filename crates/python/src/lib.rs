@@ -3,7 +3,7 @@
 //! JSON text; `python/swapless/__init__.py` gives them their Pythonic shape. Long work
 //! runs with the GIL released on a worker thread while this thread watches for Ctrl-C.
 
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyResourceWarning, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::{Value, json};
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
-use swapless_build::memory::parse_size;
+use swapless_build::memory::{format_bytes, parse_size, usable_memory_bytes};
 use swapless_build::{BuildError, BuildOptions, EdgeSource, Reorder, build_graph};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOptions};
@@ -89,6 +89,24 @@ fn size(text: Option<&str>, what: &str) -> PyResult<Option<u64>> {
         })
     })
     .transpose()
+}
+
+/// A `memory=` budget in bytes; one beyond what the process may use raises a
+/// ResourceWarning, as the CLI warns: the budget is a promise only while the memory exists.
+fn memory_size(py: Python<'_>, text: Option<&str>) -> PyResult<Option<u64>> {
+    let bytes = size(text, "memory")?;
+    if let (Some(bytes), Some(usable)) = (bytes, usable_memory_bytes())
+        && bytes > usable
+    {
+        let message = format!(
+            "memory={:?} is more than the {} this process may use (physical memory, or its cgroup's limit), so a run that fills it may swap or be killed",
+            text.unwrap_or_default(),
+            format_bytes(usable)
+        );
+        let category = py.get_type::<PyResourceWarning>();
+        PyErr::warn(py, &category, &CString::new(message).unwrap_or_default(), 1)?;
+    }
+    Ok(bytes)
 }
 
 fn tier(name: Option<&str>) -> PyResult<Option<Tier>> {
@@ -181,13 +199,14 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (path, kernel_name, memory=None, tier_name=None, verify=false))]
 fn plan(
+    py: Python<'_>,
     path: PathBuf,
     kernel_name: &str,
     memory: Option<&str>,
     tier_name: Option<&str>,
     verify: bool,
 ) -> PyResult<String> {
-    let mut placement = Placement::new(size(memory, "memory")?, tier(tier_name)?);
+    let mut placement = Placement::new(memory_size(py, memory)?, tier(tier_name)?);
     placement.verify = verify;
     let plan = swapless_run::plan(&path, kernel(kernel_name)?, &placement).map_err(run_error)?;
     Ok(swapless_run::plan_json(&plan).to_string())
@@ -208,7 +227,7 @@ fn run(
     let text = |key: &str| options[key].as_str().map(str::to_string);
     let mut run_options = RunOptions {
         placement: Placement::new(
-            size(text("memory").as_deref(), "memory")?,
+            memory_size(py, text("memory").as_deref())?,
             tier(text("tier").as_deref())?,
         ),
         ..RunOptions::default()
@@ -303,7 +322,7 @@ fn build_from(
         )));
     }
     let mut options = BuildOptions::with_memory(
-        size(memory, "memory")?.unwrap_or_else(swapless_run::default_memory_budget),
+        memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget),
     );
     options.reorder = match reorder {
         None => Reorder::None,
