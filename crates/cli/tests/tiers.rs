@@ -1030,6 +1030,18 @@ fn swapless_without_io_uring(args: &[&str]) -> std::process::Output {
     command.output().expect("the swapless binary runs")
 }
 
+/// Runs `swapless args` where io_uring is refused; insists that it succeeds on the mmap
+/// tier and that its JSON report (written to `json`) says why. Returns stdout and report.
+fn mmap_without_io_uring(args: &[&str], json: &Path) -> (String, serde_json::Value) {
+    let output = swapless_without_io_uring(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report = json_report(json);
+    assert_eq!(report["tier"], "mmap");
+    assert!(report["io_uring_refused"].is_string(), "{report}");
+    (String::from_utf8_lossy(&output.stdout).into_owned(), report)
+}
+
 #[test]
 fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() {
     let dir = tempfile::tempdir().unwrap();
@@ -1048,7 +1060,7 @@ fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() 
 
     // Where it does not, the plan and the run take mmap, say why, and give dram's answer.
     let json = dir.path().join("plan.json");
-    let output = swapless_without_io_uring(&[
+    let plan_args = [
         "plan",
         arg(&graph),
         "pr",
@@ -1056,20 +1068,13 @@ fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() 
         &budget,
         "--json",
         arg(&json),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("may not use io_uring"));
-    let refused = json_report(&json);
-    assert_eq!(refused["tier"], "mmap");
-    assert!(refused["io_uring_refused"].is_string(), "{refused}");
+    ];
+    let stdout = mmap_without_io_uring(&plan_args, &json).0;
+    assert!(stdout.contains("may not use io_uring"), "{stdout}");
 
     let (dram, dram_result) = run(&graph, "pr", &["--tier", "dram"], dir.path());
     let (json, out) = (dir.path().join("run.json"), dir.path().join("run.npy"));
-    let output = swapless_without_io_uring(&[
+    let run_args = [
         "run",
         "pr",
         arg(&graph),
@@ -1079,16 +1084,9 @@ fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() 
         arg(&json),
         "--out",
         arg(&out),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("instead of direct"));
-    let report = json_report(&json);
-    assert_eq!(report["tier"], "mmap");
-    assert!(report["io_uring_refused"].is_string(), "{report}");
+    ];
+    let (stdout, report) = mmap_without_io_uring(&run_args, &json);
+    assert!(stdout.contains("instead of direct"), "{stdout}");
     assert_same_answer(
         "pr",
         "mmap",
