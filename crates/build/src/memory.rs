@@ -65,6 +65,18 @@ pub fn usable_memory_bytes() -> Option<u64> {
     Some(cgroup_memory_limit_bytes().map_or(physical, |limit| limit.min(physical)))
 }
 
+/// The warning for a budget of `bytes` that is more than this process may use, naming the
+/// setting as the caller's user wrote it (`--memory 1T`, `memory="1T"`); `None` if it fits.
+pub fn beyond_usable_memory_warning(setting: &str, bytes: u64) -> Option<String> {
+    let usable = usable_memory_bytes()?;
+    (bytes > usable).then(|| {
+        format!(
+            "{setting} is more than the {} this process may use (physical memory, or its cgroup's limit), so a run that fills it may swap or be killed",
+            format_bytes(usable)
+        )
+    })
+}
+
 /// The cgroup interface of a memory hierarchy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CgroupVersion {
@@ -102,6 +114,17 @@ pub struct MemoryCgroupMount {
 pub fn memory_cgroup_mounts() -> Vec<MemoryCgroupMount> {
     let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     text.lines().filter_map(memory_cgroup_mount).collect()
+}
+
+/// The memory cgroup hierarchy to make cgroups in: the unified tree when it has the
+/// memory controller, else cgroup v1's memory tree.
+pub fn main_memory_cgroup_mount() -> Option<MemoryCgroupMount> {
+    let mut mounts = memory_cgroup_mounts();
+    let index = mounts
+        .iter()
+        .position(|mount| mount.version == CgroupVersion::V2)
+        .unwrap_or(0);
+    (!mounts.is_empty()).then(|| mounts.swap_remove(index))
 }
 
 /// The memory cgroup mount a line of `/proc/self/mountinfo` describes, if it is one.

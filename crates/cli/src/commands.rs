@@ -103,13 +103,9 @@ pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
             "--memory {text:?} is not a size; write it like 512M, 2G or 1.5GiB"
         ))
     })?;
-    if let Some(usable) = swapless_build::memory::usable_memory_bytes()
-        && bytes > usable
-    {
-        eprintln!(
-            "warning: --memory {text} is more than the {} this process may use (physical memory, or its cgroup's limit), so a run that fills it may swap or be killed",
-            swapless_build::memory::format_bytes(usable)
-        );
+    let setting = format!("--memory {text}");
+    if let Some(warning) = swapless_build::memory::beyond_usable_memory_warning(&setting, bytes) {
+        eprintln!("warning: {warning}");
     }
     Ok(Some(bytes))
 }

@@ -1095,7 +1095,7 @@ fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() 
     );
 
     // Asked for by name, the direct tier fails in one sentence that names the way out.
-    let output = swapless_without_io_uring(&[
+    let direct_args = [
         "run",
         "pr",
         arg(&graph),
@@ -1103,15 +1103,12 @@ fn without_io_uring_the_default_disk_tier_is_mmap_and_direct_by_name_says_why() 
         "direct",
         "--memory",
         &budget,
-    ]);
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.starts_with("error: "), "{stderr}");
+    ];
+    let stderr = failed_in_one_line(&direct_args, swapless_without_io_uring(&direct_args));
     assert!(
         stderr.contains("io_uring is not available") && stderr.contains("--tier mmap"),
         "{stderr}"
     );
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
 
 /// A memory cgroup made for one test, removed when dropped.
@@ -1126,13 +1123,8 @@ impl Drop for TestCgroup {
 
 #[test]
 fn without_memory_the_budget_is_half_of_what_the_cgroup_allows() {
-    use swapless_build::memory::{CgroupVersion, memory_cgroup_mounts};
-    let mounts = memory_cgroup_mounts();
-    let Some(mount) = mounts
-        .iter()
-        .find(|mount| mount.version == CgroupVersion::V2)
-        .or_else(|| mounts.first())
-    else {
+    use swapless_build::memory::{CgroupVersion, main_memory_cgroup_mount};
+    let Some(mount) = main_memory_cgroup_mount() else {
         eprintln!("skipped: no memory cgroup is mounted here");
         return;
     };

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use serde_json::{Value, json};
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
-use swapless_build::memory::{format_bytes, parse_size, usable_memory_bytes};
+use swapless_build::memory::{beyond_usable_memory_warning, parse_size};
 use swapless_build::{BuildError, BuildOptions, EdgeSource, Reorder, build_graph};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOptions};
@@ -95,14 +95,8 @@ fn size(text: Option<&str>, what: &str) -> PyResult<Option<u64>> {
 /// ResourceWarning, as the CLI warns: the budget is a promise only while the memory exists.
 fn memory_size(py: Python<'_>, text: Option<&str>) -> PyResult<Option<u64>> {
     let bytes = size(text, "memory")?;
-    if let (Some(bytes), Some(usable)) = (bytes, usable_memory_bytes())
-        && bytes > usable
-    {
-        let message = format!(
-            "memory={:?} is more than the {} this process may use (physical memory, or its cgroup's limit), so a run that fills it may swap or be killed",
-            text.unwrap_or_default(),
-            format_bytes(usable)
-        );
+    let setting = format!("memory={:?}", text.unwrap_or_default());
+    if let Some(message) = bytes.and_then(|bytes| beyond_usable_memory_warning(&setting, bytes)) {
         let category = py.get_type::<PyResourceWarning>();
         PyErr::warn(py, &category, &CString::new(message).unwrap_or_default(), 1)?;
     }

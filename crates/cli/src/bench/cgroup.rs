@@ -22,16 +22,11 @@ pub enum Hierarchy {
 impl Hierarchy {
     /// The memory hierarchy of this machine, if one is mounted and writable.
     pub fn detect() -> Option<Hierarchy> {
-        use swapless_build::memory::{CgroupVersion, memory_cgroup_mounts};
-        let mounts = memory_cgroup_mounts();
-        // The unified tree when it has the memory controller, else v1's memory tree.
-        let mount = mounts
-            .iter()
-            .find(|mount| mount.version == CgroupVersion::V2)
-            .or_else(|| mounts.first())?;
+        use swapless_build::memory::{CgroupVersion, main_memory_cgroup_mount};
+        let mount = main_memory_cgroup_mount()?;
         let found = Some(match mount.version {
-            CgroupVersion::V2 => Hierarchy::V2(mount.mount_point.clone()),
-            CgroupVersion::V1 => Hierarchy::V1(mount.mount_point.clone()),
+            CgroupVersion::V2 => Hierarchy::V2(mount.mount_point),
+            CgroupVersion::V1 => Hierarchy::V1(mount.mount_point),
         });
         let root = found.as_ref()?.root();
         // Root alone may make cgroups; a probe directory tells without guessing.

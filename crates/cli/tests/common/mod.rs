@@ -30,7 +30,12 @@ pub fn swapless_ok(args: &[&str]) -> String {
 
 /// Runs `swapless`, insists that it fails, and returns its stderr.
 pub fn swapless_fails(args: &[&str]) -> String {
-    let output = swapless(args);
+    failed_in_one_line(args, swapless(args))
+}
+
+/// Insists that `output`, of `swapless args`, is a failure told in one sentence on
+/// stderr ("error: ...", no panic), and returns that stderr.
+pub fn failed_in_one_line(args: &[&str], output: Output) -> String {
     assert!(
         !output.status.success(),
         "swapless {args:?} should have failed"
