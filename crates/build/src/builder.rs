@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use swapless_format::{GraphFlags, GraphWriter, SectionKind, SectionWriter};
+use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, SectionKind, SectionWriter};
 
 use crate::record::Record;
 use crate::reorder::{Reorder, degree_based_grouping, invert_permutation};
@@ -53,6 +53,8 @@ pub struct BuildOptions {
     pub temp_dir: Option<PathBuf>,
     /// Vertex renumbering.
     pub reorder: Reorder,
+    /// Whether to write the `out_heads` section.
+    pub out_heads: OutHeads,
     /// Set to `true` (e.g. by a Ctrl-C handler) to stop the build and clean up.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Progress receiver.
@@ -66,10 +68,25 @@ impl BuildOptions {
             memory_bytes,
             temp_dir: None,
             reorder: Reorder::None,
+            out_heads: OutHeads::Auto,
             cancel: None,
             progress: None,
         }
     }
+}
+
+/// Whether a build writes the `out_heads` section (each vertex's first out-neighbors,
+/// which a disk tier reads for cc's first pass instead of the lists).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutHeads {
+    /// When the out-lists average 8 entries or more: the heads are then at most a
+    /// quarter of the lists' bytes.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// What a build produced and dropped.
@@ -399,11 +416,20 @@ fn write_adjacency<R: Record>(
         "in"
     };
     let expected = Some(collector.pushed);
+    // Heads only where they save reading: with a mean out-degree of 8 or more they are at
+    // most a quarter of the lists' bytes (arcs pushed count duplicates, which the
+    // rare multigraph input may overstate).
+    let heads = sections[0] == SectionKind::OutOffsets
+        && match context.options.out_heads {
+            OutHeads::Auto => collector.pushed >= HEADS_MIN_MEAN_DEGREE * vertices,
+            OutHeads::Always => true,
+            OutHeads::Never => false,
+        };
     if collector.runs.is_empty() {
         context.phase(&format!("sorting {label}-edges"), None);
         sort_and_deduplicate(&mut collector.buffer);
         context.phase(&format!("writing {label}-edges"), expected);
-        let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, context)?;
+        let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, heads, context)?;
         for (index, &record) in collector.buffer.iter().enumerate() {
             if index % (1 << 22) == 0 {
                 context.check_cancelled()?;
@@ -431,7 +457,7 @@ fn write_adjacency<R: Record>(
     )?;
     context.report.merge_passes += passes;
     context.phase(&format!("merging {label}-edges"), expected);
-    let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, context)?;
+    let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, heads, context)?;
     let mut merged = 0u64;
     merge_runs::<R>(&runs, context.working_bytes, |record| {
         merged += 1;
@@ -447,9 +473,16 @@ fn write_adjacency<R: Record>(
     csr.finish(writer, context)
 }
 
-/// Turns a sorted, deduplicated arc stream into offsets, neighbors and weights sections.
+/// Out-lists' mean length from which the builder writes the `out_heads` section.
+const HEADS_MIN_MEAN_DEGREE: u64 = 8;
+
+/// Turns a sorted, deduplicated arc stream into offsets, neighbors and weights sections,
+/// and the out-lists' heads when asked.
 struct CsrWriter {
     offsets: SectionWriter,
+    /// The `out_heads` section, and the entries of the list being written that it holds.
+    heads: Option<(SectionWriter, Vec<u32>)>,
+    head_buffer: Vec<u32>,
     neighbors: SectionWriter,
     weights: Option<(PathBuf, BufWriter<File>)>,
     weights_kind: SectionKind,
@@ -469,9 +502,18 @@ impl CsrWriter {
         sections: [SectionKind; 3],
         vertices: u64,
         weighted: bool,
+        heads: bool,
         context: &mut Context,
     ) -> Result<CsrWriter> {
         let offsets = writer.begin_section(sections[0], Some((vertices + 1) * 8))?;
+        // Known lengths first: the neighbors' length is known only at the end.
+        let heads = match heads {
+            true => Some((
+                writer.begin_section(SectionKind::OutHeads, Some(vertices * HEAD_ENTRIES * 4))?,
+                Vec::with_capacity(HEAD_ENTRIES as usize),
+            )),
+            false => None,
+        };
         let neighbors = writer.begin_section(sections[1], None)?;
         let weights = if weighted {
             // Weights follow the neighbors, whose final length dedup decides; they wait in a temporary file.
@@ -483,6 +525,8 @@ impl CsrWriter {
         };
         Ok(CsrWriter {
             offsets,
+            heads,
+            head_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
             neighbors,
             weights,
             weights_kind: sections[2],
@@ -501,6 +545,11 @@ impl CsrWriter {
             self.push_offset()?;
         }
         self.neighbor_buffer.push(record.destination());
+        if let Some((_, head)) = &mut self.heads
+            && head.len() < HEAD_ENTRIES as usize
+        {
+            head.push(record.destination());
+        }
         if self.weights.is_some() {
             self.weight_buffer.push(record.weight());
         }
@@ -512,6 +561,18 @@ impl CsrWriter {
     }
 
     fn push_offset(&mut self) -> Result<()> {
+        // The offset that starts a vertex's list ends the one before it: its heads are known.
+        if let Some((section, head)) = &mut self.heads
+            && self.next_vertex > 0
+        {
+            let vertex = (self.next_vertex - 1) as u32;
+            head.resize(HEAD_ENTRIES as usize, vertex);
+            self.head_buffer.append(head);
+            if self.head_buffer.len() >= CSR_BUFFER_ENTRIES {
+                section.write_values(&self.head_buffer)?;
+                self.head_buffer.clear();
+            }
+        }
         self.offset_buffer.push(self.arcs);
         self.next_vertex += 1;
         if self.offset_buffer.len() == CSR_BUFFER_ENTRIES {
@@ -541,6 +602,10 @@ impl CsrWriter {
         self.flush_lists()?;
         writer.finish_section(self.neighbors)?;
         writer.finish_section(self.offsets)?;
+        if let Some((mut section, _)) = self.heads {
+            section.write_values(&self.head_buffer)?;
+            writer.finish_section(section)?;
+        }
         if let Some((path, weights)) = self.weights {
             let io = |source| BuildError::io(path.as_path(), source);
             weights

@@ -14,7 +14,9 @@ mod reorder;
 mod runs;
 mod source;
 
-pub use builder::{BuildOptions, BuildProgress, BuildReport, RESERVED_BYTES, build_graph};
+pub use builder::{
+    BuildOptions, BuildProgress, BuildReport, OutHeads, RESERVED_BYTES, build_graph,
+};
 pub use error::BuildError;
 pub use reorder::{Reorder, degree_based_grouping, invert_permutation};
 pub use source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};

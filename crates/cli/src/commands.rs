@@ -9,12 +9,17 @@ use serde_json::json;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
 use swapless_build::memory::{parse_size, peak_rss_bytes};
-use swapless_build::{BuildError, BuildOptions, BuildReport, EdgeSource, Reorder, build_graph};
+use swapless_build::{
+    BuildError, BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph,
+};
 use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
 
 use crate::progress::TerminalProgress;
 use crate::text::{bytes, thousands};
-use crate::{BuildCommand, GenerateArgs, Generator, OutputOptions, ReorderChoice, SyntheticArgs};
+use crate::{
+    BuildCommand, GenerateArgs, Generator, OutHeadsChoice, OutputOptions, ReorderChoice,
+    SyntheticArgs,
+};
 
 /// An error the CLI reports in one sentence.
 #[derive(Debug)]
@@ -216,6 +221,11 @@ fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions
         Some(ReorderChoice::Dbg) => Reorder::DegreeBasedGrouping,
         None => Reorder::None,
     };
+    build_options.out_heads = match options.out_heads {
+        OutHeadsChoice::Auto => OutHeads::Auto,
+        OutHeadsChoice::Always => OutHeads::Always,
+        OutHeadsChoice::Never => OutHeads::Never,
+    };
     build_options.cancel = Some(interrupt_flag());
     build_options.progress = Some(progress.clone());
     let result = build_graph(source, output, &build_options);
@@ -333,7 +343,8 @@ fn degree_stats(offsets: &[u64]) -> Option<DegreeStats> {
     })
 }
 
-/// Bytes a dram run holds: the graph's CSR sections plus two 8-byte property arrays
+/// Bytes a dram run holds: the graph's CSR sections (the dram tier takes heads from its
+/// lists) plus two 8-byte property arrays
 /// (a BFS parent array and a frontier are typical; PageRank needs one more).
 fn dram_footprint(graph: &GraphFile) -> (u64, u64) {
     let graph_bytes: u64 = graph
@@ -343,7 +354,9 @@ fn dram_footprint(graph: &GraphFile) -> (u64, u64) {
         .filter(|entry| {
             !matches!(
                 SectionKind::from_name(&entry.name),
-                Some(SectionKind::Checksums) | Some(SectionKind::Permutation)
+                Some(SectionKind::Checksums)
+                    | Some(SectionKind::Permutation)
+                    | Some(SectionKind::OutHeads)
             )
         })
         .map(|entry| entry.length)

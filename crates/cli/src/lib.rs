@@ -133,9 +133,24 @@ struct OutputOptions {
     /// Renumber vertices: `dbg` groups them by degree, hottest first (results stay in original ids).
     #[arg(long, value_enum)]
     reorder: Option<ReorderChoice>,
+    /// Write each vertex's first two out-neighbors apart (the `out_heads` section), which
+    /// a disk tier reads for cc's first pass instead of the lists: `auto` when the lists
+    /// average 8 entries or more.
+    #[arg(long, value_enum, default_value = "auto")]
+    out_heads: OutHeadsChoice,
     /// Also write the build report as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OutHeadsChoice {
+    /// When the out-lists average 8 entries or more.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -383,10 +383,12 @@ fn kernels_that_read_no_weights_neither_hold_nor_read_them() {
 #[test]
 fn cc_reads_long_lists_only_up_to_their_heads_and_gives_the_dram_answer() {
     // Degree 48 at scale 16: hubs whose lists run many pages past the two entries cc's
-    // first pass links; weighted, though cc leaves the weights on disk.
+    // first pass links; weighted, though cc leaves the weights on disk. Without the
+    // heads section, so the first pass reads the lists.
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("kron16.sl");
-    generate_kron(&graph, 16, 48, &["--weighted"]);
+    generate_kron(&graph, 16, 48, &["--weighted", "--out-heads", "never"]);
+    assert!(GraphFile::open(&graph).unwrap().out_heads().is_none());
     let (dram, dram_result) = run(&graph, "cc", &["--tier", "dram"], dir.path());
     for (tier, chunk) in [
         ("direct", "4K"),
@@ -411,6 +413,121 @@ fn cc_reads_long_lists_only_up_to_their_heads_and_gives_the_dram_answer() {
             );
         }
     }
+}
+
+/// With the `out_heads` section, cc's first pass on a disk tier reads the heads (8 bytes
+/// a vertex) instead of the lists, and every tier still gives the dram answer: on an
+/// undirected graph and on a directed one (whose in-lists the second pass reads whole).
+#[test]
+fn cc_reads_the_heads_section_instead_of_the_lists_and_gives_the_dram_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let undirected = dir.path().join("kron16.sl");
+    generate_kron(&undirected, 16, 16, &[]);
+    let text = dir.path().join("directed.el");
+    let mut edges = String::new();
+    let mut state = 11u64;
+    for _ in 0..200_000 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        // Skewed sources and destinations, so lists of every length, and some vertices
+        // reached only by in-edges.
+        let u = ((state >> 33) % 20_000) * ((state >> 20) % 4 + 1) / 4;
+        let v = (state >> 45) % 20_000;
+        edges.push_str(&format!("{u} {v}\n"));
+    }
+    std::fs::write(&text, edges).unwrap();
+    let directed = dir.path().join("directed.sl");
+    swapless_ok(&[
+        "build",
+        arg(&text),
+        "--out-heads",
+        "always",
+        "-o",
+        arg(&directed),
+    ]);
+    for graph in [&undirected, &directed] {
+        let file = GraphFile::open(graph).unwrap();
+        let heads_bytes = file.header().section(SectionKind::OutHeads).unwrap().length;
+        let lists_bytes = file.num_arcs() as u64 * 4;
+        drop(file);
+        let (dram, dram_result) = run(graph, "cc", &["--tier", "dram"], dir.path());
+        for tier in ["direct", "mmap"] {
+            for chunk in ["4K", "64K"] {
+                let options = ["--tier", tier, "--memory", "3M", "--chunk", chunk];
+                let planned = plan(graph, "cc", &options);
+                assert!(
+                    planned["segments"].to_string().contains("out_heads"),
+                    "{planned}"
+                );
+                let (report, result) = run(graph, "cc", &options, dir.path());
+                assert_eq!(report["result"], dram["result"], "{tier} {chunk}");
+                assert_eq!(result, dram_result, "{tier} {chunk}");
+                // The first pass read no more than the heads; a whole scan would read
+                // the uncached lists, several times more.
+                let scanned = report["scan_io"]["bytes_read"].as_u64().unwrap();
+                assert!(
+                    scanned <= heads_bytes && scanned * 2 < lists_bytes,
+                    "{tier} {chunk}: the first pass read {scanned} bytes (heads {heads_bytes})"
+                );
+            }
+        }
+    }
+}
+
+/// The heads section is checked like the lists: a changed byte fails a disk tier's run
+/// (the dram tier, which takes heads from its lists, gives the right answer), and a
+/// crafted id beyond the vertices is refused; `swapless check` finds heads that do not
+/// match the lists.
+#[test]
+fn a_corrupt_heads_section_fails_the_run_instead_of_changing_its_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean.sl");
+    generate_kron(&clean, 14, 16, &[]);
+    let (heads_at, heads_bytes) = section_position(&clean, SectionKind::OutHeads);
+    let (dram, _) = run(&clean, "cc", &["--tier", "dram"], dir.path());
+    let damaged = dir.path().join("damaged.sl");
+    let position = (heads_at + heads_bytes / 2) as usize;
+    let memory = |tier: &str| least_memory(&clean, "cc", tier);
+
+    let mut bytes = std::fs::read(&clean).unwrap();
+    bytes[position] ^= 1;
+    std::fs::write(&damaged, &bytes).unwrap();
+    for tier in ["direct", "mmap"] {
+        let stderr = swapless_fails(&[
+            "run",
+            "cc",
+            arg(&damaged),
+            "--tier",
+            tier,
+            "--memory",
+            &memory(tier),
+        ]);
+        assert!(stderr.contains("fails its checksum"), "{tier}: {stderr}");
+    }
+    let (report, _) = run(&damaged, "cc", &["--tier", "dram"], dir.path());
+    assert_eq!(report["result"], dram["result"]);
+
+    let mut bytes = std::fs::read(&clean).unwrap();
+    bytes[position..position + 4].copy_from_slice(&((1u32 << 14) + 3).to_le_bytes());
+    std::fs::write(&damaged, &bytes).unwrap();
+    reseal_block(&damaged, position as u64);
+    for tier in ["direct", "mmap"] {
+        let stderr = swapless_fails(&[
+            "run",
+            "cc",
+            arg(&damaged),
+            "--tier",
+            tier,
+            "--memory",
+            &memory(tier),
+        ]);
+        assert!(
+            stderr.contains("holds an id beyond the vertices"),
+            "{tier}: {stderr}"
+        );
+    }
+    assert!(swapless_fails(&["check", arg(&damaged)]).contains("out_heads does not hold"));
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::{FormatError, GraphFile, Result};
+use crate::{FormatError, GraphFile, HEAD_ENTRIES, Result};
 
 /// What a successful check covered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +34,9 @@ pub fn check_file(path: &Path) -> Result<CheckReport> {
     )?;
     if let (Some(offsets), Some(neighbors)) = (graph.in_offsets(), graph.in_neighbors()) {
         check_csr(&graph, "in", offsets, neighbors, graph.in_weights(), n)?;
+    }
+    if let Some(heads) = graph.out_heads() {
+        check_heads(&graph, heads)?;
     }
     if let Some(permutation) = graph.permutation() {
         check_permutation(&graph, permutation)?;
@@ -110,6 +113,27 @@ fn check_csr(
     });
     match problem {
         Some(detail) => Err(corrupt(graph, detail)),
+        None => Ok(()),
+    }
+}
+
+/// The heads must be each out-list's first [`HEAD_ENTRIES`] entries, padded with the
+/// vertex's own id: a pass that reads them instead of the lists trusts them.
+fn check_heads(graph: &GraphFile, heads: &[u32]) -> Result<()> {
+    let width = HEAD_ENTRIES as usize;
+    let problem = (0..graph.num_vertices()).into_par_iter().find_first(|&v| {
+        let list = graph.out_neighbors_of(v);
+        let expected = (0..width).map(|entry| list.get(entry).copied().unwrap_or(v as u32));
+        !heads[v * width..(v + 1) * width]
+            .iter()
+            .copied()
+            .eq(expected)
+    });
+    match problem {
+        Some(v) => Err(corrupt(
+            graph,
+            format!("vertex {v}: out_heads does not hold the start of its out-list"),
+        )),
         None => Ok(()),
     }
 }

@@ -21,6 +21,9 @@ pub const VERSION_1_CHECKSUM_BLOCK_BYTES: u64 = 1 << 20;
 /// Bytes reserved for the header; the first section starts here.
 pub const HEADER_BYTES: u64 = SECTION_ALIGN;
 
+/// Out-neighbors per vertex in the `out_heads` section (cc's first links take two).
+pub const HEAD_ENTRIES: u64 = 2;
+
 const FIXED_FIELDS_BYTES: usize = 56;
 const SECTION_ENTRY_BYTES: usize = 32;
 const SECTION_NAME_BYTES: usize = 16;
@@ -33,6 +36,11 @@ pub const MAX_SECTIONS: usize =
 pub enum SectionKind {
     /// `u64 × (n+1)`: where each vertex's out-list starts in `out_neighbors`.
     OutOffsets,
+    /// `u32 × HEAD_ENTRIES × n`: each vertex's first [`HEAD_ENTRIES`] out-neighbors, the
+    /// vertex's own id where its list is shorter. Optional: a pass that needs only the
+    /// start of every list (cc's first links) reads these 8 bytes a vertex instead of
+    /// every list.
+    OutHeads,
     /// `u32` ids, each vertex's list sorted ascending.
     OutNeighbors,
     /// `f32`, parallel to `out_neighbors`.
@@ -52,8 +60,9 @@ pub enum SectionKind {
 
 impl SectionKind {
     /// Every kind, in the order the builder lays sections out.
-    pub const ALL: [SectionKind; 8] = [
+    pub const ALL: [SectionKind; 9] = [
         SectionKind::OutOffsets,
+        SectionKind::OutHeads,
         SectionKind::OutNeighbors,
         SectionKind::OutWeights,
         SectionKind::InOffsets,
@@ -67,6 +76,7 @@ impl SectionKind {
     pub fn name(self) -> &'static str {
         match self {
             SectionKind::OutOffsets => "out_offsets",
+            SectionKind::OutHeads => "out_heads",
             SectionKind::OutNeighbors => "out_neighbors",
             SectionKind::OutWeights => "out_weights",
             SectionKind::InOffsets => "in_offsets",
@@ -308,6 +318,7 @@ impl Header {
             SectionKind::OutNeighbors | SectionKind::InNeighbors => Some(m * self.id_bytes as u64),
             SectionKind::OutWeights | SectionKind::InWeights => Some(m * 4),
             SectionKind::Permutation => Some(n * 4),
+            SectionKind::OutHeads => Some(n * HEAD_ENTRIES * 4),
             SectionKind::Checksums => Some(
                 self.sections
                     .iter()

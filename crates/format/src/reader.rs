@@ -133,7 +133,16 @@ impl GraphFile {
             }
             previous_end = end;
         }
-        for kind in self.header.required_sections() {
+        // Optional sections that are present must have their length too.
+        let present_optional = [SectionKind::OutHeads]
+            .into_iter()
+            .filter(|&kind| self.header.section(kind).is_some());
+        for kind in self
+            .header
+            .required_sections()
+            .into_iter()
+            .chain(present_optional)
+        {
             let entry = self.header.section(kind).ok_or_else(|| {
                 self.corrupt(format!("required section {} is missing", kind.name()))
             })?;
@@ -244,6 +253,12 @@ impl GraphFile {
     /// Weights parallel to [`GraphFile::in_neighbors`].
     pub fn in_weights(&self) -> Option<&[f32]> {
         self.typed(SectionKind::InWeights)
+    }
+
+    /// Each vertex's first [`crate::HEAD_ENTRIES`] out-neighbors (its own id where the
+    /// list is shorter), when the file has them.
+    pub fn out_heads(&self) -> Option<&[u32]> {
+        self.typed(SectionKind::OutHeads)
     }
 
     /// New id → original id, for reordered graphs.

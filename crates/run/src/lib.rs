@@ -318,6 +318,7 @@ impl Placement {
             out_lists: reads.out_lists,
             in_lists: reads.in_lists,
             weights: reads.weights,
+            out_heads: reads.out_heads,
             budget_bytes: self.budget_bytes,
             default_budget_bytes: self.default_budget_bytes,
             tier: self.tier,

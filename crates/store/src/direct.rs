@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
+use crate::heads::{heads_layout, heads_serve, visit_heads};
 use crate::layout::{
     Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, check_ids_in_range,
     deliver_list, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
@@ -34,8 +35,8 @@ use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, IoStats, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
-    StoreError, Visit, VisitBlock, block_ranges, per_vertex, with_block,
+    Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result,
+    SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex, with_block,
 };
 
 /// Bytes of a pinned prefix read at a time at open.
@@ -428,6 +429,9 @@ pub struct DirectStore {
     arcs: u64,
     weighted: bool,
     lists: Directions<Lists>,
+    /// The `out_heads` section, read as lists instead of the out-lists for passes that
+    /// need only their heads (when the plan says so).
+    heads: Option<Lists>,
     permutation: Option<Vec<u32>>,
     io: Mutex<IoContext>,
     slot_bytes: u64,
@@ -508,6 +512,20 @@ impl DirectStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
+        let heads = match plan.heads_read {
+            true => heads_layout(&graph)
+                .map(|layout| -> Result<Lists> {
+                    Ok(Lists {
+                        layout,
+                        pinned_vertices: 0,
+                        pinned_neighbors: AlignedBuffer::zeroed(0),
+                        pinned_weights: None,
+                        checks: ListChecks::heads(&graph)?,
+                    })
+                })
+                .transpose()?,
+            false => None,
+        };
         let reads_per = plan.sections_per_list() as usize;
         let oversize_slots = if plan.oversize_slot_bytes > 0 {
             reads_per
@@ -542,6 +560,7 @@ impl DirectStore {
             arcs: graph.num_arcs() as u64,
             weighted: plan.weighted,
             lists,
+            heads,
             permutation: graph.load_section(SectionKind::Permutation)?,
             io: Mutex::new(IoContext {
                 ring,
@@ -813,10 +832,32 @@ impl DirectStore {
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let lists = self.lists(direction);
+        if let (Some(heads), Some(needed)) = (&self.heads, needed)
+            && heads_serve(needed, direction, self.lists.directed())
+        {
+            let offsets = lists.layout.offsets.as_slice();
+            let cut = |block: ListBlock<'_>| visit_heads(block, offsets, visit_block);
+            return self.scan_from(lists, heads, range, None, visit_block, &cut);
+        }
+        self.scan_from(lists, lists, range, needed, visit_block, visit_block)
+    }
+
+    /// Visits the pinned lists of `range` with `visit_block`, and reads the rest of the
+    /// range from `source` (the lists themselves, or the heads section), handing what
+    /// lands to `visit_read_block`.
+    fn scan_from(
+        &self,
+        lists: &Lists,
+        source: &Lists,
+        range: Range<u32>,
+        needed: Option<ListsNeeded>,
+        visit_block: &VisitBlock,
+        visit_read_block: &VisitBlock,
+    ) -> Result<()> {
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
         let pinned = range.start..pinned_end;
         let batches = scan_batches(
-            &lists.layout,
+            &source.layout,
             pinned_end..range.end,
             self.chunk_bytes,
             true,
@@ -834,19 +875,19 @@ impl DirectStore {
         for batch in batches {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
                 batch.into_iter().partition(|read| read.bytes.is_empty());
-            self.stream(lists, &reads, &[], visit_block, false, || {
+            self.stream(source, &reads, &[], visit_read_block, false, || {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
                     // Lists without edges, or one a partial scan cut to nothing.
                     visit_read(
-                        &lists.layout,
+                        &source.layout,
                         read,
                         &[],
                         &[],
                         self.weighted.then_some(no_weights),
                         self.vertices,
                         &self.path,
-                        visit_block,
+                        visit_read_block,
                     )?;
                 }
                 if let Some(visit_pinned) = visit_pinned.take() {

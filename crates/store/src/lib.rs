@@ -12,6 +12,7 @@ mod direct;
 mod dram;
 mod elias_fano;
 mod error;
+mod heads;
 mod layout;
 mod mmap;
 mod offsets;

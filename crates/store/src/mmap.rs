@@ -15,6 +15,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
+use crate::heads::{heads_layout, heads_serve, visit_heads};
 use crate::layout::{
     Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
     scan_batches, visit_edgeless, visit_read,
@@ -23,8 +24,8 @@ use crate::page_checks::ListChecks;
 use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::stats::IoCounters;
 use crate::{
-    EdgeDirection, EdgeStore, IoStats, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK, StoreError,
-    Visit, VisitBlock, block_ranges, per_vertex,
+    EdgeDirection, EdgeStore, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
+    StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
 
 /// How far before a released window the page cache is dropped too: the largest folio
@@ -55,6 +56,9 @@ pub struct MmapStore {
     arcs: u64,
     weighted: bool,
     lists: Directions<Lists>,
+    /// The `out_heads` section, read as lists instead of the out-lists for passes that
+    /// need only their heads (when the plan says so).
+    heads: Option<Lists>,
     permutation: Option<Vec<u32>>,
     window_bytes: u64,
     chunk_bytes: u64,
@@ -103,6 +107,18 @@ impl MmapStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
+        let heads = match plan.heads_read {
+            true => heads_layout(&graph)
+                .map(|layout| -> Result<Lists> {
+                    Ok(Lists {
+                        layout,
+                        kept_bytes: 0,
+                        checks: ListChecks::heads(&graph)?,
+                    })
+                })
+                .transpose()?,
+            false => None,
+        };
         let reads_per = plan.sections_per_list();
         // One window computed on, one prefetched, one of slack for pages two windows share.
         let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
@@ -124,6 +140,7 @@ impl MmapStore {
             arcs: graph.num_arcs() as u64,
             weighted: plan.weighted,
             lists,
+            heads,
             permutation: graph.load_section(SectionKind::Permutation)?,
             window_bytes,
             chunk_bytes: plan.chunk_bytes,
@@ -306,16 +323,27 @@ impl MmapStore {
             block_ranges(range.start..kept_end, SCAN_BLOCK),
             visit_block,
         )?;
+        let offsets = lists.layout.offsets.as_slice();
+        let cut = |block: ListBlock<'_>| visit_heads(block, offsets, visit_block);
+        let (source, needed, visit_read_block): (&Lists, _, &VisitBlock) =
+            match (&self.heads, needed) {
+                (Some(heads), Some(needed))
+                    if heads_serve(needed, direction, self.lists.directed()) =>
+                {
+                    (heads, None, &cut)
+                }
+                _ => (lists, needed, visit_block),
+            };
         // The page cache serves a page two reads share once, so lists are not split.
         let batches = scan_batches(
-            &lists.layout,
+            &source.layout,
             kept_end..range.end,
             self.chunk_bytes,
             false,
             needed,
         );
         for reads in batches {
-            self.stream(lists, &reads, &[], visit_block)?;
+            self.stream(source, &reads, &[], visit_read_block)?;
         }
         Ok(())
     }

@@ -72,6 +72,13 @@ pub enum Offsets {
     Wide(Vec<u64>),
     /// Elias-Fano form.
     Compressed(EliasFano),
+    /// Every list `width` entries long (the heads section): computed, nothing held.
+    Fixed {
+        /// Entries a list.
+        width: u64,
+        /// Entries (vertices + 1).
+        count: usize,
+    },
 }
 
 impl Offsets {
@@ -143,6 +150,11 @@ impl Offsets {
                 first: 0,
                 len: sequence.len(),
             },
+            &Offsets::Fixed { width, count } => OffsetSlice::Fixed {
+                width,
+                first: 0,
+                len: count,
+            },
         }
     }
 
@@ -168,6 +180,7 @@ impl Offsets {
             Offsets::Narrow(values) => values.len() as u64 * 4,
             Offsets::Wide(values) => values.len() as u64 * 8,
             Offsets::Compressed(sequence) => sequence.bytes(),
+            Offsets::Fixed { .. } => 0,
         }
     }
 }
@@ -192,6 +205,15 @@ pub enum OffsetSlice<'a> {
         /// Entries in the slice.
         len: usize,
     },
+    /// Entries `first..first + len` of offsets whose lists are all `width` entries long.
+    Fixed {
+        /// Entries a list.
+        width: u64,
+        /// The entry that is this slice's entry 0.
+        first: usize,
+        /// Entries in the slice.
+        len: usize,
+    },
 }
 
 impl std::fmt::Debug for OffsetSlice<'_> {
@@ -211,6 +233,10 @@ impl<'a> OffsetSlice<'a> {
                 assert!(index < *len, "offset {index} past {len}");
                 all.get(first + index)
             }
+            OffsetSlice::Fixed { width, first, len } => {
+                assert!(index < *len, "offset {index} past {len}");
+                (first + index) as u64 * width
+            }
         }
     }
 
@@ -220,7 +246,7 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => values.len(),
             OffsetSlice::Wide(values) => values.len(),
-            OffsetSlice::Compressed { len, .. } => *len,
+            OffsetSlice::Compressed { len, .. } | OffsetSlice::Fixed { len, .. } => *len,
         }
     }
 
@@ -239,6 +265,10 @@ impl<'a> OffsetSlice<'a> {
                 let bounds = self.bounds(index);
                 bounds.end - bounds.start
             }
+            OffsetSlice::Fixed { width, len, .. } => {
+                assert!(index + 1 < *len, "list {index} past {len} offsets");
+                *width
+            }
         }
     }
 
@@ -253,6 +283,7 @@ impl<'a> OffsetSlice<'a> {
                 let (start, end) = all.pair(first + index);
                 start..end
             }
+            OffsetSlice::Fixed { .. } => self.get(index)..self.get(index + 1),
         }
     }
 
@@ -270,6 +301,17 @@ impl<'a> OffsetSlice<'a> {
                 );
                 OffsetSlice::Compressed {
                     all,
+                    first: first + range.start,
+                    len: range.end - range.start + 1,
+                }
+            }
+            OffsetSlice::Fixed { width, first, len } => {
+                assert!(
+                    range.start <= range.end && range.end < *len,
+                    "vertices {range:?} past {len} offsets"
+                );
+                OffsetSlice::Fixed {
+                    width: *width,
                     first: first + range.start,
                     len: range.end - range.start + 1,
                 }
@@ -312,6 +354,11 @@ impl<'a> OffsetSlice<'a> {
             }
             OffsetSlice::Wide(values) => out.copy_from_slice(values),
             OffsetSlice::Compressed { all, first, .. } => all.decode(*first, out),
+            OffsetSlice::Fixed { width, first, .. } => {
+                for (index, wide) in out.iter_mut().enumerate() {
+                    *wide = (first + index) as u64 * width;
+                }
+            }
         }
     }
 
@@ -320,7 +367,7 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Narrow(values) => values.partition_point(|&value| below(value as u64)),
             OffsetSlice::Wide(values) => values.partition_point(|&value| below(value)),
-            OffsetSlice::Compressed { len, .. } => {
+            OffsetSlice::Compressed { len, .. } | OffsetSlice::Fixed { len, .. } => {
                 // Binary search over the entries (they ascend).
                 let (mut low, mut high) = (0, *len);
                 while low < high {
@@ -343,6 +390,7 @@ impl<'a> OffsetSlice<'a> {
             OffsetSlice::Wide(values) => values.is_sorted(),
             // The builder takes values only in ascending order.
             OffsetSlice::Compressed { .. } => true,
+            OffsetSlice::Fixed { .. } => true,
         }
     }
 }
@@ -378,6 +426,14 @@ mod tests {
         assert_eq!(compressed_part.partition_point(|end| end < 7), 2);
         compressed_part.widened(|wide| assert_eq!(wide, &[3, 3, 7, 12]));
         assert_eq!(compressed_part.degree(2), 5);
+        let fixed = Offsets::Fixed { width: 2, count: 5 };
+        let slice = fixed.as_slice();
+        assert_eq!((slice.len(), slice.get(3), slice.degree(1)), (5, 6, 2));
+        assert_eq!(slice.bounds(2), 4..6);
+        let part = slice.vertices(1..3);
+        part.widened(|wide| assert_eq!(wide, &[2, 4, 6]));
+        assert_eq!(part.partition_point(|end| end <= 4), 2);
+        assert_eq!(fixed.bytes(), 0);
         assert!(offsets_fit_narrow(u32::MAX as u64));
         assert!(!offsets_fit_narrow(u32::MAX as u64 + 1));
     }

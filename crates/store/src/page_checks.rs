@@ -159,6 +159,14 @@ impl ListChecks {
         })
     }
 
+    /// Checks of the `out_heads` section's pages (which has no weights).
+    pub fn heads(graph: &GraphFile) -> Result<ListChecks> {
+        Ok(ListChecks {
+            neighbors: PageChecks::load(graph, SectionKind::OutHeads)?,
+            weights: None,
+        })
+    }
+
     /// Checks a read of the lists from section position `start`: `neighbors`, and
     /// `weights` (the same positions of the weight section).
     pub fn check(&self, start: u64, neighbors: &[u8], weights: Option<&[u8]>) -> Result<()> {

@@ -145,6 +145,9 @@ pub struct PlanRequest {
     /// Whether the kernel reads edge weights (the weights of a weighted graph are held
     /// and read only then).
     pub weights: bool,
+    /// Whether a pass of the kernel needs only the heads of the out-lists (cc's first
+    /// links), which a disk tier then reads from the `out_heads` section if the file has it.
+    pub out_heads: bool,
     /// Share of the direct tier's list cache given to a page cache for gathers instead of
     /// the pinned prefix (0 to 1): worth it where a search's steps reread the pages of the
     /// steps before (a grid's BFS), not where a prefix of hubs serves every step. `None`:
@@ -236,6 +239,9 @@ pub struct Plan {
     /// Whether the run reads (out, in) list sections; on an undirected graph the out
     /// sections serve both directions.
     pub sections_read: (bool, bool),
+    /// Whether a disk tier reads the `out_heads` section for the passes that need only
+    /// the heads of the out-lists (and holds its page checksums).
+    pub heads_read: bool,
 }
 
 impl Plan {
@@ -440,10 +446,17 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let slot_cost = slot + 2 * SPLIT_PIECE_BYTES;
     let io_fixed = (oversize_slot + SPLIT_PIECE_BYTES) * weighted_reads;
     let io_minimum = MIN_SLOTS * slot_cost + io_fixed;
+    // The heads of the out-lists, for a kernel whose first pass needs only those: a disk
+    // tier reads 8 bytes a vertex instead of every list.
+    let heads_bytes = match request.out_heads && !weighted && !directions.is_empty() {
+        true => size(SectionKind::OutHeads),
+        false => 0,
+    };
     let list_checks: u64 = directions
         .iter()
         .map(|direction| direction.page_checks)
-        .sum();
+        .sum::<u64>()
+        + page_checks(heads_bytes);
     let least_with = |offsets: (u64, u64)| {
         (hot + sum(offsets) + permutation + list_checks + io_minimum).max(after_run)
     };
@@ -635,6 +648,18 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             placement,
         });
     }
+    let heads_read = heads_bytes > 0 && tier != Tier::Dram;
+    if heads_read {
+        segments.push(Segment {
+            name: "out_heads".to_string(),
+            bytes: heads_bytes,
+            class: "bulk",
+            placement: format!(
+                "read by {tier} for the pass that needs only the start of each list, \
+                 instead of the lists"
+            ),
+        });
+    }
     for direction in directions.iter().filter(|d| d.unread_weights > 0) {
         segments.push(Segment {
             name: format!("{}_weights", direction.name),
@@ -708,5 +733,6 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             directions.iter().any(|direction| direction.name == "out"),
             directions.iter().any(|direction| direction.name == "in"),
         ),
+        heads_read,
     })
 }

@@ -22,6 +22,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: false,
     weights: false,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): depths (4), path counts (8), dependencies (8), scores (8), levels (4) and the gather's sorted copy (4), per vertex.

@@ -32,6 +32,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
     weights: false,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): parents (4 per vertex), two

@@ -27,6 +27,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
     weights: false,
+    out_heads: true,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex), the list

@@ -23,6 +23,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
     weights: false,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): state (1), joins (1) and priorities (16), per vertex.

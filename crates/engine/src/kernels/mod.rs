@@ -61,6 +61,9 @@ pub struct Reads {
     /// Edge weights, on a weighted graph: a run of a kernel that does not read them
     /// neither holds nor reads a weighted graph's weights.
     pub weights: bool,
+    /// Whether a pass needs only the heads of the out-lists (cc's first links), which a
+    /// disk tier then reads from the file's `out_heads` section when it has one.
+    pub out_heads: bool,
 }
 
 /// Seed of the reproducible source picker (GAP also uses a fixed seed).

@@ -27,6 +27,7 @@ pub const READS: Reads = Reads {
     out_lists: false,
     in_lists: true,
     weights: false,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): f32 scores (4) and f32 contributions (4), per vertex.

@@ -24,6 +24,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: false,
     weights: false,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): two visited masks (16), estimates (4), the frontier, its growth and sorted copy (16), per vertex.

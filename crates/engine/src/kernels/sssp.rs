@@ -26,6 +26,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: false,
     weights: true,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): distances (8), the frontier and its sorted copy (8) and bins (8), per vertex.

@@ -25,6 +25,7 @@ pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: true,
     weights: false,
+    out_heads: false,
 };
 
 /// Bytes of this kernel's own arrays (for the plan): per vertex degrees (4), counts or

@@ -26,6 +26,7 @@ pub fn direct_request(budget_bytes: u64, chunk_bytes: u64, queue_depth: usize) -
         out_lists: true,
         in_lists: false,
         weights: true,
+        out_heads: false,
         gather_cache_fraction: Some(0.0),
         searches: false,
         budget_bytes: Some(budget_bytes),
