@@ -488,22 +488,13 @@ fn a_corrupt_heads_section_fails_the_run_instead_of_changing_its_answer() {
     let (dram, _) = run(&clean, "cc", &["--tier", "dram"], dir.path());
     let damaged = dir.path().join("damaged.sl");
     let position = (heads_at + heads_bytes / 2) as usize;
-    let memory = |tier: &str| least_memory(&clean, "cc", tier);
+    let disk_tiers = ["direct", "mmap"];
 
     let mut bytes = std::fs::read(&clean).unwrap();
     bytes[position] ^= 1;
     std::fs::write(&damaged, &bytes).unwrap();
-    for tier in ["direct", "mmap"] {
-        let stderr = swapless_fails(&[
-            "run",
-            "cc",
-            arg(&damaged),
-            "--tier",
-            tier,
-            "--memory",
-            &memory(tier),
-        ]);
-        assert!(stderr.contains("fails its checksum"), "{tier}: {stderr}");
+    for stderr in failures_on(&disk_tiers, &damaged, &clean, "cc") {
+        assert!(stderr.contains("fails its checksum"), "{stderr}");
     }
     let (report, _) = run(&damaged, "cc", &["--tier", "dram"], dir.path());
     assert_eq!(report["result"], dram["result"]);
@@ -512,19 +503,10 @@ fn a_corrupt_heads_section_fails_the_run_instead_of_changing_its_answer() {
     bytes[position..position + 4].copy_from_slice(&((1u32 << 14) + 3).to_le_bytes());
     std::fs::write(&damaged, &bytes).unwrap();
     reseal_block(&damaged, position as u64);
-    for tier in ["direct", "mmap"] {
-        let stderr = swapless_fails(&[
-            "run",
-            "cc",
-            arg(&damaged),
-            "--tier",
-            tier,
-            "--memory",
-            &memory(tier),
-        ]);
+    for stderr in failures_on(&disk_tiers, &damaged, &clean, "cc") {
         assert!(
             stderr.contains("holds an id beyond the vertices"),
-            "{tier}: {stderr}"
+            "{stderr}"
         );
     }
     assert!(swapless_fails(&["check", arg(&damaged)]).contains("out_heads does not hold"));
@@ -946,9 +928,14 @@ fn least_memory(graph: &Path, kernel: &str, tier: &str) -> String {
 /// (the undamaged file, whose plan the damage cannot upset), expecting failure; returns
 /// each tier's stderr.
 fn failures_on_every_tier(graph: &Path, clean: &Path, kernel: &str) -> Vec<String> {
-    ["dram", "mmap", "direct"]
-        .into_iter()
-        .map(|tier| {
+    failures_on(&["dram", "mmap", "direct"], graph, clean, kernel)
+}
+
+/// [`failures_on_every_tier`] for `tiers` alone.
+fn failures_on(tiers: &[&str], graph: &Path, clean: &Path, kernel: &str) -> Vec<String> {
+    tiers
+        .iter()
+        .map(|&tier| {
             let memory = least_memory(clean, kernel, tier);
             swapless_fails(&[
                 "run",
