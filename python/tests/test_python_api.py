@@ -232,6 +232,30 @@ def test_a_swapless_file_builds_again(tmp_path):
     assert back.n == plain.n and back.m == plain.m
 
 
+def test_out_heads_is_written_as_asked_and_cc_agrees_with_or_without_it(tmp_path):
+    def sections(g):
+        return {section["name"]: section["bytes"] for section in g.info()["sections"]}
+
+    dense = sl.generate("kron", scale=14, degree=8, output=tmp_path / "auto.sl")
+    never = sl.generate("kron", scale=14, degree=8, output=tmp_path / "never.sl",
+                        out_heads="never")
+    assert "out_heads" in sections(dense) and "out_heads" not in sections(never)
+    # A file built before gets its heads by building it again.
+    rebuilt = sl.build(never.path, tmp_path / "rebuilt.sl", out_heads="always")
+    assert sections(rebuilt) == sections(dense)
+    rebuilt.check()
+    least = sl.open(dense.path, tier="direct").plan("cc")["minimum_bytes"]
+    labels, bytes_read = [], []
+    for g in (dense, never):
+        on_disk = sl.open(g.path, memory=least + (64 << 10), tier="direct")
+        labels.append(sl.connected_components(on_disk))
+        bytes_read.append(on_disk.last_report["bytes_read"])
+    assert np.array_equal(labels[0], labels[1])
+    assert bytes_read[0] <= sections(dense)["out_heads"] < bytes_read[1]
+    with pytest.raises(ValueError, match="out_heads"):
+        sl.generate("kron", scale=8, output=tmp_path / "bad.sl", out_heads="sometimes")
+
+
 # A shell ignores SIGINT in the commands it starts in the background, and Python then
 # installs no Ctrl-C handler; these tests send Ctrl-C, so the child restores it.
 RESTORE_CTRL_C = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
 use swapless_build::memory::{beyond_usable_memory_warning, parse_size};
-use swapless_build::{BuildError, BuildOptions, EdgeSource, Reorder, build_graph};
+use swapless_build::{BuildError, BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOptions};
 use swapless_store::Tier;
@@ -308,6 +308,7 @@ fn build_from(
     output: PathBuf,
     memory: Option<&str>,
     reorder: Option<&str>,
+    out_heads: &str,
 ) -> PyResult<String> {
     if output.extension().is_none_or(|extension| extension != "sl") {
         return Err(PyValueError::new_err(format!(
@@ -327,6 +328,16 @@ fn build_from(
             )));
         }
     };
+    options.out_heads = match out_heads {
+        "auto" => OutHeads::Auto,
+        "always" => OutHeads::Always,
+        "never" => OutHeads::Never,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "out_heads={other:?} is not a choice; use \"auto\", \"always\" or \"never\""
+            )));
+        }
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
     let output_path = output.clone();
@@ -340,7 +351,8 @@ fn build_from(
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.
 #[pyfunction]
-#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None))]
+#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto"))]
+#[allow(clippy::too_many_arguments)]
 fn build(
     py: Python<'_>,
     input: PathBuf,
@@ -349,6 +361,7 @@ fn build(
     undirected: bool,
     weighted: bool,
     reorder: Option<&str>,
+    out_heads: &str,
 ) -> PyResult<String> {
     if input == output {
         return Err(PyValueError::new_err(
@@ -363,12 +376,12 @@ fn build(
         },
     )
     .map_err(build_error)?;
-    build_from(py, source, output, memory, reorder)
+    build_from(py, source, output, memory, reorder, out_heads)
 }
 
 /// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
 #[pyfunction]
-#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None))]
+#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn generate(
     py: Python<'_>,
@@ -382,6 +395,7 @@ fn generate(
     seed: Option<u64>,
     memory: Option<&str>,
     reorder: Option<&str>,
+    out_heads: &str,
 ) -> PyResult<String> {
     let seed = seed.unwrap_or(swapless_build::generators::DEFAULT_SEED);
     let source: Box<dyn EdgeSource> = match (kind, scale, rows, cols) {
@@ -422,7 +436,7 @@ fn generate(
             )));
         }
     };
-    build_from(py, source, output, memory, reorder)
+    build_from(py, source, output, memory, reorder, out_heads)
 }
 
 /// Writes edges given as arrays (uint32 ids, optional float32 weights) to a .sl file.
@@ -453,7 +467,7 @@ fn from_edges(
         vertices,
     )
     .map_err(build_error)?;
-    build_from(py, Box::new(source), output, memory, reorder)
+    build_from(py, Box::new(source), output, memory, reorder, "auto")
 }
 
 /// Runs the `swapless` command line with `args` (without the program name); returns the exit code.

@@ -119,15 +119,20 @@ def open(path: Union[str, os.PathLike], memory: Size = None, tier: Optional[str]
 
 
 def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memory: Size = None,
-          undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None) -> Graph:
+          undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None,
+          out_heads: str = "auto") -> Graph:
     """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
     or from another .sl file (to reorder it, drop its weights or bring it to this format).
 
     ``memory`` bounds the build's peak memory (default: half of the memory the process may use);
-    ``reorder="dbg"`` groups vertices by degree, hottest first. Returns the new graph
-    (open it again with ``sl.open(output, memory=...)`` to run within a budget).
+    ``reorder="dbg"`` groups vertices by degree, hottest first; ``out_heads`` ("auto",
+    "always" or "never") whether to write each vertex's first two out-neighbors apart, which
+    the disk tiers read for cc's first pass instead of the lists ("auto": when the lists
+    average 8 entries or more). Returns the new graph (open it again with
+    ``sl.open(output, memory=...)`` to run within a budget).
     """
-    _core.build(os.fspath(input), os.fspath(output), _size(memory), undirected, weighted, reorder)
+    _core.build(os.fspath(input), os.fspath(output), _size(memory), undirected, weighted, reorder,
+                out_heads)
     return Graph(output)
 
 
@@ -135,17 +140,18 @@ def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
              rows: Optional[int] = None, cols: Optional[int] = None,
              output: Union[str, os.PathLike, None] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Size = None,
-             reorder: Optional[str] = None) -> Graph:
+             reorder: Optional[str] = None, out_heads: str = "auto") -> Graph:
     """Generates a synthetic graph with GAP's definitions straight into a .sl file.
 
     ``kind`` is "kron" or "urand" (2^scale vertices, degree x 2^scale edges, undirected)
     or "grid" (rows x cols mesh with a few shortcuts). ``output`` defaults to a name
-    after the generator in the current directory.
+    after the generator in the current directory. ``memory``, ``reorder`` and ``out_heads``
+    as for :func:`build`.
     """
     if output is None:
         output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
     _core.generate(kind, os.fspath(output), scale, degree, rows, cols, weighted, seed,
-                   _size(memory), reorder)
+                   _size(memory), reorder, out_heads)
     return Graph(output)
 
 

@@ -23,13 +23,13 @@ def run(path: str, kernel_name: str, options: str) -> Tuple[Optional[np.ndarray]
     """Runs a kernel; returns the result array (None for triangle counting) and the report as JSON."""
 
 def build(input: str, output: str, memory: Optional[str] = None, undirected: bool = False,
-          weighted: bool = False, reorder: Optional[str] = None) -> str:
+          weighted: bool = False, reorder: Optional[str] = None, out_heads: str = "auto") -> str:
     """Imports an edge list, Matrix Market or GAP file into a .sl file; returns the report as JSON."""
 
 def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 16,
              rows: Optional[int] = None, cols: Optional[int] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Optional[str] = None,
-             reorder: Optional[str] = None) -> str:
+             reorder: Optional[str] = None, out_heads: str = "auto") -> str:
     """Generates a synthetic graph into a .sl file; returns the report as JSON."""
 
 def from_edges(sources: np.ndarray, destinations: np.ndarray, weights: Optional[np.ndarray],
