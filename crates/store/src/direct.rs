@@ -823,7 +823,8 @@ impl DirectStore {
     /// list: the pinned lists (computed on while the first reads fly, or
     /// alone when nothing is read), then batches of reads in file order. Members of
     /// reads without bytes (no edges, or a list a partial scan cuts to nothing) are
-    /// visited with empty lists.
+    /// visited with empty lists. A pass that needs only the heads of the out-lists reads
+    /// the heads section instead of the lists beyond the pinned ones.
     fn scan_lists(
         &self,
         direction: EdgeDirection,

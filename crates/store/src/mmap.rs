@@ -305,7 +305,8 @@ impl MmapStore {
     }
 
     /// A scan of `range`, or a partial scan when `needed` says what it needs of each
-    /// list: the kept prefix from the map, then the rest window by window.
+    /// list: the kept prefix from the map, then the rest window by window, read from the
+    /// heads section instead of the lists when the pass needs only their heads.
     fn scan_lists(
         &self,
         direction: EdgeDirection,
