@@ -389,6 +389,14 @@ fn cc_reads_long_lists_only_up_to_their_heads_and_gives_the_dram_answer() {
     let graph = dir.path().join("kron16.sl");
     generate_kron(&graph, 16, 48, &["--weighted", "--out-heads", "never"]);
     assert!(GraphFile::open(&graph).unwrap().out_heads().is_none());
+    // The plan says how to read less.
+    let planned = plan(&graph, "cc", &["--tier", "direct", "--memory", "6M"]);
+    assert!(
+        planned["segments"]
+            .to_string()
+            .contains("build the file again with --out-heads always"),
+        "{planned}"
+    );
     let (dram, dram_result) = run(&graph, "cc", &["--tier", "dram"], dir.path());
     for (tier, chunk) in [
         ("direct", "4K"),

@@ -555,6 +555,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         0
     };
     let cached = cached - gather_cache_bytes;
+    let heads_read = heads_bytes > 0 && tier != Tier::Dram;
     // The cache is shared by the directions in proportion to their size.
     let mut cached_list_bytes = (0, 0);
     let mut segments = vec![Segment {
@@ -637,6 +638,20 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                 tier
             )
         };
+        // A head pass reads these lists themselves when the file has no heads section.
+        let placement = match direction.name == "out"
+            && request.out_heads
+            && !weighted
+            && !heads_read
+            && tier != Tier::Dram
+            && share < direction.lists
+        {
+            true => format!(
+                "{placement}; the pass that needs only their heads reads them too (build \
+                 the file again with --out-heads always to read 8 bytes a vertex instead)"
+            ),
+            false => placement,
+        };
         segments.push(Segment {
             name: format!(
                 "{}_neighbors{}",
@@ -648,7 +663,6 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             placement,
         });
     }
-    let heads_read = heads_bytes > 0 && tier != Tier::Dram;
     if heads_read {
         segments.push(Segment {
             name: "out_heads".to_string(),
