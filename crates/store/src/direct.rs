@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
-use crate::heads::{heads_layout, heads_serve, visit_heads};
+use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
     Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, check_ids_in_range,
     deliver_list, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
@@ -512,20 +512,13 @@ impl DirectStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let heads = match plan.heads_read {
-            true => heads_layout(&graph)
-                .map(|layout| -> Result<Lists> {
-                    Ok(Lists {
-                        layout,
-                        pinned_vertices: 0,
-                        pinned_neighbors: AlignedBuffer::zeroed(0),
-                        pinned_weights: None,
-                        checks: ListChecks::heads(&graph)?,
-                    })
-                })
-                .transpose()?,
-            false => None,
-        };
+        let heads = open_heads(&graph, plan)?.map(|(layout, checks)| Lists {
+            layout,
+            pinned_vertices: 0,
+            pinned_neighbors: AlignedBuffer::zeroed(0),
+            pinned_weights: None,
+            checks,
+        });
         let reads_per = plan.sections_per_list() as usize;
         let oversize_slots = if plan.oversize_slot_bytes > 0 {
             reads_per
@@ -833,7 +826,7 @@ impl DirectStore {
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let lists = self.lists(direction);
-        if let (Some(heads), Some(needed)) = (&self.heads, needed)
+        if let Some(heads) = &self.heads
             && heads_serve(needed, direction, self.lists.directed())
         {
             let offsets = lists.layout.offsets.as_slice();

@@ -11,30 +11,43 @@
 use swapless_format::{GraphFile, HEAD_ENTRIES, SectionKind};
 
 use crate::layout::ListLayout;
-use crate::{EdgeDirection, ListBlock, ListsNeeded, OffsetSlice, Offsets, VisitBlock};
+use crate::page_checks::ListChecks;
+use crate::plan::Plan;
+use crate::{EdgeDirection, ListBlock, ListsNeeded, OffsetSlice, Offsets, Result, VisitBlock};
 
-/// The heads section laid out as lists of [`HEAD_ENTRIES`] entries, for a tier's reads;
-/// `None` when the file has no heads.
-pub(crate) fn heads_layout(graph: &GraphFile) -> Option<ListLayout> {
-    let entry = graph.header().section(SectionKind::OutHeads)?;
-    Some(ListLayout {
+/// The heads section laid out as lists of [`HEAD_ENTRIES`] entries, for a tier's reads,
+/// with the checks of its pages; `None` unless `plan` reads the heads (and so the file
+/// has them).
+pub(crate) fn open_heads(
+    graph: &GraphFile,
+    plan: &Plan,
+) -> Result<Option<(ListLayout, ListChecks)>> {
+    let Some(entry) = graph.header().section(SectionKind::OutHeads) else {
+        return Ok(None);
+    };
+    if !plan.heads_read {
+        return Ok(None);
+    }
+    let layout = ListLayout {
         offsets: Offsets::Fixed {
             width: HEAD_ENTRIES,
             count: graph.num_vertices() + 1,
         },
         neighbors_at: entry.offset,
         weights_at: None,
-    })
+    };
+    Ok(Some((layout, ListChecks::heads(graph)?)))
 }
 
-/// Whether the heads section can serve a partial scan of `direction` that needs `needed`
-/// (on an undirected graph the out-lists are the in-lists too).
+/// Whether the heads section can serve a scan of `direction` that needs `needed` of each
+/// list: a partial scan of heads no longer than it holds, of the out-lists (on an
+/// undirected graph the out-lists are the in-lists too).
 pub(crate) fn heads_serve(
-    needed: ListsNeeded<'_>,
+    needed: Option<ListsNeeded<'_>>,
     direction: EdgeDirection,
     directed: bool,
 ) -> bool {
-    let only_heads = matches!(needed, ListsNeeded::Heads(entries) if entries <= HEAD_ENTRIES);
+    let only_heads = matches!(needed, Some(ListsNeeded::Heads(entries)) if entries <= HEAD_ENTRIES);
     only_heads && (direction == EdgeDirection::Out || !directed)
 }
 
@@ -112,18 +125,31 @@ mod tests {
     #[test]
     fn only_head_passes_of_out_lists_are_served() {
         let all_but = |_: u32| false;
-        assert!(heads_serve(ListsNeeded::Heads(2), EdgeDirection::Out, true));
-        assert!(heads_serve(ListsNeeded::Heads(1), EdgeDirection::In, false));
-        assert!(!heads_serve(ListsNeeded::Heads(2), EdgeDirection::In, true));
+        assert!(heads_serve(
+            Some(ListsNeeded::Heads(2)),
+            EdgeDirection::Out,
+            true
+        ));
+        assert!(heads_serve(
+            Some(ListsNeeded::Heads(1)),
+            EdgeDirection::In,
+            false
+        ));
         assert!(!heads_serve(
-            ListsNeeded::Heads(3),
+            Some(ListsNeeded::Heads(2)),
+            EdgeDirection::In,
+            true
+        ));
+        assert!(!heads_serve(
+            Some(ListsNeeded::Heads(3)),
             EdgeDirection::Out,
             true
         ));
         assert!(!heads_serve(
-            ListsNeeded::AllBut(&all_but),
+            Some(ListsNeeded::AllBut(&all_but)),
             EdgeDirection::Out,
             false
         ));
+        assert!(!heads_serve(None, EdgeDirection::Out, false));
     }
 }

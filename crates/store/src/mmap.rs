@@ -15,7 +15,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::heads::{heads_layout, heads_serve, visit_heads};
+use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
     Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
     scan_batches, visit_edgeless, visit_read,
@@ -107,18 +107,11 @@ impl MmapStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let heads = match plan.heads_read {
-            true => heads_layout(&graph)
-                .map(|layout| -> Result<Lists> {
-                    Ok(Lists {
-                        layout,
-                        kept_bytes: 0,
-                        checks: ListChecks::heads(&graph)?,
-                    })
-                })
-                .transpose()?,
-            false => None,
-        };
+        let heads = open_heads(&graph, plan)?.map(|(layout, checks)| Lists {
+            layout,
+            kept_bytes: 0,
+            checks,
+        });
         let reads_per = plan.sections_per_list();
         // One window computed on, one prefetched, one of slack for pages two windows share.
         let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
@@ -326,15 +319,12 @@ impl MmapStore {
         )?;
         let offsets = lists.layout.offsets.as_slice();
         let cut = |block: ListBlock<'_>| visit_heads(block, offsets, visit_block);
-        let (source, needed, visit_read_block): (&Lists, _, &VisitBlock) =
-            match (&self.heads, needed) {
-                (Some(heads), Some(needed))
-                    if heads_serve(needed, direction, self.lists.directed()) =>
-                {
-                    (heads, None, &cut)
-                }
-                _ => (lists, needed, visit_block),
-            };
+        let (source, needed, visit_read_block): (&Lists, _, &VisitBlock) = match &self.heads {
+            Some(heads) if heads_serve(needed, direction, self.lists.directed()) => {
+                (heads, None, &cut)
+            }
+            _ => (lists, needed, visit_block),
+        };
         // The page cache serves a page two reads share once, so lists are not split.
         let batches = scan_batches(
             &source.layout,

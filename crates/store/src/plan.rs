@@ -448,7 +448,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let io_minimum = MIN_SLOTS * slot_cost + io_fixed;
     // The heads of the out-lists, for a kernel whose first pass needs only those: a disk
     // tier reads 8 bytes a vertex instead of every list.
-    let heads_bytes = match request.out_heads && !weighted && !directions.is_empty() {
+    let head_pass = request.out_heads && !weighted && !directions.is_empty();
+    let heads_bytes = match head_pass {
         true => size(SectionKind::OutHeads),
         false => 0,
     };
@@ -640,9 +641,8 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         };
         // A head pass reads these lists themselves when the file has no heads section.
         let placement = match direction.name == "out"
-            && request.out_heads
-            && !weighted
-            && !heads_read
+            && head_pass
+            && heads_bytes == 0
             && tier != Tier::Dram
             && share < direction.lists
         {
