@@ -480,9 +480,12 @@ const HEADS_MIN_MEAN_DEGREE: u64 = 8;
 /// and the out-lists' heads when asked.
 struct CsrWriter {
     offsets: SectionWriter,
-    /// The `out_heads` section, and the entries of the list being written that it holds.
-    heads: Option<(SectionWriter, Vec<u32>)>,
+    /// The `out_heads` section, when asked for.
+    heads: Option<SectionWriter>,
+    /// Heads not yet written, the list being written's included.
     head_buffer: Vec<u32>,
+    /// Where the list being written starts: its length so far is `arcs - list_start`.
+    list_start: u64,
     neighbors: SectionWriter,
     weights: Option<(PathBuf, BufWriter<File>)>,
     weights_kind: SectionKind,
@@ -508,10 +511,9 @@ impl CsrWriter {
         let offsets = writer.begin_section(sections[0], Some((vertices + 1) * 8))?;
         // Known lengths first: the neighbors' length is known only at the end.
         let heads = match heads {
-            true => Some((
+            true => Some(
                 writer.begin_section(SectionKind::OutHeads, Some(vertices * HEAD_ENTRIES * 4))?,
-                Vec::with_capacity(HEAD_ENTRIES as usize),
-            )),
+            ),
             false => None,
         };
         let neighbors = writer.begin_section(sections[1], None)?;
@@ -527,6 +529,7 @@ impl CsrWriter {
             offsets,
             heads,
             head_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
+            list_start: 0,
             neighbors,
             weights,
             weights_kind: sections[2],
@@ -545,10 +548,8 @@ impl CsrWriter {
             self.push_offset()?;
         }
         self.neighbor_buffer.push(record.destination());
-        if let Some((_, head)) = &mut self.heads
-            && head.len() < HEAD_ENTRIES as usize
-        {
-            head.push(record.destination());
+        if self.heads.is_some() && self.arcs - self.list_start < HEAD_ENTRIES {
+            self.head_buffer.push(record.destination());
         }
         if self.weights.is_some() {
             self.weight_buffer.push(record.weight());
@@ -562,17 +563,21 @@ impl CsrWriter {
 
     fn push_offset(&mut self) -> Result<()> {
         // The offset that starts a vertex's list ends the one before it: its heads are known.
-        if let Some((section, head)) = &mut self.heads
+        if let Some(section) = &mut self.heads
             && self.next_vertex > 0
         {
+            // A list shorter than its heads is padded with its own vertex's id.
             let vertex = (self.next_vertex - 1) as u32;
-            head.resize(HEAD_ENTRIES as usize, vertex);
-            self.head_buffer.append(head);
+            let held = (self.arcs - self.list_start).min(HEAD_ENTRIES);
+            for _ in held..HEAD_ENTRIES {
+                self.head_buffer.push(vertex);
+            }
             if self.head_buffer.len() >= CSR_BUFFER_ENTRIES {
                 section.write_values(&self.head_buffer)?;
                 self.head_buffer.clear();
             }
         }
+        self.list_start = self.arcs;
         self.offset_buffer.push(self.arcs);
         self.next_vertex += 1;
         if self.offset_buffer.len() == CSR_BUFFER_ENTRIES {
@@ -602,7 +607,7 @@ impl CsrWriter {
         self.flush_lists()?;
         writer.finish_section(self.neighbors)?;
         writer.finish_section(self.offsets)?;
-        if let Some((mut section, _)) = self.heads {
+        if let Some(mut section) = self.heads {
             section.write_values(&self.head_buffer)?;
             writer.finish_section(section)?;
         }
