@@ -14,6 +14,9 @@ use crate::{FormatError, GraphFlags, Header, Result, SectionKind};
 /// Bytes a section reader asks for at a time: many checksum blocks (1 in version 1).
 const READ_PIECE_BYTES: u64 = 1 << 20;
 
+/// Least bytes of the pieces [`GraphFile::for_each_piece`] hands out.
+const VISIT_PIECE_BYTES: u64 = 64 << 10;
+
 /// Bytes of the pieces [`GraphFile::read_section_piece`] reads (whole checksum blocks).
 pub const SECTION_PIECE_BYTES: u64 = READ_PIECE_BYTES;
 
@@ -414,20 +417,30 @@ impl GraphFile {
         reader.read_piece(position, buffer)
     }
 
-    /// Calls `visit` with each 1 MiB piece of section `kind` in turn (checksums
-    /// verified), holding one piece in memory at a time and none in the page cache;
-    /// nothing if the section is absent.
+    /// Calls `visit` with each piece of section `kind` in turn (checksums verified;
+    /// [`GraphFile::visit_piece_bytes`] long, a whole number of 8-byte entries), holding
+    /// one piece in memory at a time and none in the page cache; nothing if the section
+    /// is absent.
     pub fn for_each_piece(&self, kind: SectionKind, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
         let Some(mut reader) = SectionReader::open(self, kind)? else {
             return Ok(());
         };
-        let mut piece = vec![0u8; READ_PIECE_BYTES as usize];
-        for start in (0..reader.length).step_by(READ_PIECE_BYTES as usize) {
-            let length = (reader.length - start).min(READ_PIECE_BYTES) as usize;
+        let piece_bytes = self.visit_piece_bytes();
+        let mut piece = vec![0u8; piece_bytes as usize];
+        for start in (0..reader.length).step_by(piece_bytes as usize) {
+            let length = (reader.length - start).min(piece_bytes) as usize;
             reader.read_piece(start, &mut piece[..length])?;
             visit(&piece[..length]);
         }
         Ok(())
+    }
+
+    /// Bytes of the pieces [`GraphFile::for_each_piece`] holds: whole checksum blocks,
+    /// at least 64 KiB. That piece is memory a run under a budget holds beside what its
+    /// plan counts (while it loads offsets), so it is kept small where the blocks are:
+    /// 64 KiB on version-2 files, 1 MiB (one block) on version-1 files.
+    pub fn visit_piece_bytes(&self) -> u64 {
+        self.checksum_block_bytes().max(VISIT_PIECE_BYTES)
     }
 
     /// Calls `visit(position in the section, page)` with up to `count` pages (4 KiB) of

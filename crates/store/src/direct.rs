@@ -36,7 +36,7 @@ use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;
 use crate::{
     Adjacency, EdgeDirection, EdgeStore, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result,
-    SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex, with_block,
+    SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, for_each_block, per_vertex,
 };
 
 /// Bytes of a pinned prefix read at a time at open.
@@ -85,10 +85,10 @@ impl Lists {
         }
     }
 
-    /// Visits the pinned lists of `vertices` (all below `pinned_vertices`) as one block.
+    /// Visits the pinned lists of `vertices` (all below `pinned_vertices`) in blocks.
     fn visit_pinned_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
         let (neighbors, weights) = self.pinned_entries();
-        with_block(
+        for_each_block(
             self.layout.offsets.as_slice(),
             vertices,
             0,

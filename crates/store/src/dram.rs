@@ -10,7 +10,7 @@ use swapless_format::{GraphFile, SectionKind};
 use crate::layout::{check_ids_in_range, check_offsets};
 use crate::{
     Adjacency, EdgeDirection, EdgeStore, ListsNeeded, OffsetForm, OffsetSlice, Offsets, Result,
-    SCAN_BLOCK, Visit, VisitBlock, block_ranges, with_block,
+    SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block,
 };
 
 /// One direction's CSR in memory.
@@ -58,9 +58,9 @@ impl Csr {
         }
     }
 
-    /// Visits the lists of `vertices` as one block.
+    /// Visits the lists of `vertices` in blocks.
     fn visit_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
-        with_block(
+        for_each_block(
             self.offsets.as_slice(),
             vertices,
             0,

@@ -11,7 +11,7 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 use crate::plan::Plan;
 use crate::{
     Adjacency, EdgeDirection, ListBlock, ListsNeeded, OffsetForm, OffsetSlice, Offsets, Result,
-    Visit, VisitBlock, with_block,
+    Visit, VisitBlock, for_each_block,
 };
 
 /// The page size reads are aligned to (`O_DIRECT` needs it; sections start on it).
@@ -598,7 +598,7 @@ pub(crate) fn visit_read(
     }
 }
 
-/// Hands the lists of `span` to `visit_block` as one block, after checking every id
+/// Hands the lists of `span` to `visit_block` in blocks, after checking every id
 /// against `vertices`. `neighbors` and `weights` hold the section's entries from
 /// position `base` on. Returns the list bytes delivered (weights included).
 #[allow(clippy::too_many_arguments)]
@@ -612,14 +612,22 @@ pub(crate) fn deliver_span(
     path: &Path,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
-    with_block(
+    let mut delivered = Ok(0);
+    for_each_block(
         layout.offsets.as_slice(),
         span,
         base,
         neighbors,
         weights,
-        |block| check_and_visit(block, vertices, path, visit_block),
-    )
+        |block| {
+            // After a refused block, the rest of the span is not handed on.
+            if let Ok(total) = delivered {
+                delivered =
+                    check_and_visit(block, vertices, path, visit_block).map(|bytes| total + bytes);
+            }
+        },
+    );
+    delivered
 }
 
 /// Hands `vertex`'s list, entries `entries` of the section, to `visit_block` as a block

@@ -132,29 +132,35 @@ impl<'a> ListBlock<'a> {
     }
 }
 
-/// Calls `with` on the lists of `vertices` as one block: `offsets` are the direction's,
-/// widened to u64 for the block, and `neighbors` (and `weights`) hold the section's
-/// entries from position `base` on.
-pub(crate) fn with_block<R>(
+/// Calls `with` on the lists of `vertices` in blocks of at most [`BLOCK_VERTICES`]:
+/// `offsets` are the direction's, widened to u64 on the stack for each block, and
+/// `neighbors` (and `weights`) hold the section's entries from position `base` on.
+///
+/// A read's lists can belong to any number of vertices: between ids a graph never used
+/// (an input whose ids are sparse) lie runs of empty lists, so a 256 KiB read can span
+/// millions of vertices. As one block, its offsets would be widened on the heap, 8 bytes
+/// a vertex of the span, memory no plan counts.
+pub(crate) fn for_each_block(
     offsets: OffsetSlice,
     vertices: Range<u32>,
     base: u64,
     neighbors: &[u32],
     weights: Option<&[f32]>,
-    with: impl FnOnce(ListBlock<'_>) -> R,
-) -> R {
-    offsets
-        .vertices(vertices.start as usize..vertices.end as usize)
-        .widened(|offsets| {
-            with(ListBlock::new(
-                vertices.start,
-                offsets,
-                base,
-                neighbors,
-                weights,
-            ))
-        })
+    mut with: impl FnMut(ListBlock<'_>),
+) {
+    let mut start = vertices.start;
+    while start < vertices.end {
+        let end = vertices.end.min(start + BLOCK_VERTICES);
+        offsets
+            .vertices(start as usize..end as usize)
+            .widened(|offsets| with(ListBlock::new(start, offsets, base, neighbors, weights)));
+        start = end;
+    }
 }
+
+/// Vertices of a block [`for_each_block`] hands out at most: their offsets (one entry
+/// more) fit [`OffsetSlice::widened`]'s stack copy.
+pub(crate) const BLOCK_VERTICES: u32 = WIDENED_ON_STACK as u32 - 1;
 
 /// The callback a kernel hands to `scan` and `gather`: `visit(vertex, its list)`.
 pub type Visit<'a> = dyn Fn(u32, Adjacency<'_>) + Sync + 'a;

@@ -53,7 +53,7 @@ pub(crate) fn for_each_offset(
     kind: SectionKind,
     mut each: impl FnMut(u64),
 ) -> Result<()> {
-    // Pieces are 1 MiB, a whole number of 8-byte entries.
+    // Pieces are whole checksum blocks, a whole number of 8-byte entries.
     graph.for_each_piece(kind, &mut |piece| {
         for word in piece.chunks_exact(8) {
             let mut value = [0u8; 8];
@@ -62,6 +62,20 @@ pub(crate) fn for_each_offset(
         }
     })?;
     Ok(())
+}
+
+/// The error for offsets section `kind` whose entries cannot be a list layout (past the
+/// lists or descending), found while loading them. Refused there, rather than loaded
+/// wide for the caller's check: the wide copy (8 bytes a vertex) is memory no plan counts.
+fn offsets_corrupt(graph: &GraphFile, kind: SectionKind) -> crate::StoreError {
+    swapless_format::FormatError::Corrupt {
+        path: graph.path().to_path_buf(),
+        detail: format!(
+            "section {} does not describe the lists it points into",
+            kind.name()
+        ),
+    }
+    .into()
 }
 
 /// One direction's offsets, owned: `n + 1` entries, the last the section's length.
@@ -105,9 +119,8 @@ impl Offsets {
             })?;
             return match builder.build() {
                 Some(sequence) if !refused => Ok(Some(Offsets::Compressed(sequence))),
-                // Corrupt offsets (descending or past the section): return them wide,
-                // so the caller's check sees the values.
-                _ => Ok(graph.load_section::<u64>(kind)?.map(Offsets::Wide)),
+                // Descending or past the section.
+                _ => Err(offsets_corrupt(graph, kind)),
             };
         }
         if !offsets_fit_narrow(entries) {
@@ -122,8 +135,7 @@ impl Offsets {
             narrow.push(value.min(u32::MAX as u64) as u32);
         })?;
         if too_large {
-            // Corrupt offsets: return them wide, so the caller's check sees the values.
-            return Ok(graph.load_section::<u64>(kind)?.map(Offsets::Wide));
+            return Err(offsets_corrupt(graph, kind));
         }
         Ok(Some(Offsets::Narrow(narrow)))
     }
