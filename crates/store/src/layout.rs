@@ -546,7 +546,7 @@ pub(crate) fn visit_edgeless(layout: &ListLayout, sorted: &[u32], weighted: bool
         .for_each(|&vertex| visit(vertex, Adjacency::empty(weighted)));
 }
 
-/// Calls `visit_block` with the lists `read` holds wholly: one block for a scan's span
+/// Calls `visit_block` with the lists `read` holds wholly: blocks of a scan's span
 /// (a split first list is left to the caller), one per vertex for a gather's picks.
 /// `neighbors` and `weights` are the read's entries (from the first entry of its first
 /// page); every id is checked against `vertices` first, because a corrupt id would
