@@ -6,9 +6,9 @@
 //! exact, so an array the plan forgot shows at test scale. One test, in its own process,
 //! because the counters are process-wide.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use swapless_build::generators::{SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
@@ -16,34 +16,8 @@ use swapless_build::{BuildOptions, Reorder};
 use swapless_run::{Kernel, Placement, RunOptions, run};
 use swapless_store::Tier;
 
-/// The system allocator, counting the bytes live now and the most live since a reset.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is passed to the system allocator unchanged; the counters only
-// watch.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's layout, passed on as it came.
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: a pointer this allocator handed out, with its layout.
-        unsafe { System.dealloc(pointer, layout) };
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: common::Counting = common::Counting;
 
 /// Heap a run may take beyond the plan's share: a piece of a section being read (64
 /// KiB), a batch of reads being planned, the report, thread-local scratch. Fixed: it
@@ -89,10 +63,7 @@ fn heap_taken_and_mapped(graph: &Path, kernel: Kernel, placement: Placement) -> 
         threads: Some(2),
         ..RunOptions::default()
     };
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let output = run(graph, kernel, &options, &Silent).unwrap();
-    let taken = PEAK.load(Ordering::Relaxed) - before;
+    let (taken, output) = common::heap_taken_by(|| run(graph, kernel, &options, &Silent).unwrap());
     let report = &output.report;
     let mapped: u64 = [
         "property_reserved_bytes",
@@ -103,6 +74,12 @@ fn heap_taken_and_mapped(graph: &Path, kernel: Kernel, placement: Placement) -> 
     .map(|figure| report[figure].as_u64().unwrap())
     .sum();
     (taken as i64, mapped as i64)
+}
+
+/// The least budget the plan names for `kernel` on `graph` under `placement`.
+fn least_budget(graph: &Path, kernel: Kernel, placement: &Placement) -> i64 {
+    let plan = swapless_run::plan(graph, kernel, placement).unwrap();
+    plan.minimum_bytes as i64
 }
 
 #[test]
@@ -130,10 +107,7 @@ fn no_run_on_a_disk_tier_takes_more_heap_than_its_plan_leaves() {
                     // The run's phase alone: the heap may hold what the budget leaves
                     // beside the maps.
                     placement.output_array = false;
-                    let least = swapless_run::plan(graph, kernel, &placement)
-                        .unwrap()
-                        .minimum_bytes;
-                    let budget = (least * times) as i64;
+                    let budget = least_budget(graph, kernel, &placement) * times;
                     placement.budget_bytes = Some(budget as u64);
                     let (taken, mapped) = heap_taken_and_mapped(graph, kernel, placement.clone());
                     let beyond = taken - (budget - mapped);
@@ -150,10 +124,7 @@ fn no_run_on_a_disk_tier_takes_more_heap_than_its_plan_leaves() {
                     placement.output_array = true;
                     placement.verify = true;
                     placement.budget_bytes = None;
-                    let least = swapless_run::plan(graph, kernel, &placement)
-                        .unwrap()
-                        .minimum_bytes;
-                    let budget = (least * times) as i64;
+                    let budget = least_budget(graph, kernel, &placement);
                     placement.budget_bytes = Some(budget as u64);
                     let (taken, _) = heap_taken_and_mapped(graph, kernel, placement);
                     assert!(

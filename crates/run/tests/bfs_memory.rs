@@ -2,8 +2,7 @@
 //! whose frontiers are far longer than its vertex lists may be: every allocation made
 //! while it runs is counted by this test binary's allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
 use swapless_build::generators::{SyntheticKind, SyntheticSource};
 use swapless_build::{BuildOptions, build_graph};
@@ -11,42 +10,8 @@ use swapless_engine::kernels::bfs;
 use swapless_engine::pick_source;
 use swapless_store::{DramStore, EdgeStore};
 
-/// The system allocator, counting the bytes live now and the most live since a reset.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is passed to the system allocator unchanged; the counters only
-// watch.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's layout, passed on as it came.
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: a pointer this allocator handed out, with its layout.
-        unsafe { System.dealloc(pointer, layout) };
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Bytes of the heap BFS takes beyond what was live when it started.
-fn heap_taken_by(run: impl FnOnce()) -> usize {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    run();
-    PEAK.load(Ordering::Relaxed) - before
-}
+static ALLOCATOR: common::Counting = common::Counting;
 
 #[test]
 fn bfs_holds_no_more_than_the_plan_counts() {
@@ -70,7 +35,7 @@ fn bfs_holds_no_more_than_the_plan_counts() {
     // bfs() keeps the lists its scans leave unvisited: the plan's optional bytes.
     let planned = (bfs::property_bytes(vertices, store.num_arcs())
         + bfs::kept_lists_bytes(vertices)) as usize;
-    let taken = heap_taken_by(|| {
+    let (taken, _) = common::heap_taken_by(|| {
         pool.install(|| {
             let result = bfs::bfs(&store, source).unwrap();
             assert!(
@@ -86,7 +51,7 @@ fn bfs_holds_no_more_than_the_plan_counts() {
     );
     // The bound is what keeps it there: with unbounded lists the same search takes more
     // (its widest frontier alone is a list of a large share of the vertices).
-    let unbounded = heap_taken_by(|| {
+    let (unbounded, _) = common::heap_taken_by(|| {
         pool.install(|| {
             bfs::bfs_with_list_limit(&store, source, vertices as usize, true).unwrap();
         })
