@@ -13,12 +13,6 @@ pub mod triangle_count;
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore};
 
-/// Depth of every vertex from `source` by a serial BFS over the file's out-lists
-/// (`u32::MAX` where it does not reach), for the verifiers; see [`serial_levels`].
-pub(crate) fn serial_depths(graph: &GraphFile, source: u32) -> Vec<u32> {
-    serial_levels(graph, source).0
-}
-
 /// A serial BFS from `source` over the file's out-lists: each vertex's depth
 /// (`u32::MAX` where it does not reach) and the vertices reached, level by level, each
 /// level in increasing id order. Each level is sorted before its lists are read, so
@@ -190,4 +184,20 @@ pub fn deterministic_sums<const K: usize>(
     };
     let partial: Vec<[f64; K]> = values.fold_chunks(4096, || [0.0; K], add).collect();
     partial.into_iter().fold([0.0; K], add)
+}
+
+/// A graph built from the edge list `text` in `dir`, for the verifiers' unit tests.
+#[cfg(test)]
+pub(crate) fn text_graph(
+    dir: &tempfile::TempDir,
+    text: &str,
+    options: swapless_build::importers::ImportOptions,
+) -> GraphFile {
+    let input = dir.path().join("g.el");
+    std::fs::write(&input, text).unwrap();
+    let output = dir.path().join("g.sl");
+    let mut source = swapless_build::importers::open_input(&input, options).unwrap();
+    let build = swapless_build::BuildOptions::with_memory(64 << 20);
+    swapless_build::build_graph(source.as_mut(), &output, &build).unwrap();
+    GraphFile::open(&output).unwrap()
 }

@@ -608,21 +608,15 @@ impl VertexHeap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swapless_build::importers::{ImportOptions, open_input};
+    use swapless_build::importers::ImportOptions;
 
     /// A directed, weighted graph from `text` (lines `tail head weight`), kept in `dir`.
     fn weighted_graph(dir: &tempfile::TempDir, text: &str) -> GraphFile {
-        let input = dir.path().join("g.el");
-        std::fs::write(&input, text).unwrap();
-        let output = dir.path().join("g.sl");
         let options = ImportOptions {
             undirected: false,
             weighted: true,
         };
-        let mut source = open_input(&input, options).unwrap();
-        let build = swapless_build::BuildOptions::with_memory(64 << 20);
-        swapless_build::build_graph(source.as_mut(), &output, &build).unwrap();
-        GraphFile::open(&output).unwrap()
+        super::super::text_graph(dir, text, options)
     }
 
     #[test]
