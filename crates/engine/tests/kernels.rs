@@ -218,7 +218,11 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
         maximal_independent_set::verify(&graph, &set.members)
             .unwrap_or_else(|e| panic!("{name} mis: {e}"));
         let triangles = triangle_count::triangle_count(&store).unwrap();
-        triangle_count::verify(&graph, triangles).unwrap_or_else(|e| panic!("{name} tc: {e}"));
+        triangle_count::verify(&graph, triangles, u64::MAX)
+            .unwrap_or_else(|e| panic!("{name} tc: {e}"));
+        // In blocks of a few lists: every block's pass must add up to the same count.
+        triangle_count::verify(&graph, triangles, 4096)
+            .unwrap_or_else(|e| panic!("{name} tc in blocks: {e}"));
     }
 }
 
@@ -499,7 +503,7 @@ fn verifiers_pass_through_a_map_whose_pages_are_dropped_as_they_read() {
         .members;
     maximal_independent_set::verify(&graph, &members).unwrap();
     let triangles = triangle_count::triangle_count(&store).unwrap();
-    triangle_count::verify(&graph, triangles).unwrap();
+    triangle_count::verify(&graph, triangles, u64::MAX).unwrap();
 }
 
 #[test]
@@ -604,8 +608,10 @@ fn verifiers_catch_wrong_answers() {
 
     let triangles = triangle_count::triangle_count(&store).unwrap();
     assert!(triangles > 0);
-    assert!(triangle_count::verify(&graph, triangles - 1).is_err());
-    assert!(triangle_count::verify(&graph, triangles + 1).is_err());
+    for block_bytes in [u64::MAX, 4096] {
+        assert!(triangle_count::verify(&graph, triangles - 1, block_bytes).is_err());
+        assert!(triangle_count::verify(&graph, triangles + 1, block_bytes).is_err());
+    }
 
     let sources = pick_sources(&store, 4);
     let mut estimates = radii::radii(&store, &sources).unwrap().radii;
@@ -691,6 +697,9 @@ fn every_kernel_is_correct_on_random_small_graphs() {
         maximal_independent_set::verify(&graph, &members)
             .unwrap_or_else(|e| panic!("{label} mis: {e}"));
         let triangles = triangle_count::triangle_count(&store).unwrap();
-        triangle_count::verify(&graph, triangles).unwrap_or_else(|e| panic!("{label} tc: {e}"));
+        for block_bytes in [u64::MAX, 64] {
+            triangle_count::verify(&graph, triangles, block_bytes)
+                .unwrap_or_else(|e| panic!("{label} tc, blocks of {block_bytes} bytes: {e}"));
+        }
     }
 }
