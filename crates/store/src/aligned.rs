@@ -4,6 +4,7 @@ use std::ptr::NonNull;
 
 use memmap2::MmapMut;
 
+use crate::StoreError;
 use crate::layout::PAGE;
 
 /// Bytes of a transparent huge page (2 MiB on x86-64 and on arm64 with 4 KiB pages).
@@ -26,11 +27,14 @@ unsafe impl Send for AlignedBuffer {}
 unsafe impl Sync for AlignedBuffer {}
 
 impl AlignedBuffer {
-    /// A buffer of at least `bytes` (rounded up to whole pages, at least one page).
-    pub fn zeroed(bytes: u64) -> AlignedBuffer {
+    /// A buffer of at least `bytes` (rounded up to whole pages, at least one page); an
+    /// error when the system refuses the map (an address-space limit, overcommit).
+    pub fn zeroed(bytes: u64) -> Result<AlignedBuffer, StoreError> {
         let size = (bytes.max(1).div_ceil(PAGE) * PAGE) as usize;
-        let mut map = MmapMut::map_anon(size)
-            .unwrap_or_else(|error| panic!("a buffer of {size} bytes cannot be mapped: {error}"));
+        let mut map = MmapMut::map_anon(size).map_err(|source| StoreError::NoMemory {
+            bytes: size as u64,
+            source,
+        })?;
         if size >= HUGE_PAGE {
             // Reads land in few, large, physically contiguous pieces: an O_DIRECT read of
             // 256 KiB is one segment instead of 64, which the host of a virtual disk
@@ -38,9 +42,12 @@ impl AlignedBuffer {
             // buffer works on small pages too, and never holds more than its size.
             let _ = map.advise(memmap2::Advice::HugePage);
         }
-        let pointer = NonNull::new(map.as_mut_ptr())
-            .unwrap_or_else(|| panic!("a buffer of {size} bytes was mapped at address 0"));
-        AlignedBuffer { map, pointer }
+        // mmap never places a map at address 0 unless asked to (MAP_FIXED).
+        let pointer = NonNull::new(map.as_mut_ptr()).ok_or_else(|| StoreError::NoMemory {
+            bytes: size as u64,
+            source: std::io::Error::other("the map was placed at address 0"),
+        })?;
+        Ok(AlignedBuffer { map, pointer })
     }
 
     /// Size in bytes.
@@ -62,5 +69,21 @@ impl AlignedBuffer {
     /// The bytes, writable.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         &mut self.map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_the_system_refuses_is_an_error_that_says_what_to_do() {
+        // More than any x86-64 or arm64 address space holds.
+        let refused = AlignedBuffer::zeroed(1 << 60).err().expect("an error");
+        let message = refused.to_string();
+        assert!(matches!(refused, StoreError::NoMemory { .. }), "{message}");
+        assert!(message.contains("lower --memory"), "{message}");
+        let buffer = AlignedBuffer::zeroed(5000).unwrap();
+        assert_eq!(buffer.len(), 8192);
     }
 }

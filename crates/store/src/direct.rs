@@ -512,13 +512,16 @@ impl DirectStore {
             })
         };
         let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let heads = open_heads(&graph, plan)?.map(|(layout, checks)| Lists {
-            layout,
-            pinned_vertices: 0,
-            pinned_neighbors: AlignedBuffer::zeroed(0),
-            pinned_weights: None,
-            checks,
-        });
+        let heads = match open_heads(&graph, plan)? {
+            Some((layout, checks)) => Some(Lists {
+                layout,
+                pinned_vertices: 0,
+                pinned_neighbors: AlignedBuffer::zeroed(0)?,
+                pinned_weights: None,
+                checks,
+            }),
+            None => None,
+        };
         let reads_per = plan.sections_per_list() as usize;
         let oversize_slots = if plan.oversize_slot_bytes > 0 {
             reads_per
@@ -529,7 +532,7 @@ impl DirectStore {
         let arena = AlignedBuffer::zeroed(
             regular_slots as u64 * plan.slot_bytes
                 + oversize_slots as u64 * plan.oversize_slot_bytes,
-        );
+        )?;
         let entries = ((plan.queue_depth * reads_per).next_power_of_two() as u32).clamp(8, 4096);
         let ring = IoUring::new(entries).map_err(|source| StoreError::Io {
             path: path.to_path_buf(),
@@ -568,7 +571,7 @@ impl DirectStore {
             chunk_bytes: plan.chunk_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
-            gather_cache: PageCache::new(plan.gather_cache_bytes),
+            gather_cache: PageCache::new(plan.gather_cache_bytes)?,
         })
     }
 
@@ -714,7 +717,7 @@ impl DirectStore {
             let length = read.bytes.end - read.bytes.start;
             let needed = Self::needed_bytes(lists, read);
             let fetch = |at: u64| -> Result<AlignedBuffer> {
-                let mut buffer = AlignedBuffer::zeroed(length);
+                let mut buffer = AlignedBuffer::zeroed(length)?;
                 read_at_least(
                     &self.file,
                     buffer.as_mut_slice(),
@@ -1243,7 +1246,7 @@ fn read_pinned(
 ) -> Result<AlignedBuffer> {
     let path = graph.path();
     let entry = graph.required_section(kind)?;
-    let mut buffer = AlignedBuffer::zeroed(bytes);
+    let mut buffer = AlignedBuffer::zeroed(bytes)?;
     if bytes == 0 {
         return Ok(buffer);
     }

@@ -22,6 +22,17 @@ pub enum StoreError {
     /// The run was asked to stop (Ctrl-C) and did, at a scan or gather.
     #[error("interrupted")]
     Interrupted,
+    /// The system refused the memory for a tier's buffers or cache.
+    #[error(
+        "the system refused {} MiB of memory for the tier's buffers ({source}); lower --memory to what this process may map (see `ulimit -v`)",
+        bytes.div_ceil(1 << 20)
+    )]
+    NoMemory {
+        /// The bytes asked for.
+        bytes: u64,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// Reading the graph failed while a kernel ran.
     #[error("reading {path} failed: {source}")]
     Io {

@@ -41,11 +41,12 @@ pub(crate) struct CacheView<'a> {
 }
 
 impl PageCache {
-    /// A cache of `bytes` (whole pages; none if less than one).
-    pub fn new(bytes: u64) -> PageCache {
+    /// A cache of `bytes` (whole pages; none if less than one); an error when the system
+    /// refuses its memory.
+    pub fn new(bytes: u64) -> crate::Result<PageCache> {
         let count = (bytes / PAGE) as usize;
-        PageCache {
-            data: AlignedBuffer::zeroed(count as u64 * PAGE),
+        Ok(PageCache {
+            data: AlignedBuffer::zeroed(count as u64 * PAGE)?,
             count,
             slots: RwLock::new(Slots {
                 index: HashMap::with_capacity(count),
@@ -53,7 +54,7 @@ impl PageCache {
                 referenced: (0..count).map(|_| AtomicBool::new(false)).collect(),
                 hand: 0,
             }),
-        }
+        })
     }
 
     /// Bytes held.
@@ -185,7 +186,7 @@ mod tests {
 
     #[test]
     fn pages_come_back_as_stored_and_clock_evicts_the_unused_one() {
-        let cache = PageCache::new(2 * PAGE);
+        let cache = PageCache::new(2 * PAGE).unwrap();
         assert_eq!(read(&cache, 0, 1), None);
         cache.insert(0, &[page(1), page(2)].concat());
         assert_eq!(read(&cache, PAGE, 2), None);
@@ -201,7 +202,7 @@ mod tests {
         assert_eq!(read(&cache, 3 * PAGE, 1), Some(page(4)));
         // A read needs every page: one missing page is a miss.
         assert_eq!(read(&cache, PAGE, 2), None);
-        let empty = PageCache::new(0);
+        let empty = PageCache::new(0).unwrap();
         empty.insert(0, &page(9));
         assert_eq!(read(&empty, 0, 1), None);
     }
