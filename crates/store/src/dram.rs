@@ -29,7 +29,7 @@ impl Csr {
         let neighbors: Vec<u32> = graph.load_section(sections[1])?.ok_or_else(missing)?;
         let offsets = Offsets::load(
             graph,
-            sections[0],
+            [sections[0], sections[1]],
             neighbors.len() as u64,
             OffsetForm::Plain,
         )?

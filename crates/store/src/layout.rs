@@ -94,7 +94,7 @@ impl ListLayout {
         };
         let neighbors = graph.required_section(kinds[1])?;
         let entries = neighbors.length / ENTRY_BYTES;
-        let offsets = Offsets::load(graph, kinds[0], entries, form)?
+        let offsets = Offsets::load(graph, [kinds[0], kinds[1]], entries, form)?
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
         check_offsets(graph, kinds, offsets.as_slice(), entries)?;
         let weights_at = if weighted {

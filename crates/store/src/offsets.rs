@@ -12,6 +12,7 @@ use swapless_format::{GraphFile, SectionKind};
 
 use crate::Result;
 use crate::elias_fano::{EliasFano, EliasFanoBuilder, elias_fano_bytes};
+use crate::layout::offsets_do_not_describe;
 
 /// Whether offsets into a section of `entries` entries fit in 4 bytes each.
 pub fn offsets_fit_narrow(entries: u64) -> bool {
@@ -64,20 +65,6 @@ pub(crate) fn for_each_offset(
     Ok(())
 }
 
-/// The error for offsets section `kind` whose entries cannot be a list layout (past the
-/// lists or descending), found while loading them. Refused there, rather than loaded
-/// wide for the caller's check: the wide copy (8 bytes a vertex) is memory no plan counts.
-fn offsets_corrupt(graph: &GraphFile, kind: SectionKind) -> crate::StoreError {
-    swapless_format::FormatError::Corrupt {
-        path: graph.path().to_path_buf(),
-        detail: format!(
-            "section {} does not describe the lists it points into",
-            kind.name()
-        ),
-    }
-    .into()
-}
-
 /// One direction's offsets, owned: `n + 1` entries, the last the section's length.
 pub enum Offsets {
     /// Entries below 2^32.
@@ -96,15 +83,20 @@ pub enum Offsets {
 }
 
 impl Offsets {
-    /// Reads section `kind` of `graph` (checksums verified) into `form`, narrowing or
-    /// compressing as it goes, so the wide copy is never held whole; `entries` is the
-    /// length of the section the offsets point into. `None` if the section is missing.
+    /// Reads offsets section `kinds[0]` of `graph` (checksums verified) into `form`,
+    /// narrowing or compressing as it goes, so the wide copy is never held whole;
+    /// `entries` is the length of section `kinds[1]`, which the offsets point into.
+    /// `None` if the section is missing. Offsets that cannot describe that section
+    /// (descending, or past its end) are refused where they are found, not loaded wide
+    /// for a later check: the wide copy (8 bytes a vertex) is memory no plan counts.
     pub fn load(
         graph: &GraphFile,
-        kind: SectionKind,
+        kinds: [SectionKind; 2],
         entries: u64,
         form: OffsetForm,
     ) -> Result<Option<Offsets>> {
+        let kind = kinds[0];
+        let corrupt = || offsets_do_not_describe(graph, kinds[0], kinds[1]);
         let Some(section) = graph.header().section(kind) else {
             return Ok(None);
         };
@@ -120,7 +112,7 @@ impl Offsets {
             return match builder.build() {
                 Some(sequence) if !refused => Ok(Some(Offsets::Compressed(sequence))),
                 // Descending or past the section.
-                _ => Err(offsets_corrupt(graph, kind)),
+                _ => Err(corrupt()),
             };
         }
         if !offsets_fit_narrow(entries) {
@@ -135,7 +127,7 @@ impl Offsets {
             narrow.push(value.min(u32::MAX as u64) as u32);
         })?;
         if too_large {
-            return Err(offsets_corrupt(graph, kind));
+            return Err(corrupt());
         }
         Ok(Some(Offsets::Narrow(narrow)))
     }
