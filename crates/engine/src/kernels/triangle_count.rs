@@ -267,17 +267,20 @@ pub fn verify(
             &block_lists[from..block_ends[index]]
         };
         for u in 0..end.saturating_sub(1) {
-            let ids = above(lists(u), u as u32);
-            // The ids ascend: the first at or past the block's start says.
-            let first = ids.clone().find(|&v| v >= middle.start);
-            if first.is_none_or(|v| v >= middle.end) {
+            // u's ids in the block, found by binary search (ids above u and above the
+            // vertex before the block).
+            let from = (u as u32).max(middle.start.saturating_sub(1));
+            let mut in_block = above(lists(u), from)
+                .take_while(|&v| v < middle.end)
+                .peekable();
+            if in_block.peek().is_none() {
                 continue;
             }
             // Stamps from an earlier block's pass are u's own ids above it, the same.
-            for v in ids.clone() {
+            for v in above(lists(u), u as u32) {
                 stamp[v as usize] = u as u32;
             }
-            for v in ids.filter(|v| middle.contains(v)) {
+            for v in in_block {
                 let stamped = block_list(v)
                     .iter()
                     .filter(|&&w| stamp[w as usize] == u as u32)
@@ -308,7 +311,6 @@ fn above<'a>((first, second): (&'a [u32], &'a [u32]), v: u32) -> SortedUnion<'a>
 
 /// The ids of two sorted lists in order, each once (lists may repeat an id: parallel
 /// edges, or an edge stored in both directions).
-#[derive(Clone)]
 struct SortedUnion<'a> {
     first: &'a [u32],
     second: &'a [u32],
