@@ -1074,6 +1074,22 @@ fn version_1_files_run_on_every_tier() {
         }
         assert_eq!(scores, current, "pr on {tier}");
     }
+    // Without page checks, the disk tiers check each streamed list's ids as they hand it
+    // on: an id beyond the vertices in the last list (streamed at the least budget),
+    // under a matching 1 MiB checksum, fails the run.
+    let crafted = dir.path().join("crafted.sl");
+    let mut bytes = std::fs::read(&graph).unwrap();
+    let (neighbors_at, neighbors_bytes) = section_position(&graph, SectionKind::OutNeighbors);
+    let position = (neighbors_at + neighbors_bytes - 4) as usize;
+    bytes[position..position + 4].copy_from_slice(&((1u32 << 16) + 7).to_le_bytes());
+    std::fs::write(&crafted, &bytes).unwrap();
+    reseal_block(&crafted, position as u64);
+    for stderr in failures_on(&["mmap", "direct"], &crafted, &graph, "pr") {
+        assert!(
+            stderr.contains("holds an id beyond the vertices"),
+            "{stderr}"
+        );
+    }
     // Built again from itself, it is a current file with a checksum a page.
     let upgraded = dir.path().join("upgraded.sl");
     swapless_ok(&["build", arg(&graph), "-o", arg(&upgraded)]);

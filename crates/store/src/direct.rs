@@ -26,8 +26,9 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 use crate::aligned::AlignedBuffer;
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
-    Directions, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending, check_ids_in_range,
-    deliver_list, gather_reads, page_range, scan_batches, visit_edgeless, visit_read,
+    Directions, IdCheck, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
+    check_ids_in_range, deliver_list, gather_reads, page_range, scan_batches, visit_edgeless,
+    visit_read,
 };
 use crate::page_cache::{CacheView, PageCache};
 use crate::page_checks::ListChecks;
@@ -433,7 +434,9 @@ pub struct DirectStore {
     /// need only their heads (when the plan says so).
     heads: Option<Lists>,
     permutation: Option<Vec<u32>>,
-    io: Mutex<IoContext>,
+    /// `None` once the ring has failed with reads in flight: those may still land in
+    /// its arena, so ring and arena are never freed, and later streamed calls refuse.
+    io: Mutex<Option<IoContext>>,
     slot_bytes: u64,
     oversize_bytes: u64,
     regular_slots: usize,
@@ -558,11 +561,11 @@ impl DirectStore {
             lists,
             heads,
             permutation: graph.load_section(SectionKind::Permutation)?,
-            io: Mutex::new(IoContext {
+            io: Mutex::new(Some(IoContext {
                 ring,
                 arena,
                 registered,
-            }),
+            })),
             slot_bytes: plan.slot_bytes,
             oversize_bytes: plan.oversize_slot_bytes,
             regular_slots,
@@ -592,8 +595,17 @@ impl DirectStore {
         .into()
     }
 
+    /// Ids checked at delivery, for lists not vouched for by their pages' checks.
+    fn ids_at_delivery(&self) -> IdCheck<'_> {
+        IdCheck::AtDelivery {
+            vertices: self.vertices,
+            path: &self.path,
+        }
+    }
+
     /// Calls `visit_block` with the lists `read` holds, from `bytes` (the read's pages
     /// of the neighbor section) and `weights` (the same pages of the weight section).
+    #[allow(clippy::too_many_arguments)]
     fn deliver(
         &self,
         lists: &Lists,
@@ -601,6 +613,7 @@ impl DirectStore {
         sorted: &[u32],
         bytes: &[u8],
         weights: Option<&[u8]>,
+        ids: IdCheck,
         visit_block: &VisitBlock,
     ) -> Result<u64> {
         let delivered = visit_read(
@@ -609,8 +622,7 @@ impl DirectStore {
             sorted,
             bytemuck::cast_slice(bytes),
             weights.map(bytemuck::cast_slice),
-            self.vertices,
-            &self.path,
+            ids,
             visit_block,
         )?;
         IoCounters::add(&self.counters.delivered_bytes, delivered);
@@ -633,8 +645,9 @@ impl DirectStore {
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let read = &reads[index];
-        lists.checks.check(read.bytes.start, neighbors, weights)?;
-        self.deliver(lists, read, sorted, neighbors, weights, visit_block)?;
+        let pages_passed = lists.checks.check(read.bytes.start, neighbors, weights)?;
+        let ids = IdCheck::unless_passed(pages_passed, self.vertices, &self.path);
+        self.deliver(lists, read, sorted, neighbors, weights, ids, visit_block)?;
         let ids: &[u32] = bytemuck::cast_slice(neighbors);
         let weights: Option<&[f32]> = weights.map(bytemuck::cast_slice);
         let entries = |bytes: Range<u64>| {
@@ -672,8 +685,7 @@ impl DirectStore {
                     entries.start,
                     &joined.neighbors,
                     joined.weights.as_deref(),
-                    self.vertices,
-                    &self.path,
+                    self.ids_at_delivery(),
                     visit_block,
                 )?;
                 IoCounters::add(&self.counters.delivered_bytes, delivered);
@@ -785,8 +797,7 @@ impl DirectStore {
                 pages.start / 4,
                 bytemuck::cast_slice(neighbors),
                 weights.map(bytemuck::cast_slice),
-                self.vertices,
-                &self.path,
+                self.ids_at_delivery(),
                 visit_block,
             )
         };
@@ -882,8 +893,7 @@ impl DirectStore {
                         &[],
                         &[],
                         self.weighted.then_some(no_weights),
-                        self.vertices,
-                        &self.path,
+                        IdCheck::Passed,
                         visit_read_block,
                     )?;
                 }
@@ -957,9 +967,17 @@ impl DirectStore {
             true => self.io.try_lock().ok(),
             false => None,
         };
-        let Some(context) = guard.as_deref_mut() else {
+        let Some(held) = guard.as_deref_mut() else {
             meanwhile()?;
             return self.read_synchronously(lists, reads, sorted, visit_block, keep);
+        };
+        let Some(context) = held.as_mut() else {
+            return Err(StoreError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other(
+                    "io_uring failed earlier in this run; run with --tier mmap",
+                ),
+            });
         };
         let IoContext {
             ring,
@@ -982,10 +1000,22 @@ impl DirectStore {
         };
         let split = SplitLists::new(reads);
         let (sender, receiver) = mpsc::channel();
+        let ring_failed = AtomicBool::new(false);
         std::thread::scope(|scope| {
             let pool = &pool;
-            let pump =
-                scope.spawn(move || self.pump(ring, base, registered, lists, reads, pool, sender));
+            let ring_failed = &ring_failed;
+            let pump = scope.spawn(move || {
+                self.pump(
+                    ring,
+                    base,
+                    registered,
+                    lists,
+                    reads,
+                    pool,
+                    sender,
+                    ring_failed,
+                )
+            });
             if let Err(error) = meanwhile() {
                 remember(error);
             }
@@ -1038,6 +1068,12 @@ impl DirectStore {
                 }),
             }
         });
+        if ring_failed.load(Ordering::Relaxed) {
+            // The kernel may still write the reads in flight into the arena, which must
+            // outlive them: leaking it (the budget counted it) is the one way to be sure.
+            // The ring goes with it; closing it would not wait for them.
+            std::mem::forget(held.take());
+        }
         match failure
             .into_inner()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -1049,7 +1085,9 @@ impl DirectStore {
 
     /// The I/O thread: keeps up to `queue_depth` reads in flight and sends each one
     /// that lands to the compute threads. It returns only when nothing is in flight,
-    /// so no read can land in a slot after the call ends.
+    /// so no read can land in a slot after the call ends, except if the ring itself
+    /// fails: then it sets `ring_failed` and returns the error at once, and the caller
+    /// must never free the ring or the arena.
     #[allow(clippy::too_many_arguments)]
     fn pump(
         &self,
@@ -1060,6 +1098,7 @@ impl DirectStore {
         reads: &[Read],
         pool: &SlotPool,
         landed: mpsc::Sender<Landed>,
+        ring_failed: &AtomicBool,
     ) -> Result<()> {
         let fd = types::Fd(self.file.as_raw_fd());
         let parts: Vec<u64> = std::iter::once(lists.layout.neighbors_at)
@@ -1182,9 +1221,18 @@ impl DirectStore {
                             error.raw_os_error(),
                             Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY)
                         ) => {}
-                    // Reads already submitted may still land in the arena: the call cannot
-                    // return safely, and this never happens on a working kernel.
-                    Err(error) => panic!("io_uring stopped accepting reads: {error}"),
+                    // Reads already submitted may still land in the arena: the caller
+                    // leaks it. This never happens on a working kernel.
+                    Err(error) => {
+                        ring_failed.store(true, Ordering::Relaxed);
+                        return Err(StoreError::Io {
+                            path: self.path.clone(),
+                            source: std::io::Error::other(format!(
+                                "io_uring stopped accepting reads ({error}); \
+                                 run with --tier mmap"
+                            )),
+                        });
+                    }
                 }
             }
             let now = Instant::now();

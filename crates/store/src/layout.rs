@@ -546,20 +546,41 @@ pub(crate) fn visit_edgeless(layout: &ListLayout, sorted: &[u32], weighted: bool
         .for_each(|&vertex| visit(vertex, Adjacency::empty(weighted)));
 }
 
+/// How a delivery makes sure that every id it hands a kernel is a vertex: a corrupt id
+/// would index past a property array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum IdCheck<'a> {
+    /// The pages the lists come from have passed their page checks, which check the
+    /// ids of a page once a run with its checksum.
+    Passed,
+    /// Checked at the delivery, against `vertices` (a version-1 file has no page
+    /// checksums; a list joined from two reads, or one from the gather cache, is
+    /// checked again rather than traced to its pages). Errors name `path`.
+    AtDelivery { vertices: usize, path: &'a Path },
+}
+
+impl<'a> IdCheck<'a> {
+    /// [`IdCheck::Passed`] if `pages_passed`, else a check at delivery.
+    pub fn unless_passed(pages_passed: bool, vertices: usize, path: &'a Path) -> IdCheck<'a> {
+        match pages_passed {
+            true => IdCheck::Passed,
+            false => IdCheck::AtDelivery { vertices, path },
+        }
+    }
+}
+
 /// Calls `visit_block` with the lists `read` holds wholly: blocks of a scan's span
 /// (a split first list is left to the caller), one per vertex for a gather's picks.
 /// `neighbors` and `weights` are the read's entries (from the first entry of its first
-/// page); every id is checked against `vertices` first, because a corrupt id would
-/// index past a property array. Returns the list bytes delivered.
-#[allow(clippy::too_many_arguments)]
+/// page); `ids` says whether their ids still need checking. Returns the list bytes
+/// delivered.
 pub(crate) fn visit_read(
     layout: &ListLayout,
     read: &Read,
     sorted: &[u32],
     neighbors: &[u32],
     weights: Option<&[f32]>,
-    vertices: usize,
-    path: &Path,
+    ids: IdCheck,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     let first_entry = read.bytes.start / ENTRY_BYTES;
@@ -570,8 +591,7 @@ pub(crate) fn visit_read(
             first_entry,
             neighbors,
             weights,
-            vertices,
-            path,
+            ids,
             visit_block,
         )
     };
@@ -589,7 +609,7 @@ pub(crate) fn visit_read(
             let start = layout.list_bytes(last).start / ENTRY_BYTES;
             let head_offsets = [start, start + entries];
             let head = ListBlock::new(last, &head_offsets, first_entry, neighbors, weights);
-            Ok(whole + check_and_visit(head, vertices, path, visit_block)?)
+            Ok(whole + check_and_visit(head, ids, visit_block)?)
         }
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
@@ -598,18 +618,16 @@ pub(crate) fn visit_read(
     }
 }
 
-/// Hands the lists of `span` to `visit_block` in blocks, after checking every id
-/// against `vertices`. `neighbors` and `weights` hold the section's entries from
-/// position `base` on. Returns the list bytes delivered (weights included).
-#[allow(clippy::too_many_arguments)]
+/// Hands the lists of `span` to `visit_block` in blocks, after checking their ids as
+/// `ids` says. `neighbors` and `weights` hold the section's entries from position
+/// `base` on. Returns the list bytes delivered (weights included).
 pub(crate) fn deliver_span(
     layout: &ListLayout,
     span: Range<u32>,
     base: u64,
     neighbors: &[u32],
     weights: Option<&[f32]>,
-    vertices: usize,
-    path: &Path,
+    ids: IdCheck,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     let mut delivered = Ok(0);
@@ -622,8 +640,7 @@ pub(crate) fn deliver_span(
         |block| {
             // After a refused block, the rest of the span is not handed on.
             if let Ok(total) = delivered {
-                delivered =
-                    check_and_visit(block, vertices, path, visit_block).map(|bytes| total + bytes);
+                delivered = check_and_visit(block, ids, visit_block).map(|bytes| total + bytes);
             }
         },
     );
@@ -631,34 +648,29 @@ pub(crate) fn deliver_span(
 }
 
 /// Hands `vertex`'s list, entries `entries` of the section, to `visit_block` as a block
-/// of its own after checking its ids against `vertices` (a gather that already knows the
+/// of its own after checking its ids as `ids` says (a gather that already knows the
 /// list's bounds). `neighbors` and `weights` hold the section's entries from position
 /// `base` on. Returns the list bytes delivered (weights included).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn deliver_list(
     vertex: u32,
     entries: Range<u64>,
     base: u64,
     neighbors: &[u32],
     weights: Option<&[f32]>,
-    vertices: usize,
-    path: &Path,
+    ids: IdCheck,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     let offsets = [entries.start, entries.end];
     let block = ListBlock::new(vertex, &offsets, base, neighbors, weights);
-    check_and_visit(block, vertices, path, visit_block)
+    check_and_visit(block, ids, visit_block)
 }
 
-/// Checks `block`'s ids against `vertices`, hands it to `visit_block`, and returns the
-/// list bytes it held (weights included).
-fn check_and_visit(
-    block: ListBlock,
-    vertices: usize,
-    path: &Path,
-    visit_block: &VisitBlock,
-) -> Result<u64> {
-    check_ids(&block, vertices, path)?;
+/// Checks `block`'s ids as `ids` says, hands it to `visit_block`, and returns the list
+/// bytes it held (weights included).
+fn check_and_visit(block: ListBlock, ids: IdCheck, visit_block: &VisitBlock) -> Result<u64> {
+    if let IdCheck::AtDelivery { vertices, path } = ids {
+        check_ids(&block, vertices, path)?;
+    }
     visit_block(block);
     let parts = if block.weights.is_some() { 2 } else { 1 };
     Ok(block.all_neighbors().len() as u64 * ENTRY_BYTES * parts)
@@ -943,8 +955,10 @@ mod tests {
                 &[],
                 pages,
                 None,
-                usize::MAX,
-                Path::new("g.sl"),
+                IdCheck::AtDelivery {
+                    vertices: usize::MAX,
+                    path: Path::new("g.sl"),
+                },
                 &|block| {
                     let mut delivered = delivered.lock().unwrap();
                     for (vertex, list) in block.iter() {

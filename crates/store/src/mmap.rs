@@ -17,8 +17,8 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
-    Directions, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span, gather_reads,
-    scan_batches, visit_edgeless, visit_read,
+    Directions, IdCheck, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
+    gather_reads, scan_batches, visit_edgeless, visit_read,
 };
 use crate::page_checks::ListChecks;
 use crate::plan::{GATHER_GAP_PAGES, Plan};
@@ -277,7 +277,7 @@ impl MmapStore {
             let delivered: Result<u64> = reads[window.clone()]
                 .par_iter()
                 .map(|read| {
-                    self.check_pages(lists, read.bytes.clone())?;
+                    let pages_passed = self.check_pages(lists, read.bytes.clone())?;
                     let entries = (read.bytes.start / 4) as usize..neighbors.len();
                     visit_read(
                         &lists.layout,
@@ -285,8 +285,7 @@ impl MmapStore {
                         sorted,
                         &neighbors[entries.clone()],
                         weights.map(|weights| &weights[entries]),
-                        self.vertices,
-                        &self.path,
+                        IdCheck::unless_passed(pages_passed, self.vertices, &self.path),
                         visit_block,
                     )
                 })
@@ -339,8 +338,9 @@ impl MmapStore {
         Ok(())
     }
 
-    /// Checks the pages of section bytes `range` of `lists` (those not checked before).
-    fn check_pages(&self, lists: &Lists, range: Range<u64>) -> Result<()> {
+    /// Checks the pages of section bytes `range` of `lists` (those not checked before);
+    /// returns whether they have all passed, ids included.
+    fn check_pages(&self, lists: &Lists, range: Range<u64>) -> Result<bool> {
         let weights = lists.layout.weights_at.map(|at| self.section(at, lists));
         lists.checks.check_range(
             self.section(lists.layout.neighbors_at, lists),
@@ -374,15 +374,15 @@ impl MmapStore {
         let (neighbors, weights) = self.mapped_lists(lists);
         let bytes = blocks
             .map(|vertices| {
-                self.check_pages(lists, lists.layout.span_bytes(vertices.clone()))?;
+                let pages_passed =
+                    self.check_pages(lists, lists.layout.span_bytes(vertices.clone()))?;
                 deliver_span(
                     &lists.layout,
                     vertices,
                     0,
                     neighbors,
                     weights,
-                    self.vertices,
-                    &self.path,
+                    IdCheck::unless_passed(pages_passed, self.vertices, &self.path),
                     visit_block,
                 )
             })
