@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
 use crate::Result;
-use crate::layout::PAGE;
+use crate::layout::{PAGE, holds_id_beyond};
 use crate::plan::Plan;
 
 /// The checksums of one list section's pages, and which pages this run has checked.
@@ -173,17 +173,18 @@ impl PageChecks {
 
 /// Whether `page`, u32 ids, holds one at or above `vertices`.
 fn holds_id_at_or_above(page: &[u8], vertices: usize) -> bool {
-    let Ok(limit) = u32::try_from(vertices) else {
-        return false; // Every u32 id is below.
-    };
-    // Without an early exit, so the loop compiles to vector compares. The tiers' pages
-    // are aligned (maps, aligned buffers); the byte-wise path serves any other slice.
+    // The tiers' pages are aligned (maps, aligned buffers); any other slice is copied
+    // to an aligned page first.
     match bytemuck::try_cast_slice::<u8, u32>(page) {
-        Ok(ids) => ids.iter().fold(false, |beyond, &id| beyond | (id >= limit)),
-        Err(_) => page
-            .chunks_exact(4)
-            .map(|id| u32::from_le_bytes([id[0], id[1], id[2], id[3]]))
-            .fold(false, |beyond, id| beyond | (id >= limit)),
+        Ok(ids) => holds_id_beyond(ids, vertices),
+        Err(_) => {
+            let mut ids = [0u32; (PAGE / 4) as usize];
+            let count = page.len() / 4;
+            for (id, bytes) in ids.iter_mut().zip(page.chunks_exact(4)) {
+                *id = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            }
+            holds_id_beyond(&ids[..count], vertices)
+        }
     }
 }
 
