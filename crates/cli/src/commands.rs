@@ -7,15 +7,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::json;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
-use swapless_build::importers::{ImportOptions, open_input};
+use swapless_build::importers::{ImportOptions, open_input_within};
 use swapless_build::memory::{parse_size, peak_rss_bytes};
 use swapless_build::{
     BuildError, BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph,
 };
+use swapless_format::output::{output_target, same_file, seekable_output_target, write_output};
 use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
 
 use crate::progress::TerminalProgress;
-use crate::text::{bytes, thousands};
+use crate::text::{self, bytes, say, thousands};
 use crate::{
     BuildCommand, GenerateArgs, Generator, OutHeadsChoice, OutputOptions, ReorderChoice,
     SyntheticArgs,
@@ -53,6 +54,14 @@ impl std::fmt::Display for CliError {
 }
 
 impl CliError {
+    /// Whether the graph file changed during the run (which may also panic a kernel).
+    pub fn is_changed_file(&self) -> bool {
+        matches!(
+            self,
+            CliError::Format(FormatError::ChangedDuringRead { .. })
+        )
+    }
+
     /// 130 after Ctrl-C (the shell convention), 2 for usage errors, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -80,7 +89,9 @@ impl From<swapless_run::RunError> for CliError {
         match error {
             swapless_run::RunError::Invalid(message) => CliError::Usage(message),
             swapless_run::RunError::Format(error) => CliError::Format(error),
-            swapless_run::RunError::Interrupted => CliError::Interrupted("interrupted".to_string()),
+            swapless_run::RunError::Interrupted => {
+                CliError::Interrupted("interrupted; no output was written".to_string())
+            }
             other => CliError::Other(other.to_string()),
         }
     }
@@ -120,27 +131,70 @@ fn memory_budget(text: Option<&str>) -> Result<u64, CliError> {
     Ok(parse_memory(text)?.unwrap_or_else(swapless_run::default_memory_budget))
 }
 
-/// A flag that Ctrl-C (or SIGTERM, SIGHUP) sets; the builder and the bench harness
-/// poll it and clean up.
-pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
+/// How long a command may take to stop after Ctrl-C before it is ended without waiting
+/// for its clean-up (the next build in the folder removes what a stopped one left).
+pub(crate) const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A flag that Ctrl-C (or SIGTERM, SIGHUP) sets; the command polls it and cleans up.
+/// With `grace`, a command still running that long after the signal exits with 130 at
+/// once, so a phase that polls rarely never keeps the user waiting. A second Ctrl-C
+/// exits at once.
+pub(crate) fn interrupt_flag(grace: Option<std::time::Duration>) -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = flag.clone();
-    // A second Ctrl-C while cleanup runs exits at once.
     let _ = ctrlc::set_handler(move || {
         if handler_flag.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
+        }
+        if let Some(grace) = grace {
+            std::thread::spawn(move || {
+                std::thread::sleep(grace);
+                eprintln!("error: interrupted; no output was written");
+                std::process::exit(130);
+            });
         }
     });
     flag
 }
 
+/// Writes a JSON report to `path` as one whole (temporary name, then rename), or to
+/// standard output for "-".
 pub fn write_json(path: &Path, value: &serde_json::Value) -> CliResult {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
     if path == Path::new("-") {
         println!("{text}");
         return Ok(());
     }
-    std::fs::write(path, text + "\n").map_err(|error| CliError::Io(path.to_path_buf(), error))
+    write_output(path, (text + "\n").as_bytes())?;
+    Ok(())
+}
+
+/// Checks a `--json` path before any work starts; "-" sends the human report to
+/// standard error, so standard output carries the JSON alone.
+pub fn prepare_json(path: Option<&Path>) -> CliResult {
+    match path {
+        Some(path) if path == Path::new("-") => text::report_to_stderr(),
+        Some(path) => {
+            output_target(path)?;
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// Refuses two outputs of one command that name the same file.
+pub fn distinct_outputs(first: Option<&Path>, second: Option<&Path>) -> CliResult {
+    if let (Some(first), Some(second)) = (first, second)
+        && first != Path::new("-")
+        && same_file(first, second)
+    {
+        return Err(CliError::Usage(format!(
+            "{} and {} name the same file; give each output its own",
+            first.display(),
+            second.display()
+        )));
+    }
+    Ok(())
 }
 
 /// A Kronecker or uniform random source, its options, and its default file name.
@@ -194,16 +248,19 @@ pub fn generate(generator: Generator) -> CliResult {
 
 /// `swapless build INPUT -o OUTPUT`
 pub fn build(command: BuildCommand) -> CliResult {
-    if command.input == command.output {
-        return Err(CliError::Usage(
-            "the output must be a different file from the input".to_string(),
-        ));
+    if same_file(&command.input, &command.output) {
+        return Err(CliError::Usage(format!(
+            "{} and {} are the same file; write the output to a different file from the input",
+            command.input.display(),
+            command.output.display()
+        )));
     }
     let options = ImportOptions {
         undirected: command.undirected,
         weighted: command.weighted,
     };
-    let mut source = open_input(&command.input, options)?;
+    let budget = memory_budget(command.output_options.memory.as_deref())?;
+    let mut source = open_input_within(&command.input, options, Some(budget))?;
     run_build(source.as_mut(), &command.output, &command.output_options)
 }
 
@@ -214,6 +271,10 @@ fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions
             output.display()
         )));
     }
+    // Every output is checked before the input is read.
+    seekable_output_target(output)?;
+    prepare_json(options.json.as_deref())?;
+    distinct_outputs(options.json.as_deref(), Some(output))?;
     let progress = Arc::new(TerminalProgress::new());
     let mut build_options = BuildOptions::with_memory(memory_budget(options.memory.as_deref())?);
     build_options.temp_dir = options.tmp_dir.clone();
@@ -226,7 +287,7 @@ fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions
         OutHeadsChoice::Always => OutHeads::Always,
         OutHeadsChoice::Never => OutHeads::Never,
     };
-    build_options.cancel = Some(interrupt_flag());
+    build_options.cancel = Some(interrupt_flag(Some(INTERRUPT_GRACE)));
     build_options.progress = Some(progress.clone());
     let result = build_graph(source, output, &build_options);
     progress.finish();
@@ -258,19 +319,19 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
             ""
         }
     );
-    println!(
+    say!(
         "built {}: {} vertices, {} edges ({kind})",
         output.display(),
         thousands(report.vertices),
         thousands(report.edges)
     );
-    println!(
+    say!(
         "  input edges {}; self-loops dropped {}; duplicate edges dropped {}",
         thousands(report.input_edges),
         thousands(report.self_loops_dropped),
         thousands(report.duplicate_edges_dropped)
     );
-    println!(
+    say!(
         "  {:.1} s ({:.2} M input edges/s); peak RSS {} of a {} budget; {} sorted runs spilled; output {}",
         report.seconds,
         report.input_edges as f64 / report.seconds.max(1e-9) / 1e6,
@@ -367,6 +428,7 @@ fn dram_footprint(graph: &GraphFile) -> (u64, u64) {
 
 /// `swapless info FILE`
 pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
+    prepare_json(json_path)?;
     let graph = GraphFile::open(path)?;
     let header = graph.header();
     let flags = graph.flags();
@@ -383,7 +445,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             _ => format!("{}-{}", 1u64 << (bucket - 1), (1u64 << bucket) - 1),
         }
     };
-    println!(
+    say!(
         "graph      {} (format v{}, {})",
         path.display(),
         header.version,
@@ -391,14 +453,14 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     );
     if graph.checksum_block_bytes() != swapless_format::CHECKSUM_BLOCK_BYTES {
         // Older files still run; say what they miss and how to get it.
-        println!(
+        say!(
             "checksums  one per {}: the disk tiers cannot check the lists they read \
              (`swapless build OLD.sl -o NEW.sl` writes a copy with one a page)",
             bytes(graph.checksum_block_bytes())
         );
     }
-    println!("vertices   {}", thousands(graph.num_vertices() as u64));
-    println!(
+    say!("vertices   {}", thousands(graph.num_vertices() as u64));
+    say!(
         "edges      {} ({}; {} stored arcs)",
         thousands(graph.num_edges()),
         if flags.directed {
@@ -408,7 +470,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         },
         thousands(graph.num_arcs() as u64)
     );
-    println!(
+    say!(
         "weighted   {}; reordered by degree: {}",
         if flags.weighted { "yes (f32)" } else { "no" },
         if flags.reordered {
@@ -420,7 +482,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     let band_share = swapless_store::plan::band_share(&graph, SectionKind::OutNeighbors)?;
     let banded = band_share.is_some_and(|share| share >= swapless_store::plan::BANDED_SHARE);
     if let Some(share) = band_share {
-        println!(
+        say!(
             "locality   {:.0}% of sampled neighbor ids lie near the ids whose lists hold them: {}",
             100.0 * share,
             if banded {
@@ -430,28 +492,28 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             }
         );
     }
-    println!(
+    say!(
         "out-degree max {}, mean {:.2}, {} vertices with none",
         thousands(stats.max),
         stats.mean,
         thousands(stats.zero)
     );
-    println!("histogram  (vertices per out-degree range)");
+    say!("histogram  (vertices per out-degree range)");
     let widest = stats.histogram.iter().copied().max().unwrap_or(1).max(1);
     for (bucket, &count) in stats.histogram.iter().enumerate() {
         let bar = "#".repeat(((count as f64 / widest as f64) * 40.0).ceil() as usize);
-        println!("  {:>21} {:>14} {bar}", label(bucket), thousands(count));
+        say!("  {:>21} {:>14} {bar}", label(bucket), thousands(count));
     }
-    println!("sections");
+    say!("sections");
     for entry in &header.sections {
-        println!(
+        say!(
             "  {:<14} {:>12}  at byte {}",
             entry.name,
             bytes(entry.length),
             thousands(entry.offset)
         );
     }
-    println!(
+    say!(
         "in memory  about {} for a run held entirely in DRAM: graph sections {} + {} per 8-byte property array (2 counted)",
         bytes(footprint),
         bytes(graph_bytes),
@@ -463,7 +525,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         .map(|entry| entry.length)
         .sum();
     if weights_bytes > 0 {
-        println!(
+        say!(
             "           of which {} are weights, which only sssp reads: other kernels leave them on disk",
             bytes(weights_bytes)
         );
@@ -503,7 +565,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
 /// `swapless check FILE`
 pub fn check(path: &Path) -> CliResult {
     let report = check_file(path)?;
-    println!(
+    say!(
         "ok: {} verified ({} checksum blocks, {} vertices, {} arcs)",
         path.display(),
         thousands(report.blocks_verified),

@@ -184,7 +184,8 @@ pub fn main_with(args: Vec<OsString>, relaunch: Option<Vec<OsString>>) -> u8 {
             return if error.use_stderr() { 2 } else { 0 };
         }
     };
-    let outcome = match cli.command {
+    quiet_panics();
+    let outcome = std::panic::catch_unwind(|| match cli.command {
         Command::Generate { generator } => commands::generate(generator),
         Command::Build(command) => commands::build(command),
         Command::Info { graph, json } => commands::info(&graph, json.as_deref()),
@@ -192,12 +193,42 @@ pub fn main_with(args: Vec<OsString>, relaunch: Option<Vec<OsString>>) -> u8 {
         Command::Run(command) => run::run(command),
         Command::Plan(command) => run::plan(command),
         Command::Bench(command) => bench::bench(command),
-    };
+    });
+    let panic = PANIC_MESSAGE
+        .lock()
+        .map(|mut message| message.take())
+        .unwrap_or_default();
     match outcome {
-        Ok(()) => 0,
-        Err(error) => {
+        Ok(Ok(())) => 0,
+        Ok(Err(error)) => {
             eprintln!("error: {error}");
+            // A file that changed under a run may make a kernel panic; that is said
+            // by the error. Any other panic is a bug, and is shown.
+            if let (Some(panic), false) = (panic, error.is_changed_file()) {
+                eprintln!("  a thread stopped: {panic}");
+            }
             error.exit_code()
         }
+        Err(_) => {
+            let panic = panic.unwrap_or_else(|| "unknown".to_string());
+            eprintln!(
+                "error: internal error ({panic}); please report it with the command that caused it"
+            );
+            101
+        }
     }
+}
+
+/// The first panic's message and place, kept for one line at the end instead of the
+/// default hook's several lines in the middle of the report.
+static PANIC_MESSAGE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Keeps panics' messages for [`main_with`] to say in one line.
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let text = info.to_string().replace('\n', "; ");
+        if let Ok(mut message) = PANIC_MESSAGE.lock() {
+            message.get_or_insert(text);
+        }
+    }));
 }

@@ -3,6 +3,9 @@
 use std::io::Write;
 use std::path::Path;
 
+use swapless_format::FormatError;
+use swapless_format::output::OutputFile;
+
 /// A 1-D array in one of the element types kernels produce.
 pub enum NpyArray<'a> {
     /// `<i8` (int64).
@@ -13,8 +16,9 @@ pub enum NpyArray<'a> {
     Int8(&'a [i8]),
 }
 
-/// Writes `array` to `path` under a temporary name, renamed into place when complete.
-pub fn write_npy(path: &Path, array: NpyArray) -> std::io::Result<()> {
+/// Writes `array` to `path` as one whole: under a temporary name renamed into place
+/// when complete, or straight into a device or FIFO (see `swapless_format::output`).
+pub fn write_npy(path: &Path, array: NpyArray) -> swapless_format::Result<()> {
     let (descr, bytes, len): (&str, &[u8], usize) = match array {
         NpyArray::Int64(values) => ("<i8", bytemuck::cast_slice(values), values.len()),
         NpyArray::Float64(values) => ("<f8", bytemuck::cast_slice(values), values.len()),
@@ -25,18 +29,18 @@ pub fn write_npy(path: &Path, array: NpyArray) -> std::io::Result<()> {
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
     header.push('\n');
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(directory)?;
-    file.write_all(b"\x93NUMPY\x01\x00")?;
-    file.write_all(&(header.len() as u16).to_le_bytes())?;
-    file.write_all(header.as_bytes())?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    let mut file = OutputFile::create(path)?;
+    let io = |error| FormatError::io(path, error);
+    let mut writer = std::io::BufWriter::new(&mut file);
+    writer.write_all(b"\x93NUMPY\x01\x00").map_err(io)?;
+    writer
+        .write_all(&(header.len() as u16).to_le_bytes())
+        .map_err(io)?;
+    writer.write_all(header.as_bytes()).map_err(io)?;
+    writer.write_all(bytes).map_err(io)?;
+    writer.flush().map_err(io)?;
+    drop(writer);
+    file.commit()
 }
 
 #[cfg(test)]

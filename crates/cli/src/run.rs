@@ -12,7 +12,7 @@ use swapless_store::{OffsetForm, Plan, Tier};
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
-use crate::text::{bytes, thousands};
+use crate::text::{bytes, say, thousands};
 
 pub use swapless_run::Kernel;
 
@@ -139,11 +139,12 @@ pub struct PlanCommand {
 
 /// `swapless plan`: what would live where, before anything is allocated.
 pub fn plan(command: PlanCommand) -> Result<(), CliError> {
+    crate::commands::prepare_json(command.json.as_deref())?;
     let graph = GraphFile::open(&command.graph)?;
     let mut placement = command.placement.placement()?;
     placement.verify = command.verify;
     let plan = placement.plan(&graph, command.kernel)?;
-    println!(
+    say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
         plan.kernel,
         command.graph.display(),
@@ -153,12 +154,14 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         bytes(plan.minimum_bytes)
     );
     print_io_uring_refusal(&plan);
-    println!(
+    say!(
         "  {:<36} {:>11}  {:<5} placement",
-        "segment", "size", "class"
+        "segment",
+        "size",
+        "class"
     );
     for segment in &plan.segments {
-        println!(
+        say!(
             "  {:<36} {:>11}  {:<5} {}",
             segment.name,
             bytes(segment.bytes),
@@ -168,7 +171,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     }
     let cached = plan.cached_list_bytes.0 + plan.cached_list_bytes.1;
     if plan.tier != Tier::Dram {
-        println!(
+        say!(
             "  edge cache {} (lists held in memory), I/O buffers {} ({} KiB chunks, queue depth {})",
             bytes(cached),
             bytes(plan.io_buffer_bytes),
@@ -283,6 +286,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             command.kernel.name()
         )));
     }
+    check_outputs(&command)?;
     let mut placement = command.placement.placement()?;
     // Without --out nobody reads the result array, so the run skips making it and its
     // budget need not hold it.
@@ -302,8 +306,10 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         delta: command.delta,
         betweenness_sources,
         huge_page_fraction: command.hugepages,
-        // Ctrl-C ends the process; nothing of a run needs cleaning up.
-        cancel: None,
+        // Ctrl-C stops the run at its next scan or gather, before any output is written.
+        cancel: Some(crate::commands::interrupt_flag(Some(
+            crate::commands::INTERRUPT_GRACE,
+        ))),
     };
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);
@@ -316,7 +322,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             ResultArray::Int8(values) => write_npy(path, NpyArray::Int8(values)),
             ResultArray::None => Ok(()),
         };
-        written.map_err(|error| CliError::Io(path.clone(), error))?;
+        written?;
     }
     print_report(&output.report, &output.plan);
     if let Some(path) = &command.json {
@@ -325,10 +331,28 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Checks `--out` and `--json` before the run starts, so a long run never ends in an
+/// output it cannot write.
+fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
+    use crate::commands::{distinct_outputs, prepare_json};
+    if let Some(out) = &command.out {
+        if let Some(extension) = out.extension().filter(|extension| *extension != "npy") {
+            return Err(CliError::Usage(format!(
+                "--out {} ends in .{}, but results are written as NumPy .npy arrays; name the file .npy",
+                out.display(),
+                extension.to_string_lossy()
+            )));
+        }
+        swapless_format::output::output_target(out)?;
+    }
+    prepare_json(command.json.as_deref())?;
+    distinct_outputs(command.json.as_deref(), command.out.as_deref())
+}
+
 /// Says why the mmap tier serves a plan that would have been direct's, if it does.
 fn print_io_uring_refusal(plan: &Plan) {
     if let Some(refusal) = &plan.io_uring_refused {
-        println!(
+        say!(
             "  note: this process may not use io_uring ({refusal}), so the mmap tier serves the lists instead of direct"
         );
     }
@@ -338,7 +362,7 @@ fn print_io_uring_refusal(plan: &Plan) {
 fn print_report(report: &Value, plan: &Plan) {
     let count = |key: &str| report[key].as_u64().unwrap_or(0);
     let number = |key: &str| report[key].as_f64().unwrap_or(f64::NAN);
-    println!(
+    say!(
         "{} on {} ({} vertices, {} arcs, tier {}, {} threads)",
         report["kernel"].as_str().unwrap_or(""),
         report["graph"].as_str().unwrap_or(""),
@@ -349,9 +373,9 @@ fn print_report(report: &Value, plan: &Plan) {
     );
     print_io_uring_refusal(plan);
     if let Some(source) = report["source"].as_u64() {
-        println!("  source {source}");
+        say!("  source {source}");
     }
-    println!(
+    say!(
         "  result {}{}",
         report["result"],
         if report["verified"] == Value::Bool(true) {
@@ -360,7 +384,7 @@ fn print_report(report: &Value, plan: &Plan) {
             ""
         }
     );
-    println!(
+    say!(
         "  {:.4} s median of {} trial(s); load {:.2} s; peak RSS {}; footprint {}",
         number("seconds"),
         count("trials"),
@@ -375,7 +399,7 @@ fn print_report(report: &Value, plan: &Plan) {
         } else {
             format!("{io_wait:.3} s")
         };
-        println!(
+        say!(
             "  budget {} ({} offsets); read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
             bytes(plan.budget_bytes),
             plan.offset_form.name(),
@@ -386,7 +410,7 @@ fn print_report(report: &Value, plan: &Plan) {
             100.0 * number("cache_hit_ratio")
         );
         let pattern = |key: &str, field: &str| report[key][field].as_f64().unwrap_or(0.0);
-        println!(
+        say!(
             "  scans {:.0} MB/s over {:.3} s; gathers {} requests/s at mean queue depth {:.1} over {:.3} s (per trial)",
             pattern("scan_io", "bytes_per_second") / 1e6,
             pattern("scan_io", "seconds"),
@@ -395,9 +419,7 @@ fn print_report(report: &Value, plan: &Plan) {
             pattern("gather_io", "seconds"),
         );
         if plan.tier == Tier::Direct && report["direct_io"] == serde_json::json!(false) {
-            println!(
-                "  note: this filesystem refused O_DIRECT, so reads went through the page cache"
-            );
+            say!("  note: this filesystem refused O_DIRECT, so reads went through the page cache");
         }
     }
 }

@@ -1,4 +1,33 @@
-//! Number formatting for reports.
+//! Number formatting for reports, and where the human report goes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set when standard output carries JSON (`--json -`): the human report goes to
+/// standard error instead, so the JSON can be piped into a parser.
+static REPORT_TO_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// Sends the human report to standard error from now on.
+pub fn report_to_stderr() {
+    REPORT_TO_STDERR.store(true, Ordering::Relaxed);
+}
+
+/// Whether the human report goes to standard error.
+pub fn reports_on_stderr() -> bool {
+    REPORT_TO_STDERR.load(Ordering::Relaxed)
+}
+
+/// `println!` for the human report: standard output, or standard error when standard
+/// output carries JSON.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if $crate::text::reports_on_stderr() {
+            eprintln!($($arg)*)
+        } else {
+            println!($($arg)*)
+        }
+    };
+}
+pub(crate) use say;
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(value: u64) -> String {

@@ -67,6 +67,48 @@ pub enum FormatError {
         /// Which rule is broken and where.
         detail: String,
     },
+    /// An output path names a folder.
+    #[error("{path} is a folder; name a file to write the output to")]
+    OutputIsFolder {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// An output path's folder does not exist.
+    #[error("cannot write {path}: the folder {folder} does not exist; create it first")]
+    OutputFolderMissing {
+        /// The path given.
+        path: PathBuf,
+        /// The missing folder.
+        folder: PathBuf,
+    },
+    /// An output path names something that is neither a file, a character device nor a FIFO.
+    #[error("cannot write {path}: it is a {kind}, not a file; name a regular file")]
+    OutputNotFile {
+        /// The path given.
+        path: PathBuf,
+        /// What the path is (block device, socket, ...).
+        kind: &'static str,
+    },
+    /// A file written in place (a `.sl` file) cannot go to a device or FIFO.
+    #[error(
+        "cannot write {path}: it is a {kind}, and a .sl file is written section by section in place, so it needs a regular file"
+    )]
+    OutputNotSeekable {
+        /// The path given.
+        path: PathBuf,
+        /// What the path is.
+        kind: &'static str,
+    },
+    /// The graph file changed (was written in place) while it was being read.
+    #[error(
+        "{path} changed while it was being read (its {what} differs from when it was opened), so no result is given; run again once nothing writes to it"
+    )]
+    ChangedDuringRead {
+        /// The file involved.
+        path: PathBuf,
+        /// Which of its facts changed (size, modification time, ...).
+        what: &'static str,
+    },
     /// The caller asked the writer for something the format cannot hold.
     #[error("cannot write {path}: {detail}")]
     InvalidWrite {

@@ -14,7 +14,9 @@ mod check;
 mod error;
 mod header;
 mod mapped_bound;
+pub mod output;
 mod reader;
+mod watch;
 mod writer;
 
 pub use check::{CheckReport, check_file};
@@ -24,6 +26,7 @@ pub use header::{
     SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
 pub use reader::{GraphFile, SECTION_PIECE_BYTES};
+pub use watch::FileWatch;
 pub use writer::{GraphWriter, SectionWriter};
 
 /// Result type of this crate.

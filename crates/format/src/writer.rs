@@ -7,6 +7,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::header::{HEADER_BYTES, MAX_SECTIONS};
+use crate::output::{OutputFile, folder_of, seekable_output_target};
 use crate::{
     CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, FormatError, GraphFlags, Header, Result, SectionEntry,
     SectionKind, align_up,
@@ -20,7 +21,7 @@ pub struct GraphWriter {
     final_path: PathBuf,
     /// Where the temporary file and the checksum spills live (the output's folder).
     directory: PathBuf,
-    temp: tempfile::NamedTempFile,
+    output: OutputFile,
     next_offset: u64,
     open_ended_in_progress: bool,
     finished: Vec<(SectionEntry, ChecksumSpill)>,
@@ -112,25 +113,14 @@ impl ChecksumSpill {
 impl GraphWriter {
     /// Starts a new graph file that will appear at `path` when [`GraphWriter::finish`] succeeds.
     pub fn create(path: &Path) -> Result<GraphWriter> {
-        let directory = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let file_name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "graph.sl".to_string());
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{file_name}."))
-            .suffix(".partial")
-            // Readable by others like any file the user creates (umask still applies).
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-            .tempfile_in(&directory)
-            .map_err(|source| FormatError::io(&directory, source))?;
+        // A symbolic link is followed; a folder, device or FIFO is refused (see `output`).
+        let target = seekable_output_target(path)?;
+        let directory = folder_of(&target.resolved);
+        let output = OutputFile::create_at(target)?;
         Ok(GraphWriter {
             final_path: path.to_path_buf(),
             directory,
-            temp,
+            output,
             next_offset: HEADER_BYTES,
             open_ended_in_progress: false,
             finished: Vec::new(),
@@ -168,10 +158,10 @@ impl GraphWriter {
             None => self.open_ended_in_progress = true,
         }
         let file = self
-            .temp
-            .as_file()
+            .output
+            .file()
             .try_clone()
-            .map_err(|source| FormatError::io(self.temp.path(), source))?;
+            .map_err(|source| FormatError::io(self.output.writing_path(), source))?;
         Ok(SectionWriter {
             kind,
             file,
@@ -258,29 +248,19 @@ impl GraphWriter {
                 )));
             }
         }
-        let file = self.temp.as_file();
-        let io = |source| FormatError::io(self.temp.path(), source);
+        let file = self.output.file();
+        let temp_path = self.output.writing_path().to_path_buf();
+        let io = |source| FormatError::io(&temp_path, source);
         let mut position = checksum_offset;
         for (_, checksums) in &mut self.finished {
-            checksums.copy_to(file, position, self.temp.path())?;
+            checksums.copy_to(file, position, &temp_path)?;
             position += checksums.len() * 8;
         }
         // Pad the file to a 4 KiB multiple so O_DIRECT reads of the last section never run short.
         let total = align_up(checksum_offset + checksum_bytes);
         file.set_len(total).map_err(io)?;
         file.write_all_at(&header.encode(), 0).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        let final_path = self.final_path.clone();
-        self.temp
-            .persist(&final_path)
-            .map_err(|error| FormatError::io(&final_path, error.error))?;
-        if let Some(parent) = final_path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            // Make the rename itself durable.
-            if let Ok(directory) = File::open(parent) {
-                let _ = directory.sync_all();
-            }
-        }
-        Ok(())
+        self.output.commit()
     }
 
     fn invalid(&self, detail: String) -> FormatError {

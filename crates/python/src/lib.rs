@@ -15,7 +15,7 @@ use pyo3::exceptions::{PyException, PyOSError, PyResourceWarning, PyRuntimeError
 use pyo3::prelude::*;
 use serde_json::{Value, json};
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
-use swapless_build::importers::{ImportOptions, open_input};
+use swapless_build::importers::{ImportOptions, open_input_within};
 use swapless_build::memory::{beyond_usable_memory_warning, parse_size};
 use swapless_build::{BuildError, BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
 use swapless_format::GraphFile;
@@ -363,17 +363,21 @@ fn build(
     reorder: Option<&str>,
     out_heads: &str,
 ) -> PyResult<String> {
-    if input == output {
-        return Err(PyValueError::new_err(
-            "the output must be a different file from the input",
-        ));
+    if swapless_format::output::same_file(&input, &output) {
+        return Err(PyValueError::new_err(format!(
+            "{} and {} are the same file; write the output to a different file from the input",
+            input.display(),
+            output.display()
+        )));
     }
-    let source = open_input(
+    let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
+    let source = open_input_within(
         &input,
         ImportOptions {
             undirected,
             weighted,
         },
+        Some(budget),
     )
     .map_err(build_error)?;
     build_from(py, source, output, memory, reorder, out_heads)

@@ -20,7 +20,7 @@ use swapless_engine::kernels::{
     to_original_order, triangle_count,
 };
 use swapless_engine::property::PropertyVec;
-use swapless_format::{FormatError, GraphFile};
+use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::{
     DirectStore, DramStore, EdgeStore, IoStats, MmapStore, OffsetForm, Plan, PlanRequest,
     StoreError, Tier,
@@ -543,6 +543,8 @@ fn run_in_pool(
     progress: &dyn Progress,
 ) -> Result<RunOutput, RunError> {
     let load_started = Instant::now();
+    // Opened first, so that a write into the file at any later point is noticed.
+    let watch = FileWatch::open(path)?;
     let graph = GraphFile::open(path)?;
     let plan = options.placement.plan(&graph, kernel)?;
     if kernel == Kernel::Sssp && !sssp::weights_are_non_negative(&graph)? {
@@ -567,6 +569,7 @@ fn run_in_pool(
     let watched = Watched {
         inner: &*opened,
         cancel: options.cancel.as_deref(),
+        watch: &watch,
         progress,
         passes: AtomicU64::new(0),
         last_report: Mutex::new(None),
@@ -620,7 +623,7 @@ fn run_in_pool(
         // The previous trial's result goes first, so trials never hold two at once.
         drop(outcome.take());
         let started = Instant::now();
-        let result = match kernel {
+        let trial = || match kernel {
             Kernel::Bfs => {
                 bfs::bfs_keeping_lists(store, source.unwrap_or(0), plan.optional_property_held)
                     .map(Outcome::Bfs)
@@ -641,6 +644,17 @@ fn run_in_pool(
                 maximal_independent_set::maximal_independent_set(store).map(Outcome::IndependentSet)
             }
         };
+        // A page is checked once a run, when first read: a kernel that meets ids out of
+        // range (an index out of bounds) in a page written since may panic. That is the
+        // file's doing, not a bug, and is said so.
+        let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(trial)) {
+            Ok(result) => result,
+            Err(panic) => {
+                stop_sampling();
+                watch.unchanged()?;
+                std::panic::resume_unwind(panic);
+            }
+        };
         let result = match result {
             Ok(result) => result,
             Err(error) => {
@@ -652,6 +666,11 @@ fn run_in_pool(
         outcome = Some(result);
         progress.trial_done(store.io_stats().since(&io_before).bytes_read);
         watched.passes.store(0, Ordering::Relaxed);
+    }
+    // No result from a file that changed while the trials read it.
+    if let Err(error) = watch.unchanged() {
+        stop_sampling();
+        return Err(error.into());
     }
     let faults_after = page_faults().unwrap_or((0, 0));
     let io = store.io_stats().since(&io_before);
@@ -751,6 +770,7 @@ fn run_in_pool(
             options.pagerank,
             plan.verify_mapped_bytes,
         )?;
+        watch.unchanged()?;
         report["verified"] = Value::Bool(true);
     }
     let array = match options.placement.output_array {
@@ -884,6 +904,8 @@ fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
 struct Watched<'a> {
     inner: &'a dyn EdgeStore,
     cancel: Option<&'a AtomicBool>,
+    /// The graph file as it was opened; a run that finds it changed stops.
+    watch: &'a FileWatch,
     progress: &'a dyn Progress,
     /// Passes in the running trial.
     passes: AtomicU64,
@@ -981,23 +1003,25 @@ impl Watched<'_> {
             patterns[pattern as usize].add(started.elapsed().as_secs_f64(), &io);
         }
         result?;
-        self.pass_done();
-        Ok(())
+        self.pass_done()
     }
 
-    /// Counts a finished pass and tells the progress display, unless it heard lately
-    /// (tc on a directed graph gathers once per vertex).
-    fn pass_done(&self) {
+    /// Counts a finished pass, tells the progress display and checks that the file has
+    /// not changed, unless that was done lately (tc on a directed graph gathers once per
+    /// vertex).
+    fn pass_done(&self) -> swapless_store::Result<()> {
         let passes = self.passes.fetch_add(1, Ordering::Relaxed) + 1;
         let Ok(mut last) = self.last_report.try_lock() else {
-            return;
+            return Ok(());
         };
         if last.is_none_or(|last| last.elapsed() >= PROGRESS_INTERVAL) {
             *last = Some(Instant::now());
             drop(last);
             self.progress
                 .pass_done(passes, self.inner.io_stats().bytes_read);
+            self.watch.unchanged()?;
         }
+        Ok(())
     }
 }
 

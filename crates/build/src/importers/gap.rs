@@ -49,7 +49,15 @@ fn read_exact_or_truncated(
 
 impl GapSource {
     /// Opens a GAP file and reads its header and out-offsets.
-    pub fn open(path: &Path, weighted_file: bool, options: ImportOptions) -> Result<GapSource> {
+    ///
+    /// The offsets are held in memory (8 bytes a vertex); a header whose vertex count
+    /// would need more than `budget_bytes` for them is refused before they are allocated.
+    pub fn open(
+        path: &Path,
+        weighted_file: bool,
+        options: ImportOptions,
+        budget_bytes: Option<u64>,
+    ) -> Result<GapSource> {
         let mut reader = open_maybe_compressed(path)?;
         let mut header = [0u8; GAP_HEADER_BYTES as usize];
         read_exact_or_truncated(&mut reader, &mut header, path, "header")?;
@@ -110,7 +118,32 @@ impl GapSource {
                 return Err(BuildError::bad_input(path, detail));
             }
         }
-        let mut offsets = vec![0u64; vertices as usize + 1];
+        let offsets_bytes = (vertices + 1) * 8;
+        if let Some(budget_bytes) = budget_bytes
+            && offsets_bytes > budget_bytes
+        {
+            return Err(BuildError::bad_input(
+                path,
+                format!(
+                    "the GAP header claims {vertices} vertices, whose offsets alone take {}, more than the build's memory budget of {}; if the file is right, give the build more memory",
+                    crate::memory::format_bytes(offsets_bytes),
+                    crate::memory::format_bytes(budget_bytes)
+                ),
+            ));
+        }
+        let mut offsets = Vec::new();
+        offsets
+            .try_reserve_exact(vertices as usize + 1)
+            .map_err(|_| {
+                BuildError::bad_input(
+                    path,
+                    format!(
+                        "the GAP header claims {vertices} vertices, and this machine cannot hold their offsets ({})",
+                        crate::memory::format_bytes(offsets_bytes)
+                    ),
+                )
+            })?;
+        offsets.resize(vertices as usize + 1, 0u64);
         read_exact_or_truncated(
             &mut reader,
             bytemuck::cast_slice_mut(&mut offsets),

@@ -54,12 +54,32 @@ fn uncompressed_name(path: &Path) -> String {
 
 /// Opens `path` with the importer its name (and, for text, its first line) calls for.
 pub fn open_input(path: &Path, options: ImportOptions) -> Result<Box<dyn EdgeSource>> {
+    open_input_within(path, options, None)
+}
+
+/// Opens `path` as [`open_input`] does, for a build within `budget_bytes`: an importer
+/// that holds data sized by the input's header refuses a header that would need more.
+pub fn open_input_within(
+    path: &Path,
+    options: ImportOptions,
+    budget_bytes: Option<u64>,
+) -> Result<Box<dyn EdgeSource>> {
     let name = uncompressed_name(path);
     if name.ends_with(".wsg") {
-        return Ok(Box::new(GapSource::open(path, true, options)?));
+        return Ok(Box::new(GapSource::open(
+            path,
+            true,
+            options,
+            budget_bytes,
+        )?));
     }
     if name.ends_with(".sg") {
-        return Ok(Box::new(GapSource::open(path, false, options)?));
+        return Ok(Box::new(GapSource::open(
+            path,
+            false,
+            options,
+            budget_bytes,
+        )?));
     }
     if name.ends_with(".sl") {
         if !path.to_string_lossy().to_ascii_lowercase().ends_with(".sl") {

@@ -277,7 +277,7 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
         out: command.out.clone(),
         disk: Disk::holding(&graph_path),
         timeout: Duration::from_secs(command.timeout),
-        interrupted: crate::commands::interrupt_flag(),
+        interrupted: crate::commands::interrupt_flag(None),
         csv,
         jsonl: create("trials.jsonl")?,
         hierarchy,

@@ -341,10 +341,18 @@ fn delta_stepping<D: Distance>(
 }
 
 /// The bin a vertex at `distance` waits in.
+///
+/// Bins stop at [`LAST_BIN`]: with a delta tiny against the distances (1e-18, say) the
+/// quotient would pass `u64::MAX`, and the window's arithmetic above it would wrap and
+/// never end. Every farther vertex shares the last bin, which is then relaxed until
+/// nothing in it improves, as Bellman-Ford does: slower, never wrong.
 #[inline]
 fn bin_of<D: Distance>(distance: D, delta: f64) -> u64 {
-    (distance.to_f64() / delta) as u64
+    ((distance.to_f64() / delta) as u64).min(LAST_BIN)
 }
+
+/// The highest bin; far enough below `u64::MAX` that `LAST_BIN + NEAR_BINS` fits.
+const LAST_BIN: u64 = 1 << 62;
 
 /// Drops every queued entry but each vertex's first in the bin its distance now falls
 /// in. The others are stale (the vertex got closer since, and its later bin would skip
