@@ -124,6 +124,8 @@ pub struct BuildReport {
     pub seconds: f64,
     /// Seconds spent in each phase (reading, sorting, merging, ...), in order.
     pub phase_seconds: Vec<(String, f64)>,
+    /// Temporaries of earlier builds that were killed, removed before this one began.
+    pub abandoned_temporaries_removed: crate::stale::Removed,
 }
 
 struct Context<'a> {
@@ -195,11 +197,19 @@ pub fn build_graph(
         (None, Some(parent)) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    // Dropping the TempDir removes every run, on success, on error and on Ctrl-C.
+    // What builds killed before this one left behind (a kill skips every clean-up).
+    let removed = crate::stale::remove_abandoned_in(&[
+        temp_parent.clone(),
+        swapless_format::output::folder_of(output),
+    ]);
+    // Dropping the TempDir removes every run, on success, on error and on Ctrl-C; the
+    // lock tells a later build that this folder's owner still lives.
     let temp = tempfile::Builder::new()
-        .prefix(".swapless-build-")
+        .prefix(crate::stale::BUILD_FOLDER_PREFIX)
         .tempdir_in(&temp_parent)
         .map_err(|source| BuildError::io(&temp_parent, source))?;
+    let _owner = crate::stale::claim_build_folder(temp.path())
+        .map_err(|source| BuildError::io(temp.path(), source))?;
     let fixed = RESERVED_BYTES + source.memory_bytes();
     let working_bytes = options.memory_bytes.saturating_sub(fixed);
     if working_bytes < MIN_WORKING_BYTES {
@@ -230,6 +240,7 @@ pub fn build_graph(
     context.end_phase();
     let mut report = result?;
     report.phase_seconds = context.report.phase_seconds.clone();
+    report.abandoned_temporaries_removed = removed;
     report.output_bytes = std::fs::metadata(output)
         .map_err(|source| BuildError::io(output, source))?
         .len();

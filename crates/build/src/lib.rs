@@ -13,6 +13,7 @@ mod record;
 mod reorder;
 mod runs;
 mod source;
+pub mod stale;
 
 pub use builder::{
     BuildOptions, BuildProgress, BuildReport, OutHeads, RESERVED_BYTES, build_graph,

@@ -340,6 +340,14 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
         report.runs_spilled,
         bytes(report.output_bytes)
     );
+    let removed = report.abandoned_temporaries_removed;
+    if removed.temporaries > 0 {
+        say!(
+            "  removed {} temporaries ({}) left by earlier builds that were killed",
+            removed.temporaries,
+            bytes(removed.bytes)
+        );
+    }
 }
 
 /// A build's report as JSON (`--json` of build and generate, and the Python API's).
@@ -363,6 +371,8 @@ pub fn build_report_json(output: &Path, report: &BuildReport, peak_rss: u64) -> 
         "peak_rss_bytes": peak_rss,
         "seconds": report.seconds,
         "input_edges_per_second": report.input_edges as f64 / report.seconds.max(1e-9),
+        "abandoned_temporaries_removed": report.abandoned_temporaries_removed.temporaries,
+        "abandoned_bytes_removed": report.abandoned_temporaries_removed.bytes,
         "phase_seconds": report.phase_seconds.iter().map(|(name, seconds)| json!({"phase": name, "seconds": seconds})).collect::<Vec<_>>(),
     })
 }

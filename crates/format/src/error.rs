@@ -99,6 +99,20 @@ pub enum FormatError {
         /// What the path is.
         kind: &'static str,
     },
+    /// The output would not fit on its file system.
+    #[error(
+        "cannot write {path}: it needs {} more, but its file system has {} free; free some space or write it elsewhere",
+        gib(*needed),
+        gib(*available)
+    )]
+    NoSpace {
+        /// The output.
+        path: PathBuf,
+        /// Bytes still to be written.
+        needed: u64,
+        /// Bytes free.
+        available: u64,
+    },
     /// The graph file changed (was written in place) while it was being read.
     #[error(
         "{path} changed while it was being read (its {what} differs from when it was opened), so no result is given; run again once nothing writes to it"
@@ -127,4 +141,12 @@ impl FormatError {
             source,
         }
     }
+}
+
+/// Bytes for a message: GiB with two decimals, and the exact count.
+fn gib(bytes: u64) -> String {
+    format!(
+        "{:.2} GiB ({bytes} bytes)",
+        bytes as f64 / (1u64 << 30) as f64
+    )
 }

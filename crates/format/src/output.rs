@@ -290,6 +290,23 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     output.commit()
 }
 
+/// Bytes an unprivileged writer may still use on the file system holding `folder`, if
+/// the system says.
+pub fn free_bytes(folder: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(folder.as_os_str().as_bytes()).ok()?;
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string that outlives the call, and `stats` is
+    // written by statvfs before it is read, only when the call succeeds.
+    let stats = unsafe {
+        if libc::statvfs(path.as_ptr(), stats.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stats.assume_init()
+    };
+    Some((stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64))
+}
+
 /// Whether the temporary `path` was left by a process that is gone: nobody holds its
 /// lock, and it is older than `grace` (a writer locks its temporary just after making
 /// it). `path` may be a file or a lock file inside a temporary folder.

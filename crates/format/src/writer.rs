@@ -154,7 +154,10 @@ impl GraphWriter {
         self.begun.push(kind);
         let start = self.next_offset;
         match length {
-            Some(length) => self.next_offset = align_up(start + length),
+            Some(length) => {
+                self.next_offset = align_up(start + length);
+                self.check_free_space()?;
+            }
             None => self.open_ended_in_progress = true,
         }
         let file = self
@@ -261,6 +264,23 @@ impl GraphWriter {
         file.set_len(total).map_err(io)?;
         file.write_all_at(&header.encode(), 0).map_err(io)?;
         self.output.commit()
+    }
+
+    /// Refuses sections that would not fit on the output's file system, before their
+    /// bytes are written: what is declared and not yet on disk, against what is free.
+    fn check_free_space(&self) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let io = |source| FormatError::io(self.output.writing_path(), source);
+        let allocated = self.output.file().metadata().map_err(io)?.blocks() * 512;
+        let needed = self.next_offset.saturating_sub(allocated);
+        match crate::output::free_bytes(&self.directory) {
+            Some(available) if needed > available => Err(FormatError::NoSpace {
+                path: self.final_path.clone(),
+                needed,
+                available,
+            }),
+            _ => Ok(()),
+        }
     }
 
     fn invalid(&self, detail: String) -> FormatError {

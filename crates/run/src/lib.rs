@@ -479,7 +479,27 @@ fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunError> {
     if options.threads == Some(0) {
         return invalid("threads must be at least 1");
     }
+    let cores = usable_cores();
+    if let Some(threads) = options.threads
+        && threads > THREADS_PER_CORE * cores
+    {
+        return Err(RunError::Invalid(format!(
+            "{threads} threads is more than {} ({THREADS_PER_CORE} for each of the {cores} cores this process may use); more would only wait for the cores, and each thread's stack takes memory outside the budget",
+            THREADS_PER_CORE * cores
+        )));
+    }
     Ok(())
+}
+
+/// Threads a run accepts per usable core. Kernels compute on every thread and the I/O
+/// is asynchronous, so threads beyond the cores add no speed; the bound keeps their
+/// stacks (touched pages, a few KiB to tens of KiB each) within the runtime allowance
+/// that peak RSS is promised beside the budget.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// Cores this process may run on (its affinity and CPU quota).
+pub fn usable_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Runs `kernel` on the graph at `path`.
@@ -492,9 +512,7 @@ pub fn run(
     validate(kernel, options)?;
     return_freed_memory_promptly();
     swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
-    let threads = options
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = options.threads.unwrap_or_else(usable_cores);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
