@@ -35,6 +35,7 @@ pub fn check_file(path: &Path) -> Result<CheckReport> {
     if let (Some(offsets), Some(neighbors)) = (graph.in_offsets(), graph.in_neighbors()) {
         check_csr(&graph, "in", offsets, neighbors, graph.in_weights(), n)?;
     }
+    check_transpose(&graph)?;
     if let Some(heads) = graph.out_heads() {
         check_heads(&graph, heads)?;
     }
@@ -117,6 +118,68 @@ fn check_csr(
     }
 }
 
+/// A directed graph's in-lists must hold exactly its out-arcs reversed, weights too,
+/// and an undirected graph's lists must be symmetric: kernels that read either side
+/// trust the other. Compared as a multiset hash of every arc under a key drawn for
+/// this check, so one pass and no memory suffice and a forger cannot aim at the sum.
+fn check_transpose(graph: &GraphFile) -> Result<()> {
+    use std::hash::BuildHasher;
+    let key = std::collections::hash_map::RandomState::new().hash_one(0u64);
+    let arc_hash = |from: u32, to: u32, weight: f32| {
+        let ends = splitmix(key ^ ((from as u64) << 32 | to as u64));
+        splitmix(ends ^ key.rotate_left(17) ^ weight.to_bits() as u64)
+    };
+    let sum = |offsets: &[u64], neighbors: &[u32], weights: Option<&[f32]>, reverse: bool| {
+        (0..graph.num_vertices())
+            .into_par_iter()
+            .map(|v| {
+                let (start, end) = (offsets[v] as usize, offsets[v + 1] as usize);
+                (start..end).fold(0u64, |total, index| {
+                    let (u, weight) = (neighbors[index], weights.map_or(1.0, |w| w[index]));
+                    let hash = match reverse {
+                        false => arc_hash(v as u32, u, weight),
+                        true => arc_hash(u, v as u32, weight),
+                    };
+                    total.wrapping_add(hash)
+                })
+            })
+            .reduce(|| 0, u64::wrapping_add)
+    };
+    let out = sum(
+        graph.out_offsets(),
+        graph.out_neighbors(),
+        graph.out_weights(),
+        false,
+    );
+    let (other, what) = match (graph.in_offsets(), graph.in_neighbors()) {
+        (Some(offsets), Some(neighbors)) => (
+            sum(offsets, neighbors, graph.in_weights(), true),
+            "the in-lists do not hold the out-arcs reversed",
+        ),
+        _ => (
+            sum(
+                graph.out_offsets(),
+                graph.out_neighbors(),
+                graph.out_weights(),
+                true,
+            ),
+            "the lists of this undirected graph are not symmetric (some arc has no reverse)",
+        ),
+    };
+    match out == other {
+        true => Ok(()),
+        false => Err(corrupt(graph, what.to_string())),
+    }
+}
+
+/// A 64-bit mixer (Steele et al.'s SplitMix64 finalizer).
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// The heads must be each out-list's first [`HEAD_ENTRIES`] entries, padded with the
 /// vertex's own id: a pass that reads them instead of the lists trusts them.
 fn check_heads(graph: &GraphFile, heads: &[u32]) -> Result<()> {
@@ -139,17 +202,5 @@ fn check_heads(graph: &GraphFile, heads: &[u32]) -> Result<()> {
 }
 
 fn check_permutation(graph: &GraphFile, permutation: &[u32]) -> Result<()> {
-    let n = permutation.len();
-    let mut seen = vec![false; n];
-    for (new_id, &original) in permutation.iter().enumerate() {
-        let original = original as usize;
-        if original >= n || seen[original] {
-            return Err(corrupt(
-                graph,
-                format!("permutation entry {new_id} ({original}) repeats or is out of range"),
-            ));
-        }
-        seen[original] = true;
-    }
-    Ok(())
+    crate::reader::check_bijection(permutation).map_err(|detail| corrupt(graph, detail))
 }

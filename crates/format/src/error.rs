@@ -23,6 +23,16 @@ pub enum FormatError {
         /// The file involved.
         path: PathBuf,
     },
+    /// The path names a folder, device or FIFO rather than a graph file.
+    #[error(
+        "{path} is a {kind}, not a .sl graph file; a graph is read in place, so it must be a regular file"
+    )]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
     /// The file was written by a newer swapless.
     #[error(
         "{path} uses .sl format version {found}, but this swapless reads only up to version {supported}; upgrade swapless"

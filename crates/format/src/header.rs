@@ -238,22 +238,31 @@ impl Header {
             });
         }
         let version = read_u32(bytes, 8);
-        if version > FORMAT_VERSION || version == 0 {
+        // The checksum is tested before the version is believed: a flipped version byte
+        // is damage, not a newer file. A newer swapless that changed the header's
+        // layout would fail it too, which the message allows for.
+        let section_count = read_u32(bytes, 48) as usize;
+        let end = FIXED_FIELDS_BYTES + section_count.min(MAX_SECTIONS) * SECTION_ENTRY_BYTES;
+        let intact = read_u64(bytes, end) == xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+        let supported = (1..=FORMAT_VERSION).contains(&version);
+        if !intact && !supported {
+            return Err(corrupt(format!(
+                "the header fails its checksum and names format version {version}, which does not exist (this swapless reads 1..{FORMAT_VERSION}); it was damaged, or written by a newer swapless with another header layout"
+            )));
+        }
+        if !supported {
             return Err(FormatError::UnsupportedVersion {
                 path: path.to_path_buf(),
                 found: version,
                 supported: FORMAT_VERSION,
             });
         }
-        let section_count = read_u32(bytes, 48) as usize;
         if section_count > MAX_SECTIONS {
             return Err(corrupt(format!(
                 "the header claims {section_count} sections (at most {MAX_SECTIONS} fit)"
             )));
         }
-        let end = FIXED_FIELDS_BYTES + section_count * SECTION_ENTRY_BYTES;
-        let stored = read_u64(bytes, end);
-        if stored != xxhash_rust::xxh3::xxh3_64(&bytes[..end]) {
+        if !intact {
             return Err(corrupt("the header fails its checksum".to_string()));
         }
         let flags = GraphFlags::from_bits(read_u32(bytes, 12))

@@ -157,7 +157,8 @@ fn probe_folder(path: &Path, resolved: &Path) -> Result<()> {
         .map_err(|error| FormatError::io(path, error))
 }
 
-fn file_kind_name(file_type: &std::fs::FileType) -> &'static str {
+/// What a file that is not a regular file is, for messages.
+pub fn file_kind_name(file_type: &std::fs::FileType) -> &'static str {
     if file_type.is_dir() {
         "folder"
     } else if file_type.is_block_device() {

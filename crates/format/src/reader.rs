@@ -36,10 +36,16 @@ impl GraphFile {
     /// or [`crate::check_file`] to read and verify every byte.
     pub fn open(path: &Path) -> Result<GraphFile> {
         let file = File::open(path).map_err(|source| FormatError::io(path, source))?;
-        let file_len = file
+        let metadata = file
             .metadata()
-            .map_err(|source| FormatError::io(path, source))?
-            .len();
+            .map_err(|source| FormatError::io(path, source))?;
+        if !metadata.is_file() {
+            return Err(FormatError::NotAFile {
+                path: path.to_path_buf(),
+                kind: crate::output::file_kind_name(&metadata.file_type()),
+            });
+        }
+        let file_len = metadata.len();
         if file_len == 0 {
             return Err(FormatError::Truncated {
                 path: path.to_path_buf(),
@@ -393,6 +399,18 @@ impl GraphFile {
         Ok(Some(values))
     }
 
+    /// Loads the permutation section (new id to original id), if any, and checks that it
+    /// is a bijection of `0..n`: every entry in range, none twice. A forged file whose
+    /// checksums match could otherwise map two results to one place and leave another
+    /// unwritten. The check holds a bit a vertex beside the section, briefly.
+    pub fn load_permutation(&self) -> Result<Option<Vec<u32>>> {
+        let Some(permutation) = self.load_section::<u32>(SectionKind::Permutation)? else {
+            return Ok(None);
+        };
+        check_bijection(&permutation).map_err(|detail| self.corrupt(detail))?;
+        Ok(Some(permutation))
+    }
+
     /// Fills `buffer` with section `kind` from byte `position` with `pread`, verifying
     /// each checksum block, and drops the page cache behind it: for a reader that pulls a
     /// section piece by piece. `position` must be a multiple of [`SECTION_PIECE_BYTES`]
@@ -637,4 +655,26 @@ fn advise(file: &File, start: u64, length: u64, advice: libc::c_int) {
             advice,
         );
     }
+}
+
+/// Why `permutation` is not a bijection of `0..permutation.len()`, if it is not.
+pub(crate) fn check_bijection(permutation: &[u32]) -> std::result::Result<(), String> {
+    let n = permutation.len();
+    let mut seen = vec![0u64; n.div_ceil(64)];
+    for (vertex, &original) in permutation.iter().enumerate() {
+        let original = original as usize;
+        if original >= n {
+            return Err(format!(
+                "the permutation maps vertex {vertex} to id {original}, beyond the {n} vertices"
+            ));
+        }
+        let (word, bit) = (original / 64, 1u64 << (original % 64));
+        if seen[word] & bit != 0 {
+            return Err(format!(
+                "the permutation maps two vertices to id {original} (the second is vertex {vertex})"
+            ));
+        }
+        seen[word] |= bit;
+    }
+    Ok(())
 }

@@ -560,7 +560,7 @@ impl DirectStore {
             weighted: plan.weighted,
             lists,
             heads,
-            permutation: graph.load_section(SectionKind::Permutation)?,
+            permutation: graph.load_permutation()?,
             io: Mutex::new(Some(IoContext {
                 ring,
                 arena,

@@ -118,7 +118,7 @@ impl DramStore {
             out_lists,
             in_lists,
             weighted,
-            permutation: graph.load_section(SectionKind::Permutation)?,
+            permutation: graph.load_permutation()?,
         })
     }
 

@@ -134,7 +134,7 @@ impl MmapStore {
             weighted: plan.weighted,
             lists,
             heads,
-            permutation: graph.load_section(SectionKind::Permutation)?,
+            permutation: graph.load_permutation()?,
             window_bytes,
             chunk_bytes: plan.chunk_bytes,
             counters: IoCounters::default(),

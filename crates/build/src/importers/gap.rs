@@ -93,7 +93,7 @@ impl GapSource {
             let name = path.to_string_lossy().to_ascii_lowercase();
             name.ends_with(".gz") || name.ends_with(".zst")
         };
-        if !is_compressed {
+        if !is_compressed && reader.regular_file {
             let sides = if directed { 2 } else { 1 };
             let expected = (vertices + 1)
                 .checked_mul(8)

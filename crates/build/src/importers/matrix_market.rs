@@ -2,12 +2,11 @@
 //! `general` or `symmetric` (the latter read as an undirected graph).
 //! Indices are 1-based; the graph has max(rows, columns) vertices.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::ImportOptions;
 use super::compressed::InputReader;
-use super::text::{excerpt, parse_vertex_id, parse_weight};
+use super::text::{excerpt, parse_vertex_id, parse_weight, read_line_bounded};
 use crate::builder::BATCH_EDGES;
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
@@ -40,8 +39,7 @@ impl MatrixMarketSource {
         let mut read_line = |line: &mut Vec<u8>, line_number: &mut u64| -> Result<bool> {
             line.clear();
             *line_number += 1;
-            Ok(reader
-                .read_until(b'\n', line)
+            Ok(read_line_bounded(&mut reader, line)
                 .map_err(|source| BuildError::io(path, source))?
                 > 0)
         };
@@ -213,9 +211,7 @@ impl EdgeSource for MatrixMarketSource {
         batch.clear();
         while batch.len() < BATCH_EDGES {
             self.line.clear();
-            let read = self
-                .reader
-                .read_until(b'\n', &mut self.line)
+            let read = read_line_bounded(&mut self.reader, &mut self.line)
                 .map_err(|source| BuildError::io(&self.path, source))?;
             if read == 0 {
                 if self.entries_read != self.declared_entries {

@@ -91,10 +91,29 @@ pub fn open_input_within(
         return Ok(Box::new(SwaplessFileSource::open(path, options)?));
     }
     let mut reader = open_maybe_compressed(path)?;
-    let starts_like_matrix_market = reader
+    let start = reader
         .fill_buf()
-        .map_err(|source| BuildError::io(path, source))?
-        .starts_with(b"%%MatrixMarket");
+        .map_err(|source| BuildError::io(path, source))?;
+    if let Some(found) = compressed::compression_of(start) {
+        return Err(BuildError::bad_input(
+            path,
+            format!(
+                "this file holds {found}-compressed data, but its name does not say so; name it with {} at the end",
+                if found == "gzip" { ".gz" } else { ".zst" }
+            ),
+        ));
+    }
+    if start.is_empty() {
+        return Err(BuildError::bad_input(path, "the input is empty"));
+    }
+    let sample = &start[..start.len().min(4096)];
+    if sample.contains(&0) {
+        return Err(BuildError::bad_input(
+            path,
+            "this file holds binary data (zero bytes), not a text edge list or Matrix Market file; swapless reads .el/.txt/.csv text, .mtx, GAP .sg/.wsg and .sl files",
+        ));
+    }
+    let starts_like_matrix_market = start.starts_with(b"%%MatrixMarket");
     if name.ends_with(".mtx") || starts_like_matrix_market {
         Ok(Box::new(MatrixMarketSource::new(path, reader, options)?))
     } else {

@@ -65,7 +65,7 @@ impl SwaplessFileSource {
             ));
         }
         let permutation: Option<Vec<u32>> = match flags.reordered {
-            true => graph.load_section(SectionKind::Permutation)?,
+            true => graph.load_permutation()?,
             false => None,
         };
         if let Some(permutation) = &permutation

@@ -20,15 +20,43 @@ pub struct TextEdgeListSource {
     line: Vec<u8>,
 }
 
+/// Characters of a line an error message shows.
+const EXCERPT_CHARS: usize = 80;
+
+/// Characters of a single token an error message shows.
+const TOKEN_CHARS: usize = 40;
+
+/// Longest line the text importers read; a longer one is not an edge list's.
+pub(crate) const MAX_LINE_BYTES: usize = 64 << 10;
+
 /// Shortens a line for an error message.
 pub(crate) fn excerpt(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    let text = text.trim_end();
-    if text.chars().count() > 80 {
-        format!("{}...", text.chars().take(80).collect::<String>())
-    } else {
-        text.to_string()
+    shown(line.trim_ascii_end(), EXCERPT_CHARS)
+}
+
+/// `bytes` as a message can show them: at most `limit` characters, with control
+/// characters, invalid UTF-8 and invisible marks (a byte-order mark) escaped, so
+/// binary input never reaches a terminal raw.
+pub(crate) fn shown(bytes: &[u8], limit: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    let mut count = 0;
+    for character in text.chars() {
+        if count == limit {
+            out.push_str("...");
+            break;
+        }
+        let visible = !character.is_control()
+            && character != char::REPLACEMENT_CHARACTER
+            && character != '\u{feff}';
+        if visible {
+            out.push(character);
+        } else {
+            out.extend(character.escape_unicode());
+        }
+        count += 1;
     }
+    out
 }
 
 /// Parses a vertex id: a non-negative decimal integer no larger than [`MAX_VERTEX_ID`].
@@ -36,7 +64,7 @@ pub(crate) fn parse_vertex_id(token: &[u8]) -> std::result::Result<u64, String> 
     if token.is_empty() || !token.iter().all(u8::is_ascii_digit) {
         return Err(format!(
             "`{}` is not a vertex id (ids are non-negative integers)",
-            String::from_utf8_lossy(token)
+            shown(token, TOKEN_CHARS)
         ));
     }
     let mut value: u64 = 0;
@@ -48,26 +76,76 @@ pub(crate) fn parse_vertex_id(token: &[u8]) -> std::result::Result<u64, String> 
             .ok_or_else(|| {
                 format!(
                     "vertex id {} does not fit in 32 bits (the largest allowed is {MAX_VERTEX_ID})",
-                    String::from_utf8_lossy(token)
+                    shown(token, TOKEN_CHARS)
                 )
             })?;
     }
     Ok(value)
 }
 
-/// Parses a weight: any finite number.
+/// Parses a weight: any finite number that a 32-bit float holds.
 pub(crate) fn parse_weight(token: &[u8]) -> std::result::Result<f32, String> {
-    std::str::from_utf8(token)
+    let wide = std::str::from_utf8(token)
         .ok()
-        .and_then(|text| text.parse::<f32>().ok())
-        .filter(|weight| weight.is_finite())
-        .ok_or_else(|| {
-            format!(
-                "`{}` is not a finite number, so it cannot be a weight",
-                String::from_utf8_lossy(token)
-            )
-        })
+        .and_then(|text| text.parse::<f64>().ok());
+    match wide {
+        Some(weight) if weight.is_finite() && weight.abs() > f32::MAX as f64 => Err(format!(
+            "weight {} is beyond the largest a 32-bit float holds (about 3.4e38)",
+            shown(token, TOKEN_CHARS)
+        )),
+        Some(weight) if weight.is_finite() => Ok(weight as f32),
+        _ => Err(format!(
+            "`{}` is not a finite number, so it cannot be a weight",
+            shown(token, TOKEN_CHARS)
+        )),
+    }
 }
+
+/// Reads one line (up to and with its `\n`) into `line`, refusing lines longer than
+/// [`MAX_LINE_BYTES`] so that a file without line breaks (binary data) cannot fill memory.
+/// Returns the bytes read; 0 at the end.
+pub(crate) fn read_line_bounded(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    line.clear();
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(line.len());
+        }
+        let (take, done) = match available.iter().position(|&byte| byte == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        if take > room {
+            line.extend_from_slice(&available[..room]);
+            reader.consume(room);
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                LineTooLong,
+            ));
+        }
+        line.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(line.len());
+        }
+    }
+}
+
+/// The error [`read_line_bounded`] returns for a line beyond [`MAX_LINE_BYTES`].
+#[derive(Debug)]
+pub(crate) struct LineTooLong;
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "a line longer than {} KiB", MAX_LINE_BYTES >> 10)
+    }
+}
+
+impl std::error::Error for LineTooLong {}
 
 /// Splits a line into at most 4 fields, stopping at a comment.
 fn fields(line: &[u8]) -> (usize, [&[u8]; 4]) {
@@ -124,6 +202,10 @@ impl TextEdgeListSource {
     }
 
     fn parse_line(&mut self) -> Result<Option<InputEdge>> {
+        // A byte-order mark (editors on Windows write one) is not part of the first id.
+        if self.line_number == 1 && self.line.starts_with(b"\xef\xbb\xbf") {
+            self.line.drain(..3);
+        }
         let (count, tokens) = fields(&self.line);
         if count == 0 {
             return Ok(None);
@@ -189,11 +271,20 @@ impl EdgeSource for TextEdgeListSource {
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
         batch.clear();
         while batch.len() < BATCH_EDGES {
-            self.line.clear();
-            let read = self
-                .reader
-                .read_until(b'\n', &mut self.line)
-                .map_err(|source| BuildError::io(&self.path, source))?;
+            let read = read_line_bounded(&mut self.reader, &mut self.line);
+            let read = match read {
+                Err(error)
+                    if error
+                        .get_ref()
+                        .is_some_and(|inner| inner.is::<LineTooLong>()) =>
+                {
+                    self.line_number += 1;
+                    return Err(self.parse_error(format!(
+                        "{error}, which no edge list holds; is this really a text edge list (a binary or compressed file would need its own extension)?"
+                    )));
+                }
+                read => read.map_err(|source| BuildError::io(&self.path, source))?,
+            };
             if read == 0 {
                 break;
             }
