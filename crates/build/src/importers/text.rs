@@ -40,8 +40,7 @@ pub(crate) fn excerpt(line: &[u8]) -> String {
 pub(crate) fn shown(bytes: &[u8], limit: usize) -> String {
     let text = String::from_utf8_lossy(bytes);
     let mut out = String::new();
-    let mut count = 0;
-    for character in text.chars() {
+    for (count, character) in text.chars().enumerate() {
         if count == limit {
             out.push_str("...");
             break;
@@ -54,7 +53,6 @@ pub(crate) fn shown(bytes: &[u8], limit: usize) -> String {
         } else {
             out.extend(character.escape_unicode());
         }
-        count += 1;
     }
     out
 }
