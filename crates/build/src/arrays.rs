@@ -15,11 +15,12 @@ pub struct ArraySource {
 
 impl ArraySource {
     /// A source over `sources[i] -> destinations[i]` (weight `weights[i]`), with
-    /// `vertices` ids in all (default: the largest id + 1).
+    /// `vertices` ids in all (default: the largest id + 1). Weights pass the text
+    /// importers' test ([`crate::importers::weight_from_number`]): finite, within f32.
     pub fn new(
         sources: Vec<u32>,
         destinations: Vec<u32>,
-        weights: Option<Vec<f32>>,
+        weights: Option<&[f64]>,
         direction: Direction,
         vertices: Option<u64>,
     ) -> Result<ArraySource> {
@@ -40,6 +41,22 @@ impl ArraySource {
                 sources.len()
             ));
         }
+        let weights = match weights {
+            None => None,
+            Some(weights) => Some(
+                weights
+                    .iter()
+                    .enumerate()
+                    .map(|(index, &weight)| {
+                        crate::importers::weight_from_number(weight, &weight.to_string()).map_err(
+                            |detail| {
+                                BuildError::InvalidOption(format!("weights[{index}]: {detail}"))
+                            },
+                        )
+                    })
+                    .collect::<Result<Vec<f32>>>()?,
+            ),
+        };
         if let Some(vertices) = vertices {
             let largest = sources.iter().chain(&destinations).max();
             if let Some(&largest) = largest
@@ -109,9 +126,16 @@ mod tests {
     #[test]
     fn arrays_must_agree_in_length_and_stay_below_the_vertex_count() {
         assert!(ArraySource::new(vec![0, 1], vec![1], None, Direction::Directed, None).is_err());
-        assert!(
-            ArraySource::new(vec![0], vec![1], Some(vec![]), Direction::Directed, None).is_err()
-        );
+        assert!(ArraySource::new(vec![0], vec![1], Some(&[]), Direction::Directed, None).is_err());
+        for (weight, phrase) in [(f64::NAN, "not a finite"), (1e40, "32-bit float")] {
+            let refused =
+                ArraySource::new(vec![0], vec![1], Some(&[weight]), Direction::Directed, None);
+            let message = refused.err().expect("refused").to_string();
+            assert!(
+                message.contains("weights[0]") && message.contains(phrase),
+                "{message}"
+            );
+        }
         assert!(ArraySource::new(vec![0], vec![5], None, Direction::Directed, Some(5)).is_err());
         let mut source =
             ArraySource::new(vec![0, 2], vec![1, 0], None, Direction::Undirected, Some(3)).unwrap();

@@ -36,7 +36,7 @@ pub enum BuildError {
         detail: String,
     },
     /// The memory budget is too small for even the smallest build.
-    #[error("a memory budget of {} is too small: this build needs at least {}; raise --memory", crate::memory::format_bytes(*budget_bytes), crate::memory::format_bytes(*needed_bytes))]
+    #[error("a memory budget of {} is too small: this build needs at least {}; raise --memory", crate::memory::format_bytes(*budget_bytes), crate::memory::format_bytes_up(*needed_bytes))]
     BudgetTooSmall {
         /// The budget given.
         budget_bytes: u64,

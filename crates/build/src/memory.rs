@@ -40,6 +40,22 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// Formats a least amount of bytes for people, rounded up at the shown precision, so
+/// that the figure typed back as a size (`59.01M`) is never below the least.
+pub fn format_bytes_up(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut unit = 0;
+    while bytes as f64 >= 1024f64.powi(unit as i32 + 1) && unit + 1 < UNITS.len() {
+        unit += 1;
+    }
+    if unit == 0 {
+        return format!("{bytes} B");
+    }
+    let scale = 1024f64.powi(unit as i32);
+    let hundredths = (bytes as f64 * 100.0 / scale).ceil();
+    format!("{:.2} {}", hundredths / 100.0, UNITS[unit])
+}
+
 fn read_kib_field(file: &str, field: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|line| line.starts_with(field))?;
@@ -230,6 +246,27 @@ pub fn page_faults() -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_least_size_read_back_is_never_below_it() {
+        for bytes in [
+            1,
+            1023,
+            1025,
+            1_572_865,
+            61_865_985,
+            (59 << 20) + 1,
+            5 << 30,
+        ] {
+            let shown = format_bytes_up(bytes);
+            let typed = shown
+                .replace(" KiB", "K")
+                .replace(" MiB", "M")
+                .replace(" GiB", "G");
+            let typed = typed.replace(" B", "");
+            assert!(parse_size(&typed).unwrap() >= bytes, "{bytes}: {shown}");
+        }
+    }
 
     #[test]
     fn the_lowest_cgroup_limit_above_a_process_counts_in_either_version() {

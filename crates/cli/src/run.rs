@@ -151,7 +151,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         plan.tier,
         bytes(plan.budget_bytes),
         bytes(plan.footprint_bytes),
-        bytes(plan.minimum_bytes)
+        swapless_build::memory::format_bytes_up(plan.minimum_bytes)
     );
     print_io_uring_refusal(&plan);
     say!(
@@ -215,8 +215,9 @@ pub struct RunCommand {
     /// PageRank: stop when the L1 change falls below this.
     #[arg(long, default_value_t = 1e-4)]
     tolerance: f64,
-    /// PageRank: stop after this many iterations.
-    #[arg(long, default_value_t = 20)]
+    /// PageRank: stop after this many iterations (networkx's default); a run stopped by
+    /// it before the tolerance is met says so.
+    #[arg(long, default_value_t = 100)]
     max_iters: u32,
     /// PageRank: damping factor.
     #[arg(long, default_value_t = 0.85)]
@@ -325,6 +326,15 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         written?;
     }
     print_report(&output.report, &output.plan);
+    let result = &output.report["result"];
+    if result["converged"] == Value::Bool(false) {
+        eprintln!(
+            "warning: PageRank stopped at its limit of {} iterations with a change of {:.2e}, above the tolerance {:e}; the scores are not converged (raise --max-iters)",
+            result["iterations"],
+            result["last_change"].as_f64().unwrap_or(f64::NAN),
+            command.tolerance
+        );
+    }
     if let Some(path) = &command.json {
         crate::commands::write_json(path, &output.report)?;
     }

@@ -443,7 +443,7 @@ fn generate(
     build_from(py, source, output, memory, reorder, out_heads)
 }
 
-/// Writes edges given as arrays (uint32 ids, optional float32 weights) to a .sl file.
+/// Writes edges given as arrays (uint32 ids, optional float64 weights, stored as float32) to a .sl file.
 #[pyfunction]
 #[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None))]
 #[allow(clippy::too_many_arguments)]
@@ -451,7 +451,7 @@ fn from_edges(
     py: Python<'_>,
     sources: PyReadonlyArray1<'_, u32>,
     destinations: PyReadonlyArray1<'_, u32>,
-    weights: Option<PyReadonlyArray1<'_, f32>>,
+    weights: Option<PyReadonlyArray1<'_, f64>>,
     directed: bool,
     output: PathBuf,
     vertices: Option<u64>,
@@ -462,7 +462,11 @@ fn from_edges(
     let source = swapless_build::arrays::ArraySource::new(
         copy(&sources),
         copy(&destinations),
-        weights.map(|weights| weights.as_array().to_vec()),
+        weights
+            .as_ref()
+            .map(|weights| weights.as_slice())
+            .transpose()
+            .map_err(|_| PyValueError::new_err("weights must be a contiguous array"))?,
         if directed {
             swapless_build::Direction::Directed
         } else {
@@ -482,6 +486,14 @@ fn cli(py: Python<'_>, args: Vec<OsString>, relaunch: Vec<OsString>) -> u8 {
     py.detach(move || swapless_cli::main_with(full, Some(relaunch)))
 }
 
+/// A `memory=` size in bytes (None for None), or ValueError: for checking a budget when
+/// a graph is opened rather than at its first kernel.
+#[pyfunction]
+#[pyo3(signature = (text=None))]
+fn memory_bytes(py: Python<'_>, text: Option<&str>) -> PyResult<Option<u64>> {
+    memory_size(py, text)
+}
+
 /// Checks every checksum and structural invariant of a .sl file.
 #[pyfunction]
 fn check(path: PathBuf) -> PyResult<()> {
@@ -498,6 +510,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("BudgetError", py.get_type::<BudgetError>())?;
     module.add("VerificationError", py.get_type::<VerificationError>())?;
     module.add_function(wrap_pyfunction!(graph_info, module)?)?;
+    module.add_function(wrap_pyfunction!(memory_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(plan, module)?)?;
     module.add_function(wrap_pyfunction!(run, module)?)?;
     module.add_function(wrap_pyfunction!(build, module)?)?;

@@ -258,6 +258,8 @@ pub struct Placement {
     /// Whether the run checks its result with the kernel's serial verifier after it (a
     /// phase the plan counts, after the run releases the graph's data).
     pub verify: bool,
+    /// Worker threads the run will use; `None`: one per usable core.
+    pub threads: Option<usize>,
 }
 
 impl Placement {
@@ -273,6 +275,7 @@ impl Placement {
             offset_form: None,
             output_array: true,
             verify: false,
+            threads: None,
         }
     }
 
@@ -306,6 +309,7 @@ impl Placement {
                 graph.flags().directed,
             ),
             optional_property_bytes: kernel.optional_property_bytes(graph.num_vertices() as u64),
+            thread_bytes: thread_bytes(self.threads.unwrap_or_else(usable_cores)),
             gather_cache_fraction: self.gather_cache_fraction,
             searches: kernel.searches(),
             output_bytes: match self.output_array {
@@ -461,6 +465,9 @@ fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunError> {
     if !tolerance_ok || !(0.0..=1.0).contains(&pagerank.damping) {
         return invalid("the tolerance must be >= 0 and the damping between 0 and 1");
     }
+    if pagerank.max_iterations == 0 {
+        return invalid("PageRank needs at least one iteration");
+    }
     if !(0.0..=1.0).contains(&options.huge_page_fraction) {
         return invalid("the huge-page fraction must be between 0 and 1");
     }
@@ -491,11 +498,23 @@ fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Threads a run accepts per usable core. Kernels compute on every thread and the I/O
-/// is asynchronous, so threads beyond the cores add no speed; the bound keeps their
-/// stacks (touched pages, a few KiB to tens of KiB each) within the runtime allowance
-/// that peak RSS is promised beside the budget.
-pub const THREADS_PER_CORE: usize = 4;
+/// Threads a run accepts per usable core. Kernels compute on every thread and the disk
+/// tiers' I/O is asynchronous, so threads beyond the cores add no speed there; in dram
+/// under OS swapping, though, a thread blocked in a fault is a read in flight, and the
+/// swap baseline runs 16 a core. Beyond this many, threads only add scheduling.
+pub const THREADS_PER_CORE: usize = 32;
+
+/// Threads whose memory the fixed runtime allowance beside the budget covers.
+const THREADS_IN_ALLOWANCE: usize = 8;
+
+/// Memory a worker thread touches: its stack's used pages, thread-local state and its
+/// share of the allocator's per-thread arenas, rounded up.
+const BYTES_PER_THREAD: u64 = 128 << 10;
+
+/// What `threads` worker threads add to a plan beyond the runtime allowance.
+pub fn thread_bytes(threads: usize) -> u64 {
+    threads.saturating_sub(THREADS_IN_ALLOWANCE) as u64 * BYTES_PER_THREAD
+}
 
 /// Cores this process may run on (its affinity and CPU quota).
 pub fn usable_cores() -> usize {
@@ -564,7 +583,9 @@ fn run_in_pool(
     // Opened first, so that a write into the file at any later point is noticed.
     let watch = FileWatch::open(path)?;
     let graph = GraphFile::open(path)?;
-    let plan = options.placement.plan(&graph, kernel)?;
+    let mut placement = options.placement.clone();
+    placement.threads = Some(threads);
+    let plan = placement.plan(&graph, kernel)?;
     if kernel == Kernel::Sssp && !sssp::weights_are_non_negative(&graph)? {
         return Err(RunError::Invalid(
             "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle".to_string(),
@@ -709,6 +730,7 @@ fn run_in_pool(
             json!({
                 "iterations": result.iterations,
                 "last_change": result.last_change,
+                "converged": result.last_change < options.pagerank.tolerance,
                 "method": options.pagerank.method.name(),
             })
         }

@@ -128,6 +128,9 @@ pub struct PlanRequest {
     pub kernel: String,
     /// Bytes of the kernel's own per-vertex arrays (hot data).
     pub property_bytes: u64,
+    /// Bytes the run's worker threads touch (stacks, thread-local state) beyond those
+    /// the fixed runtime allowance covers: counted as hot, since they live all run.
+    pub thread_bytes: u64,
     /// Bytes the kernel can use besides to read less (bfs's kept lists): held when the
     /// budget has room for them beyond the least, so they never raise the least budget.
     pub optional_property_bytes: u64,
@@ -353,7 +356,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let sum = |(out, in_): (u64, u64)| out + in_;
     let bulk: u64 = directions.iter().map(|d| d.lists).sum();
     // The least hot set: the optional bytes are held only when the budget has room.
-    let hot = request.property_bytes;
+    let hot = request.property_bytes + request.thread_bytes;
     let optional = request.optional_property_bytes;
     let footprint = hot + optional + sum(plain_offsets) + permutation + bulk;
     // The output phase keeps one copy of the permutation beside the result.
@@ -565,6 +568,14 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         class: "hot",
         placement: "dram".to_string(),
     }];
+    if request.thread_bytes > 0 {
+        segments.push(Segment {
+            name: "worker thread stacks".to_string(),
+            bytes: request.thread_bytes,
+            class: "hot",
+            placement: "dram (threads beyond the runtime allowance's)".to_string(),
+        });
+    }
     if optional > 0 {
         segments.push(Segment {
             name: format!("{} optional arrays", request.kernel),

@@ -12,6 +12,8 @@ pub use matrix_market::MatrixMarketSource;
 pub use swapless_file::SwaplessFileSource;
 pub use text::TextEdgeListSource;
 
+pub use text::weight_from_number;
+
 use std::io::BufRead;
 use std::path::Path;
 

@@ -85,17 +85,24 @@ pub(crate) fn parse_vertex_id(token: &[u8]) -> std::result::Result<u64, String> 
 pub(crate) fn parse_weight(token: &[u8]) -> std::result::Result<f32, String> {
     let wide = std::str::from_utf8(token)
         .ok()
-        .and_then(|text| text.parse::<f64>().ok());
-    match wide {
-        Some(weight) if weight.is_finite() && weight.abs() > f32::MAX as f64 => Err(format!(
-            "weight {} is beyond the largest a 32-bit float holds (about 3.4e38)",
-            shown(token, TOKEN_CHARS)
-        )),
-        Some(weight) if weight.is_finite() => Ok(weight as f32),
-        _ => Err(format!(
-            "`{}` is not a finite number, so it cannot be a weight",
-            shown(token, TOKEN_CHARS)
-        )),
+        .and_then(|text| text.parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    weight_from_number(wide, &shown(token, TOKEN_CHARS))
+}
+
+/// A weight as stored (f32) from a number, `written` as the user wrote it: every way
+/// a weight enters swapless (text, Python arrays) is held to this one test.
+pub fn weight_from_number(weight: f64, written: &str) -> std::result::Result<f32, String> {
+    if !weight.is_finite() {
+        Err(format!(
+            "`{written}` is not a finite number, so it cannot be a weight"
+        ))
+    } else if weight.abs() > f32::MAX as f64 {
+        Err(format!(
+            "weight {written} is beyond the largest a 32-bit float holds (about 3.4e38)"
+        ))
+    } else {
+        Ok(weight as f32)
     }
 }
 

@@ -90,7 +90,7 @@ impl Default for PageRankOptions {
         PageRankOptions {
             damping: 0.85,
             tolerance: 1e-4,
-            max_iterations: 20,
+            max_iterations: 100,
             method: PageRankMethod::Power,
         }
     }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -75,6 +76,7 @@ class Graph:
             raise ValueError(f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\" or None")
         self.path = os.fspath(path)
         self.memory = _size(memory)
+        _core.memory_bytes(self.memory)
         self.tier = tier
         self._info = json.loads(_core.graph_info(self.path))
         self.n: int = self._info["vertices"]
@@ -179,7 +181,8 @@ def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
     destinations = _vertex_ids(dst, "dst")
     weight_array = None
     if weights is not None:
-        weight_array = np.ascontiguousarray(np.asarray(weights, dtype=np.float64), dtype=np.float32)
+        # float64 here; the engine checks each weight as it checks a text file's.
+        weight_array = np.ascontiguousarray(np.asarray(weights, dtype=np.float64))
         if weight_array.ndim != 1:
             raise ValueError("weights must be one-dimensional")
     keep = None
@@ -208,6 +211,35 @@ def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = No
                       path=path, num_vertices=coo.shape[0], memory=memory, tier=tier)
 
 
+def _integer(value: Any, name: str, low: int, high: int, none: bool = False) -> Optional[int]:
+    """An integer option in ``low..=high`` (None passes when ``none``)."""
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}, not {value}")
+    return int(value)
+
+
+def _number(value: Any, name: str, low: float, high: float, open_low: bool = False,
+            none: bool = False) -> Optional[float]:
+    """A finite number option in ``low..=high`` (above ``low`` when ``open_low``)."""
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < low or value > high or (open_low and value == low):
+        bound = f"above {low}" if open_low else f"at least {low}"
+        raise ValueError(f"{name} must be a finite number {bound} and at most {high}, not {value}")
+    return value
+
+
+def _threads(threads: Optional[int]) -> Optional[int]:
+    return _integer(threads, "threads", 1, 2**16, none=True)
+
+
 def _source(source: Optional[int]) -> Optional[int]:
     if source is None:
         return None
@@ -220,34 +252,46 @@ def bfs(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None
         verify: bool = False) -> np.ndarray:
     """Breadth-first search (direction-optimizing): int64 parent per vertex, the source
     its own parent, -1 unreached. ``source=None`` picks a vertex with edges reproducibly."""
-    return g._run("bfs", source=_source(source), threads=threads, verify=verify)
+    return g._run("bfs", source=_source(source), threads=_threads(threads), verify=verify)
 
 
 def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, *,
          threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
     """Single-source shortest paths by delta-stepping: float64 distance, +inf unreached.
     Unweighted graphs use weight 1; ``delta`` is the bucket width (default 1)."""
-    return g._run("sssp", source=_source(source), delta=delta, threads=threads, verify=verify)
+    delta = _number(delta, "delta", 0.0, 1e308, open_low=True, none=True)
+    return g._run("sssp", source=_source(source), delta=delta, threads=_threads(threads),
+                  verify=verify)
 
 
-def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 20, *,
+def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 100, *,
              method: str = "power", threads: Optional[int] = None,
              verify: bool = False) -> np.ndarray:
     """PageRank (pull; dangling mass spread uniformly, as networkx): float64 scores summing
-    to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations.
+    to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations
+    (then with a RuntimeWarning; ``g.last_report["result"]["converged"]`` says which).
     ``method`` is "power" (networkx's power iteration; the same scores for any thread
     count) or "gauss-seidel" (GAP's; fewer iterations, scores vary with thread timing
     within the tolerance). Scores are computed as float32, as GAP keeps them (each exact
     to about 1e-7 relative), so a ``tol`` below that is met only once they stop changing."""
-    return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
-                  threads=threads, verify=verify)
+    alpha = _number(alpha, "alpha", 0.0, 1.0)
+    tol = _number(tol, "tol", 0.0, 1e308)
+    max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
+    scores = g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
+                    threads=_threads(threads), verify=verify)
+    result = g.last_report["result"]
+    if not result.get("converged", True):
+        warnings.warn(f"PageRank stopped at max_iter={max_iter} with a change of "
+                      f"{result['last_change']:.2e}, above tol={tol}; the scores are not "
+                      "converged", RuntimeWarning, stacklevel=2)
+    return scores
 
 
 def connected_components(g: Graph, *, threads: Optional[int] = None,
                          verify: bool = False) -> np.ndarray:
     """Connected components (weak, for directed graphs): int64 label per vertex, equal iff
     the vertices share a component."""
-    return g._run("cc", threads=threads, verify=verify)
+    return g._run("cc", threads=_threads(threads), verify=verify)
 
 
 def betweenness(g: Graph, sources: Union[int, str] = 1, *, threads: Optional[int] = None,
@@ -256,22 +300,22 @@ def betweenness(g: Graph, sources: Union[int, str] = 1, *, threads: Optional[int
     float64 per vertex, normalized by the maximum."""
     if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
         raise ValueError(f"sources must be a positive integer or \"all\", not {sources!r}")
-    return g._run("bc", sources=sources, threads=threads, verify=verify)
+    return g._run("bc", sources=sources, threads=_threads(threads), verify=verify)
 
 
 def triangle_count(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> int:
     """Triangles of the undirected view."""
-    g._run("tc", threads=threads, verify=verify)
+    g._run("tc", threads=_threads(threads), verify=verify)
     return int(g.last_report["result"]["triangles"])
 
 
 def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
     """Eccentricity estimates from a multi-source BFS of up to 64 sampled sources:
     int64 per vertex, -1 unreached."""
-    return g._run("radii", threads=threads, verify=verify)
+    return g._run("radii", threads=_threads(threads), verify=verify)
 
 
 def maximal_independent_set(g: Graph, *, threads: Optional[int] = None,
                             verify: bool = False) -> np.ndarray:
     """A maximal independent set: int8 membership (1 in the set) per vertex."""
-    return g._run("mis", threads=threads, verify=verify)
+    return g._run("mis", threads=_threads(threads), verify=verify)

@@ -35,7 +35,10 @@ def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 
 def from_edges(sources: np.ndarray, destinations: np.ndarray, weights: Optional[np.ndarray],
                directed: bool, output: str, vertices: Optional[int] = None,
                memory: Optional[str] = None, reorder: Optional[str] = None) -> str:
-    """Writes uint32 edge arrays (and float32 weights) to a .sl file; returns the report as JSON."""
+    """Writes uint32 edge arrays (and float64 weights, checked and stored as float32) to a .sl file; returns the report as JSON."""
+
+def memory_bytes(text: Optional[str] = None) -> Optional[int]:
+    """A memory size in bytes; ValueError if it is not a size."""
 
 def check(path: str) -> None:
     """Checks every checksum and structural invariant of a .sl file."""
