@@ -1,0 +1,179 @@
+//! What each fuzz target does with one input: the parsers' and the `.sl` reader's
+//! whole paths, as a user reaches them, with the invariants that must hold whatever
+//! the bytes are. A target returns normally for any input (an error is a fine answer);
+//! a panic, an abort or a hang is a finding.
+//!
+//! `fuzz/` (cargo-fuzz, nightly) calls these; `tests/replay.rs` runs every seed and
+//! every input that ever crashed a target through them on the stable toolchain.
+
+use std::path::{Path, PathBuf};
+
+use swapless_build::importers::{ImportOptions, open_input_within};
+use swapless_build::{BuildOptions, build_graph};
+use swapless_format::{GraphFile, Header, SectionKind, check_file};
+use swapless_run::{Kernel, Placement, RunOptions};
+use swapless_store::Tier;
+
+/// The fuzz targets, by the name of their folder of seeds and crashes.
+pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+    ("text_edge_list", text_edge_list),
+    ("matrix_market", matrix_market),
+    ("gap", gap),
+    ("sl_file", sl_file),
+    ("sl_forged", sl_forged),
+];
+
+/// Memory a target's build may use: small, so that sizes taken from headers meet it.
+const BUDGET_BYTES: u64 = 64 << 20;
+
+/// A folder for this process's inputs and outputs, in memory where the system has it.
+fn scratch() -> PathBuf {
+    let base = match Path::new("/dev/shm").is_dir() {
+        true => PathBuf::from("/dev/shm"),
+        false => std::env::temp_dir(),
+    };
+    let folder = base.join(format!("swapless-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a scratch folder");
+    folder
+}
+
+/// Writes `data` as `name` in the scratch folder.
+fn input_file(name: &str, data: &[u8]) -> PathBuf {
+    let path = scratch().join(name);
+    std::fs::write(&path, data).expect("the scratch input is written");
+    path
+}
+
+/// Builds `input` within the budget, each way a user may ask; a build that succeeds
+/// must write a file that passes `check` and that every kernel reads without panic.
+fn build_and_check(input: &Path) {
+    for (undirected, weighted) in [(false, false), (true, true)] {
+        let options = ImportOptions {
+            undirected,
+            weighted,
+        };
+        let Ok(mut source) = open_input_within(input, options, Some(BUDGET_BYTES)) else {
+            continue;
+        };
+        let output = scratch().join("out.sl");
+        let mut build = BuildOptions::with_memory(BUDGET_BYTES);
+        build.temp_dir = Some(scratch());
+        if build_graph(source.as_mut(), &output, &build).is_ok() {
+            if let Err(error) = check_file(&output) {
+                panic!("a build's own output fails its check: {error}");
+            }
+            run_kernels(&output);
+        }
+    }
+}
+
+/// Runs a few kernels on `graph` in dram and on the mmap tier; errors are fine answers.
+fn run_kernels(graph: &Path) {
+    for tier in [Tier::Dram, Tier::Mmap] {
+        for kernel in [Kernel::Bfs, Kernel::Cc, Kernel::Pr, Kernel::Sssp] {
+            let mut options = RunOptions {
+                placement: Placement::new(Some(BUDGET_BYTES), Some(tier)),
+                threads: Some(1),
+                ..RunOptions::default()
+            };
+            options.pagerank.max_iterations = 3;
+            let _ = swapless_run::run(graph, kernel, &options, &swapless_run::Quiet);
+        }
+    }
+}
+
+/// A text edge list, built.
+pub fn text_edge_list(data: &[u8]) {
+    build_and_check(&input_file("input.el", data));
+}
+
+/// A Matrix Market file, built.
+pub fn matrix_market(data: &[u8]) {
+    build_and_check(&input_file("input.mtx", data));
+}
+
+/// A GAP serialized graph, built.
+pub fn gap(data: &[u8]) {
+    build_and_check(&input_file("input.sg", data));
+}
+
+/// Raw bytes as a `.sl` file: opened, checked, read by kernels and rebuilt.
+pub fn sl_file(data: &[u8]) {
+    let path = input_file("input.sl", data);
+    if GraphFile::open(&path).is_ok() {
+        let _ = check_file(&path);
+        run_kernels(&path);
+    }
+    build_and_check(&path);
+}
+
+/// A valid graph with bytes past its header changed and every checksum then made
+/// right again, as a forger would: what checksums cannot catch. Input: pairs of a
+/// little-endian u32 position and a byte. Such a file must be refused by `check`, or,
+/// when it passes, be read by every kernel without panic.
+pub fn sl_forged(data: &[u8]) {
+    let mut bytes = seed_graph().to_vec();
+    for edit in data.chunks_exact(5) {
+        let position = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
+        let position = 4096 + position % (bytes.len() - 4096);
+        bytes[position] = edit[4];
+    }
+    reseal(&mut bytes);
+    let path = input_file("forged.sl", &bytes);
+    let _ = check_file(&path);
+    run_kernels(&path);
+}
+
+/// A small directed, weighted, reordered graph, built once per process.
+fn seed_graph() -> &'static [u8] {
+    static SEED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    SEED.get_or_init(|| {
+        let mut text = String::new();
+        for v in 0u32..200 {
+            for k in 1..=(v % 7) {
+                text.push_str(&format!("{v} {} {}\n", (v * 31 + k * 17) % 200, k));
+            }
+        }
+        let input = input_file("seed.el", text.as_bytes());
+        let options = ImportOptions {
+            undirected: false,
+            weighted: true,
+        };
+        let mut source = open_input_within(&input, options, None).expect("the seed parses");
+        let output = scratch().join("seed.sl");
+        let mut build = BuildOptions::with_memory(BUDGET_BYTES);
+        build.reorder = swapless_build::Reorder::DegreeBasedGrouping;
+        build.out_heads = swapless_build::OutHeads::Always;
+        build_graph(source.as_mut(), &output, &build).expect("the seed builds");
+        std::fs::read(&output).expect("the seed is read")
+    })
+}
+
+/// Recomputes every block checksum of the `.sl` file in `bytes` (its header intact).
+pub fn reseal(bytes: &mut [u8]) {
+    let header = Header::decode(&bytes[..4096], Path::new("forged.sl")).expect("an intact header");
+    let block = header.checksum_block_bytes;
+    let checksums = header
+        .section(SectionKind::Checksums)
+        .expect("a checksum section")
+        .clone();
+    let mut sections: Vec<_> = header
+        .sections
+        .iter()
+        .filter(|entry| entry.name != checksums.name)
+        .cloned()
+        .collect();
+    sections.sort_by_key(|entry| entry.offset);
+    let mut at = checksums.offset as usize;
+    for entry in &sections {
+        let section = entry.offset as usize..(entry.offset + entry.length) as usize;
+        let sums: Vec<u64> = bytes[section]
+            .chunks(block as usize)
+            .map(xxhash_rust::xxh3::xxh3_64)
+            .collect();
+        for sum in sums {
+            bytes[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+            at += 8;
+        }
+    }
+}
