@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
+use crate::fault::{Fault, FaultInjector};
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
     Directions, IdCheck, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
@@ -446,6 +447,8 @@ pub struct DirectStore {
     chunk_bytes: u64,
     queue_depth: usize,
     counters: IoCounters,
+    /// Tests' failing reads (see `fault`).
+    faults: FaultInjector,
     /// Pages gathers read, for the gathers after them.
     gather_cache: PageCache,
 }
@@ -574,6 +577,7 @@ impl DirectStore {
             chunk_bytes: plan.chunk_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
+            faults: FaultInjector::from_environment(),
             gather_cache: PageCache::new(plan.gather_cache_bytes)?,
         })
     }
@@ -1252,6 +1256,13 @@ impl DirectStore {
                 .map(|entry| (entry.user_data(), entry.result()))
                 .collect();
             for (data, result) in completions {
+                let result = match self.faults.next() {
+                    Some(Fault::Eio) => -libc::EIO,
+                    // Half of what arrived; a failed read stays failed.
+                    Some(Fault::Short) if result > 0 => result / 2,
+                    Some(_) => result,
+                    None => result,
+                };
                 let index = (data >> 1) as usize;
                 let read = &reads[index];
                 requests_in_flight -= 1;

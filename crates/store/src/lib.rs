@@ -12,6 +12,7 @@ mod direct;
 mod dram;
 mod elias_fano;
 mod error;
+pub mod fault;
 mod heads;
 mod layout;
 mod mmap;

@@ -15,6 +15,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
+use crate::fault::{Fault, FaultInjector};
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
     Directions, IdCheck, ListLayout, PAGE, READS_PER_BATCH, Read, ascending, deliver_span,
@@ -64,6 +65,8 @@ pub struct MmapStore {
     chunk_bytes: u64,
     counters: IoCounters,
     read_bytes_at_open: u64,
+    /// Tests' failing reads (see `fault`).
+    faults: FaultInjector,
 }
 
 /// Bytes this process has caused to be read from storage (`/proc/self/io`).
@@ -139,6 +142,7 @@ impl MmapStore {
             chunk_bytes: plan.chunk_bytes,
             counters: IoCounters::default(),
             read_bytes_at_open: process_read_bytes(),
+            faults: FaultInjector::from_environment(),
         };
         store.advise(&kept, libc::MADV_WILLNEED);
         Ok(store)
@@ -277,6 +281,7 @@ impl MmapStore {
             let delivered: Result<u64> = reads[window.clone()]
                 .par_iter()
                 .map(|read| {
+                    self.injected_fault()?;
                     let pages_passed = self.check_pages(lists, read.bytes.clone())?;
                     let entries = (read.bytes.start / 4) as usize..neighbors.len();
                     visit_read(
@@ -340,6 +345,23 @@ impl MmapStore {
 
     /// Checks the pages of section bytes `range` of `lists` (those not checked before);
     /// returns whether they have all passed, ids included.
+    /// The error a test chose for this read, if it is the chosen one: what a page fault
+    /// on a failing disk raises (SIGBUS) ends the run the same way, with a sentence.
+    fn injected_fault(&self) -> Result<()> {
+        match self.faults.next() {
+            None => Ok(()),
+            Some(Fault::Eio) => Err(StoreError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::from_raw_os_error(libc::EIO),
+            }),
+            Some(Fault::Short) => Err(FormatError::Truncated {
+                path: self.path.clone(),
+                detail: "a read came back short; was the file truncated while in use?".to_string(),
+            }
+            .into()),
+        }
+    }
+
     fn check_pages(&self, lists: &Lists, range: Range<u64>) -> Result<bool> {
         let weights = lists.layout.weights_at.map(|at| self.section(at, lists));
         lists.checks.check_range(
