@@ -14,8 +14,11 @@ use swapless_format::{GraphFile, Header, SectionKind, check_file};
 use swapless_run::{Kernel, Placement, RunOptions};
 use swapless_store::Tier;
 
+/// What a target does with one input.
+pub type Target = fn(&[u8]);
+
 /// The fuzz targets, by the name of their folder of seeds and crashes.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("text_edge_list", text_edge_list),
     ("matrix_market", matrix_market),
     ("gap", gap),
