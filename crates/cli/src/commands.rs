@@ -12,7 +12,9 @@ use swapless_build::memory::{parse_size, peak_rss_bytes};
 use swapless_build::{
     BuildError, BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph,
 };
-use swapless_format::output::{output_target, same_file, seekable_output_target, write_output};
+use swapless_format::output::{
+    OutputKind, output_target, same_file, seekable_output_target, write_output,
+};
 use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
 
 use crate::progress::TerminalProgress;
@@ -184,9 +186,13 @@ pub fn prepare_json(path: Option<&Path>) -> CliResult {
 
 /// Refuses two outputs of one command that name the same file.
 pub fn distinct_outputs(first: Option<&Path>, second: Option<&Path>) -> CliResult {
+    // Two reports into one device (`/dev/null`) are no conflict.
+    let is_file =
+        |path: &Path| output_target(path).is_ok_and(|target| target.kind == OutputKind::File);
     if let (Some(first), Some(second)) = (first, second)
         && first != Path::new("-")
         && same_file(first, second)
+        && is_file(first)
     {
         return Err(CliError::Usage(format!(
             "{} and {} name the same file; give each output its own",
@@ -265,14 +271,14 @@ pub fn build(command: BuildCommand) -> CliResult {
 }
 
 fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions) -> CliResult {
+    // Every output is checked before the input is read.
+    seekable_output_target(output)?;
     if output.extension().is_none_or(|ext| ext != "sl") {
         return Err(CliError::Usage(format!(
             "the output {} should end in .sl so swapless recognizes it",
             output.display()
         )));
     }
-    // Every output is checked before the input is read.
-    seekable_output_target(output)?;
     prepare_json(options.json.as_deref())?;
     distinct_outputs(options.json.as_deref(), Some(output))?;
     let progress = Arc::new(TerminalProgress::new());
@@ -469,6 +475,9 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             bytes(graph.checksum_block_bytes())
         );
     }
+    say!(
+        "checked    the header and layout now; the runs check each page they read, and the permutation; `swapless check` verifies the rest (every checksum, that lists are sorted and in range, and that in-lists, heads and an undirected graph's lists agree with the out-lists)"
+    );
     say!("vertices   {}", thousands(graph.num_vertices() as u64));
     say!(
         "edges      {} ({}; {} stored arcs)",
