@@ -117,9 +117,9 @@ pub fn matrix_market(data: &[u8]) {
 
 /// A GAP serialized graph, built when its header's vertex count is small.
 pub fn gap(data: &[u8]) {
-    let vertices = data
-        .get(9..17)
-        .map_or(0, |bytes| i64::from_le_bytes(bytes.try_into().expect("8 bytes")));
+    let vertices = data.get(9..17).map_or(0, |bytes| {
+        i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    });
     let path = input_file("input.sg", data);
     match vertices as u64 > MAX_BUILT_ID {
         true => parse_only(&path),

@@ -310,6 +310,8 @@ fn build_from(
     reorder: Option<&str>,
     out_heads: &str,
 ) -> PyResult<String> {
+    // A folder, device or missing folder is refused before the input is read.
+    swapless_format::output::seekable_output_target(&output).map_err(format_error)?;
     if output.extension().is_none_or(|extension| extension != "sl") {
         return Err(PyValueError::new_err(format!(
             "the output {} should end in .sl so swapless recognizes it",

@@ -609,6 +609,7 @@ fn run_in_pool(
         inner: &*opened,
         cancel: options.cancel.as_deref(),
         watch: &watch,
+        file_checks: AtomicU64::new(0),
         progress,
         passes: AtomicU64::new(0),
         last_report: Mutex::new(None),
@@ -792,6 +793,8 @@ fn run_in_pool(
         "major_faults": faults_after.0.saturating_sub(faults_before.0),
         "minor_faults": faults_after.1.saturating_sub(faults_before.1),
         "verified": Value::Null,
+        // The checks that the graph file is unchanged, over all trials, and the last.
+        "file_checks": watched.file_checks.load(Ordering::Relaxed) + 1,
         "result": result_json,
     });
     add_plan_figures(&mut report, &plan);
@@ -946,6 +949,8 @@ struct Watched<'a> {
     cancel: Option<&'a AtomicBool>,
     /// The graph file as it was opened; a run that finds it changed stops.
     watch: &'a FileWatch,
+    /// Times the file was checked during passes, for the report.
+    file_checks: AtomicU64,
     progress: &'a dyn Progress,
     /// Passes in the running trial.
     passes: AtomicU64,
@@ -1059,6 +1064,7 @@ impl Watched<'_> {
             drop(last);
             self.progress
                 .pass_done(passes, self.inner.io_stats().bytes_read);
+            self.file_checks.fetch_add(1, Ordering::Relaxed);
             self.watch.unchanged()?;
         }
         Ok(())
