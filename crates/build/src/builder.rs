@@ -42,7 +42,12 @@ pub trait BuildProgress: Send + Sync {
     fn position(&self, done: u64);
     /// Input edges read so far (called while reading).
     fn edges_read(&self, _edges: u64) {}
+    /// Something the user should know that does not stop the build.
+    fn warning(&self, _message: &str) {}
 }
+
+/// Vertices per input edge beyond which most ids have no edges, and the output says so.
+const SPARSE_IDS_RATIO: u64 = 16;
 
 /// How to build.
 #[derive(Clone)]
@@ -364,6 +369,19 @@ fn build_with<R: Record>(
         Some(declared) => declared,
         None => seen_vertices,
     };
+    // Ids are vertices: `4000000000 1` alone makes four billion of them (a 32 GB file).
+    let offsets_bytes = (vertices + 1) * 8;
+    if vertices > SPARSE_IDS_RATIO * context.report.input_edges
+        && offsets_bytes > 1 << 30
+        && let Some(progress) = &context.options.progress
+    {
+        progress.warning(&format!(
+            "the ids run to {} but there are only {} edges, so most vertices have none; their offsets alone take {:.1} GiB of the output",
+            vertices - 1,
+            context.report.input_edges,
+            offsets_bytes as f64 / (1u64 << 30) as f64
+        ));
+    }
 
     let mut writer = GraphWriter::create(output)?;
     let out_sections = [

@@ -28,6 +28,10 @@ impl TerminalProgress {
 }
 
 impl BuildProgress for TerminalProgress {
+    fn warning(&self, message: &str) {
+        self.bar.suspend(|| eprintln!("warning: {message}"));
+    }
+
     fn phase(&self, name: &str, total: Option<u64>) {
         let template = if total.is_some() {
             "{spinner} {msg:<40} [{bar:30}] {percent:>3}%  {elapsed_precise} elapsed, eta {eta}"

@@ -153,10 +153,11 @@ impl FormatError {
     }
 }
 
-/// Bytes for a message: GiB with two decimals, and the exact count.
+/// Bytes for a message: MiB or GiB with two decimals, and the exact count.
 fn gib(bytes: u64) -> String {
-    format!(
-        "{:.2} GiB ({bytes} bytes)",
-        bytes as f64 / (1u64 << 30) as f64
-    )
+    let (unit, scale) = match bytes >= 1 << 30 {
+        true => ("GiB", (1u64 << 30) as f64),
+        false => ("MiB", (1u64 << 20) as f64),
+    };
+    format!("{:.2} {unit} ({bytes} bytes)", bytes as f64 / scale)
 }
