@@ -723,6 +723,13 @@ fn spill_and_reorder(
                 ),
             ));
         }
+        // A header's vertex count is checked against the budget before it is allocated.
+        if declared as usize > max_vertices {
+            return Err(BuildError::BudgetTooSmall {
+                budget_bytes: context.options.memory_bytes,
+                needed_bytes: context.options.memory_bytes - context.working_bytes + declared * 24,
+            });
+        }
         degrees.resize(declared as usize, 0);
     }
     if edges == 0 && context.report.input_edges == 0 {

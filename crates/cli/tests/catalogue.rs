@@ -9,11 +9,11 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use common::hostile::*;
 use common::*;
 use swapless_format::SectionKind;
 
@@ -28,343 +28,58 @@ struct Case {
     phrase: &'static str,
 }
 
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|arg| arg.to_string()).collect()
-}
-
-/// Writes `bytes` to `name` in `dir` (compressed by its extension); returns `name`.
-fn file(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    write_input(&dir.join(name), bytes);
-    name.to_string()
-}
-
-/// An output that already exists: the runner checks it is untouched by a failure.
-fn precious(dir: &Path, name: &str) -> String {
-    std::fs::write(dir.join(name), b"precious").unwrap();
-    name.to_string()
-}
-
-/// The catalogue's graphs, made once: an undirected kron graph reordered by degree
-/// (with out_heads), and a directed weighted one with in-lists.
-fn made_graphs() -> &'static (PathBuf, PathBuf) {
-    static GRAPHS: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();
-    let (_, kron, weighted) = GRAPHS.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let kron = dir.path().join("kron.sl");
-        generate_kron(&kron, 10, 8, &["--reorder", "dbg", "--out-heads", "always"]);
-        let edges: String = (0..3000u32)
-            .map(|i| format!("{} {} {}\n", i % 700, (i * 7 + 3) % 700, 1 + i % 5))
-            .collect();
-        let input = dir.path().join("w.el");
-        std::fs::write(&input, edges).unwrap();
-        let weighted = dir.path().join("weighted.sl");
-        swapless_ok(&["build", arg(&input), "-o", arg(&weighted), "--weighted"]);
-        (dir, kron, weighted)
-    });
-    // Leaked on purpose: the folder lives as long as the test process.
-    static PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    PATHS.get_or_init(|| (kron.clone(), weighted.clone()))
-}
-
-/// A copy of the undirected graph as `name`.
-fn graph(dir: &Path, name: &str) -> String {
-    std::fs::copy(&made_graphs().0, dir.join(name)).unwrap();
-    name.to_string()
-}
-
-/// A copy of the directed weighted graph as `name`.
-fn weighted_graph(dir: &Path, name: &str) -> String {
-    std::fs::copy(&made_graphs().1, dir.join(name)).unwrap();
-    name.to_string()
-}
-
-/// A copy of the undirected graph with `edit` applied to byte `at` of section `kind`.
-fn damaged(dir: &Path, kind: SectionKind, at: u64, edit: fn(u8) -> u8, reseal: bool) -> String {
-    let name = format!("{}.sl", kind.name());
-    let path = dir.join(&name);
-    let source = match kind {
-        SectionKind::InOffsets | SectionKind::InNeighbors | SectionKind::InWeights => {
-            &made_graphs().1
-        }
-        _ => &made_graphs().0,
-    };
-    std::fs::copy(source, &path).unwrap();
-    let (offset, _) = section_position(&path, kind);
-    let mut bytes = std::fs::read(&path).unwrap();
-    let position = (offset + at) as usize;
-    bytes[position] = edit(bytes[position]);
-    std::fs::write(&path, bytes).unwrap();
-    if reseal {
-        reseal_block(&path, offset + at);
-    }
-    name
-}
-
-/// The bytes of a GAP `.sg` file (undirected).
-fn gap_bytes(vertices: i64, offsets: &[i64], neighbors: &[i32]) -> Vec<u8> {
-    let mut bytes = vec![0u8];
-    bytes.extend_from_slice(&(neighbors.len() as i64).to_le_bytes());
-    bytes.extend_from_slice(&vertices.to_le_bytes());
-    offsets
-        .iter()
-        .for_each(|o| bytes.extend_from_slice(&o.to_le_bytes()));
-    neighbors
-        .iter()
-        .for_each(|n| bytes.extend_from_slice(&n.to_le_bytes()));
-    bytes
-}
-
-/// Sets permutation entry `index` of a copy of the reordered graph to `value`, with
-/// its checksum made right: a forged file.
-fn forged_permutation(dir: &Path, index: u64, value: u32) -> String {
-    let path = dir.join("forged.sl");
-    std::fs::copy(&made_graphs().0, &path).unwrap();
-    let (offset, _) = section_position(&path, SectionKind::Permutation);
-    let mut bytes = std::fs::read(&path).unwrap();
-    let at = (offset + index * 4) as usize;
-    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-    std::fs::write(&path, bytes).unwrap();
-    reseal_block(&path, offset + index * 4);
-    "forged.sl".to_string()
-}
-
+#[rustfmt::skip]
 fn cases() -> Vec<Case> {
     vec![
         // ---- Text edge lists ----
-        Case {
-            name: "text: a token that is not an id",
-            exit: 1,
-            phrase: "`x3` is not a vertex id",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1\n1 2\n2 x3\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: four columns",
-            exit: 1,
-            phrase: "found 4",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1\n1 2 3 4\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: an error inside a .gz names the line",
-            exit: 1,
-            phrase: "g.el.gz:2:",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el.gz", b"0 1\n1 2 3 4\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: an empty file",
-            exit: 1,
-            phrase: "the file is empty",
-            setup: |d| args(&["build", &file(d, "g.el", b""), "-o", &precious(d, "out.sl")]),
-        },
-        Case {
-            name: "text: comments only",
-            exit: 1,
-            phrase: "no edges",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"# nothing\n\n% here\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: weights on some lines only",
-            exit: 1,
-            phrase: "weight on every line or on none",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1 2.5\n1 2 1\n2 3\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--weighted",
-                ])
-            },
-        },
-        Case {
-            name: "text: --weighted without weights",
-            exit: 1,
-            phrase: "needs a third column",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1\n1 2\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--weighted",
-                ])
-            },
-        },
-        Case {
-            name: "text: a NaN weight",
-            exit: 1,
-            phrase: "not a finite number",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1 nan\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--weighted",
-                ])
-            },
-        },
-        Case {
-            name: "text: a weight beyond f32",
-            exit: 1,
-            phrase: "beyond the largest a 32-bit float",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1 1e40\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--weighted",
-                ])
-            },
-        },
-        Case {
-            name: "text: a negative id",
-            exit: 1,
-            phrase: "`-1` is not a vertex id",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"-1 2\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: an id beyond 32 bits",
-            exit: 1,
-            phrase: "does not fit in 32 bits",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1\n4294967296 1\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: a byte-order mark is skipped",
-            exit: 0,
-            phrase: "3 vertices",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"\xef\xbb\xbf0 1\n1 2\n"),
-                    "-o",
-                    "new.sl",
-                ])
-            },
-        },
-        Case {
-            name: "text: CRLF lines and tabs",
-            exit: 0,
-            phrase: "2 edges",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0\t1\r\n1\t2\r\n"),
-                    "-o",
-                    "new.sl",
-                ])
-            },
-        },
-        Case {
-            name: "text: binary garbage",
-            exit: 1,
-            phrase: "holds binary data",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.el",
-                        &(0..=255u8).cycle().take(3000).collect::<Vec<_>>(),
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: gzip data named .el",
-            exit: 1,
-            phrase: "holds gzip-compressed data",
+        Case { name: "text: a token that is not an id", exit: 1, phrase: "`x3` is not a vertex id",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n1 2\n2 x3\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: four columns", exit: 1, phrase: "found 4",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n1 2 3 4\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: an error inside a .gz names the line", exit: 1, phrase: "g.el.gz:2:",
+            setup: |d| args(&["build", &file(d, "g.el.gz", b"0 1\n1 2 3 4\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: an empty file", exit: 1, phrase: "the file is empty",
+            setup: |d| args(&["build", &file(d, "g.el", b""), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: comments only", exit: 1, phrase: "no edges",
+            setup: |d| args(&["build", &file(d, "g.el", b"# nothing\n\n% here\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: weights on some lines only", exit: 1, phrase: "weight on every line or on none",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1 2.5\n1 2 1\n2 3\n"), "-o", &precious(d, "out.sl"), "--weighted"]) },
+        Case { name: "text: --weighted without weights", exit: 1, phrase: "needs a third column",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n1 2\n"), "-o", &precious(d, "out.sl"), "--weighted"]) },
+        Case { name: "text: a NaN weight", exit: 1, phrase: "not a finite number",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1 nan\n"), "-o", &precious(d, "out.sl"), "--weighted"]) },
+        Case { name: "text: a weight beyond f32", exit: 1, phrase: "beyond the largest a 32-bit float",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1 1e40\n"), "-o", &precious(d, "out.sl"), "--weighted"]) },
+        Case { name: "text: a negative id", exit: 1, phrase: "`-1` is not a vertex id",
+            setup: |d| args(&["build", &file(d, "g.el", b"-1 2\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: an id beyond 32 bits", exit: 1, phrase: "does not fit in 32 bits",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n4294967296 1\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: a byte-order mark is skipped", exit: 0, phrase: "3 vertices",
+            setup: |d| args(&["build", &file(d, "g.el", b"\xef\xbb\xbf0 1\n1 2\n"), "-o", "new.sl"]) },
+        Case { name: "text: CRLF lines and tabs", exit: 0, phrase: "2 edges",
+            setup: |d| args(&["build", &file(d, "g.el", b"0\t1\r\n1\t2\r\n"), "-o", "new.sl"]) },
+        Case { name: "text: binary garbage", exit: 1, phrase: "holds binary data",
+            setup: |d| args(&["build", &file(d, "g.el", &(0..=255u8).cycle().take(3000).collect::<Vec<_>>()), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: gzip data named .el", exit: 1, phrase: "holds gzip-compressed data",
             setup: |d| {
                 write_input(&d.join("tmp.gz"), b"0 1\n");
                 std::fs::rename(d.join("tmp.gz"), d.join("g.el")).unwrap();
                 args(&["build", "g.el", "-o", &precious(d, "out.sl")])
-            },
-        },
-        Case {
-            name: "text: control bytes are shown escaped",
-            exit: 1,
-            phrase: "`ab\\u{1}\\u{2}`",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"ab\x01\x02 1\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: a 5 MB token gives a short message",
-            exit: 1,
-            phrase: "longer than 64 KiB",
+            } },
+        Case { name: "text: control bytes are shown escaped", exit: 1, phrase: "`ab\\u{1}\\u{2}`",
+            setup: |d| args(&["build", &file(d, "g.el", b"ab\x01\x02 1\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: a 5 MB token gives a short message", exit: 1, phrase: "longer than 64 KiB",
             setup: |d| {
                 let mut token = vec![b'1'; 5 << 20];
                 token.extend_from_slice(b" 2\n");
-                args(&[
-                    "build",
-                    &file(d, "g.el", &token),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "text: plain text named .zst",
-            exit: 1,
-            phrase: "is not zstd-compressed",
+                args(&["build", &file(d, "g.el", &token), "-o", &precious(d, "out.sl")])
+            } },
+        Case { name: "text: plain text named .zst", exit: 1, phrase: "is not zstd-compressed",
             setup: |d| {
                 std::fs::write(d.join("g.el.zst"), b"0 1\n").unwrap();
                 args(&["build", "g.el.zst", "-o", &precious(d, "out.sl")])
-            },
-        },
-        Case {
-            name: "text: a .gz with trailing junk",
-            exit: 1,
-            phrase: "followed by bytes that are not gzip",
+            } },
+        Case { name: "text: a .gz with trailing junk", exit: 1, phrase: "followed by bytes that are not gzip",
             setup: |d| {
                 write_input(&d.join("g.el.gz"), b"0 1\n");
                 std::fs::OpenOptions::new()
@@ -374,732 +89,195 @@ fn cases() -> Vec<Case> {
                     .write_all(b"junkjunk")
                     .unwrap();
                 args(&["build", "g.el.gz", "-o", &precious(d, "out.sl")])
-            },
-        },
-        Case {
-            name: "text: a truncated .gz",
-            exit: 1,
-            phrase: "gzip data is damaged, truncated",
+            } },
+        Case { name: "text: a truncated .gz", exit: 1, phrase: "gzip data is damaged, truncated",
             setup: |d| {
                 write_input(&d.join("g.el.gz"), &b"0 1\n".repeat(10000));
                 let bytes = std::fs::read(d.join("g.el.gz")).unwrap();
                 std::fs::write(d.join("g.el.gz"), &bytes[..bytes.len() / 2]).unwrap();
                 args(&["build", "g.el.gz", "-o", &precious(d, "out.sl")])
-            },
-        },
-        Case {
-            name: "text: the input is missing",
-            exit: 1,
-            phrase: "No such file",
-            setup: |d| args(&["build", "nowhere.el", "-o", &precious(d, "out.sl")]),
-        },
-        Case {
-            name: "text: the input is a folder",
-            exit: 1,
-            phrase: "is a folder, not an input file",
+            } },
+        Case { name: "text: the input is missing", exit: 1, phrase: "No such file",
+            setup: |d| args(&["build", "nowhere.el", "-o", &precious(d, "out.sl")]) },
+        Case { name: "text: the input is a folder", exit: 1, phrase: "is a folder, not an input file",
             setup: |d| {
                 std::fs::create_dir(d.join("edges")).unwrap();
                 args(&["build", "edges", "-o", &precious(d, "out.sl")])
-            },
-        },
-        Case {
-            name: "text: the input is a pipe",
-            exit: 0,
-            phrase: "2 vertices",
+            } },
+        Case { name: "text: the input is a pipe", exit: 0, phrase: "2 vertices",
             setup: |d| {
                 let fifo = d.join("pipe.el");
                 make_fifo(&fifo);
                 std::thread::spawn(move || std::fs::write(fifo, b"0 1\n").unwrap());
                 args(&["build", "pipe.el", "-o", "new.sl"])
-            },
-        },
+            } },
         // ---- Matrix Market ----
-        Case {
-            name: "mtx: a bad banner",
-            exit: 1,
-            phrase: "must start with",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.mtx", b"%%MatrixMarket tensor\n1 1 1\n1 1\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "mtx: an array, not coordinates",
-            exit: 1,
-            phrase: "coordinate",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "mtx: a non-square matrix has max(rows, columns) vertices",
-            exit: 0,
-            phrase: "3 vertices",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 2\n",
-                    ),
-                    "-o",
-                    "new.sl",
-                ])
-            },
-        },
-        Case {
-            name: "mtx: an entry beyond the declared size",
-            exit: 1,
-            phrase: "g.mtx:3:",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 5\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "mtx: fewer entries than declared",
-            exit: 1,
-            phrase: "may be truncated",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "mtx: more entries than declared",
-            exit: 1,
-            phrase: "g.mtx:",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "mtx: a pattern file with --weighted",
-            exit: 1,
-            phrase: "pattern",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--weighted",
-                ])
-            },
-        },
-        Case {
-            name: "mtx: a complex field",
-            exit: 1,
-            phrase: "complex",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1 0\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "mtx: a size line that is not numbers",
-            exit: 1,
-            phrase: "g.mtx:2:",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(
-                        d,
-                        "g.mtx",
-                        b"%%MatrixMarket matrix coordinate pattern general\nthree three 1\n1 2\n",
-                    ),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
+        Case { name: "mtx: a bad banner", exit: 1, phrase: "must start with",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket tensor\n1 1 1\n1 1\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "mtx: an array, not coordinates", exit: 1, phrase: "coordinate",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "mtx: a non-square matrix has max(rows, columns) vertices", exit: 0, phrase: "3 vertices",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 2\n"), "-o", "new.sl"]) },
+        Case { name: "mtx: an entry beyond the declared size", exit: 1, phrase: "g.mtx:3:",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 5\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "mtx: fewer entries than declared", exit: 1, phrase: "may be truncated",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "mtx: more entries than declared", exit: 1, phrase: "g.mtx:",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "mtx: a pattern file with --weighted", exit: 1, phrase: "pattern",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"), "-o", &precious(d, "out.sl"), "--weighted"]) },
+        Case { name: "mtx: a complex field", exit: 1, phrase: "complex",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 2 1 0\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "mtx: a size line that is not numbers", exit: 1, phrase: "g.mtx:2:",
+            setup: |d| args(&["build", &file(d, "g.mtx", b"%%MatrixMarket matrix coordinate pattern general\nthree three 1\n1 2\n"), "-o", &precious(d, "out.sl")]) },
         // ---- GAP ----
-        Case {
-            name: "gap: truncated",
-            exit: 1,
-            phrase: "truncated",
+        Case { name: "gap: truncated", exit: 1, phrase: "truncated",
             setup: |d| {
                 let good = gap_bytes(3, &[0, 1, 2, 2], &[1, 0]);
-                args(&[
-                    "build",
-                    &file(d, "t.sg", &good[..good.len() - 3]),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "gap: truncated inside a .gz",
-            exit: 1,
-            phrase: "truncated",
+                args(&["build", &file(d, "t.sg", &good[..good.len() - 3]), "-o", &precious(d, "out.sl")])
+            } },
+        Case { name: "gap: truncated inside a .gz", exit: 1, phrase: "truncated",
             setup: |d| {
                 let good = gap_bytes(3, &[0, 1, 2, 2], &[1, 0]);
-                args(&[
-                    "build",
-                    &file(d, "t.sg.gz", &good[..good.len() - 3]),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "gap: offsets that decrease",
-            exit: 1,
-            phrase: "decrease at vertex 1",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "o.sg", &gap_bytes(3, &[0, 2, 1, 2], &[1, 0])),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "gap: a neighbor out of range",
-            exit: 1,
-            phrase: "vertex 1 has neighbor 7",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "n.sg", &gap_bytes(3, &[0, 1, 2, 2], &[1, 7])),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "gap: not a GAP file",
-            exit: 1,
-            phrase: "not a GAP serialized graph",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "x.sg", b"0 1\n1 2\n3 4 5 6 7 8 9 10 11 12 13\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "gap: a .sg with --weighted",
-            exit: 1,
-            phrase: ".wsg",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "u.sg", &gap_bytes(3, &[0, 1, 2, 2], &[1, 0])),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--weighted",
-                ])
-            },
-        },
-        Case {
-            name: "gap: a 100-byte .sg.gz claiming 2^32-1 vertices",
-            exit: 1,
-            phrase: "more than the build's memory budget",
+                args(&["build", &file(d, "t.sg.gz", &good[..good.len() - 3]), "-o", &precious(d, "out.sl")])
+            } },
+        Case { name: "gap: offsets that decrease", exit: 1, phrase: "decrease at vertex 1",
+            setup: |d| args(&["build", &file(d, "o.sg", &gap_bytes(3, &[0, 2, 1, 2], &[1, 0])), "-o", &precious(d, "out.sl")]) },
+        Case { name: "gap: a neighbor out of range", exit: 1, phrase: "vertex 1 has neighbor 7",
+            setup: |d| args(&["build", &file(d, "n.sg", &gap_bytes(3, &[0, 1, 2, 2], &[1, 7])), "-o", &precious(d, "out.sl")]) },
+        Case { name: "gap: not a GAP file", exit: 1, phrase: "not a GAP serialized graph",
+            setup: |d| args(&["build", &file(d, "x.sg", b"0 1\n1 2\n3 4 5 6 7 8 9 10 11 12 13\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "gap: a .sg with --weighted", exit: 1, phrase: ".wsg",
+            setup: |d| args(&["build", &file(d, "u.sg", &gap_bytes(3, &[0, 1, 2, 2], &[1, 0])), "-o", &precious(d, "out.sl"), "--weighted"]) },
+        Case { name: "gap: a 100-byte .sg.gz claiming 2^32-1 vertices", exit: 1, phrase: "more than the build's memory budget",
             setup: |d| {
                 let mut bytes = vec![0u8];
                 bytes.extend_from_slice(&1i64.to_le_bytes());
                 bytes.extend_from_slice(&(u32::MAX as i64).to_le_bytes());
                 bytes.extend_from_slice(&[0u8; 64]);
-                args(&[
-                    "build",
-                    &file(d, "huge.sg.gz", &bytes),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--memory",
-                    "1G",
-                ])
-            },
-        },
-        Case {
-            name: "gap: negative counts",
-            exit: 1,
-            phrase: "GAP header is corrupt",
+                args(&["build", &file(d, "huge.sg.gz", &bytes), "-o", &precious(d, "out.sl"), "--memory", "1G"])
+            } },
+        Case { name: "gap: negative counts", exit: 1, phrase: "GAP header is corrupt",
             setup: |d| {
                 let mut bytes = vec![0u8];
                 bytes.extend_from_slice(&(-5i64).to_le_bytes());
                 bytes.extend_from_slice(&3i64.to_le_bytes());
-                args(&[
-                    "build",
-                    &file(d, "neg.sg", &bytes),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
+                args(&["build", &file(d, "neg.sg", &bytes), "-o", &precious(d, "out.sl")])
+            } },
         // ---- .sl damage ----
-        Case {
-            name: "sl: truncated to half",
-            exit: 1,
-            phrase: "truncated",
+        Case { name: "sl: truncated to half", exit: 1, phrase: "truncated",
             setup: |d| {
                 let bytes = std::fs::read(&made_graphs().0).unwrap();
                 args(&["info", &file(d, "t.sl", &bytes[..bytes.len() / 2])])
-            },
-        },
-        Case {
-            name: "sl: truncated inside the header",
-            exit: 1,
-            phrase: "truncated",
+            } },
+        Case { name: "sl: truncated inside the header", exit: 1, phrase: "truncated",
             setup: |d| {
                 let bytes = std::fs::read(&made_graphs().0).unwrap();
                 args(&["check", &file(d, "t.sl", &bytes[..100])])
-            },
-        },
-        Case {
-            name: "sl: empty",
-            exit: 1,
-            phrase: "the file is empty",
-            setup: |d| args(&["run", "bfs", &file(d, "e.sl", b"")]),
-        },
-        Case {
-            name: "sl: wrong magic",
-            exit: 1,
-            phrase: "not a swapless .sl graph file",
-            setup: |d| args(&["info", &file(d, "n.sl", b"0 1\n1 2\n")]),
-        },
-        Case {
-            name: "sl: a flipped version byte",
-            exit: 1,
-            phrase: "fails its checksum and names format version 3",
+            } },
+        Case { name: "sl: empty", exit: 1, phrase: "the file is empty",
+            setup: |d| args(&["run", "bfs", &file(d, "e.sl", b"")]) },
+        Case { name: "sl: wrong magic", exit: 1, phrase: "not a swapless .sl graph file",
+            setup: |d| args(&["info", &file(d, "n.sl", b"0 1\n1 2\n")]) },
+        Case { name: "sl: a flipped version byte", exit: 1, phrase: "fails its checksum and names format version 3",
             setup: |d| {
                 let mut bytes = std::fs::read(&made_graphs().0).unwrap();
                 bytes[8] = 3;
                 args(&["info", &file(d, "v.sl", &bytes)])
-            },
-        },
-        Case {
-            name: "sl: version 0",
-            exit: 1,
-            phrase: "format version 0, which does not exist",
+            } },
+        Case { name: "sl: version 0", exit: 1, phrase: "format version 0, which does not exist",
             setup: |d| {
                 let mut bytes = std::fs::read(&made_graphs().0).unwrap();
                 bytes[8] = 0;
                 args(&["check", &file(d, "v.sl", &bytes)])
-            },
-        },
-        Case {
-            name: "sl: a header byte flipped",
-            exit: 1,
-            phrase: "header fails its checksum",
+            } },
+        Case { name: "sl: a header byte flipped", exit: 1, phrase: "header fails its checksum",
             setup: |d| {
                 let mut bytes = std::fs::read(&made_graphs().0).unwrap();
                 bytes[20] ^= 1;
                 args(&["info", &file(d, "h.sl", &bytes)])
-            },
-        },
-        Case {
-            name: "sl: out_offsets damaged (check)",
-            exit: 1,
-            phrase: "block 0 of section out_offsets",
-            setup: |d| {
-                args(&[
-                    "check",
-                    &damaged(d, SectionKind::OutOffsets, 9, |b| b ^ 0x40, false),
-                ])
-            },
-        },
-        Case {
-            name: "sl: out_neighbors damaged (mmap run)",
-            exit: 1,
-            phrase: "fails its checksum",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "bfs",
-                    &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false),
-                    "--tier",
-                    "mmap",
-                    "--memory",
-                    "2M",
-                    "--out",
-                    &precious(d, "out.npy"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: out_neighbors damaged (direct run)",
-            exit: 1,
-            phrase: "fails its checksum",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "pr",
-                    &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false),
-                    "--tier",
-                    "direct",
-                    "--memory",
-                    "2M",
-                    "--out",
-                    &precious(d, "out.npy"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: out_neighbors damaged (dram run)",
-            exit: 1,
-            phrase: "fails its checksum",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "cc",
-                    &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false),
-                    "--tier",
-                    "dram",
-                    "--out",
-                    &precious(d, "out.npy"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: out_heads damaged",
-            exit: 1,
-            phrase: "section out_heads",
-            setup: |d| {
-                args(&[
-                    "check",
-                    &damaged(d, SectionKind::OutHeads, 10, |b| b ^ 1, false),
-                ])
-            },
-        },
-        Case {
-            name: "sl: permutation damaged",
-            exit: 1,
-            phrase: "section permutation",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "bfs",
-                    &damaged(d, SectionKind::Permutation, 10, |b| b ^ 1, false),
-                    "--out",
-                    &precious(d, "out.npy"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: in_neighbors damaged",
-            exit: 1,
-            phrase: "section in_neighbors",
-            setup: |d| {
-                args(&[
-                    "check",
-                    &damaged(d, SectionKind::InNeighbors, 100, |b| b ^ 1, false),
-                ])
-            },
-        },
-        Case {
-            name: "sl: out_weights damaged",
-            exit: 1,
-            phrase: "section out_weights",
-            setup: |d| args(&["check", &damaged_weighted_out(d)]),
-        },
-        Case {
-            name: "sl: the checksum section damaged",
-            exit: 1,
-            phrase: "fails its checksum",
-            setup: |d| {
-                args(&[
-                    "check",
-                    &damaged(d, SectionKind::Checksums, 3, |b| b ^ 1, false),
-                ])
-            },
-        },
-        Case {
-            name: "sl: a damaged file as a build input",
-            exit: 1,
-            phrase: "fails its checksum",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: a .sl compressed as a build input",
-            exit: 1,
-            phrase: "decompress it first",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.sl.gz", &std::fs::read(&made_graphs().0).unwrap()),
-                    "-o",
-                    &precious(d, "out.sl"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: a folder as the graph",
-            exit: 1,
-            phrase: "is a folder, not a .sl graph file",
+            } },
+        Case { name: "sl: out_offsets damaged (check)", exit: 1, phrase: "block 0 of section out_offsets",
+            setup: |d| args(&["check", &damaged(d, SectionKind::OutOffsets, 9, |b| b ^ 0x40, false)]) },
+        Case { name: "sl: out_neighbors damaged (mmap run)", exit: 1, phrase: "fails its checksum",
+            setup: |d| args(&["run", "bfs", &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false), "--tier", "mmap", "--memory", "2M", "--out", &precious(d, "out.npy")]) },
+        Case { name: "sl: out_neighbors damaged (direct run)", exit: 1, phrase: "fails its checksum",
+            setup: |d| args(&["run", "pr", &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false), "--tier", "direct", "--memory", "2M", "--out", &precious(d, "out.npy")]) },
+        Case { name: "sl: out_neighbors damaged (dram run)", exit: 1, phrase: "fails its checksum",
+            setup: |d| args(&["run", "cc", &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false), "--tier", "dram", "--out", &precious(d, "out.npy")]) },
+        Case { name: "sl: out_heads damaged", exit: 1, phrase: "section out_heads",
+            setup: |d| args(&["check", &damaged(d, SectionKind::OutHeads, 10, |b| b ^ 1, false)]) },
+        Case { name: "sl: permutation damaged", exit: 1, phrase: "section permutation",
+            setup: |d| args(&["run", "bfs", &damaged(d, SectionKind::Permutation, 10, |b| b ^ 1, false), "--out", &precious(d, "out.npy")]) },
+        Case { name: "sl: in_neighbors damaged", exit: 1, phrase: "section in_neighbors",
+            setup: |d| args(&["check", &damaged(d, SectionKind::InNeighbors, 100, |b| b ^ 1, false)]) },
+        Case { name: "sl: out_weights damaged", exit: 1, phrase: "section out_weights",
+            setup: |d| args(&["check", &damaged_weighted_out(d)]) },
+        Case { name: "sl: the checksum section damaged", exit: 1, phrase: "fails its checksum",
+            setup: |d| args(&["check", &damaged(d, SectionKind::Checksums, 3, |b| b ^ 1, false)]) },
+        Case { name: "sl: a damaged file as a build input", exit: 1, phrase: "fails its checksum",
+            setup: |d| args(&["build", &damaged(d, SectionKind::OutNeighbors, 5000, |b| b ^ 1, false), "-o", &precious(d, "out.sl")]) },
+        Case { name: "sl: a .sl compressed as a build input", exit: 1, phrase: "decompress it first",
+            setup: |d| args(&["build", &file(d, "g.sl.gz", &std::fs::read(&made_graphs().0).unwrap()), "-o", &precious(d, "out.sl")]) },
+        Case { name: "sl: a folder as the graph", exit: 1, phrase: "is a folder, not a .sl graph file",
             setup: |d| {
                 std::fs::create_dir(d.join("g.sl")).unwrap();
                 args(&["run", "pr", "g.sl"])
-            },
-        },
-        Case {
-            name: "sl: a forged permutation that repeats an id",
-            exit: 1,
-            phrase: "maps two vertices to id",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "bfs",
-                    &forged_permutation(d, 3, 0),
-                    "--out",
-                    &precious(d, "out.npy"),
-                ])
-            },
-        },
-        Case {
-            name: "sl: a forged permutation entry out of range",
-            exit: 1,
-            phrase: "beyond the 1024 vertices",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "cc",
-                    &forged_permutation(d, 5, 5000),
-                    "--tier",
-                    "mmap",
-                    "--memory",
-                    "2M",
-                ])
-            },
-        },
-        Case {
-            name: "sl: forged in-lists (check)",
-            exit: 1,
-            phrase: "in-lists do not hold the out-arcs reversed",
-            setup: |d| {
-                args(&[
-                    "check",
-                    &damaged(d, SectionKind::InNeighbors, 0, |b| b.wrapping_add(1), true),
-                ])
-            },
-        },
-        Case {
-            name: "sl: forged out_heads (check)",
-            exit: 1,
-            phrase: "out_heads does not hold the start",
-            setup: |d| {
-                args(&[
-                    "check",
-                    &damaged(d, SectionKind::OutHeads, 0, |b| b ^ 1, true),
-                ])
-            },
-        },
-        Case {
-            name: "sl: a forged asymmetric undirected list (check)",
-            exit: 1,
-            phrase: "not symmetric",
-            setup: |d| args(&["check", &asymmetric(d)]),
-        },
-        Case {
-            name: "sl: info says that check verifies the rest",
-            exit: 0,
-            phrase: "swapless check",
-            setup: |d| args(&["info", &graph(d, "g.sl")]),
-        },
+            } },
+        Case { name: "sl: a forged permutation that repeats an id", exit: 1, phrase: "maps two vertices to id",
+            setup: |d| args(&["run", "bfs", &forged_permutation(d, 3, 0), "--out", &precious(d, "out.npy")]) },
+        Case { name: "sl: a forged permutation entry out of range", exit: 1, phrase: "beyond the 1024 vertices",
+            setup: |d| args(&["run", "cc", &forged_permutation(d, 5, 5000), "--tier", "mmap", "--memory", "2M"]) },
+        Case { name: "sl: forged in-lists (check)", exit: 1, phrase: "in-lists do not hold the out-arcs reversed",
+            setup: |d| args(&["check", &damaged(d, SectionKind::InNeighbors, 0, |b| b.wrapping_add(1), true)]) },
+        Case { name: "sl: forged out_heads (check)", exit: 1, phrase: "out_heads does not hold the start",
+            setup: |d| args(&["check", &damaged(d, SectionKind::OutHeads, 0, |b| b ^ 1, true)]) },
+        Case { name: "sl: a forged asymmetric undirected list (check)", exit: 1, phrase: "not symmetric",
+            setup: |d| args(&["check", &asymmetric(d)]) },
+        Case { name: "sl: info says that check verifies the rest", exit: 0, phrase: "swapless check",
+            setup: |d| args(&["info", &graph(d, "g.sl")]) },
         // ---- Run options ----
-        Case {
-            name: "run: a delta too small to make progress still ends",
-            exit: 0,
-            phrase: "reached",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "sssp",
-                    &weighted_graph(d, "w.sl"),
-                    "--delta",
-                    "1e-18",
-                ])
-            },
-        },
-        Case {
-            name: "run: delta 0",
-            exit: 2,
-            phrase: "--delta must be a positive number",
-            setup: |d| args(&["run", "sssp", &weighted_graph(d, "w.sl"), "--delta", "0"]),
-        },
-        Case {
-            name: "run: delta NaN",
-            exit: 2,
-            phrase: "--delta must be a positive number",
-            setup: |d| args(&["run", "sssp", &weighted_graph(d, "w.sl"), "--delta", "nan"]),
-        },
-        Case {
-            name: "run: zero threads",
-            exit: 2,
-            phrase: "--threads must be at least 1",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--threads", "0"]),
-        },
-        Case {
-            name: "run: ten thousand threads",
-            exit: 2,
-            phrase: "threads is more than",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--threads", "10000"]),
-        },
-        Case {
-            name: "run: a memory that is not a size",
-            exit: 2,
-            phrase: "not a size",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--memory", "abc"]),
-        },
-        Case {
-            name: "run: a budget below the least",
-            exit: 1,
-            phrase: "raise --memory to at least",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "pr",
-                    &graph(d, "g.sl"),
-                    "--memory",
-                    "1K",
-                    "--tier",
-                    "direct",
-                ])
-            },
-        },
-        Case {
-            name: "run: a negative tolerance",
-            exit: 2,
-            phrase: "--tolerance must be >= 0",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--tolerance=-1"]),
-        },
-        Case {
-            name: "run: damping above 1",
-            exit: 2,
-            phrase: "--damping between 0 and 1",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--damping", "2"]),
-        },
-        Case {
-            name: "run: zero iterations",
-            exit: 2,
-            phrase: "at least one iteration",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--max-iters", "0"]),
-        },
-        Case {
-            name: "run: PageRank stopped before converging says so",
-            exit: 0,
-            phrase: "not converged",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--max-iters", "2"]),
-        },
-        Case {
-            name: "run: a huge-page fraction above 1",
-            exit: 2,
-            phrase: "--hugepages takes a fraction",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--hugepages", "2"]),
-        },
-        Case {
-            name: "run: a source beyond the vertices",
-            exit: 2,
-            phrase: "is not a vertex",
-            setup: |d| args(&["run", "bfs", &graph(d, "g.sl"), "--source", "99999"]),
-        },
-        Case {
-            name: "run: a source for a kernel without one",
-            exit: 2,
-            phrase: "pr takes no --source",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--source", "1"]),
-        },
-        Case {
-            name: "run: tc with --out",
-            exit: 2,
-            phrase: "takes no --out",
-            setup: |d| args(&["run", "tc", &graph(d, "g.sl"), "--out", "t.npy"]),
-        },
-        Case {
-            name: "run: zero bc sources",
-            exit: 2,
-            phrase: "--sources",
-            setup: |d| args(&["run", "bc", &graph(d, "g.sl"), "--sources", "0"]),
-        },
-        Case {
-            name: "run: a chunk below 4K",
-            exit: 2,
-            phrase: "between 4K and 4M",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--chunk", "1K"]),
-        },
-        Case {
-            name: "run: queue depth 0",
-            exit: 2,
-            phrase: "--queue-depth must be between 1 and 4096",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--queue-depth", "0"]),
-        },
-        Case {
-            name: "run: a gather-cache fraction above 1",
-            exit: 2,
-            phrase: "between 0 and 1",
-            setup: |d| args(&["run", "bfs", &graph(d, "g.sl"), "--gather-cache", "2"]),
-        },
-        Case {
-            name: "run: zero trials",
-            exit: 2,
-            phrase: "--trials must be at least 1",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--trials", "0"]),
-        },
-        Case {
-            name: "run: negative edge weights are refused for sssp",
-            exit: 2,
-            phrase: "negative edge weights",
+        Case { name: "run: a delta too small to make progress still ends", exit: 0, phrase: "reached",
+            setup: |d| args(&["run", "sssp", &weighted_graph(d, "w.sl"), "--delta", "1e-18"]) },
+        Case { name: "run: delta 0", exit: 2, phrase: "--delta must be a positive number",
+            setup: |d| args(&["run", "sssp", &weighted_graph(d, "w.sl"), "--delta", "0"]) },
+        Case { name: "run: delta NaN", exit: 2, phrase: "--delta must be a positive number",
+            setup: |d| args(&["run", "sssp", &weighted_graph(d, "w.sl"), "--delta", "nan"]) },
+        Case { name: "run: zero threads", exit: 2, phrase: "--threads must be at least 1",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--threads", "0"]) },
+        Case { name: "run: ten thousand threads", exit: 2, phrase: "threads is more than",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--threads", "10000"]) },
+        Case { name: "run: a memory that is not a size", exit: 2, phrase: "not a size",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--memory", "abc"]) },
+        Case { name: "run: a budget below the least", exit: 1, phrase: "raise --memory to at least",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--memory", "1K", "--tier", "direct"]) },
+        Case { name: "run: a negative tolerance", exit: 2, phrase: "--tolerance must be >= 0",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--tolerance=-1"]) },
+        Case { name: "run: damping above 1", exit: 2, phrase: "--damping between 0 and 1",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--damping", "2"]) },
+        Case { name: "run: zero iterations", exit: 2, phrase: "at least one iteration",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--max-iters", "0"]) },
+        Case { name: "run: PageRank stopped before converging says so", exit: 0, phrase: "not converged",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--max-iters", "2"]) },
+        Case { name: "run: a huge-page fraction above 1", exit: 2, phrase: "--hugepages takes a fraction",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--hugepages", "2"]) },
+        Case { name: "run: a source beyond the vertices", exit: 2, phrase: "is not a vertex",
+            setup: |d| args(&["run", "bfs", &graph(d, "g.sl"), "--source", "99999"]) },
+        Case { name: "run: a source for a kernel without one", exit: 2, phrase: "pr takes no --source",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--source", "1"]) },
+        Case { name: "run: tc with --out", exit: 2, phrase: "takes no --out",
+            setup: |d| args(&["run", "tc", &graph(d, "g.sl"), "--out", "t.npy"]) },
+        Case { name: "run: zero bc sources", exit: 2, phrase: "--sources",
+            setup: |d| args(&["run", "bc", &graph(d, "g.sl"), "--sources", "0"]) },
+        Case { name: "run: a chunk below 4K", exit: 2, phrase: "between 4K and 4M",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--chunk", "1K"]) },
+        Case { name: "run: queue depth 0", exit: 2, phrase: "--queue-depth must be between 1 and 4096",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--queue-depth", "0"]) },
+        Case { name: "run: a gather-cache fraction above 1", exit: 2, phrase: "between 0 and 1",
+            setup: |d| args(&["run", "bfs", &graph(d, "g.sl"), "--gather-cache", "2"]) },
+        Case { name: "run: zero trials", exit: 2, phrase: "--trials must be at least 1",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--trials", "0"]) },
+        Case { name: "run: negative edge weights are refused for sssp", exit: 2, phrase: "negative edge weights",
             setup: |d| {
                 let edges = file(d, "n.el", b"0 1 -2\n1 2 1\n");
                 swapless_ok(&[
@@ -1110,228 +288,63 @@ fn cases() -> Vec<Case> {
                     "--weighted",
                 ]);
                 args(&["run", "sssp", "n.sl"])
-            },
-        },
-        Case {
-            name: "plan: the least budget it prints is accepted",
-            exit: 0,
-            phrase: "least budget",
-            setup: |d| args(&["plan", &graph(d, "g.sl"), "pr", "--memory", "1M"]),
-        },
-        Case {
-            name: "build: a budget below the least says a figure that works",
-            exit: 1,
-            phrase: "needs at least",
-            setup: |d| {
-                args(&[
-                    "build",
-                    &file(d, "g.el", b"0 1\n"),
-                    "-o",
-                    &precious(d, "out.sl"),
-                    "--memory",
-                    "1M",
-                ])
-            },
-        },
+            } },
+        Case { name: "plan: the least budget it prints is accepted", exit: 0, phrase: "least budget",
+            setup: |d| args(&["plan", &graph(d, "g.sl"), "pr", "--memory", "1M"]) },
+        Case { name: "build: a budget below the least says a figure that works", exit: 1, phrase: "needs at least",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n"), "-o", &precious(d, "out.sl"), "--memory", "1M"]) },
         // ---- Output paths ----
-        Case {
-            name: "out: /dev/null is written, never replaced",
-            exit: 0,
-            phrase: "result",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "pr",
-                    &graph(d, "g.sl"),
-                    "--out",
-                    "/dev/null",
-                    "--json",
-                    "/dev/null",
-                ])
-            },
-        },
-        Case {
-            name: "out: a FIFO is written into",
-            exit: 0,
-            phrase: "result",
+        Case { name: "out: /dev/null is written, never replaced", exit: 0, phrase: "result",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "/dev/null", "--json", "/dev/null"]) },
+        Case { name: "out: a FIFO is written into", exit: 0, phrase: "result",
             setup: |d| {
                 let fifo = d.join("ranks.npy");
                 make_fifo(&fifo);
                 std::thread::spawn(move || std::fs::read(fifo).unwrap());
                 args(&["run", "pr", &graph(d, "g.sl"), "--out", "ranks.npy"])
-            },
-        },
-        Case {
-            name: "out: a symlink is followed and stays a link",
-            exit: 0,
-            phrase: "result",
+            } },
+        Case { name: "out: a symlink is followed and stays a link", exit: 0, phrase: "result",
             setup: |d| {
                 std::fs::write(d.join("target.npy"), b"old").unwrap();
                 std::os::unix::fs::symlink("target.npy", d.join("link.npy")).unwrap();
                 args(&["run", "pr", &graph(d, "g.sl"), "--out", "link.npy"])
-            },
-        },
-        Case {
-            name: "out: a folder",
-            exit: 1,
-            phrase: "is a folder; name a file",
+            } },
+        Case { name: "out: a folder", exit: 1, phrase: "is a folder; name a file",
             setup: |d| {
                 std::fs::create_dir(d.join("outdir")).unwrap();
                 args(&["run", "pr", &graph(d, "g.sl"), "--out", "outdir"])
-            },
-        },
-        Case {
-            name: "out: a name ending in a slash",
-            exit: 1,
-            phrase: "is a folder; name a file",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "outdir/"]),
-        },
-        Case {
-            name: "out: a missing folder",
-            exit: 1,
-            phrase: "does not exist; create it first",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "missing/ranks.npy"]),
-        },
-        Case {
-            name: "out: an extension that is not written",
-            exit: 2,
-            phrase: "results are written as NumPy .npy",
-            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "ranks.csv"]),
-        },
-        Case {
-            name: "out: --json a folder, refused before the run",
-            exit: 1,
-            phrase: "is a folder",
+            } },
+        Case { name: "out: a name ending in a slash", exit: 1, phrase: "is a folder; name a file",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "outdir/"]) },
+        Case { name: "out: a missing folder", exit: 1, phrase: "does not exist; create it first",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "missing/ranks.npy"]) },
+        Case { name: "out: an extension that is not written", exit: 2, phrase: "results are written as NumPy .npy",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "ranks.csv"]) },
+        Case { name: "out: --json a folder, refused before the run", exit: 1, phrase: "is a folder",
             setup: |d| {
                 std::fs::create_dir(d.join("r")).unwrap();
-                args(&[
-                    "run",
-                    "pr",
-                    &graph(d, "g.sl"),
-                    "--out",
-                    &precious(d, "out.npy"),
-                    "--json",
-                    "r",
-                ])
-            },
-        },
-        Case {
-            name: "out: --json and --out the same file",
-            exit: 2,
-            phrase: "name the same file",
-            setup: |d| {
-                args(&[
-                    "run",
-                    "pr",
-                    &graph(d, "g.sl"),
-                    "--out",
-                    "x.npy",
-                    "--json",
-                    "./x.npy",
-                ])
-            },
-        },
-        Case {
-            name: "out: build -o the input itself",
-            exit: 2,
-            phrase: "are the same file",
-            setup: |d| args(&["build", &graph(d, "g.sl"), "-o", "./g.sl"]),
-        },
-        Case {
-            name: "out: build -o a device",
-            exit: 1,
-            phrase: "needs a regular file",
-            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n"), "-o", "/dev/null"]),
-        },
-        Case {
-            name: "out: build -o a folder",
-            exit: 1,
-            phrase: "is a folder",
+                args(&["run", "pr", &graph(d, "g.sl"), "--out", &precious(d, "out.npy"), "--json", "r"])
+            } },
+        Case { name: "out: --json and --out the same file", exit: 2, phrase: "name the same file",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--out", "x.npy", "--json", "./x.npy"]) },
+        Case { name: "out: build -o the input itself", exit: 2, phrase: "are the same file",
+            setup: |d| args(&["build", &graph(d, "g.sl"), "-o", "./g.sl"]) },
+        Case { name: "out: build -o a device", exit: 1, phrase: "needs a regular file",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n"), "-o", "/dev/null"]) },
+        Case { name: "out: build -o a folder", exit: 1, phrase: "is a folder",
             setup: |d| {
                 std::fs::create_dir(d.join("x.sl")).unwrap();
                 args(&["build", &file(d, "g.el", b"0 1\n"), "-o", "x.sl"])
-            },
-        },
-        Case {
-            name: "out: build -o without .sl",
-            exit: 2,
-            phrase: "should end in .sl",
-            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n"), "-o", "g.txt"]),
-        },
-        Case {
-            name: "out: generate -o a missing folder",
-            exit: 1,
-            phrase: "does not exist",
-            setup: |_| args(&["generate", "kron", "--scale", "6", "-o", "nowhere/k.sl"]),
-        },
-        Case {
-            name: "out: generate with an impossible scale",
-            exit: 1,
-            phrase: "--scale",
-            setup: |_| args(&["generate", "kron", "--scale", "40", "-o", "k.sl"]),
-        },
-        Case {
-            name: "out: info --json - carries JSON alone",
-            exit: 0,
-            phrase: "",
-            setup: |d| args(&["info", &graph(d, "g.sl"), "--json", "-"]),
-        },
+            } },
+        Case { name: "out: build -o without .sl", exit: 2, phrase: "should end in .sl",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n"), "-o", "g.txt"]) },
+        Case { name: "out: generate -o a missing folder", exit: 1, phrase: "does not exist",
+            setup: |_| args(&["generate", "kron", "--scale", "6", "-o", "nowhere/k.sl"]) },
+        Case { name: "out: generate with an impossible scale", exit: 1, phrase: "--scale",
+            setup: |_| args(&["generate", "kron", "--scale", "40", "-o", "k.sl"]) },
+        Case { name: "out: info --json - carries JSON alone", exit: 0, phrase: "",
+            setup: |d| args(&["info", &graph(d, "g.sl"), "--json", "-"]) },
     ]
-}
-
-/// An undirected graph whose first list names 4 instead of 5, with its checksum made
-/// right: sorted, in range, and not symmetric (4's list is empty).
-fn asymmetric(dir: &Path) -> String {
-    let input = file(dir, "pairs.el", b"0 5\n1 6\n");
-    let path = dir.join("asymmetric.sl");
-    swapless_ok(&[
-        "build",
-        arg(&dir.join(input)),
-        "-o",
-        arg(&path),
-        "--undirected",
-    ]);
-    std::fs::remove_file(dir.join("pairs.el")).unwrap();
-    let (offset, _) = section_position(&path, SectionKind::OutNeighbors);
-    let mut bytes = std::fs::read(&path).unwrap();
-    assert_eq!(bytes[offset as usize], 5);
-    bytes[offset as usize] = 4;
-    std::fs::write(&path, bytes).unwrap();
-    reseal_block(&path, offset);
-    "asymmetric.sl".to_string()
-}
-
-/// A copy of the directed weighted graph with one out-weight byte flipped.
-fn damaged_weighted_out(dir: &Path) -> String {
-    let path = dir.join("out_weights.sl");
-    std::fs::copy(&made_graphs().1, &path).unwrap();
-    let (offset, _) = section_position(&path, SectionKind::OutWeights);
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[offset as usize + 2] ^= 1;
-    std::fs::write(&path, bytes).unwrap();
-    "out_weights.sl".to_string()
-}
-
-fn make_fifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
-}
-
-/// Every regular file in `dir` with its bytes, and every name.
-fn snapshot(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| {
-            let entry = entry.unwrap();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let kind = entry.file_type().unwrap();
-            let bytes = (kind.is_file() && !kind.is_symlink())
-                .then(|| std::fs::read(entry.path()).unwrap());
-            (name, bytes)
-        })
-        .collect();
-    entries.sort();
-    entries
 }
 
 #[test]
@@ -1415,303 +428,4 @@ fn catalogue_of_hostile_inputs() {
         "the catalogue holds {} cases",
         cases.len()
     );
-}
-
-/// What a successful run writes to each kind of output path, and where.
-#[test]
-fn output_paths_of_every_kind() {
-    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let g = graph(d, "g.sl");
-    let run = |out: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_swapless"))
-            .args(["run", "pr", &g, "--out", out, "--json", "r.json"])
-            .current_dir(d)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    // /dev/null stays the device it was.
-    run("/dev/null");
-    assert!(
-        std::fs::metadata("/dev/null")
-            .unwrap()
-            .file_type()
-            .is_char_device()
-    );
-    // A symlink is followed: the file it names is replaced, the link stays.
-    std::fs::write(d.join("target.npy"), b"old").unwrap();
-    std::os::unix::fs::symlink("target.npy", d.join("link.npy")).unwrap();
-    run("link.npy");
-    assert!(
-        std::fs::symlink_metadata(d.join("link.npy"))
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    let written = std::fs::read(d.join("target.npy")).unwrap();
-    assert!(written.starts_with(b"\x93NUMPY"));
-    // A FIFO gets the whole array.
-    make_fifo(&d.join("pipe.npy"));
-    let reader = {
-        let path = d.join("pipe.npy");
-        std::thread::spawn(move || std::fs::read(path).unwrap())
-    };
-    run("pipe.npy");
-    assert_eq!(reader.join().unwrap(), written);
-    assert!(
-        std::fs::metadata(d.join("pipe.npy"))
-            .unwrap()
-            .file_type()
-            .is_fifo()
-    );
-    // A new file follows the umask (0022 here): readable by others, as a .sl file is.
-    run("new.npy");
-    let mode = std::fs::metadata(d.join("new.npy"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
-    let sl_mode = std::fs::metadata(d.join("g.sl"))
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
-    assert_eq!(
-        mode & 0o044,
-        sl_mode & 0o044,
-        "{mode:o} against {sl_mode:o}"
-    );
-    // The report is whole JSON, written aside and renamed.
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
-    assert_eq!(report["kernel"], "pr");
-    // `--json -` leaves standard output to the JSON.
-    let output = swapless(&["run", "pr", arg(&d.join("g.sl")), "--json", "-"]);
-    let parsed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(parsed["result"]["converged"], true);
-    let names: Vec<_> = std::fs::read_dir(d)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with('.'))
-        .collect();
-    assert!(names.is_empty(), "{names:?}");
-}
-
-/// A command started in `dir` with its output captured.
-fn start(dir: &Path, arguments: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_swapless"))
-        .args(arguments)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-fn signal(child: &std::process::Child, name: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{name}"), &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
-/// Waits until `ready` holds (a build has begun writing, say), at most 20 s.
-fn wait_for(ready: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !ready() {
-        assert!(started.elapsed() < Duration::from_secs(20), "never ready");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn hidden_entries(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with('.'))
-        .collect()
-}
-
-/// Ctrl-C and SIGTERM stop build, generate and run within a second or two, with exit
-/// 130, a sentence, and nothing left behind; a SIGKILL leaves temporaries that the
-/// next build in the folder removes and reports.
-#[test]
-fn signals_during_build_generate_and_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let long_generate = [
-        "generate", "kron", "--scale", "20", "--degree", "16", "-o", "k.sl", "--memory", "64M",
-    ];
-    for name in ["INT", "TERM"] {
-        let child = start(d, &long_generate);
-        wait_for(|| !hidden_entries(d).is_empty());
-        std::thread::sleep(Duration::from_millis(300));
-        let sent = Instant::now();
-        signal(&child, name);
-        let output = child.wait_with_output().unwrap();
-        assert!(
-            sent.elapsed() < Duration::from_secs(3),
-            "took {:?}",
-            sent.elapsed()
-        );
-        assert_eq!(output.status.code(), Some(130), "{name}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains("interrupted"), "{stderr}");
-        // The grace period's exit may leave temporaries; the next build removes them.
-        assert!(!d.join("k.sl").exists());
-    }
-    // A run: stopped at its next pass, nothing written.
-    let g = graph(d, "g.sl");
-    let out = precious(d, "out.npy");
-    let child = start(
-        d,
-        &[
-            "run",
-            "pr",
-            &g,
-            "--max-iters",
-            "100000000",
-            "--tolerance",
-            "0",
-            "--out",
-            &out,
-        ],
-    );
-    std::thread::sleep(Duration::from_millis(500));
-    let sent = Instant::now();
-    signal(&child, "INT");
-    let output = child.wait_with_output().unwrap();
-    assert!(sent.elapsed() < Duration::from_secs(3));
-    assert_eq!(output.status.code(), Some(130));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted; no output was written"));
-    assert_eq!(std::fs::read(d.join(&out)).unwrap(), b"precious");
-    // SIGKILL: the build leaves its temporaries; the next one removes them and says so.
-    let child = start(d, &long_generate);
-    wait_for(|| {
-        hidden_entries(d)
-            .iter()
-            .any(|name| name.ends_with(".partial"))
-    });
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&child, "KILL");
-    child.wait_with_output().unwrap();
-    std::thread::sleep(Duration::from_millis(1100));
-    let output = swapless(&[
-        "generate",
-        "kron",
-        "--scale",
-        "6",
-        "-o",
-        arg(&d.join("small.sl")),
-    ]);
-    assert!(output.status.success());
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("left by earlier builds that were killed"),
-        "{stdout}"
-    );
-    assert!(hidden_entries(d).is_empty(), "{:?}", hidden_entries(d));
-}
-
-/// A graph written in place while a run reads it gives no result: one sentence, exit 1.
-#[test]
-fn a_graph_written_during_a_run_gives_no_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    generate_kron(&d.join("g.sl"), 14, 16, &[]);
-    let (offset, _) = section_position(&d.join("g.sl"), SectionKind::OutNeighbors);
-    for tier in ["mmap", "direct", "dram"] {
-        let out = precious(d, "out.npy");
-        let child = start(
-            d,
-            &[
-                "run",
-                "pr",
-                "g.sl",
-                "--tier",
-                tier,
-                "--memory",
-                "4M",
-                "--max-iters",
-                "100000000",
-                "--tolerance",
-                "0",
-                "--out",
-                &out,
-            ],
-        );
-        std::thread::sleep(Duration::from_millis(700));
-        // Random bytes over one page of the lists, in place, as `dd conv=notrunc` would.
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(d.join("g.sl"))
-            .unwrap();
-        let noise: Vec<u8> = (0..4096u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
-            .collect();
-        std::os::unix::fs::FileExt::write_all_at(&file, &noise, offset + 8192).unwrap();
-        drop(file);
-        let output = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{tier}: {stderr}");
-        assert!(
-            stderr.contains("changed while it was being read"),
-            "{tier}: {stderr}"
-        );
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{tier}: {stderr}");
-        assert_eq!(std::fs::read(d.join(&out)).unwrap(), b"precious");
-        generate_kron(&d.join("g.sl"), 14, 16, &[]);
-    }
-}
-
-/// A full file system (a small tmpfs the test mounts; root only): a build that would
-/// not fit is refused before writing, with both figures, and a report that cannot be
-/// written leaves the old one.
-#[test]
-fn a_full_file_system_is_refused_before_writing() {
-    let dir = tempfile::tempdir().unwrap();
-    let mount = dir.path().join("small");
-    std::fs::create_dir(&mount).unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs", arg(&mount)])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !mounted {
-        eprintln!("skipped: this process may not mount a tmpfs");
-        return;
-    }
-    let result = std::panic::catch_unwind(|| {
-        let input = dir.path().join("wide.el");
-        std::fs::write(&input, b"4000000000 1\n").unwrap();
-        let output = mount.join("wide.sl");
-        let stderr = swapless_fails(&["build", arg(&input), "-o", arg(&output)]);
-        assert!(
-            stderr.contains("needs") && stderr.contains("free"),
-            "{stderr}"
-        );
-        assert!(hidden_entries(&mount).is_empty());
-        // Fill it, then a report that does not fit leaves the old one whole.
-        std::fs::write(mount.join("old.json"), b"{}").unwrap();
-        let mut filler = std::fs::File::create(mount.join("filler")).unwrap();
-        while filler.write_all(&[0u8; 4096]).is_ok() {}
-        drop(filler);
-        let g = graph(dir.path(), "g.sl");
-        let json = mount.join("old.json");
-        let stderr = swapless_fails(&["info", arg(&dir.path().join(g)), "--json", arg(&json)]);
-        assert!(stderr.contains("No space left"), "{stderr}");
-        assert_eq!(std::fs::read(&json).unwrap(), b"{}");
-        assert!(hidden_entries(&mount).is_empty());
-    });
-    let _ = Command::new("umount").arg(&mount).status();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
 }

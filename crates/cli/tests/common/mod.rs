@@ -2,6 +2,8 @@
 //! and compute the expected graph independently of the builder.
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
