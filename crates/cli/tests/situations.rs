@@ -322,3 +322,36 @@ fn a_least_budget_typed_back_is_accepted() {
         &least,
     ]);
 }
+
+/// Two runs writing one report and one result at once: each output is whole (one run's
+/// or the other's, never a mix), and no temporary is left.
+#[test]
+fn concurrent_writers_of_one_output_leave_a_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let g = graph(d, "g.sl");
+    for _ in 0..3 {
+        let runs: Vec<_> = ["pr", "cc"]
+            .iter()
+            .map(|kernel| {
+                start(
+                    d,
+                    &["run", kernel, &g, "--json", "r.json", "--out", "x.npy"],
+                )
+            })
+            .collect();
+        for run in runs {
+            assert!(run.wait_with_output().unwrap().status.success());
+        }
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+        let kernel = report["kernel"].as_str().unwrap();
+        assert!(kernel == "pr" || kernel == "cc", "{kernel}");
+        let array = std::fs::read(d.join("x.npy")).unwrap();
+        let header = String::from_utf8_lossy(&array[..64]).into_owned();
+        // pr writes float64 scores, cc int64 labels; either whole file is fine.
+        assert!(header.contains("<f8") || header.contains("<i8"), "{header}");
+        assert_eq!(array.len(), 128 + 1024 * 8);
+        assert!(hidden_entries(d).is_empty(), "{:?}", hidden_entries(d));
+    }
+}

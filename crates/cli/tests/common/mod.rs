@@ -233,7 +233,10 @@ pub fn section_position(path: &Path, kind: SectionKind) -> (u64, u64) {
 /// checksum.
 pub fn reseal_block(path: &Path, position: u64) {
     let mut bytes = std::fs::read(path).unwrap();
-    assert!(position < bytes.len() as u64, "byte {position} is past the end");
+    assert!(
+        position < bytes.len() as u64,
+        "byte {position} is past the end"
+    );
     swapless_fuzz_targets::reseal(&mut bytes);
     std::fs::write(path, bytes).unwrap();
 }
