@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import warnings
+import warnings as _warnings
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -281,7 +281,7 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
                     threads=_threads(threads), verify=verify)
     result = g.last_report["result"]
     if not result.get("converged", True):
-        warnings.warn(f"PageRank stopped at max_iter={max_iter} with a change of "
+        _warnings.warn(f"PageRank stopped at max_iter={max_iter} with a change of "
                       f"{result['last_change']:.2e}, above tol={tol}; the scores are not "
                       "converged", RuntimeWarning, stacklevel=2)
     return scores
