@@ -353,7 +353,24 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
                 extension.to_string_lossy()
             )));
         }
-        swapless_format::output::output_target(out)?;
+        let target = swapless_format::output::output_target(out)?;
+        // A run killed while writing its result leaves a locked temporary; what nobody
+        // holds any more goes now, as a build does in its folder.
+        let folder = swapless_format::output::folder_of(&target.resolved);
+        let removed = swapless_build::stale::remove_abandoned(&folder);
+        if removed.temporaries > 0 {
+            eprintln!(
+                "note: removed {} {} ({}) left in {} by commands that were killed",
+                removed.temporaries,
+                if removed.temporaries == 1 {
+                    "temporary"
+                } else {
+                    "temporaries"
+                },
+                bytes(removed.bytes),
+                folder.display()
+            );
+        }
     }
     prepare_json(command.json.as_deref())?;
     distinct_outputs(command.json.as_deref(), command.out.as_deref())

@@ -355,3 +355,32 @@ fn concurrent_writers_of_one_output_leave_a_whole_file() {
         assert!(hidden_entries(d).is_empty(), "{:?}", hidden_entries(d));
     }
 }
+
+/// A result's temporary left by a run that was killed (no lock, older than a second) is
+/// removed by the next run writing into that folder, which says so.
+#[test]
+fn a_run_removes_the_temporaries_of_killed_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let g = graph(d, "g.sl");
+    let left = d.join(".ranks.npy.Ab12Cd.partial");
+    std::fs::write(&left, vec![0u8; 5000]).unwrap();
+    let old = std::time::SystemTime::now() - Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&left)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let output = swapless(&[
+        "run",
+        "pr",
+        arg(&d.join(&g)),
+        "--out",
+        arg(&d.join("ranks.npy")),
+    ]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("removed 1 temporary"), "{stderr}");
+    assert!(!left.exists());
+}
