@@ -34,6 +34,23 @@ pub struct Removed {
     pub bytes: u64,
 }
 
+impl std::fmt::Display for Removed {
+    /// "2 temporaries (368.99 MiB)".
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let noun = if self.temporaries == 1 {
+            "temporary"
+        } else {
+            "temporaries"
+        };
+        write!(
+            formatter,
+            "{} {noun} ({})",
+            self.temporaries,
+            crate::memory::format_bytes(self.bytes)
+        )
+    }
+}
+
 /// Locks `folder`'s owner file, marking it as this process's until the returned file
 /// is dropped.
 pub fn claim_build_folder(folder: &Path) -> std::io::Result<File> {

@@ -348,16 +348,7 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
     );
     let removed = report.abandoned_temporaries_removed;
     if removed.temporaries > 0 {
-        say!(
-            "  removed {} {} ({}) left by earlier builds that were killed",
-            removed.temporaries,
-            if removed.temporaries == 1 {
-                "temporary"
-            } else {
-                "temporaries"
-            },
-            bytes(removed.bytes)
-        );
+        say!("  removed {removed} left by earlier builds that were killed");
     }
 }
 

@@ -360,14 +360,7 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
         let removed = swapless_build::stale::remove_abandoned(&folder);
         if removed.temporaries > 0 {
             eprintln!(
-                "note: removed {} {} ({}) left in {} by commands that were killed",
-                removed.temporaries,
-                if removed.temporaries == 1 {
-                    "temporary"
-                } else {
-                    "temporaries"
-                },
-                bytes(removed.bytes),
+                "note: removed {removed} left in {} by commands that were killed",
                 folder.display()
             );
         }
