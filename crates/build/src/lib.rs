@@ -11,6 +11,7 @@ pub mod importers;
 pub mod memory;
 mod record;
 mod reorder;
+mod replay;
 mod runs;
 mod source;
 pub mod stale;
