@@ -1,0 +1,209 @@
+//! The store as a run's kernels see it: each scan and gather can be cancelled, is
+//! counted as a pass for the progress display, checks now and then that the graph file
+//! is unchanged, and adds its time and I/O to its access pattern's figures.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use swapless_format::FileWatch;
+use swapless_store::{EdgeStore, IoStats, StoreError};
+
+use crate::Progress;
+
+/// The store as kernels see it: every scan and gather stops with
+/// [`StoreError::Interrupted`] once `cancel` is set (where a kernel reaches its edges is
+/// where a run can stop cleanly, without a check in any kernel), and is counted as a pass
+/// for the progress display.
+pub(crate) struct Watched<'a> {
+    pub(crate) inner: &'a dyn EdgeStore,
+    pub(crate) cancel: Option<&'a AtomicBool>,
+    /// The graph file as it was opened; a run that finds it changed stops.
+    pub(crate) watch: &'a FileWatch,
+    /// Times the file was checked during passes, for the report.
+    pub(crate) file_checks: AtomicU64,
+    pub(crate) progress: &'a dyn Progress,
+    /// Passes in the running trial.
+    pub(crate) passes: AtomicU64,
+    /// When the progress display last heard; `None` before the first pass.
+    pub(crate) last_report: Mutex<Option<Instant>>,
+    /// Scans and gathers running now (triangle counting gathers inside a scan; such a
+    /// nested call is counted with the call around it).
+    pub(crate) active: AtomicU64,
+    /// I/O of scans and of gathers, indexed by [`Pattern`].
+    pub(crate) patterns: Mutex<[PatternIo; 2]>,
+}
+
+/// How often the progress display hears of passes.
+const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The two ways kernels reach edges, for the report's per-pattern I/O figures.
+#[derive(Clone, Copy)]
+pub(crate) enum Pattern {
+    Scan = 0,
+    Gather = 1,
+}
+
+/// I/O while one access pattern ran, summed over its calls: what the targets
+/// are stated in (scan bandwidth, gather IOPS and queue depth), which whole-trial
+/// figures blur.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PatternIo {
+    calls: u64,
+    seconds: f64,
+    io: IoStats,
+}
+
+impl PatternIo {
+    /// Adds one call that took `seconds` and did `io`.
+    fn add(&mut self, seconds: f64, io: &IoStats) {
+        self.calls += 1;
+        self.seconds += seconds;
+        self.io.bytes_read += io.bytes_read;
+        self.io.read_requests += io.read_requests;
+        self.io.queue_depth_seconds += io.queue_depth_seconds;
+        self.io.busy_seconds += io.busy_seconds;
+    }
+
+    /// The report's entry: totals per trial, rates over the time inside the calls.
+    pub(crate) fn json(&self, trials: u32) -> Value {
+        let per_second = |value: u64| {
+            if self.seconds > 0.0 {
+                value as f64 / self.seconds
+            } else {
+                0.0
+            }
+        };
+        let trials = trials.max(1) as u64;
+        json!({
+            "calls": self.calls / trials,
+            "seconds": self.seconds / trials as f64,
+            "bytes_read": self.io.bytes_read / trials,
+            "read_requests": self.io.read_requests / trials,
+            "bytes_per_second": per_second(self.io.bytes_read),
+            "requests_per_second": per_second(self.io.read_requests),
+            "mean_queue_depth": self.io.mean_queue_depth(),
+        })
+    }
+}
+
+impl Watched<'_> {
+    fn check(&self) -> swapless_store::Result<()> {
+        if self
+            .cancel
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+        {
+            return Err(StoreError::Interrupted);
+        }
+        Ok(())
+    }
+
+    /// Runs one scan or gather unless the run was cancelled, counts it as a pass, and
+    /// adds its time and I/O to its pattern's.
+    fn pass(
+        &self,
+        pattern: Pattern,
+        run: impl FnOnce() -> swapless_store::Result<()>,
+    ) -> swapless_store::Result<()> {
+        self.check()?;
+        let outermost = self.active.fetch_add(1, Ordering::Relaxed) == 0;
+        let before = outermost.then(|| (Instant::now(), self.inner.io_stats()));
+        let result = run();
+        self.active.fetch_sub(1, Ordering::Relaxed);
+        if let Some((started, io)) = before {
+            let io = self.inner.io_stats().since(&io);
+            let mut patterns = self
+                .patterns
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            patterns[pattern as usize].add(started.elapsed().as_secs_f64(), &io);
+        }
+        result?;
+        self.pass_done()
+    }
+
+    /// Counts a finished pass, tells the progress display and checks that the file has
+    /// not changed, unless that was done lately (tc on a directed graph gathers once per
+    /// vertex).
+    fn pass_done(&self) -> swapless_store::Result<()> {
+        let passes = self.passes.fetch_add(1, Ordering::Relaxed) + 1;
+        let Ok(mut last) = self.last_report.try_lock() else {
+            return Ok(());
+        };
+        if last.is_none_or(|last| last.elapsed() >= PROGRESS_INTERVAL) {
+            *last = Some(Instant::now());
+            drop(last);
+            self.progress
+                .pass_done(passes, self.inner.io_stats().bytes_read);
+            self.file_checks.fetch_add(1, Ordering::Relaxed);
+            self.watch.unchanged()?;
+        }
+        Ok(())
+    }
+}
+
+impl EdgeStore for Watched<'_> {
+    fn num_vertices(&self) -> usize {
+        self.inner.num_vertices()
+    }
+    fn num_arcs(&self) -> u64 {
+        self.inner.num_arcs()
+    }
+    fn directed(&self) -> bool {
+        self.inner.directed()
+    }
+    fn weighted(&self) -> bool {
+        self.inner.weighted()
+    }
+    fn tier(&self) -> &'static str {
+        self.inner.tier()
+    }
+    fn offsets(&self, direction: swapless_store::EdgeDirection) -> swapless_store::OffsetSlice<'_> {
+        self.inner.offsets(direction)
+    }
+    fn permutation(&self) -> Option<&[u32]> {
+        self.inner.permutation()
+    }
+    fn direct_io(&self) -> Option<bool> {
+        self.inner.direct_io()
+    }
+    fn scan_blocks(
+        &self,
+        direction: swapless_store::EdgeDirection,
+        range: std::ops::Range<u32>,
+        visit_block: &swapless_store::VisitBlock,
+    ) -> swapless_store::Result<()> {
+        self.pass(Pattern::Scan, || {
+            self.inner.scan_blocks(direction, range, visit_block)
+        })
+    }
+    fn scan_partial(
+        &self,
+        direction: swapless_store::EdgeDirection,
+        range: std::ops::Range<u32>,
+        needed: swapless_store::ListsNeeded,
+        visit_block: &swapless_store::VisitBlock,
+    ) -> swapless_store::Result<()> {
+        self.pass(Pattern::Scan, || {
+            self.inner
+                .scan_partial(direction, range, needed, visit_block)
+        })
+    }
+    fn gather(
+        &self,
+        direction: swapless_store::EdgeDirection,
+        vertices: &[u32],
+        visit: &swapless_store::Visit,
+    ) -> swapless_store::Result<()> {
+        self.pass(Pattern::Gather, || {
+            self.inner.gather(direction, vertices, visit)
+        })
+    }
+    fn resident_bytes(&self) -> u64 {
+        self.inner.resident_bytes()
+    }
+    fn io_stats(&self) -> IoStats {
+        self.inner.io_stats()
+    }
+}
