@@ -5,6 +5,7 @@
 
 mod cgroup;
 mod figures;
+mod records;
 mod swap_file;
 mod system_counters;
 
@@ -16,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use serde_json::{Value, json};
+use serde_json::Value;
 use swapless_build::memory::parse_size;
 use swapless_format::GraphFile;
 
@@ -24,6 +25,7 @@ use crate::commands::CliError;
 use crate::run::Kernel;
 use crate::text::bytes;
 use cgroup::{Cgroup, Hierarchy};
+use records::{CSV_COLUMNS, csv_cell, record_json, trial_label, write_environment};
 use swap_file::SwapFile;
 use swapless_store::Tier;
 use system_counters::{Disk, Snapshot, SystemFigures};
@@ -202,48 +204,6 @@ struct Harness {
     jsonl: File,
     trials_run: usize,
 }
-
-/// The columns of trials.csv, in order.
-const CSV_COLUMNS: &[&str] = &[
-    "graph",
-    "kernel",
-    "mode",
-    "ocf",
-    "threads",
-    "budget_percent",
-    "limit_bytes",
-    "engine_memory_bytes",
-    "chunk",
-    "hugepages",
-    "trial",
-    "status",
-    "seconds",
-    "slowdown",
-    "wall_seconds",
-    "load_seconds",
-    "peak_rss_bytes",
-    "cgroup_peak_bytes",
-    "caches_dropped",
-    "bytes_read",
-    "read_requests",
-    "mean_queue_depth",
-    "process_major_faults",
-    "cpu_user_seconds",
-    "cpu_system_seconds",
-    "cpu_idle_seconds",
-    "cpu_iowait_seconds",
-    "cpu_steal_seconds",
-    "disk_reads",
-    "disk_writes",
-    "disk_read_bytes",
-    "disk_write_bytes",
-    "disk_iops",
-    "disk_mean_in_flight",
-    "swap_ins",
-    "swap_outs",
-    "major_faults",
-    "message",
-];
 
 /// `swapless bench`.
 pub fn bench(command: BenchCommand) -> Result<(), CliError> {
@@ -775,96 +735,4 @@ impl Harness {
             .map_err(|error| CliError::Io(jsonl_path, error))?;
         Ok(())
     }
-}
-
-/// "pr swap ocf 16 at 30%, trial 2" and the like, for progress lines.
-fn trial_label(spec: &TrialSpec) -> String {
-    let mut label = format!("{} {}", spec.kernel.name(), spec.mode.name());
-    if spec.mode == Mode::Swap {
-        label += &format!(" ocf {}", spec.ocf);
-    }
-    if let Some(chunk) = &spec.chunk {
-        label += &format!(" chunk {chunk}");
-    }
-    if spec.hugepages > 0.0 {
-        label += &format!(" hugepages {}", spec.hugepages);
-    }
-    if let Some(percent) = spec.budget_percent {
-        label += &format!(" at {percent}%");
-        if let Some(limit) = spec.limit_bytes {
-            label += &format!(" ({})", bytes(limit));
-        }
-    }
-    label + &format!(", trial {}", spec.trial)
-}
-
-/// The trial as one flat JSON object: the CSV's columns by name.
-fn record_json(graph: &Path, record: &TrialRecord) -> Value {
-    let spec = &record.spec;
-    let report = record.report.as_ref().unwrap_or(&Value::Null);
-    let mut row = json!({
-        "graph": graph.display().to_string(),
-        "kernel": spec.kernel.name(),
-        "mode": spec.mode.name(),
-        "ocf": spec.ocf,
-        "threads": spec.threads,
-        "budget_percent": spec.budget_percent,
-        "limit_bytes": spec.limit_bytes,
-        "engine_memory_bytes": spec.engine_memory_bytes,
-        "chunk": spec.chunk,
-        "hugepages": spec.hugepages,
-        "trial": spec.trial,
-        "status": record.status.name(),
-        "seconds": record.seconds,
-        "slowdown": record.slowdown,
-        "wall_seconds": record.wall_seconds,
-        "load_seconds": report["load_seconds"],
-        "peak_rss_bytes": report["peak_rss_bytes"],
-        "cgroup_peak_bytes": record.cgroup_peak_bytes,
-        "caches_dropped": record.caches_dropped,
-        "bytes_read": report["bytes_read"],
-        "read_requests": report["read_requests"],
-        "mean_queue_depth": report["mean_queue_depth"],
-        "process_major_faults": report["major_faults"],
-        "message": record.message,
-    });
-    if let (Value::Object(row), Ok(Value::Object(system))) =
-        (&mut row, serde_json::to_value(&record.system))
-    {
-        row.extend(system);
-    }
-    row
-}
-
-/// A JSON value as a CSV cell: empty for null, quoted when it holds a comma or quote.
-fn csv_cell(value: &Value) -> String {
-    let text = match value {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
-    }
-}
-
-/// Writes run.json: the command, the machine and what could be enforced.
-fn write_environment(
-    command: &BenchCommand,
-    harness: &Harness,
-    cores: usize,
-) -> Result<(), CliError> {
-    let environment = json!({
-        "command": std::env::args().collect::<Vec<_>>(),
-        "graph": harness.graph.display().to_string(),
-        "cores": cores,
-        "cgroup": harness.hierarchy.as_ref().map(Hierarchy::version),
-        "disk": harness.disk.as_ref().map(|disk| disk.name.clone()),
-        "swap_enabled_bytes": swap_file::enabled_swap_bytes(),
-        "runtime_allowance_bytes": RUNTIME_ALLOWANCE_BYTES,
-        "timeout_seconds": command.timeout,
-    });
-    crate::commands::write_json(&command.out.join("run.json"), &environment)
 }
