@@ -21,6 +21,7 @@ mod page_cache;
 mod page_checks;
 pub mod plan;
 mod sigbus;
+mod slots;
 mod split;
 mod stats;
 
