@@ -249,7 +249,8 @@ pub fn generate(generator: Generator) -> CliResult {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(default_name));
-    run_build(source.as_mut(), &output, &common.output_options)
+    let budget = memory_budget(common.output_options.memory.as_deref())?;
+    run_build(source.as_mut(), &output, &common.output_options, budget)
 }
 
 /// `swapless build INPUT -o OUTPUT`
@@ -267,10 +268,22 @@ pub fn build(command: BuildCommand) -> CliResult {
     };
     let budget = memory_budget(command.output_options.memory.as_deref())?;
     let mut source = open_input_within(&command.input, options, Some(budget))?;
-    run_build(source.as_mut(), &command.output, &command.output_options)
+    run_build(
+        source.as_mut(),
+        &command.output,
+        &command.output_options,
+        budget,
+    )
 }
 
-fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions) -> CliResult {
+/// Builds `output` from `source` within `budget_bytes` (the `--memory` of `options`,
+/// parsed once by the caller).
+fn run_build(
+    source: &mut dyn EdgeSource,
+    output: &Path,
+    options: &OutputOptions,
+    budget_bytes: u64,
+) -> CliResult {
     // Every output is checked before the input is read.
     seekable_output_target(output)?;
     if output.extension().is_none_or(|ext| ext != "sl") {
@@ -282,7 +295,7 @@ fn run_build(source: &mut dyn EdgeSource, output: &Path, options: &OutputOptions
     prepare_json(options.json.as_deref())?;
     distinct_outputs(options.json.as_deref(), Some(output))?;
     let progress = Arc::new(TerminalProgress::new());
-    let mut build_options = BuildOptions::with_memory(memory_budget(options.memory.as_deref())?);
+    let mut build_options = BuildOptions::with_memory(budget_bytes);
     build_options.temp_dir = options.tmp_dir.clone();
     build_options.reorder = match options.reorder {
         Some(ReorderChoice::Dbg) => Reorder::DegreeBasedGrouping,

@@ -301,12 +301,12 @@ fn run(
     Ok((array, output.report.to_string()))
 }
 
-/// Builds `output` from `source` within `memory`; returns the build report as JSON.
+/// Builds `output` from `source` within `memory_bytes`; returns the build report as JSON.
 fn build_from(
     py: Python<'_>,
     mut source: Box<dyn EdgeSource>,
     output: PathBuf,
-    memory: Option<&str>,
+    memory_bytes: u64,
     reorder: Option<&str>,
     out_heads: &str,
 ) -> PyResult<String> {
@@ -318,9 +318,7 @@ fn build_from(
             output.display()
         )));
     }
-    let mut options = BuildOptions::with_memory(
-        memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget),
-    );
+    let mut options = BuildOptions::with_memory(memory_bytes);
     options.reorder = match reorder {
         None => Reorder::None,
         Some("dbg") => Reorder::DegreeBasedGrouping,
@@ -382,7 +380,7 @@ fn build(
         Some(budget),
     )
     .map_err(build_error)?;
-    build_from(py, source, output, memory, reorder, out_heads)
+    build_from(py, source, output, budget, reorder, out_heads)
 }
 
 /// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
@@ -442,7 +440,8 @@ fn generate(
             )));
         }
     };
-    build_from(py, source, output, memory, reorder, out_heads)
+    let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
+    build_from(py, source, output, budget, reorder, out_heads)
 }
 
 /// Writes edges given as arrays (uint32 ids, optional float64 weights, stored as float32) to a .sl file.
@@ -477,7 +476,8 @@ fn from_edges(
         vertices,
     )
     .map_err(build_error)?;
-    build_from(py, Box::new(source), output, memory, reorder, "auto")
+    let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
+    build_from(py, Box::new(source), output, budget, reorder, "auto")
 }
 
 /// Runs the `swapless` command line with `args` (without the program name); returns the exit code.
