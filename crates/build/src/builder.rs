@@ -291,7 +291,16 @@ impl<R: Record> ArcCollector<R> {
             self.spill(context)?;
         }
         if self.buffer.capacity() == 0 {
-            self.buffer.reserve_exact(self.capacity);
+            // A budget beyond what the system will map (`--memory 100T`, which is warned
+            // of) is refused here in a sentence rather than aborting the process.
+            let bytes = self.capacity as u64 * std::mem::size_of::<R>() as u64;
+            self.buffer.try_reserve_exact(self.capacity).map_err(|_| {
+                BuildError::InvalidOption(format!(
+                    "the memory budget of {} is more than this process can allocate (its arc buffer alone takes {}); give a budget within the machine's memory",
+                    crate::memory::format_bytes(context.options.memory_bytes),
+                    crate::memory::format_bytes(bytes)
+                ))
+            })?;
         }
         self.buffer.push(record);
         self.pushed += 1;

@@ -384,3 +384,32 @@ fn a_run_removes_the_temporaries_of_killed_runs() {
     assert!(stderr.contains("removed 1 temporary"), "{stderr}");
     assert!(!left.exists());
 }
+
+/// A budget beyond what the system will map is warned of once and refused in a
+/// sentence, not an abort, leaving nothing behind.
+#[test]
+fn a_budget_beyond_the_machine_is_refused_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join(file(d, "g.el", b"0 1\n1 2\n"));
+    let output = swapless(&[
+        "build",
+        arg(&input),
+        "-o",
+        arg(&d.join("g.sl")),
+        "--memory",
+        "100T",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.matches("warning: --memory 100T").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("more than this process can allocate"),
+        "{stderr}"
+    );
+    assert!(!d.join("g.sl").exists() && hidden_entries(d).is_empty());
+}
