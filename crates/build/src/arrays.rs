@@ -24,7 +24,7 @@ impl ArraySource {
         direction: Direction,
         vertices: Option<u64>,
     ) -> Result<ArraySource> {
-        let invalid = |detail: String| Err(BuildError::InvalidOption(detail));
+        let invalid = |detail: String| Err(BuildError::InvalidArray(detail));
         if sources.len() != destinations.len() {
             return invalid(format!(
                 "the source and destination arrays differ in length ({} and {})",
@@ -50,7 +50,7 @@ impl ArraySource {
                     .map(|(index, &weight)| {
                         crate::importers::weight_from_number(weight, &weight.to_string()).map_err(
                             |detail| {
-                                BuildError::InvalidOption(format!("weights[{index}]: {detail}"))
+                                BuildError::InvalidArray(format!("weights[{index}]: {detail}"))
                             },
                         )
                     })

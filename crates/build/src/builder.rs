@@ -20,7 +20,7 @@ use crate::record::Record;
 use crate::reorder::Reorder;
 use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate, write_run};
 use crate::source::{Direction, EdgeSource, InputEdge};
-use crate::{BuildError, Result};
+use crate::{BuildError, BuildReport, Result};
 
 /// Memory kept out of the arc buffers for everything else the process holds:
 /// the binary and its libraries, thread stacks, input batches, decompressors
@@ -92,45 +92,6 @@ pub enum OutHeads {
     Always,
     /// Never.
     Never,
-}
-
-/// What a build produced and dropped.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct BuildReport {
-    /// Vertices in the output.
-    pub vertices: u64,
-    /// Edges in the output (undirected edges counted once).
-    pub edges: u64,
-    /// Stored out-neighbor entries.
-    pub arcs: u64,
-    /// Whether the output is directed.
-    pub directed: bool,
-    /// Whether the output carries weights.
-    pub weighted: bool,
-    /// Whether vertices were renumbered.
-    pub reordered: bool,
-    /// Edges the input held.
-    pub input_edges: u64,
-    /// Input edges from a vertex to itself, dropped.
-    pub self_loops_dropped: u64,
-    /// Input edges that repeated an earlier one, dropped (the smallest weight is kept).
-    pub duplicate_edges_dropped: u64,
-    /// Sorted runs written to disk (0: the build fit in memory).
-    pub runs_spilled: u64,
-    /// Extra merge passes needed because there were too many runs for one.
-    pub merge_passes: u64,
-    /// Size of the output file.
-    pub output_bytes: u64,
-    /// The budget the build ran under.
-    pub memory_budget_bytes: u64,
-    /// Bytes of it given to arc buffers.
-    pub working_memory_bytes: u64,
-    /// Wall-clock seconds.
-    pub seconds: f64,
-    /// Seconds spent in each phase (reading, sorting, merging, ...), in order.
-    pub phase_seconds: Vec<(String, f64)>,
-    /// Temporaries of earlier builds that were killed, removed before this one began.
-    pub abandoned_temporaries_removed: crate::stale::Removed,
 }
 
 /// A build's options, temporaries and report, as its phases share them.
@@ -295,11 +256,10 @@ impl<R: Record> ArcCollector<R> {
             // of) is refused here in a sentence rather than aborting the process.
             let bytes = self.capacity as u64 * std::mem::size_of::<R>() as u64;
             self.buffer.try_reserve_exact(self.capacity).map_err(|_| {
-                BuildError::InvalidOption(format!(
-                    "the memory budget of {} is more than this process can allocate (its arc buffer alone takes {}); give a budget within the machine's memory",
-                    crate::memory::format_bytes(context.options.memory_bytes),
-                    crate::memory::format_bytes(bytes)
-                ))
+                BuildError::BudgetBeyondMachine {
+                    budget_bytes: context.options.memory_bytes,
+                    buffer_bytes: bytes,
+                }
             })?;
         }
         self.buffer.push(record);

@@ -36,16 +36,42 @@ pub enum BuildError {
         detail: String,
     },
     /// The memory budget is too small for even the smallest build.
-    #[error("a memory budget of {} is too small: this build needs at least {}; raise --memory", crate::memory::format_bytes(*budget_bytes), crate::memory::format_bytes_up(*needed_bytes))]
+    #[error("a memory budget of {} is too small: this build needs at least {}", swapless_system::format_bytes(*budget_bytes), swapless_system::format_bytes_up(*needed_bytes))]
     BudgetTooSmall {
         /// The budget given.
         budget_bytes: u64,
         /// The least that works.
         needed_bytes: u64,
     },
-    /// A generator or option was given values it cannot use.
+    /// An option was given a value it cannot take.
+    #[error("{option} {detail}")]
+    InvalidOption {
+        /// The option's name as the library spells it (`scale`, `degree`, `rows`).
+        option: &'static str,
+        /// What is wrong with its value ("must be at least 1").
+        detail: String,
+    },
+    /// The budget is more than the system will let this process allocate.
+    #[error("the memory budget of {} is more than this process can allocate (its arc buffer alone takes {}); give a budget within the machine's memory", swapless_system::format_bytes(*budget_bytes), swapless_system::format_bytes(*buffer_bytes))]
+    BudgetBeyondMachine {
+        /// The budget given.
+        budget_bytes: u64,
+        /// The arc buffer the system refused.
+        buffer_bytes: u64,
+    },
+    /// Input arrays (the Python API's) hold a value the build cannot use.
     #[error("{0}")]
-    InvalidOption(String),
+    InvalidArray(String),
+    /// Weights were asked for, but the input has none.
+    #[error("{}{}: weights were asked for, but {found}", path.display(), line.map(|line| format!(":{line}")).unwrap_or_default())]
+    NoWeights {
+        /// The input file.
+        path: PathBuf,
+        /// The 1-based line that showed it, for a text input.
+        line: Option<u64>,
+        /// What the input is instead.
+        found: &'static str,
+    },
     /// The user pressed Ctrl-C; temporary files were removed.
     #[error("interrupted; no output was written and temporary files were removed")]
     Interrupted,

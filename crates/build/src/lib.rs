@@ -8,19 +8,19 @@ mod builder;
 mod error;
 pub mod generators;
 pub mod importers;
-pub mod memory;
+
 mod record;
 mod reorder;
 mod replay;
+mod report;
 mod runs;
 mod source;
 pub mod stale;
 
-pub use builder::{
-    BuildOptions, BuildProgress, BuildReport, OutHeads, RESERVED_BYTES, build_graph,
-};
+pub use builder::{BuildOptions, BuildProgress, OutHeads, RESERVED_BYTES, build_graph};
 pub use error::BuildError;
 pub use reorder::{Reorder, degree_based_grouping, invert_permutation};
+pub use report::BuildReport;
 pub use source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
 
 /// Result type of this crate.

@@ -46,7 +46,7 @@ impl std::fmt::Display for Removed {
             formatter,
             "{} {noun} ({})",
             self.temporaries,
-            crate::memory::format_bytes(self.bytes)
+            swapless_system::format_bytes(self.bytes)
         )
     }
 }

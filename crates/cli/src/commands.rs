@@ -8,105 +8,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::json;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input_within};
-use swapless_build::memory::{parse_size, peak_rss_bytes};
-use swapless_build::{
-    BuildError, BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph,
-};
+use swapless_build::{BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph};
 use swapless_format::output::{
     OutputKind, output_target, same_file, seekable_output_target, write_output,
 };
 use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
+use swapless_system::{parse_size, peak_rss_bytes};
 
+pub use crate::errors::CliError;
 use crate::progress::TerminalProgress;
 use crate::text::{self, bytes, say, thousands};
 use crate::{
     BuildCommand, GenerateArgs, Generator, OutHeadsChoice, OutputOptions, ReorderChoice,
     SyntheticArgs,
 };
-
-/// An error the CLI reports in one sentence.
-#[derive(Debug)]
-pub enum CliError {
-    /// Wrong or inconsistent options.
-    Usage(String),
-    /// A build, import or generator failed.
-    Build(BuildError),
-    /// A graph file could not be read or failed its checks.
-    Format(FormatError),
-    /// Writing a report failed.
-    Io(PathBuf, std::io::Error),
-    /// Anything else, already one sentence.
-    Other(String),
-    /// Ctrl-C (or SIGTERM) stopped the command; says what was kept.
-    Interrupted(String),
-}
-
-impl std::fmt::Display for CliError {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CliError::Usage(message) => write!(formatter, "{message}"),
-            CliError::Build(error) => write!(formatter, "{error}"),
-            CliError::Format(error) => write!(formatter, "{error}"),
-            CliError::Io(path, error) => write!(formatter, "{}: {error}", path.display()),
-            CliError::Other(message) | CliError::Interrupted(message) => {
-                write!(formatter, "{message}")
-            }
-        }
-    }
-}
-
-impl CliError {
-    /// Whether the graph file changed during the run (which may also panic a kernel).
-    pub fn is_changed_file(&self) -> bool {
-        matches!(
-            self,
-            CliError::Format(FormatError::ChangedDuringRead { .. })
-        )
-    }
-
-    /// 130 after Ctrl-C (the shell convention), 2 for usage errors, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Build(BuildError::Interrupted) | CliError::Interrupted(_) => 130,
-            CliError::Usage(_) => 2,
-            _ => 1,
-        }
-    }
-}
-
-impl From<BuildError> for CliError {
-    fn from(error: BuildError) -> Self {
-        CliError::Build(error)
-    }
-}
-
-impl From<FormatError> for CliError {
-    fn from(error: FormatError) -> Self {
-        CliError::Format(error)
-    }
-}
-
-impl From<swapless_run::RunError> for CliError {
-    fn from(error: swapless_run::RunError) -> Self {
-        match error {
-            swapless_run::RunError::Invalid(message) => CliError::Usage(message),
-            swapless_run::RunError::Format(error) => CliError::Format(error),
-            swapless_run::RunError::Interrupted => {
-                CliError::Interrupted("interrupted; no output was written".to_string())
-            }
-            other => CliError::Other(other.to_string()),
-        }
-    }
-}
-
-impl From<swapless_store::StoreError> for CliError {
-    fn from(error: swapless_store::StoreError) -> Self {
-        match error {
-            swapless_store::StoreError::Format(error) => CliError::Format(error),
-            other => CliError::Other(other.to_string()),
-        }
-    }
-}
 
 type CliResult = Result<(), CliError>;
 
@@ -122,7 +37,7 @@ pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
         ))
     })?;
     let setting = format!("--memory {text}");
-    if let Some(warning) = swapless_build::memory::beyond_usable_memory_warning(&setting, bytes) {
+    if let Some(warning) = swapless_system::beyond_usable_memory_warning(&setting, bytes) {
         eprintln!("warning: {warning}");
     }
     Ok(Some(bytes))
@@ -314,7 +229,7 @@ fn run_build(
     let peak_rss = peak_rss_bytes().unwrap_or(0);
     print_build_report(output, &report, peak_rss);
     if let Some(path) = &options.json {
-        write_json(path, &build_report_json(output, &report, peak_rss))?;
+        write_json(path, &report.to_json(output, peak_rss))?;
     }
     Ok(())
 }
@@ -363,33 +278,6 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
     if removed.temporaries > 0 {
         say!("  removed {removed} left by earlier builds that were killed");
     }
-}
-
-/// A build's report as JSON (`--json` of build and generate, and the Python API's).
-pub fn build_report_json(output: &Path, report: &BuildReport, peak_rss: u64) -> serde_json::Value {
-    json!({
-        "output": output.display().to_string(),
-        "vertices": report.vertices,
-        "edges": report.edges,
-        "arcs": report.arcs,
-        "directed": report.directed,
-        "weighted": report.weighted,
-        "reordered": report.reordered,
-        "input_edges": report.input_edges,
-        "self_loops_dropped": report.self_loops_dropped,
-        "duplicate_edges_dropped": report.duplicate_edges_dropped,
-        "runs_spilled": report.runs_spilled,
-        "merge_passes": report.merge_passes,
-        "output_bytes": report.output_bytes,
-        "memory_budget_bytes": report.memory_budget_bytes,
-        "working_memory_bytes": report.working_memory_bytes,
-        "peak_rss_bytes": peak_rss,
-        "seconds": report.seconds,
-        "input_edges_per_second": report.input_edges as f64 / report.seconds.max(1e-9),
-        "abandoned_temporaries_removed": report.abandoned_temporaries_removed.temporaries,
-        "abandoned_bytes_removed": report.abandoned_temporaries_removed.bytes,
-        "phase_seconds": report.phase_seconds.iter().map(|(name, seconds)| json!({"phase": name, "seconds": seconds})).collect::<Vec<_>>(),
-    })
 }
 
 /// Degree statistics over a CSR offsets array.

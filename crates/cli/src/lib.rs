@@ -3,12 +3,11 @@
 
 mod bench;
 mod commands;
+mod errors;
 mod npy;
 mod progress;
 mod run;
 mod text;
-
-pub use commands::build_report_json;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -159,24 +158,14 @@ enum ReorderChoice {
     Dbg,
 }
 
-/// How to start `swapless` again (the bench harness runs each trial as a fresh
-/// process): this binary by default, `python -m swapless` from Python.
-static RELAUNCH: std::sync::OnceLock<Vec<OsString>> = std::sync::OnceLock::new();
-
-/// The command that starts `swapless`, without arguments.
+/// The command that starts `swapless` again, without arguments (the bench harness runs
+/// each trial as a fresh process).
 pub(crate) fn relaunch_command() -> Result<Vec<OsString>, std::io::Error> {
-    match RELAUNCH.get() {
-        Some(command) => Ok(command.clone()),
-        None => Ok(vec![std::env::current_exe()?.into_os_string()]),
-    }
+    Ok(vec![std::env::current_exe()?.into_os_string()])
 }
 
-/// Runs the command line `args` (the program name first) and returns the exit code;
-/// `relaunch` is how to start `swapless` again, if not this executable.
-pub fn main_with(args: Vec<OsString>, relaunch: Option<Vec<OsString>>) -> u8 {
-    if let Some(relaunch) = relaunch {
-        let _ = RELAUNCH.set(relaunch);
-    }
+/// Runs the command line `args` (the program name first) and returns the exit code.
+pub fn main_with(args: Vec<OsString>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(error) => {

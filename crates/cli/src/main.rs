@@ -8,5 +8,5 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    ExitCode::from(swapless_cli::main_with(std::env::args_os().collect(), None))
+    ExitCode::from(swapless_cli::main_with(std::env::args_os().collect()))
 }

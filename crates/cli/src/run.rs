@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use swapless_build::memory::parse_size;
 use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
 use swapless_store::{OffsetForm, Plan, Tier};
+use swapless_system::parse_size;
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
@@ -77,28 +77,12 @@ impl PlacementArgs {
         let budget = crate::commands::parse_memory(self.memory.as_deref())?;
         let chunk = match &self.chunk {
             None => None,
-            Some(text) => Some(
-                parse_size(text)
-                    .filter(|&chunk| (4 << 10..=4 << 20).contains(&chunk) && chunk % 4096 == 0)
-                    .ok_or_else(|| {
-                        CliError::Usage(format!(
-                            "--chunk {text:?} must be a multiple of 4K between 4K and 4M"
-                        ))
-                    })?,
-            ),
+            Some(text) => Some(parse_size(text).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--chunk {text:?} is not a size; write it like 256K or 1M"
+                ))
+            })?),
         };
-        if !(1..=4096).contains(&self.queue_depth) {
-            return Err(CliError::Usage(
-                "--queue-depth must be between 1 and 4096".to_string(),
-            ));
-        }
-        if let Some(fraction) = self.gather_cache
-            && !(0.0..=1.0).contains(&fraction)
-        {
-            return Err(CliError::Usage(
-                "--gather-cache must be a fraction between 0 and 1".to_string(),
-            ));
-        }
         let mut placement = Placement::new(
             budget,
             self.tier.map(|tier| match tier {
@@ -151,7 +135,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         plan.tier,
         bytes(plan.budget_bytes),
         bytes(plan.footprint_bytes),
-        swapless_build::memory::format_bytes_up(plan.minimum_bytes)
+        swapless_system::format_bytes_up(plan.minimum_bytes)
     );
     print_io_uring_refusal(&plan);
     say!(
@@ -258,32 +242,9 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
                 })?,
         ),
     };
-    // The runner checks these too; here they are named as the command line spells them.
-    let usage = |message: &str| Err(CliError::Usage(message.to_string()));
-    if command.trials == 0 {
-        return usage("--trials must be at least 1");
-    }
-    if command.threads == Some(0) {
-        return usage("--threads must be at least 1");
-    }
-    let tolerance_ok = command.tolerance.is_finite() && command.tolerance >= 0.0;
-    if !tolerance_ok || !(0.0..=1.0).contains(&command.damping) {
-        return usage("--tolerance must be >= 0 and --damping between 0 and 1");
-    }
-    if !(0.0..=1.0).contains(&command.hugepages) {
-        return usage("--hugepages takes a fraction between 0 and 1");
-    }
-    if command.kernel == Kernel::Sssp && !(command.delta.is_finite() && command.delta > 0.0) {
-        return usage("--delta must be a positive number");
-    }
-    if command.kernel == Kernel::Tc && command.out.is_some() {
-        return Err(CliError::Usage(
-            "tc returns a single count (in the report), so it takes no --out".to_string(),
-        ));
-    }
-    if command.source.is_some() && !command.kernel.takes_source() {
+    if command.kernel.returns_a_number() && command.out.is_some() {
         return Err(CliError::Usage(format!(
-            "{} takes no --source",
+            "{} returns a single number (in the report), so it takes no --out",
             command.kernel.name()
         )));
     }
@@ -325,8 +286,9 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         };
         written?;
     }
-    print_report(&output.report, &output.plan);
-    let result = &output.report["result"];
+    let report = output.report.to_json();
+    print_report(&report, &output.plan);
+    let result = &report["result"];
     if result["converged"] == Value::Bool(false) {
         eprintln!(
             "warning: PageRank stopped at its limit of {} iterations with a change of {:.2e}, above the tolerance {:e}; the scores are not converged (raise --max-iters)",
@@ -336,7 +298,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         );
     }
     if let Some(path) = &command.json {
-        crate::commands::write_json(path, &output.report)?;
+        crate::commands::write_json(path, &report)?;
     }
     Ok(())
 }

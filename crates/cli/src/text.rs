@@ -43,7 +43,7 @@ pub fn thousands(value: u64) -> String {
 }
 
 /// Bytes for people.
-pub use swapless_build::memory::format_bytes as bytes;
+pub use swapless_system::format_bytes as bytes;
 
 #[cfg(test)]
 mod tests {

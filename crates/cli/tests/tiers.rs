@@ -1251,7 +1251,7 @@ impl Drop for TestCgroup {
 
 #[test]
 fn without_memory_the_budget_is_half_of_what_the_cgroup_allows() {
-    use swapless_build::memory::{CgroupVersion, main_memory_cgroup_mount};
+    use swapless_system::{CgroupVersion, main_memory_cgroup_mount};
     let Some(mount) = main_memory_cgroup_mount() else {
         eprintln!("skipped: no memory cgroup is mounted here");
         return;
@@ -1297,7 +1297,7 @@ fn without_memory_the_budget_is_half_of_what_the_cgroup_allows() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let physical = swapless_build::memory::physical_memory_bytes().unwrap();
+    let physical = swapless_system::physical_memory_bytes().unwrap();
     assert_eq!(
         json_report(&json)["memory_budget_bytes"].as_u64().unwrap(),
         limit.min(physical) / 2

@@ -4,6 +4,7 @@
 //! [`EdgeStore`]: swapless_store::EdgeStore
 
 pub mod frontier;
+pub mod kernel;
 pub mod kernels;
 pub mod property;
 

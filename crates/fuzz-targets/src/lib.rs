@@ -73,7 +73,10 @@ fn build_and_check(input: &Path) {
 /// Runs a few kernels on `graph` in dram and on the mmap tier; errors are fine answers.
 fn run_kernels(graph: &Path) {
     for tier in [Tier::Dram, Tier::Mmap] {
-        for kernel in [Kernel::Bfs, Kernel::Cc, Kernel::Pr, Kernel::Sssp] {
+        for kernel in ["bfs", "cc", "pr", "sssp"]
+            .into_iter()
+            .filter_map(Kernel::from_name)
+        {
             let mut options = RunOptions {
                 placement: Placement::new(Some(BUDGET_BYTES), Some(tier)),
                 threads: Some(1),

@@ -3,7 +3,7 @@
 //! JSON text; `python/swapless/__init__.py` gives them their Pythonic shape. Long work
 //! runs with the GIL released on a worker thread while this thread watches for Ctrl-C.
 
-use std::ffi::{CString, OsString};
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,11 +16,13 @@ use pyo3::prelude::*;
 use serde_json::{Value, json};
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input_within};
-use swapless_build::memory::{beyond_usable_memory_warning, parse_size};
 use swapless_build::{BuildError, BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
 use swapless_format::GraphFile;
-use swapless_run::{BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOptions};
+use swapless_run::{
+    BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOption, RunOptions,
+};
 use swapless_store::Tier;
+use swapless_system::{beyond_usable_memory_warning, parse_size};
 
 create_exception!(
     swapless,
@@ -48,15 +50,66 @@ fn format_error(error: swapless_format::FormatError) -> PyErr {
     }
 }
 
+/// How the Python API spells `option`.
+fn keyword(option: RunOption) -> &'static str {
+    match option {
+        RunOption::Trials => "trials",
+        RunOption::Threads => "threads",
+        RunOption::Tolerance => "tol",
+        RunOption::Damping => "alpha",
+        RunOption::MaxIterations => "max_iter",
+        RunOption::HugePageFraction => "hugepages",
+        RunOption::Delta => "delta",
+        RunOption::Sources => "sources",
+        RunOption::Source => "source",
+        RunOption::ChunkBytes => "chunk",
+        RunOption::QueueDepth => "queue_depth",
+        RunOption::GatherCacheFraction => "gather_cache",
+    }
+}
+
+/// A store error with what to do, in keywords.
+fn store_sentence(error: &swapless_store::StoreError) -> String {
+    use swapless_store::StoreError;
+    match error {
+        StoreError::Budget {
+            needed_bytes,
+            verifying,
+            ..
+        } => {
+            let least = needed_bytes.div_ceil(1 << 20);
+            match verifying {
+                false => format!("{error}; raise memory= to at least \"{least}M\""),
+                true => format!(
+                    "{error}; raise memory= to at least \"{least}M\" or run without verify=True"
+                ),
+            }
+        }
+        StoreError::NoMemory { .. } => {
+            format!("{error}; lower memory= to what this process may map")
+        }
+        StoreError::IoUring { .. } => format!("{error}; open the graph with tier=\"mmap\""),
+        other => other.to_string(),
+    }
+}
+
 fn run_error(error: RunError) -> PyErr {
     match error {
-        RunError::Invalid(message) => PyValueError::new_err(message),
-        RunError::Format(error) => format_error(error),
-        RunError::Budget(error) => {
-            BudgetError::new_err(error.to_string().replace("--memory", "memory="))
+        RunError::InvalidOption { option, detail } => {
+            PyValueError::new_err(format!("{} {detail}", keyword(option)))
         }
+        RunError::NotTaken { kernel, option } => {
+            PyValueError::new_err(format!("{kernel} takes no {}=", keyword(option)))
+        }
+        RunError::NotAVertex { .. }
+        | RunError::NoSource { .. }
+        | RunError::NegativeWeights
+        | RunError::Threads { .. }
+        | RunError::TooManyThreads { .. } => PyValueError::new_err(error.to_string()),
+        RunError::Format(error) => format_error(error),
+        RunError::Budget(error) => BudgetError::new_err(store_sentence(&error)),
         RunError::Store(swapless_store::StoreError::Format(error)) => format_error(error),
-        RunError::Store(error) => PyOSError::new_err(error.to_string()),
+        RunError::Store(error) => PyOSError::new_err(store_sentence(&error)),
         RunError::Reserve { .. } => pyo3::exceptions::PyMemoryError::new_err(error.to_string()),
         RunError::Verification(message) => VerificationError::new_err(message),
         RunError::Interrupted => {
@@ -68,10 +121,18 @@ fn run_error(error: RunError) -> PyErr {
 fn build_error(error: BuildError) -> PyErr {
     match error {
         BuildError::Io { .. } => PyOSError::new_err(error.to_string()),
-        BuildError::BudgetTooSmall { .. } => {
-            BudgetError::new_err(error.to_string().replace("--memory", "memory="))
+        BuildError::BudgetTooSmall { needed_bytes, .. } => BudgetError::new_err(format!(
+            "{error}; raise memory= to at least \"{}\"",
+            swapless_system::format_bytes_up(needed_bytes)
+                .replace(' ', "")
+                .replace("iB", "")
+        )),
+        BuildError::InvalidOption { .. }
+        | BuildError::InvalidArray(_)
+        | BuildError::BudgetBeyondMachine { .. } => PyValueError::new_err(error.to_string()),
+        BuildError::NoWeights { .. } => {
+            FormatError::new_err(format!("{error}; pass weighted=False"))
         }
-        BuildError::InvalidOption(message) => PyValueError::new_err(message),
         BuildError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(
             "interrupted; no output was written and temporary files were removed",
         ),
@@ -298,7 +359,7 @@ fn run(
         ResultArray::Int8(values) => Some(values.into_pyarray(py).into_any().unbind()),
         ResultArray::None => None,
     };
-    Ok((array, output.report.to_string()))
+    Ok((array, output.report.to_json().to_string()))
 }
 
 /// Builds `output` from `source` within `memory_bytes`; returns the build report as JSON.
@@ -345,8 +406,8 @@ fn build_from(
         build_graph(source.as_mut(), &output, &options)
     })?
     .map_err(build_error)?;
-    let peak_rss = swapless_build::memory::peak_rss_bytes().unwrap_or(0);
-    Ok(swapless_cli::build_report_json(&output_path, &report, peak_rss).to_string())
+    let peak_rss = swapless_system::peak_rss_bytes().unwrap_or(0);
+    Ok(report.to_json(&output_path, peak_rss).to_string())
 }
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.
@@ -480,14 +541,6 @@ fn from_edges(
     build_from(py, Box::new(source), output, budget, reorder, "auto")
 }
 
-/// Runs the `swapless` command line with `args` (without the program name); returns the exit code.
-#[pyfunction]
-fn cli(py: Python<'_>, args: Vec<OsString>, relaunch: Vec<OsString>) -> u8 {
-    let mut full = vec![OsString::from("swapless")];
-    full.extend(args);
-    py.detach(move || swapless_cli::main_with(full, Some(relaunch)))
-}
-
 /// A `memory=` size in bytes (None for None), or ValueError: for checking a budget when
 /// a graph is opened rather than at its first kernel.
 #[pyfunction]
@@ -519,6 +572,5 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(generate, module)?)?;
     module.add_function(wrap_pyfunction!(from_edges, module)?)?;
     module.add_function(wrap_pyfunction!(check, module)?)?;
-    module.add_function(wrap_pyfunction!(cli, module)?)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! BFS holds no more than the plan counts for it (`bfs::property_bytes`), on a graph
+//! BFS holds no more than the plan counts for it (`Kernel::memory`), on a graph
 //! whose frontiers are far longer than its vertex lists may be: every allocation made
 //! while it runs is counted by this test binary's allocator.
 
@@ -6,6 +6,7 @@ mod common;
 
 use swapless_build::generators::{SyntheticKind, SyntheticSource};
 use swapless_build::{BuildOptions, build_graph};
+use swapless_engine::kernel::{GraphShape, Kernel};
 use swapless_engine::kernels::bfs;
 use swapless_engine::pick_source;
 use swapless_store::{DramStore, EdgeStore};
@@ -33,8 +34,15 @@ fn bfs_holds_no_more_than_the_plan_counts() {
     // Thread-local buffers, the pool's queues and the like: small and fixed.
     let slack = 64 << 10;
     // bfs() keeps the lists its scans leave unvisited: the plan's optional bytes.
-    let planned = (bfs::property_bytes(vertices, store.num_arcs())
-        + bfs::kept_lists_bytes(vertices)) as usize;
+    let memory = Kernel::memory(
+        &bfs::Bfs,
+        GraphShape {
+            vertices,
+            arcs: store.num_arcs(),
+            directed: store.directed(),
+        },
+    );
+    let planned = (memory.property_bytes() + memory.optional_bytes) as usize;
     let (taken, _) = common::heap_taken_by(|| {
         pool.install(|| {
             let result = bfs::bfs(&store, source).unwrap();

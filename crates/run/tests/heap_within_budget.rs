@@ -64,7 +64,7 @@ fn heap_taken_and_mapped(graph: &Path, kernel: Kernel, placement: Placement) -> 
         ..RunOptions::default()
     };
     let (taken, output) = common::heap_taken_by(|| run(graph, kernel, &options, &Silent).unwrap());
-    let report = &output.report;
+    let report = &output.report.to_json();
     let mapped: u64 = [
         "property_reserved_bytes",
         "io_buffer_bytes",
@@ -94,7 +94,7 @@ fn no_run_on_a_disk_tier_takes_more_heap_than_its_plan_leaves() {
     let directed = directed_weighted_graph(dir.path());
     let mut largest = i64::MIN;
     for graph in [&kron, &directed] {
-        for kernel in Kernel::ALL {
+        for kernel in Kernel::all() {
             for tier in [Tier::Direct, Tier::Mmap] {
                 // The least budget with small reads (offsets compressed, a few reads
                 // in flight) and with the default reads (each spanning many vertices,

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
+use crate::error::IoUringFailure;
 use crate::fault::{Fault, FaultInjector};
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::layout::{
@@ -265,12 +266,9 @@ impl DirectStore {
                 + oversize_slots as u64 * plan.oversize_slot_bytes,
         )?;
         let entries = ((plan.queue_depth * reads_per).next_power_of_two() as u32).clamp(8, 4096);
-        let ring = IoUring::new(entries).map_err(|source| StoreError::Io {
+        let ring = IoUring::new(entries).map_err(|source| StoreError::IoUring {
             path: path.to_path_buf(),
-            source: std::io::Error::new(
-                source.kind(),
-                format!("io_uring is not available here ({source}); use --tier mmap"),
-            ),
+            failure: IoUringFailure::Unavailable(source),
         })?;
         let region = libc::iovec {
             iov_base: arena.as_mut_ptr().cast(),
@@ -428,12 +426,9 @@ impl DirectStore {
     fn check_joined(&self, split: &SplitLists) -> Result<()> {
         match split.unjoined() {
             0 => Ok(()),
-            count => Err(StoreError::Io {
+            count => Err(StoreError::IoUring {
                 path: self.path.clone(),
-                source: std::io::Error::other(format!(
-                    "{count} lists split between two reads were not put back together \
-                     (a bug in swapless; --tier mmap avoids it)"
-                )),
+                failure: IoUringFailure::ListsNotJoined(count),
             }),
         }
     }
@@ -701,11 +696,9 @@ impl DirectStore {
             return self.read_synchronously(lists, reads, sorted, visit_block, keep);
         };
         let Some(context) = held.as_mut() else {
-            return Err(StoreError::Io {
+            return Err(StoreError::IoUring {
                 path: self.path.clone(),
-                source: std::io::Error::other(
-                    "io_uring failed earlier in this run; run with --tier mmap",
-                ),
+                failure: IoUringFailure::FailedEarlier,
             });
         };
         let IoContext {
@@ -954,12 +947,9 @@ impl DirectStore {
                     // leaks it. This never happens on a working kernel.
                     Err(error) => {
                         ring_failed.store(true, Ordering::Relaxed);
-                        return Err(StoreError::Io {
+                        return Err(StoreError::IoUring {
                             path: self.path.clone(),
-                            source: std::io::Error::other(format!(
-                                "io_uring stopped accepting reads ({error}); \
-                                 run with --tier mmap"
-                            )),
+                            failure: IoUringFailure::Stopped(error),
                         });
                     }
                 }

@@ -24,7 +24,7 @@ pub enum StoreError {
     Interrupted,
     /// The system refused the memory for a tier's buffers or cache.
     #[error(
-        "the system refused {} MiB of memory for the tier's buffers ({source}); lower --memory to what this process may map (see `ulimit -v`)",
+        "the system refused {} MiB of memory for the tier's buffers ({source})",
         bytes.div_ceil(1 << 20)
     )]
     NoMemory {
@@ -32,6 +32,15 @@ pub enum StoreError {
         bytes: u64,
         /// What the system said.
         source: std::io::Error,
+    },
+    /// io_uring, which the direct tier reads through, is refused or failed (the mmap tier
+    /// reads without it).
+    #[error("{}: io_uring {failure}", path.display())]
+    IoUring {
+        /// The graph file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        failure: IoUringFailure,
     },
     /// Reading the graph failed while a kernel ran.
     #[error("reading {path} failed: {source}")]
@@ -43,16 +52,45 @@ pub enum StoreError {
     },
 }
 
+/// How io_uring failed the direct tier.
+#[derive(Debug, thiserror::Error)]
+pub enum IoUringFailure {
+    /// The system refused to set up a ring (a kernel without io_uring, or a seccomp
+    /// policy, as in many containers).
+    #[error("is not available here ({0})")]
+    Unavailable(std::io::Error),
+    /// The ring stopped accepting reads during this run.
+    #[error("stopped accepting reads ({0})")]
+    Stopped(std::io::Error),
+    /// The ring failed earlier in this run and is not used again.
+    #[error("failed earlier in this run")]
+    FailedEarlier,
+    /// Lists split between two reads were not put back together: a bug, which the
+    /// mmap tier does not have.
+    #[error("left {0} lists split between two reads unjoined (a bug in swapless)")]
+    ListsNotJoined(usize),
+}
+
+impl StoreError {
+    /// The least budget that would hold the run, when the budget is what is short.
+    pub fn least_budget_bytes(&self) -> Option<u64> {
+        match self {
+            StoreError::Budget { needed_bytes, .. } => Some(*needed_bytes),
+            _ => None,
+        }
+    }
+}
+
 /// The sentence of [`StoreError::Budget`].
 fn budget_message(needed_bytes: u64, budget_bytes: u64, tier: &str, verifying: bool) -> String {
     let needed = needed_bytes.div_ceil(1 << 20);
     let budget = budget_in_mebibytes(budget_bytes);
     match verifying {
         false => format!(
-            "this run needs at least {needed} MiB of memory on the {tier} tier but the budget is {budget}; raise --memory to at least {needed} MiB"
+            "this run needs at least {needed} MiB of memory on the {tier} tier but the budget is {budget}"
         ),
         true => format!(
-            "verifying this run's result needs at least {needed} MiB of memory but the budget is {budget}; raise --memory to at least {needed} MiB or run without --verify"
+            "verifying this run's result needs at least {needed} MiB of memory but the budget is {budget}"
         ),
     }
 }
@@ -85,9 +123,9 @@ mod tests {
             }
             .to_string()
         };
-        assert!(message(96 << 20).contains("the budget is 96 MiB;"));
-        assert!(message((106 << 20) - 1).contains("the budget is 105.9 MiB;"));
-        assert!(message(1 << 10).contains("the budget is 1 KiB;"));
-        assert!(message(96 << 20).ends_with("raise --memory to at least 106 MiB"));
+        assert!(message(96 << 20).ends_with("the budget is 96 MiB"));
+        assert!(message((106 << 20) - 1).ends_with("the budget is 105.9 MiB"));
+        assert!(message(1 << 10).ends_with("the budget is 1 KiB"));
+        assert!(message(96 << 20).contains("needs at least 106 MiB"));
     }
 }

@@ -30,7 +30,7 @@ use std::ops::Range;
 pub use aligned::HUGE_PAGE;
 pub use direct::{DirectStore, io_uring_refusal};
 pub use dram::DramStore;
-pub use error::StoreError;
+pub use error::{IoUringFailure, StoreError};
 pub use mmap::MmapStore;
 pub use offsets::{
     OffsetForm, OffsetSlice, Offsets, WIDENED_ON_STACK, offsets_bytes, offsets_fit_narrow,

@@ -26,17 +26,23 @@ impl GridSource {
 
     /// A `rows × columns` grid with `shortcuts` random extra edges.
     pub fn new(rows: u64, columns: u64, shortcuts: u64, weighted: bool, seed: u64) -> Result<Self> {
-        if rows == 0 || columns == 0 {
-            return Err(BuildError::InvalidOption(
-                "--rows and --cols must be at least 1".to_string(),
-            ));
+        for (option, value) in [("rows", rows), ("cols", columns)] {
+            if value == 0 {
+                return Err(BuildError::InvalidOption {
+                    option,
+                    detail: "must be at least 1".to_string(),
+                });
+            }
         }
         match rows.checked_mul(columns) {
             Some(n) if n <= crate::source::MAX_VERTEX_ID + 1 => {}
             _ => {
-                return Err(BuildError::InvalidOption(format!(
-                    "a {rows} x {columns} grid has more vertices than 32-bit ids allow"
-                )));
+                return Err(BuildError::InvalidOption {
+                    option: "rows",
+                    detail: format!(
+                        "times cols must fit 32-bit ids, but a {rows} x {columns} grid does not"
+                    ),
+                });
             }
         }
         Ok(GridSource {

@@ -50,14 +50,16 @@ impl SyntheticSource {
         seed: u64,
     ) -> Result<Self> {
         if !(1..=31).contains(&scale) {
-            return Err(BuildError::InvalidOption(format!(
-                "--scale must be between 1 and 31 (2^scale vertices), not {scale}"
-            )));
+            return Err(BuildError::InvalidOption {
+                option: "scale",
+                detail: format!("must be between 1 and 31 (2^scale vertices), not {scale}"),
+            });
         }
         if degree == 0 {
-            return Err(BuildError::InvalidOption(
-                "--degree must be at least 1".to_string(),
-            ));
+            return Err(BuildError::InvalidOption {
+                option: "degree",
+                detail: "must be at least 1".to_string(),
+            });
         }
         Ok(SyntheticSource {
             kind,

@@ -83,10 +83,11 @@ impl GapSource {
         }
         let (arcs, vertices) = (arcs as u64, vertices as u64);
         if options.weighted && !weighted_file {
-            return Err(BuildError::bad_input(
-                path,
-                "--weighted needs a weighted GAP graph (.wsg), but this is an unweighted .sg; drop --weighted",
-            ));
+            return Err(BuildError::NoWeights {
+                path: path.to_path_buf(),
+                line: None,
+                found: "this is an unweighted GAP graph (.sg), not a .wsg",
+            });
         }
         let neighbor_bytes = if weighted_file { 8 } else { 4 };
         let is_compressed = {
@@ -126,8 +127,8 @@ impl GapSource {
                 path,
                 format!(
                     "the GAP header claims {vertices} vertices, whose offsets alone take {}, more than the build's memory budget of {}; if the file is right, give the build more memory",
-                    crate::memory::format_bytes(offsets_bytes),
-                    crate::memory::format_bytes(budget_bytes)
+                    swapless_system::format_bytes(offsets_bytes),
+                    swapless_system::format_bytes(budget_bytes)
                 ),
             ));
         }
@@ -139,7 +140,7 @@ impl GapSource {
                     path,
                     format!(
                         "the GAP header claims {vertices} vertices, and this machine cannot hold their offsets ({})",
-                        crate::memory::format_bytes(offsets_bytes)
+                        swapless_system::format_bytes(offsets_bytes)
                     ),
                 )
             })?;

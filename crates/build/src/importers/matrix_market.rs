@@ -85,11 +85,11 @@ impl MatrixMarketSource {
             }
         };
         if options.weighted && !has_values {
-            return Err(parse_error(
-                line_number,
-                &line,
-                "--weighted needs values, but this is a `pattern` file; drop --weighted",
-            ));
+            return Err(BuildError::NoWeights {
+                path: path.to_path_buf(),
+                line: Some(line_number),
+                found: "this is a `pattern` Matrix Market file, without values",
+            });
         }
         loop {
             if !read_line(&mut line, &mut line_number)? {

@@ -39,10 +39,11 @@ impl SwaplessFileSource {
         let graph = GraphFile::open(path)?;
         let flags = graph.flags();
         if options.weighted && !flags.weighted {
-            return Err(BuildError::bad_input(
-                path,
-                "--weighted needs a weighted graph, but this .sl file has no weights; drop --weighted",
-            ));
+            return Err(BuildError::NoWeights {
+                path: path.to_path_buf(),
+                line: None,
+                found: "this .sl file has no weights",
+            });
         }
         let vertices = graph.num_vertices();
         let arcs = graph.num_arcs() as u64;

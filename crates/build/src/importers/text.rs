@@ -223,10 +223,11 @@ impl TextEdgeListSource {
         match self.columns {
             None => {
                 if self.options.weighted && count == 2 {
-                    return Err(self.parse_error(
-                        "--weighted needs a third column with each edge's weight, but this line has none"
-                            .to_string(),
-                    ));
+                    return Err(BuildError::NoWeights {
+                        path: self.path.clone(),
+                        line: Some(self.line_number),
+                        found: "this line has no third column",
+                    });
                 }
                 self.columns = Some(count);
             }

@@ -22,7 +22,7 @@ pub enum Hierarchy {
 impl Hierarchy {
     /// The memory hierarchy of this machine, if one is mounted and writable.
     pub fn detect() -> Option<Hierarchy> {
-        use swapless_build::memory::{CgroupVersion, main_memory_cgroup_mount};
+        use swapless_system::{CgroupVersion, main_memory_cgroup_mount};
         let mount = main_memory_cgroup_mount()?;
         let found = Some(match mount.version {
             CgroupVersion::V2 => Hierarchy::V2(mount.mount_point),

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use swapless_build::memory::parse_size;
 use swapless_format::GraphFile;
+use swapless_system::parse_size;
 
 use crate::commands::CliError;
 use crate::run::Kernel;

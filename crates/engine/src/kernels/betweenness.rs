@@ -10,7 +10,13 @@
 //! the dependencies of its successors.
 
 use super::Reads;
+use crate::kernel::{
+    BetweennessSources, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step,
+    reorder_property,
+};
+use crate::kernels::pick_sources;
 use rayon::prelude::*;
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
@@ -24,17 +30,6 @@ pub const READS: Reads = Reads {
     weights: false,
     out_heads: false,
 };
-
-/// Bytes of this kernel's own arrays (for the plan): depths (4), path counts (8), dependencies (8), scores (8), levels (4) and the gather's sorted copy (4), per vertex.
-pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    36 * vertices
-}
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: scores (8), and per source depth (4), paths (8), dependency (8).
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![8 * vertices, 4 * vertices, 8 * vertices, 8 * vertices]
-}
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -99,16 +94,111 @@ fn accumulate_from(store: &dyn EdgeStore, source: u32, scores: &F64Array) -> Res
 
 /// Runs Brandes from each of `sources` (internal ids).
 pub fn betweenness(store: &dyn EdgeStore, sources: &[u32]) -> Result<BetweennessResult> {
-    let scores = F64Array::filled(store.num_vertices(), 0.0);
-    for &source in sources {
-        accumulate_from(store, source, &scores)?;
-    }
-    let mut scores = scores.into_values();
-    normalize(&mut scores);
-    Ok(BetweennessResult {
-        scores,
+    let mut state = BetweennessState {
+        scores: F64Array::filled(store.num_vertices(), 0.0),
         sources: sources.to_vec(),
-    })
+        done: 0,
+    };
+    while Betweenness.step(store, &mut state)? == Step::More {}
+    Ok(Betweenness.finish(state))
+}
+
+/// Betweenness as the runner drives it: one step is one source.
+pub struct Betweenness;
+
+/// Betweenness's state between sources.
+pub struct BetweennessState {
+    /// Dependencies summed over the sources done (not yet normalized).
+    scores: F64Array,
+    sources: Vec<u32>,
+    /// Sources done.
+    done: usize,
+}
+
+impl Kernel for Betweenness {
+    type State = BetweennessState;
+    type Result = BetweennessResult;
+
+    fn name(&self) -> &'static str {
+        "bc"
+    }
+    fn about(&self) -> &'static str {
+        "Betweenness centrality (Brandes from sampled sources): score per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn searches(&self) -> bool {
+        true
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // Scores (8), and per source depth (4), paths (8), dependency (8).
+            hot_arrays: vec![8 * vertices, 4 * vertices, 8 * vertices, 8 * vertices],
+            // Levels (4) and the gather's sorted copy (4), per vertex.
+            working_bytes: 8 * vertices,
+            // The reference scores (8) and one source's depths (4), path counts (8),
+            // dependencies (8) and visiting order (4).
+            verifier_bytes: 32 * vertices,
+            result_bytes_per_vertex: 8,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<BetweennessState> {
+        let sources = match options.betweenness_sources {
+            BetweennessSources::All => (0..store.num_vertices() as u32).collect(),
+            BetweennessSources::Sample(count) => pick_sources(store, count),
+        };
+        Ok(BetweennessState {
+            scores: F64Array::filled(store.num_vertices(), 0.0),
+            sources,
+            done: 0,
+        })
+    }
+    fn step(&self, store: &dyn EdgeStore, state: &mut BetweennessState) -> Result<Step> {
+        if let Some(&source) = state.sources.get(state.done) {
+            accumulate_from(store, source, &state.scores)?;
+            state.done += 1;
+        }
+        Ok(match state.done < state.sources.len() {
+            true => Step::More,
+            false => Step::Done,
+        })
+    }
+    fn finish(&self, state: BetweennessState) -> BetweennessResult {
+        let mut scores = state.scores.into_values();
+        normalize(&mut scores);
+        BetweennessResult {
+            scores,
+            sources: state.sources,
+        }
+    }
+    fn summary(
+        &self,
+        result: &BetweennessResult,
+        _: &KernelOptions,
+        original: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        json!({
+            "sources": result.sources.len(),
+            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
+        })
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions,
+        result: &BetweennessResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, &result.sources, &result.scores)
+    }
+    fn output(&self, result: BetweennessResult, permutation: Option<&[u32]>) -> Output {
+        Output::Float64(reorder_property(result.scores, permutation, |&score| score))
+    }
 }
 
 fn normalize(scores: &mut [f64]) {
@@ -116,12 +206,6 @@ fn normalize(scores: &mut [f64]) {
     if largest > 0.0 {
         scores.par_iter_mut().for_each(|score| *score /= largest);
     }
-}
-
-/// Bytes [`verify`] holds besides the scores: the reference scores (8 a vertex) and one
-/// source's depths (4), path counts (8), dependencies (8) and visiting order (4).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    32 * vertices
 }
 
 /// Checks scores against a serial Brandes on the file from the same sources

@@ -13,6 +13,10 @@
 //! level (on urand23, 30% of what a disk tier read).
 
 use super::{Reads, few_enough_to_gather};
+use crate::kernel::{
+    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+};
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::plan::{SKIP_GAP_PAGES, cut_lists_bytes};
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
@@ -35,23 +39,10 @@ pub const READS: Reads = Reads {
     out_heads: false,
 };
 
-/// Bytes of this kernel's own arrays (for the plan): parents (4 per vertex), two
-/// bitmaps, and vertex lists of at most [`list_limit`] entries, of which a step holds at
-/// most four at once (4 bytes each): a frontier, the next one growing in per-thread
-/// buffers (up to twice its length) and drained into one list. Longer frontiers live
-/// in the bitmaps, so this bound holds on every graph. Plus the visited vertices' long
-/// lists a disk tier's bottom-up scan skips ([`cut_lists_bytes`]).
-pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
-    4 * vertices
-        + 2 * Bitmap::bytes(vertices)
-        + 16 * list_limit(vertices)
-        + cut_lists_bytes(arcs, SKIP_GAP_PAGES)
-}
-
 /// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited
 /// ([`KEPT_VERTICES_PER_ENTRY`] vertices with a length each, and
 /// [`KEPT_NEIGHBORS_PER_ENTRY`] neighbors, per entry of the list limit: 64 bytes), when
-/// the plan has room for them beside [`property_bytes`].
+/// the plan has room for them beside the kernel's own memory.
 pub fn kept_lists_bytes(vertices: u64) -> u64 {
     (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * list_limit(vertices)
 }
@@ -62,16 +53,6 @@ pub fn kept_lists_bytes(vertices: u64) -> u64 {
 const KEPT_VERTICES_PER_ENTRY: u64 = 4;
 /// Kept lists may hold this many neighbors per entry of the list limit.
 const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: parents (4) and the two bitmaps.
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![
-        4 * vertices,
-        Bitmap::bytes(vertices),
-        Bitmap::bytes(vertices),
-    ]
-}
 
 /// Vertex lists hold at most one vertex in this many (and at least [`MIN_LIST`]).
 const LIST_DIVISOR: u64 = 32;
@@ -503,11 +484,6 @@ pub fn parents_in_original_ids(parents: &[u32], permutation: Option<&[u32]>) -> 
     })
 }
 
-/// Bytes [`verify`] holds besides the result: the tree's depths (4 a vertex).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    4 * vertices
-}
-
 /// Checks a BFS result on the file as Graph500 validates one, without a search of its
 /// own: the parents form a tree rooted at the source whose every edge is an edge of
 /// the graph; no edge leaves the reached vertices; and no edge between reached vertices
@@ -597,6 +573,85 @@ fn tree_depths(source: u32, parents: &[u32]) -> std::result::Result<Vec<u32>, St
         }
     }
     Ok(depth)
+}
+
+/// BFS as the runner drives it.
+pub struct Bfs;
+
+impl Kernel for Bfs {
+    // The whole search is one step until its levels are steps of their own.
+    type State = BfsResult;
+    type Result = BfsResult;
+
+    fn name(&self) -> &'static str {
+        "bfs"
+    }
+    fn about(&self) -> &'static str {
+        "Breadth-first search (direction-optimizing): parent per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn takes_source(&self) -> bool {
+        true
+    }
+    fn searches(&self) -> bool {
+        true
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // Parents (4 a vertex) and the two bitmaps.
+            hot_arrays: vec![
+                4 * vertices,
+                Bitmap::bytes(vertices),
+                Bitmap::bytes(vertices),
+            ],
+            // Vertex lists of at most `list_limit` entries, of which a step holds at most
+            // four at once (4 bytes each): a frontier, the next one growing in per-thread
+            // buffers (up to twice its length) and drained into one list. Longer
+            // frontiers live in the bitmaps, so this bound holds on every graph. Plus the
+            // visited vertices' long lists a disk tier's bottom-up scan skips.
+            working_bytes: 16 * list_limit(vertices) + cut_lists_bytes(shape.arcs, SKIP_GAP_PAGES),
+            optional_bytes: kept_lists_bytes(vertices),
+            // The verifier's depth per vertex.
+            verifier_bytes: 4 * vertices,
+            result_bytes_per_vertex: 4,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<BfsResult> {
+        bfs_keeping_lists(store, options.source, options.optional_held)
+    }
+    fn step(&self, _store: &dyn EdgeStore, _state: &mut BfsResult) -> Result<Step> {
+        Ok(Step::Done)
+    }
+    fn finish(&self, state: BfsResult) -> BfsResult {
+        state
+    }
+    fn summary(&self, result: &BfsResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+        json!({"reached": result.reached, "levels": result.levels})
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        options: &KernelOptions,
+        result: &BfsResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, options.source, &result.parents)
+    }
+    fn output(&self, result: BfsResult, permutation: Option<&[u32]>) -> Output {
+        let original = |vertex: u32| crate::kernel::original_id(permutation, vertex) as i64;
+        Output::Int64(reorder_property(result.parents, permutation, |&parent| {
+            if parent == u32::MAX {
+                -1
+            } else {
+                original(parent)
+            }
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,10 @@
 //! component ends up rooted at its smallest internal id.
 
 use super::{Reads, few_enough_to_gather};
+use crate::kernel::{
+    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+};
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::plan::{HEAD_GAP_PAGES, cut_lists_bytes};
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result, WIDENED_ON_STACK};
@@ -30,24 +34,8 @@ pub const READS: Reads = Reads {
     out_heads: true,
 };
 
-/// Bytes of this kernel's own arrays (for the plan): labels (4 per vertex), the list
-/// of vertices outside the largest component with edges left to link, when it is
-/// gathered (at most one vertex in [`OUTSIDE_LIST_DIVISOR`], 4 each), and the long lists
-/// a disk tier's first pass cuts short ([`cut_lists_bytes`]).
-pub fn property_bytes(vertices: u64, arcs: u64) -> u64 {
-    4 * vertices
-        + 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR)
-        + cut_lists_bytes(arcs, HEAD_GAP_PAGES)
-}
-
 /// At most one vertex in this many is listed for a gather of the lists left to link.
 const OUTSIDE_LIST_DIVISOR: u64 = 8;
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: labels (4).
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![4 * vertices]
-}
 
 /// Neighbors per vertex linked before sampling.
 const NEIGHBOR_ROUNDS: usize = 2;
@@ -271,11 +259,6 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
     Ok(ComponentsResult { labels, components })
 }
 
-/// Bytes [`verify`] holds besides the labels: the union-find's parents (4 a vertex).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    4 * vertices
-}
-
 /// Checks labels against a serial union-find over every edge of the file: the two
 /// partitions must be the same. Without a map between the two sets of labels (which
 /// would take memory by the component): every edge's ends share a label, so each
@@ -327,4 +310,72 @@ pub fn verify(graph: &GraphFile, labels: &[u32]) -> std::result::Result<(), Stri
         ));
     }
     Ok(())
+}
+
+/// Connected components as the runner drives them.
+pub struct ConnectedComponents;
+
+impl Kernel for ConnectedComponents {
+    // The whole run is one step until its phases are steps of their own.
+    type State = ComponentsResult;
+    type Result = ComponentsResult;
+
+    fn name(&self) -> &'static str {
+        "cc"
+    }
+    fn about(&self) -> &'static str {
+        "Connected components (weak, Afforest): label per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // Labels (4 a vertex).
+            hot_arrays: vec![4 * vertices],
+            // The vertices outside the largest component with edges left to link, when
+            // they are gathered (at most one in OUTSIDE_LIST_DIVISOR, 4 each), and the
+            // long lists a disk tier's first pass cuts short.
+            working_bytes: 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR)
+                + cut_lists_bytes(shape.arcs, HEAD_GAP_PAGES),
+            // The verifier's union-find parents.
+            verifier_bytes: 4 * vertices,
+            result_bytes_per_vertex: 4,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<ComponentsResult> {
+        connected_components(store)
+    }
+    fn step(&self, _store: &dyn EdgeStore, _state: &mut ComponentsResult) -> Result<Step> {
+        Ok(Step::Done)
+    }
+    fn finish(&self, state: ComponentsResult) -> ComponentsResult {
+        state
+    }
+    fn summary(
+        &self,
+        result: &ComponentsResult,
+        _: &KernelOptions,
+        _: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        json!({"components": result.components})
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions,
+        result: &ComponentsResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, &result.labels)
+    }
+    fn output(&self, result: ComponentsResult, permutation: Option<&[u32]>) -> Output {
+        Output::Int64(reorder_property(result.labels, permutation, |&root| {
+            crate::kernel::original_id(permutation, root) as i64
+        }))
+    }
 }

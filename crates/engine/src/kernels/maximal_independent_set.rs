@@ -12,7 +12,10 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::Reads;
+use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernels::to_original_order;
 use rayon::prelude::*;
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
 
@@ -25,17 +28,6 @@ pub const READS: Reads = Reads {
     weights: false,
     out_heads: false,
 };
-
-/// Bytes of this kernel's own arrays (for the plan): state (1), joins (1) and priorities (16), per vertex.
-pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    20 * vertices
-}
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: state and joins (1 each).
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![vertices, vertices]
-}
 
 const UNDECIDED: u8 = 0;
 const IN_SET: u8 = 1;
@@ -141,12 +133,6 @@ pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
     })
 }
 
-/// Bytes [`verify`] holds besides the set: which vertices have a member neighbor (1 a
-/// vertex).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    vertices
-}
-
 /// Checks independence (no edge joins two members) and maximality (every other
 /// vertex has a member neighbor), on the undirected view of the file.
 pub fn verify(graph: &GraphFile, members: &[bool]) -> std::result::Result<(), String> {
@@ -169,5 +155,64 @@ pub fn verify(graph: &GraphFile, members: &[bool]) -> std::result::Result<(), St
             "vertex {vertex} is outside the set but has no neighbor in it"
         )),
         None => Ok(()),
+    }
+}
+
+/// Maximal independent set as the runner drives it.
+pub struct MaximalIndependentSet;
+
+impl Kernel for MaximalIndependentSet {
+    // The whole set is one step until its rounds are steps of their own.
+    type State = MisResult;
+    type Result = MisResult;
+
+    fn name(&self) -> &'static str {
+        "mis"
+    }
+    fn about(&self) -> &'static str {
+        "Maximal independent set: membership per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // State and joins (1 each).
+            hot_arrays: vec![vertices, vertices],
+            // Priorities (16 a vertex), with 2 to spare.
+            working_bytes: 18 * vertices,
+            // Which vertices have a member neighbor (1 a vertex).
+            verifier_bytes: vertices,
+            result_bytes_per_vertex: 1,
+            output_bytes_per_vertex: 1,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<MisResult> {
+        maximal_independent_set(store)
+    }
+    fn step(&self, _store: &dyn EdgeStore, _state: &mut MisResult) -> Result<Step> {
+        Ok(Step::Done)
+    }
+    fn finish(&self, state: MisResult) -> MisResult {
+        state
+    }
+    fn summary(&self, result: &MisResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+        json!({"size": result.size, "rounds": result.rounds})
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions,
+        result: &MisResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, &result.members)
+    }
+    fn output(&self, result: MisResult, permutation: Option<&[u32]>) -> Output {
+        Output::Int8(to_original_order(&result.members, permutation, |&member| {
+            member as i8
+        }))
     }
 }

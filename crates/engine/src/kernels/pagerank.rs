@@ -14,12 +14,15 @@
 //! sum, so they sum to 1; each agrees with networkx to f32's precision (about 1e-7
 //! relative). A tolerance below that is met once the stored scores stop changing.
 
-use super::Reads;
 use rayon::prelude::*;
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result, WIDENED_ON_STACK};
 
-use super::deterministic_sums;
+use super::{Reads, deterministic_sums};
+use crate::kernel::{
+    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+};
 use crate::property::{F32Array, PropertyVec};
 
 /// The lists this kernel reads, for the placement plan.
@@ -29,17 +32,6 @@ pub const READS: Reads = Reads {
     weights: false,
     out_heads: false,
 };
-
-/// Bytes of this kernel's own arrays (for the plan): f32 scores (4) and f32 contributions (4), per vertex.
-pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    8 * vertices
-}
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: scores (4), contributions (4).
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![4 * vertices, 4 * vertices]
-}
 
 /// How an iteration updates the scores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -161,28 +153,94 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
 /// then flows in at only 1 - damping per sweep (kron23, with 45% of its vertices
 /// isolated: 24 sweeps), so the scores are scaled back to sum 1 after each sweep (9).
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
-    let gauss_seidel = options.method == PageRankMethod::GaussSeidel;
-    let vertices = store.num_vertices();
-    let n = vertices as f64;
-    let scores = F32Array::filled(vertices, (1.0 / n) as f32);
-    let contributions = F32Array::filled(vertices, 0.0);
-    // Out-degrees from the store's offsets (warm data), not a copy: one array less to fit.
-    let out_offsets = store.offsets(EdgeDirection::Out);
-    // Rank that edges do not carry: all of a dangling vertex's, and what rounding the
-    // contributions to f32 dropped; spreading it uniformly keeps the sum at 1.
-    // The pass that stores contributions also sums the scores it leaves, which the
-    // output divides by.
-    let (mut uncarried, mut score_sum) =
-        scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
-    let mut iterations = 0;
-    let mut last_change = f64::INFINITY;
-    while iterations < options.max_iterations {
-        let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
+    let kernel_options = KernelOptions {
+        pagerank: options,
+        ..KernelOptions::default()
+    };
+    let mut state = PageRank.start(store, &kernel_options)?;
+    while PageRank.step(store, &mut state)? == Step::More {}
+    Ok(PageRank.finish(state))
+}
+
+/// PageRank as the runner drives it: one step is one iteration.
+pub struct PageRank;
+
+/// PageRank's state between iterations.
+pub struct PageRankState {
+    options: PageRankOptions,
+    scores: F32Array,
+    contributions: F32Array,
+    /// Rank that edges do not carry: all of a dangling vertex's, and what rounding the
+    /// contributions to f32 dropped; spreading it uniformly keeps the sum at 1.
+    uncarried: f64,
+    /// The stored scores' sum, which the output divides by.
+    score_sum: f64,
+    iterations: u32,
+    last_change: f64,
+}
+
+impl Kernel for PageRank {
+    type State = PageRankState;
+    type Result = PageRankResult;
+
+    fn name(&self) -> &'static str {
+        "pr"
+    }
+    fn about(&self) -> &'static str {
+        "PageRank (pull, damping 0.85, dangling mass spread): score per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        KernelMemory {
+            // Scores (f32) and contributions (f32).
+            hot_arrays: vec![4 * shape.vertices, 4 * shape.vertices],
+            // Two iterations of f32 reference scores for a power iteration; the
+            // out-degrees for Gauss-Seidel's check.
+            verifier_bytes: 8 * shape.vertices,
+            result_bytes_per_vertex: 4,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+            ..KernelMemory::default()
+        }
+    }
+
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<PageRankState> {
+        let vertices = store.num_vertices();
+        let scores = F32Array::filled(vertices, (1.0 / vertices as f64) as f32);
+        let contributions = F32Array::filled(vertices, 0.0);
+        // Out-degrees from the store's offsets (warm data), not a copy: one array less.
+        let out_offsets = store.offsets(EdgeDirection::Out);
+        let (uncarried, score_sum) =
+            scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
+        Ok(PageRankState {
+            options: options.pagerank,
+            scores,
+            contributions,
+            uncarried,
+            score_sum,
+            iterations: 0,
+            last_change: f64::INFINITY,
+        })
+    }
+
+    fn step(&self, store: &dyn EdgeStore, state: &mut PageRankState) -> Result<Step> {
+        let options = state.options;
+        if state.iterations >= options.max_iterations {
+            return Ok(Step::Done);
+        }
+        let gauss_seidel = options.method == PageRankMethod::GaussSeidel;
+        let vertices = store.num_vertices();
+        let n = vertices as f64;
+        let out_offsets = store.offsets(EdgeDirection::Out);
+        let (scores, contributions) = (&state.scores, &state.contributions);
+        let base = (1.0 - options.damping) / n + options.damping * state.uncarried / n;
         let (change, sum) = (FixedPointSum::default(), FixedPointSum::default());
         store.scan_blocks(EdgeDirection::In, 0..vertices as u32, &|block| {
             let (mut block_change, mut block_sum) =
                 (FixedPointSum::default(), FixedPointSum::default());
-            incoming_sums(block, &contributions, |vertex, incoming| {
+            incoming_sums(block, contributions, |vertex, incoming| {
                 let stored = (base + options.damping * incoming) as f32;
                 block_change.add((stored as f64 - scores.get(vertex) as f64).abs());
                 scores.set(vertex, stored);
@@ -190,31 +248,66 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
                     let score = stored as f64;
                     block_sum.add(score);
                     let degree = out_offsets.degree(vertex as usize);
-                    contribute(&contributions, vertex, degree, score);
+                    contribute(contributions, vertex, degree, score);
                 }
             });
             change.add_atomic(&block_change);
             sum.add_atomic(&block_sum);
         })?;
-        last_change = change.total();
+        state.last_change = change.total();
         let sum = sum.total();
         let factor = if gauss_seidel && sum > 0.0 {
             1.0 / sum
         } else {
             1.0
         };
-        (uncarried, score_sum) = scale_and_contribute(out_offsets, &scores, &contributions, factor);
-        iterations += 1;
-        if last_change < options.tolerance {
-            break;
+        (state.uncarried, state.score_sum) =
+            scale_and_contribute(out_offsets, scores, contributions, factor);
+        state.iterations += 1;
+        let done =
+            state.last_change < options.tolerance || state.iterations >= options.max_iterations;
+        Ok(if done { Step::Done } else { Step::More })
+    }
+
+    fn finish(&self, state: PageRankState) -> PageRankResult {
+        PageRankResult {
+            scores: state.scores.into_values(),
+            sum: state.score_sum,
+            iterations: state.iterations,
+            last_change: state.last_change,
         }
     }
-    Ok(PageRankResult {
-        scores: scores.into_values(),
-        sum: score_sum,
-        iterations,
-        last_change,
-    })
+
+    fn summary(
+        &self,
+        result: &PageRankResult,
+        options: &KernelOptions,
+        _original: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        json!({
+            "iterations": result.iterations,
+            "last_change": result.last_change,
+            "converged": result.last_change < options.pagerank.tolerance,
+            "method": options.pagerank.method.name(),
+        })
+    }
+
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        options: &KernelOptions,
+        result: &PageRankResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, options.pagerank, result)
+    }
+
+    fn output(&self, result: PageRankResult, permutation: Option<&[u32]>) -> Output {
+        let sum = result.sum;
+        Output::Float64(reorder_property(result.scores, permutation, |&score| {
+            normalized_score(score, sum)
+        }))
+    }
 }
 
 /// A sum of values in [0, 2] (scores' changes, scores) kept as an integer in units of
@@ -297,12 +390,6 @@ fn contribute(contributions: &F32Array, vertex: u32, degree: u64, score: f64) ->
     };
     contributions.set(vertex, contribution);
     score - degree as f64 * contribution as f64
-}
-
-/// Bytes [`verify`] holds besides the result: two iterations of f32 reference scores
-/// for a power iteration (8 a vertex); the out-degrees for Gauss-Seidel's check (4).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    8 * vertices
 }
 
 /// Checks scores against a serial PageRank on the file run for the same number of

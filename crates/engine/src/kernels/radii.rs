@@ -12,7 +12,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
+use crate::kernel::{
+    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+};
+use crate::kernels::pick_sources;
 use rayon::prelude::*;
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
@@ -26,17 +31,6 @@ pub const READS: Reads = Reads {
     weights: false,
     out_heads: false,
 };
-
-/// Bytes of this kernel's own arrays (for the plan): two visited masks (16), estimates (4), the frontier, its growth and sorted copy (16), per vertex.
-pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    36 * vertices
-}
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: visited and next-visited masks (8 each), radii (4).
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![8 * vertices, 8 * vertices, 4 * vertices]
-}
 
 /// Sources sampled at most (bits in a mask).
 pub const MAX_SOURCES: usize = 64;
@@ -98,13 +92,6 @@ pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
         sources: sources.to_vec(),
         rounds,
     })
-}
-
-/// Bytes [`verify`] holds besides the result: the sources that reached each vertex and
-/// those that reached it last level (8 each), a flag a vertex, and the vertices reached
-/// last level and this one (4 each, at most).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    33 * vertices
 }
 
 /// Checks estimates against a serial BFS from all the sources at once: each vertex's
@@ -194,6 +181,84 @@ fn shown(estimate: u32) -> i64 {
     match estimate {
         UNREACHED => -1,
         _ => estimate as i64,
+    }
+}
+
+/// Radii estimation as the runner drives it.
+pub struct Radii;
+
+impl Kernel for Radii {
+    // The whole estimate is one step until its rounds are steps of their own.
+    type State = RadiiResult;
+    type Result = RadiiResult;
+
+    fn name(&self) -> &'static str {
+        "radii"
+    }
+    fn about(&self) -> &'static str {
+        "Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn searches(&self) -> bool {
+        true
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // Visited and next-visited masks (8 each), radii (4).
+            hot_arrays: vec![8 * vertices, 8 * vertices, 4 * vertices],
+            // The frontier, its growth and sorted copy (16 a vertex).
+            working_bytes: 16 * vertices,
+            // The verifier's sources that reached each vertex and those that reached it
+            // last level (8 each), a flag a vertex, and the vertices reached last level
+            // and this one (4 each, at most).
+            verifier_bytes: 33 * vertices,
+            result_bytes_per_vertex: 4,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<RadiiResult> {
+        radii(store, &pick_sources(store, MAX_SOURCES))
+    }
+    fn step(&self, _store: &dyn EdgeStore, _state: &mut RadiiResult) -> Result<Step> {
+        Ok(Step::Done)
+    }
+    fn finish(&self, state: RadiiResult) -> RadiiResult {
+        state
+    }
+    fn summary(
+        &self,
+        result: &RadiiResult,
+        _: &KernelOptions,
+        original: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        json!({
+            "sources": result.sources.len(),
+            "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
+            "rounds": result.rounds,
+        })
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions,
+        result: &RadiiResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, &result.sources, &result.radii)
+    }
+    fn output(&self, result: RadiiResult, permutation: Option<&[u32]>) -> Output {
+        Output::Int64(reorder_property(result.radii, permutation, |&radius| {
+            if radius == u32::MAX {
+                -1
+            } else {
+                radius as i64
+            }
+        }))
     }
 }
 

@@ -13,6 +13,9 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use super::Reads;
+use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Refusal, Step};
+use crate::kernels::to_original_order;
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
@@ -28,17 +31,6 @@ pub const READS: Reads = Reads {
     weights: true,
     out_heads: false,
 };
-
-/// Bytes of this kernel's own arrays (for the plan): distances (8), the frontier and its sorted copy (8) and bins (8), per vertex.
-pub fn property_bytes(vertices: u64, _arcs: u64) -> u64 {
-    24 * vertices
-}
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: distances (4 as integers, 8 after a restart on f64; one slot serves both).
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![8 * vertices]
-}
 
 /// What an SSSP run found.
 pub struct SsspResult {
@@ -391,13 +383,6 @@ pub fn weights_are_non_negative(graph: &GraphFile) -> swapless_format::Result<bo
     Ok(non_negative)
 }
 
-/// Bytes [`verify`] holds besides the distances at most: when it needs a serial Dijkstra,
-/// its distances (8 a vertex) and its heap of vertices with their places in it (4 and
-/// 4). The check before it holds a flag a vertex.
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    16 * vertices
-}
-
 /// Distances within this of each other (relative, and absolute below 1) are equal to the
 /// verifier: the run and the check may add the same weights in another order.
 fn tolerance(distance: f64) -> f64 {
@@ -610,6 +595,76 @@ impl VertexHeap {
         }
         self.vertices[index] = vertex;
         self.place[vertex as usize] = index as u32;
+    }
+}
+
+/// SSSP as the runner drives it.
+pub struct Sssp;
+
+impl Kernel for Sssp {
+    // The whole search is one step until its bins are steps of their own.
+    type State = SsspResult;
+    type Result = SsspResult;
+
+    fn name(&self) -> &'static str {
+        "sssp"
+    }
+    fn about(&self) -> &'static str {
+        "Single-source shortest paths (delta-stepping): distance per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn takes_source(&self) -> bool {
+        true
+    }
+    fn searches(&self) -> bool {
+        true
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // Distances (4 as integers, 8 after a restart on f64; one slot serves both).
+            hot_arrays: vec![8 * vertices],
+            // The frontier and its sorted copy (8) and bins (8), per vertex.
+            working_bytes: 16 * vertices,
+            // The verifier's reference distances and heap.
+            verifier_bytes: 16 * vertices,
+            result_bytes_per_vertex: 8,
+            output_bytes_per_vertex: 8,
+            ..KernelMemory::default()
+        }
+    }
+    fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>> {
+        Ok((!weights_are_non_negative(graph)?).then_some(Refusal::NegativeWeights))
+    }
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<SsspResult> {
+        sssp(store, options.source, options.delta)
+    }
+    fn step(&self, _store: &dyn EdgeStore, _state: &mut SsspResult) -> Result<Step> {
+        Ok(Step::Done)
+    }
+    fn finish(&self, state: SsspResult) -> SsspResult {
+        state
+    }
+    fn summary(&self, result: &SsspResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+        json!({
+            "reached": result.reached,
+            "steps": result.steps,
+            "integer_distances": result.integer_distances,
+        })
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        options: &KernelOptions,
+        result: &SsspResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, options.source, &result.distances)
+    }
+    fn output(&self, result: SsspResult, permutation: Option<&[u32]>) -> Output {
+        Output::Float64(to_original_order(&result.distances, permutation, |&d| d))
     }
 }
 

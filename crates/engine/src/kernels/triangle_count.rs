@@ -14,7 +14,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::Reads;
+use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
 use rayon::prelude::*;
+use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
@@ -27,21 +29,6 @@ pub const READS: Reads = Reads {
     weights: false,
     out_heads: false,
 };
-
-/// Bytes of this kernel's own arrays (for the plan): per vertex degrees (4), counts or
-/// ranks (4), oriented offsets (8), and the oriented lists: one entry (4) per edge of
-/// the undirected view, which is half the arcs of an undirected graph but may be every
-/// arc of a directed one.
-pub fn property_bytes(vertices: u64, arcs: u64, directed: bool) -> u64 {
-    let view_edges = if directed { arcs } else { arcs / 2 };
-    16 * vertices + 4 * view_edges
-}
-
-/// Bytes of each fixed-size array this kernel makes, in the order it makes them, so
-/// the runner can reserve them before the graph is loaded: one array of counts or ranks at a time (4); the oriented lists are edge data, made from the heap.
-pub fn property_arrays(vertices: u64) -> Vec<u64> {
-    vec![4 * vertices]
-}
 
 /// |a ∩ b| for ascending lists: a branch-free merge when the sizes are alike (the
 /// branches of a plain merge are mispredicted about half the time), binary search
@@ -206,11 +193,6 @@ fn sort_each_list(values: &mut [u32], offsets: &[u64]) {
     );
 }
 
-/// Bytes [`verify`] holds besides its block of lists: a stamp a vertex (4).
-pub fn verifier_bytes(vertices: u64) -> u64 {
-    4 * vertices
-}
-
 /// Counts triangles serially on the file's undirected view (u < v < w by id) and
 /// compares. Each vertex's undirected list is merged from its out- and in-list where it
 /// is read.
@@ -343,5 +325,71 @@ impl Iterator for SortedUnion<'_> {
                 return Some(next);
             }
         }
+    }
+}
+
+/// Triangle counting as the runner drives it.
+pub struct TriangleCount;
+
+impl Kernel for TriangleCount {
+    // The whole count is one step until its blocks of vertices are steps of their own.
+    type State = u64;
+    type Result = u64;
+
+    fn name(&self) -> &'static str {
+        "tc"
+    }
+    fn about(&self) -> &'static str {
+        "Triangle count on the undirected view: a number"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn verifier_copies_lists(&self) -> bool {
+        true
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        // One entry (4) per edge of the undirected view: half the arcs of an undirected
+        // graph, but perhaps every arc of a directed one.
+        let view_edges = if shape.directed {
+            shape.arcs
+        } else {
+            shape.arcs / 2
+        };
+        KernelMemory {
+            // One array of counts or ranks at a time (4).
+            hot_arrays: vec![4 * vertices],
+            // Degrees (4), the other of counts or ranks (4), oriented offsets (8), and
+            // the oriented lists, which are edge data made from the heap.
+            working_bytes: 12 * vertices + 4 * view_edges,
+            // The verifier's stamps.
+            verifier_bytes: 4 * vertices,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<u64> {
+        triangle_count(store)
+    }
+    fn step(&self, _store: &dyn EdgeStore, _state: &mut u64) -> Result<Step> {
+        Ok(Step::Done)
+    }
+    fn finish(&self, state: u64) -> u64 {
+        state
+    }
+    fn summary(&self, result: &u64, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+        json!({"triangles": result})
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions,
+        result: &u64,
+        block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, *result, block_bytes)
+    }
+    fn output(&self, _result: u64, _permutation: Option<&[u32]>) -> Output {
+        Output::None
     }
 }

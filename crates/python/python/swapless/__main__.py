@@ -1,17 +1,42 @@
-"""`python -m swapless ...` is the `swapless` command line (the same Rust code)."""
+"""`python -m swapless ...` runs the `swapless` command line program.
 
-import signal
+The program is found in `SWAPLESS_BIN`, beside this interpreter (a virtual
+environment's `bin`), or on `PATH`; `cargo install --path crates/cli` installs it.
+"""
+
+import os
+import shutil
 import sys
+from pathlib import Path
+from typing import Optional
 
-from . import _core
+
+def find_program() -> Optional[str]:
+    """The path of the `swapless` program, or None when it is not installed."""
+    named = os.environ.get("SWAPLESS_BIN")
+    if named:
+        return named
+    beside = Path(sys.executable).parent / "swapless"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("swapless")
 
 
 def main() -> None:
-    """Runs the command line with this interpreter's arguments and exits with its code."""
-    # As the binary does: a closed pipe (`python -m swapless info g.sl | head -1`) ends
-    # the process quietly instead of raising in the middle of a report.
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    sys.exit(_core.cli(sys.argv[1:], [sys.executable, "-m", "swapless"]))
+    """Replaces this process with the program, so its exit code and signals are the program's own."""
+    program = find_program()
+    if program is None:
+        sys.stderr.write(
+            "error: the swapless command line program is not installed; install it with "
+            "`cargo install --path crates/cli` from the swapless repository, or set SWAPLESS_BIN "
+            "to its path\n"
+        )
+        sys.exit(2)
+    try:
+        os.execv(program, [program, *sys.argv[1:]])
+    except OSError as error:
+        sys.stderr.write(f"error: cannot start {program}: {error.strerror}; check SWAPLESS_BIN or reinstall it\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

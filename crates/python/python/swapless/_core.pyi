@@ -1,6 +1,6 @@
 """Type stubs of the native module (the Rust side of swapless)."""
 
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -42,6 +42,3 @@ def memory_bytes(text: Optional[str] = None) -> Optional[int]:
 
 def check(path: str) -> None:
     """Checks every checksum and structural invariant of a .sl file."""
-
-def cli(args: Sequence[str], relaunch: Sequence[str]) -> int:
-    """Runs the swapless command line; returns its exit code."""

@@ -1,0 +1,78 @@
+//! What a build produced and dropped, and its JSON form (the CLI's `--json`, Python's
+//! build report).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+/// What a build produced and dropped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildReport {
+    /// Vertices in the output.
+    pub vertices: u64,
+    /// Edges in the output (undirected edges counted once).
+    pub edges: u64,
+    /// Stored out-neighbor entries.
+    pub arcs: u64,
+    /// Whether the output is directed.
+    pub directed: bool,
+    /// Whether the output carries weights.
+    pub weighted: bool,
+    /// Whether vertices were renumbered.
+    pub reordered: bool,
+    /// Edges the input held.
+    pub input_edges: u64,
+    /// Input edges from a vertex to itself, dropped.
+    pub self_loops_dropped: u64,
+    /// Input edges that repeated an earlier one, dropped (the smallest weight is kept).
+    pub duplicate_edges_dropped: u64,
+    /// Sorted runs written to disk (0: the build fit in memory).
+    pub runs_spilled: u64,
+    /// Extra merge passes needed because there were too many runs for one.
+    pub merge_passes: u64,
+    /// Size of the output file.
+    pub output_bytes: u64,
+    /// The budget the build ran under.
+    pub memory_budget_bytes: u64,
+    /// Bytes of it given to arc buffers.
+    pub working_memory_bytes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Seconds spent in each phase (reading, sorting, merging, ...), in order.
+    pub phase_seconds: Vec<(String, f64)>,
+    /// Temporaries of earlier builds that were killed, removed before this one began.
+    pub abandoned_temporaries_removed: crate::stale::Removed,
+}
+
+impl BuildReport {
+    /// The report as JSON, with the output's path and the process's peak resident set.
+    pub fn to_json(&self, output: &Path, peak_rss_bytes: u64) -> Value {
+        json!({
+            "output": output.display().to_string(),
+            "vertices": self.vertices,
+            "edges": self.edges,
+            "arcs": self.arcs,
+            "directed": self.directed,
+            "weighted": self.weighted,
+            "reordered": self.reordered,
+            "input_edges": self.input_edges,
+            "self_loops_dropped": self.self_loops_dropped,
+            "duplicate_edges_dropped": self.duplicate_edges_dropped,
+            "runs_spilled": self.runs_spilled,
+            "merge_passes": self.merge_passes,
+            "output_bytes": self.output_bytes,
+            "memory_budget_bytes": self.memory_budget_bytes,
+            "working_memory_bytes": self.working_memory_bytes,
+            "peak_rss_bytes": peak_rss_bytes,
+            "seconds": self.seconds,
+            "input_edges_per_second": self.input_edges as f64 / self.seconds.max(1e-9),
+            "abandoned_temporaries_removed": self.abandoned_temporaries_removed.temporaries,
+            "abandoned_bytes_removed": self.abandoned_temporaries_removed.bytes,
+            "phase_seconds": self
+                .phase_seconds
+                .iter()
+                .map(|(name, seconds)| json!({"phase": name, "seconds": seconds}))
+                .collect::<Vec<_>>(),
+        })
+    }
+}

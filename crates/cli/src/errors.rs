@@ -1,0 +1,164 @@
+//! The command line's errors: each library error in one sentence, with what to do in
+//! this front end's words (its flags).
+
+use std::path::PathBuf;
+
+use swapless_build::BuildError;
+use swapless_format::FormatError;
+use swapless_run::{RunError, RunOption};
+use swapless_store::StoreError;
+
+/// An error the CLI reports in one sentence.
+#[derive(Debug)]
+pub enum CliError {
+    /// Wrong or inconsistent options.
+    Usage(String),
+    /// A build, import or generator failed.
+    Build(BuildError),
+    /// A graph file could not be read or failed its checks.
+    Format(FormatError),
+    /// Writing a report failed.
+    Io(PathBuf, std::io::Error),
+    /// Anything else, already one sentence.
+    Other(String),
+    /// Ctrl-C (or SIGTERM) stopped the command; says what was kept.
+    Interrupted(String),
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Usage(message) => write!(formatter, "{message}"),
+            CliError::Build(error) => write!(formatter, "{}", build_sentence(error)),
+            CliError::Format(error) => write!(formatter, "{error}"),
+            CliError::Io(path, error) => write!(formatter, "{}: {error}", path.display()),
+            CliError::Other(message) | CliError::Interrupted(message) => {
+                write!(formatter, "{message}")
+            }
+        }
+    }
+}
+
+impl CliError {
+    /// Whether the graph file changed during the run (which may also panic a kernel).
+    pub fn is_changed_file(&self) -> bool {
+        matches!(
+            self,
+            CliError::Format(FormatError::ChangedDuringRead { .. })
+        )
+    }
+
+    /// 130 after Ctrl-C (the shell convention), 2 for usage errors, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Build(BuildError::Interrupted) | CliError::Interrupted(_) => 130,
+            CliError::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A build error with what to do, in flags.
+fn build_sentence(error: &BuildError) -> String {
+    match error {
+        BuildError::InvalidOption { option, detail } => format!("--{option} {detail}"),
+        BuildError::BudgetTooSmall { needed_bytes, .. } => format!(
+            "{error}; raise --memory to at least {}",
+            swapless_system::format_bytes_up(*needed_bytes)
+        ),
+        BuildError::NoWeights { .. } => format!("{error}; drop --weighted"),
+        other => other.to_string(),
+    }
+}
+
+/// How the command line spells `option`.
+fn flag(option: RunOption) -> &'static str {
+    match option {
+        RunOption::Trials => "--trials",
+        RunOption::Threads => "--threads",
+        RunOption::Tolerance => "--tolerance",
+        RunOption::Damping => "--damping",
+        RunOption::MaxIterations => "--max-iters",
+        RunOption::HugePageFraction => "--hugepages",
+        RunOption::Delta => "--delta",
+        RunOption::Sources => "--sources",
+        RunOption::Source => "--source",
+        RunOption::ChunkBytes => "--chunk",
+        RunOption::QueueDepth => "--queue-depth",
+        RunOption::GatherCacheFraction => "--gather-cache",
+    }
+}
+
+/// A store error with what to do, in flags.
+fn store_sentence(error: &StoreError) -> String {
+    match error {
+        StoreError::Budget {
+            needed_bytes,
+            verifying,
+            ..
+        } => {
+            let least = needed_bytes.div_ceil(1 << 20);
+            match verifying {
+                false => format!("{error}; raise --memory to at least {least} MiB"),
+                true => format!(
+                    "{error}; raise --memory to at least {least} MiB or run without --verify"
+                ),
+            }
+        }
+        StoreError::NoMemory { .. } => {
+            format!("{error}; lower --memory to what this process may map (see `ulimit -v`)")
+        }
+        StoreError::IoUring { .. } => format!("{error}; run with --tier mmap"),
+        other => other.to_string(),
+    }
+}
+
+impl From<BuildError> for CliError {
+    fn from(error: BuildError) -> Self {
+        CliError::Build(error)
+    }
+}
+
+impl From<FormatError> for CliError {
+    fn from(error: FormatError) -> Self {
+        CliError::Format(error)
+    }
+}
+
+impl From<RunError> for CliError {
+    fn from(error: RunError) -> Self {
+        match error {
+            RunError::InvalidOption { option, detail } => {
+                CliError::Usage(format!("{} {detail}", flag(option)))
+            }
+            RunError::NotTaken { kernel, option } => {
+                CliError::Usage(format!("{kernel} takes no {}", flag(option)))
+            }
+            RunError::TooManyThreads { .. } => CliError::Usage(format!("--threads {error}")),
+            RunError::NotAVertex { .. }
+            | RunError::NoSource { .. }
+            | RunError::NegativeWeights
+            | RunError::Threads { .. } => CliError::Usage(error.to_string()),
+            RunError::Format(error) => CliError::Format(error),
+            RunError::Budget(error) | RunError::Store(error) => {
+                CliError::Other(store_sentence(&error))
+            }
+            RunError::Reserve { .. } => {
+                CliError::Other(format!("{error}; give the run more memory or free some"))
+            }
+            RunError::Interrupted => {
+                CliError::Interrupted("interrupted; no output was written".to_string())
+            }
+            other => CliError::Other(other.to_string()),
+        }
+    }
+}
+
+impl From<StoreError> for CliError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Format(error) => CliError::Format(error),
+            other => CliError::Other(store_sentence(&other)),
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Why a run could not start or finish, in kinds that carry their data; the front ends
+//! put them in their own words (`--memory` for the command line, `memory=` for Python).
+
+use swapless_format::FormatError;
+use swapless_store::StoreError;
+
+/// An option of a run, named apart from how any front end spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunOption {
+    /// Timed trials.
+    Trials,
+    /// Worker threads.
+    Threads,
+    /// PageRank's tolerance.
+    Tolerance,
+    /// PageRank's damping factor.
+    Damping,
+    /// PageRank's iteration cap.
+    MaxIterations,
+    /// The fraction of each property array on huge pages.
+    HugePageFraction,
+    /// SSSP's bucket width.
+    Delta,
+    /// Betweenness sources.
+    Sources,
+    /// The source vertex of bfs and sssp.
+    Source,
+    /// Bytes per scan read.
+    ChunkBytes,
+    /// Reads kept in flight.
+    QueueDepth,
+    /// The share of the list cache kept for gathers.
+    GatherCacheFraction,
+}
+
+impl RunOption {
+    /// The option in words, for a library's own sentences.
+    pub fn words(self) -> &'static str {
+        match self {
+            RunOption::Trials => "trials",
+            RunOption::Threads => "threads",
+            RunOption::Tolerance => "the tolerance",
+            RunOption::Damping => "the damping",
+            RunOption::MaxIterations => "the iteration cap",
+            RunOption::HugePageFraction => "the huge-page fraction",
+            RunOption::Delta => "delta",
+            RunOption::Sources => "the number of sources",
+            RunOption::Source => "the source",
+            RunOption::ChunkBytes => "the chunk size",
+            RunOption::QueueDepth => "the queue depth",
+            RunOption::GatherCacheFraction => "the gather cache fraction",
+        }
+    }
+}
+
+/// Why a run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// An option's value is out of range; `detail` says what it must be.
+    #[error("{} {detail}", option.words())]
+    InvalidOption {
+        /// The option.
+        option: RunOption,
+        /// What its value must be ("must be at least 1").
+        detail: String,
+    },
+    /// A source or a kernel option was given to a kernel that takes none.
+    #[error("{kernel} takes no {}", option.words().trim_start_matches("the "))]
+    NotTaken {
+        /// The kernel.
+        kernel: &'static str,
+        /// The option it does not take.
+        option: RunOption,
+    },
+    /// The source is not a vertex of the graph.
+    #[error("source {source_id} is not a vertex (the graph has ids 0..{})", vertices.saturating_sub(1))]
+    NotAVertex {
+        /// The source asked for (original id).
+        source_id: u64,
+        /// Vertices in the graph.
+        vertices: u64,
+    },
+    /// The graph has no edges, so no source can be picked.
+    #[error("the graph has no edges, so {kernel} has no source")]
+    NoSource {
+        /// The kernel.
+        kernel: &'static str,
+    },
+    /// The graph has a negative weight, which the kernel cannot handle.
+    #[error(
+        "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle"
+    )]
+    NegativeWeights,
+    /// The system would not start the worker threads.
+    #[error("cannot start {threads} threads: {detail}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// What the system said.
+        detail: String,
+    },
+    /// More threads than the run accepts for the cores it may use.
+    #[error(
+        "{threads} threads is more than {most} ({per_core} for each of the {cores} cores this process may use); more would only wait for the cores, and each thread's stack takes memory"
+    )]
+    TooManyThreads {
+        /// Threads asked for.
+        threads: usize,
+        /// The most accepted.
+        most: usize,
+        /// Accepted per core.
+        per_core: usize,
+        /// Cores this process may use.
+        cores: usize,
+    },
+    /// The graph file could not be read or failed a check.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The budget cannot hold the run ([`StoreError::Budget`], which has the least).
+    #[error("{0}")]
+    Budget(StoreError),
+    /// Reading the graph failed while the kernel ran.
+    #[error("{0}")]
+    Store(StoreError),
+    /// Memory for the kernel's property arrays could not be mapped.
+    #[error("cannot reserve {bytes} bytes for the kernel's vertex arrays ({source})")]
+    Reserve {
+        /// Bytes asked for.
+        bytes: u64,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The serial verifier disagreed with the kernel.
+    #[error("verification failed: {0}")]
+    Verification(String),
+    /// The run's cancel flag was set; it stopped at the next scan or gather.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl RunError {
+    /// An option's value is out of range.
+    pub(crate) fn invalid(option: RunOption, detail: impl Into<String>) -> RunError {
+        RunError::InvalidOption {
+            option,
+            detail: detail.into(),
+        }
+    }
+
+    /// The least budget that would hold the run, when the budget is what is short, and
+    /// whether the verification after the run is what needs it.
+    pub fn least_budget(&self) -> Option<(u64, bool)> {
+        match self {
+            RunError::Budget(StoreError::Budget {
+                needed_bytes,
+                verifying,
+                ..
+            }) => Some((*needed_bytes, *verifying)),
+            _ => None,
+        }
+    }
+}
+
+impl From<StoreError> for RunError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Format(error) => RunError::Format(error),
+            budget @ StoreError::Budget { .. } => RunError::Budget(budget),
+            StoreError::Interrupted => RunError::Interrupted,
+            other => RunError::Store(other),
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! What a run takes besides the graph and the kernel, and the checks on it made before
+//! anything is read.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use swapless_engine::kernel::BetweennessSources;
+use swapless_engine::kernels::pagerank::PageRankOptions;
+
+use crate::placement::Placement;
+use crate::{Kernel, RunError, RunOption, usable_cores};
+
+/// Everything a run takes besides the graph and kernel.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Where edges live.
+    pub placement: Placement,
+    /// bfs, sssp: the source (original id); `None` picks one reproducibly.
+    pub source: Option<u64>,
+    /// Worker threads; `None`: one per core.
+    pub threads: Option<usize>,
+    /// Timed trials; the report gives the median.
+    pub trials: u32,
+    /// PageRank's damping, tolerance and iteration cap.
+    pub pagerank: PageRankOptions,
+    /// SSSP's bucket width.
+    pub delta: f64,
+    /// Betweenness sources.
+    pub betweenness_sources: BetweennessSources,
+    /// Fraction of every property array on transparent huge pages.
+    pub huge_page_fraction: f64,
+    /// Set it (from another thread) to stop the run at the kernel's next scan or gather.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            placement: Placement::new(None, None),
+            source: None,
+            threads: None,
+            trials: 1,
+            pagerank: PageRankOptions::default(),
+            delta: 1.0,
+            betweenness_sources: BetweennessSources::Sample(1),
+            // Random reads into property arrays miss the TLB on 4 KiB pages (PageRank
+            // ran 20-30% faster on kron23 with them all on huge pages).
+            huge_page_fraction: 1.0,
+            cancel: None,
+        }
+    }
+}
+
+/// Checks `options` before anything is read.
+pub(crate) fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunError> {
+    use RunOption::*;
+    let pagerank = options.pagerank;
+    let fraction = |value: f64| (0.0..=1.0).contains(&value);
+    let checks = [
+        (options.trials == 0, Trials, "must be at least 1"),
+        (options.threads == Some(0), Threads, "must be at least 1"),
+        (
+            !(pagerank.tolerance.is_finite() && pagerank.tolerance >= 0.0),
+            Tolerance,
+            "must be a number >= 0",
+        ),
+        (
+            !fraction(pagerank.damping),
+            Damping,
+            "must be between 0 and 1",
+        ),
+        (
+            pagerank.max_iterations == 0,
+            MaxIterations,
+            "must be at least 1",
+        ),
+        (
+            !fraction(options.huge_page_fraction),
+            HugePageFraction,
+            "must be between 0 and 1",
+        ),
+        (
+            !(options.delta.is_finite() && options.delta > 0.0),
+            Delta,
+            "must be a positive number",
+        ),
+        (
+            options.betweenness_sources == BetweennessSources::Sample(0),
+            Sources,
+            "must be at least 1",
+        ),
+    ];
+    if let Some((_, option, detail)) = checks.into_iter().find(|(wrong, _, _)| *wrong) {
+        return Err(RunError::invalid(option, detail));
+    }
+    if !kernel.takes_source() && options.source.is_some() {
+        return Err(RunError::NotTaken {
+            kernel: kernel.name(),
+            option: Source,
+        });
+    }
+    let cores = usable_cores();
+    if let Some(threads) = options.threads
+        && threads > THREADS_PER_CORE * cores
+    {
+        return Err(RunError::TooManyThreads {
+            threads,
+            most: THREADS_PER_CORE * cores,
+            per_core: THREADS_PER_CORE,
+            cores,
+        });
+    }
+    Ok(())
+}
+
+/// Threads a run accepts per usable core. Kernels compute on every thread and the disk
+/// tiers' I/O is asynchronous, so threads beyond the cores add no speed there; in dram
+/// under OS swapping, though, a thread blocked in a fault is a read in flight, and the
+/// swap baseline runs 16 a core. Beyond this many, threads only add scheduling.
+pub const THREADS_PER_CORE: usize = 32;
+
+/// Threads whose memory the fixed runtime allowance beside the budget covers.
+const THREADS_IN_ALLOWANCE: usize = 8;
+
+/// Memory a worker thread touches: its stack's used pages, thread-local state and its
+/// share of the allocator's per-thread arenas, rounded up.
+const BYTES_PER_THREAD: u64 = 128 << 10;
+
+/// What `threads` worker threads add to a plan beyond the runtime allowance.
+pub fn thread_bytes(threads: usize) -> u64 {
+    threads.saturating_sub(THREADS_IN_ALLOWANCE) as u64 * BYTES_PER_THREAD
+}

@@ -1,0 +1,143 @@
+//! Where a run's edges are served from and within what memory, as a caller states it,
+//! and the plan the store makes of it.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use swapless_engine::kernel::GraphShape;
+use swapless_format::GraphFile;
+use swapless_store::{OffsetForm, Plan, PlanRequest, Tier};
+
+use crate::options::thread_bytes;
+use crate::report::PlanFigures;
+use crate::{Kernel, RunError, RunOption, usable_cores};
+
+/// Where edges are served from and within what memory.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    /// The whole run's memory budget; `None`: dram if the footprint fits the default.
+    pub budget_bytes: Option<u64>,
+    /// The budget when none is given (the CLI uses [`default_memory_budget`]).
+    pub default_budget_bytes: u64,
+    /// The tier; `None`: dram if the footprint fits the budget, else direct (mmap where
+    /// io_uring is refused).
+    pub tier: Option<Tier>,
+    /// Bytes per scan read (a multiple of 4 KiB, 4 KiB to 4 MiB); `None`: the plan's
+    /// choice (256 KiB, or 16 KiB for a search on a banded graph).
+    pub chunk_bytes: Option<u64>,
+    /// Reads the direct tier keeps in flight (1 to 4096).
+    pub queue_depth: usize,
+    /// Share of the direct tier's list cache kept for pages gathers read (0 to 1);
+    /// `None`: the plan's choice (all of it for a search on a banded graph, else none).
+    pub gather_cache_fraction: Option<f64>,
+    /// How a disk tier holds offsets; `None`: plain unless the budget is tight.
+    pub offset_form: Option<OffsetForm>,
+    /// Whether the run hands back its result as an array in original ids (the output
+    /// phase the plan counts); a run whose caller wants only the report skips it.
+    pub output_array: bool,
+    /// Whether the run checks its result with the kernel's serial verifier after it (a
+    /// phase the plan counts, after the run releases the graph's data).
+    pub verify: bool,
+    /// Worker threads the run will use; `None`: one per usable core.
+    pub threads: Option<usize>,
+}
+
+impl Placement {
+    /// Default budget and tier, the plan's chunk size and cache split, queue depth 128.
+    pub fn new(budget_bytes: Option<u64>, tier: Option<Tier>) -> Placement {
+        Placement {
+            budget_bytes,
+            default_budget_bytes: crate::default_memory_budget(),
+            tier,
+            chunk_bytes: None,
+            queue_depth: 128,
+            gather_cache_fraction: None,
+            offset_form: None,
+            output_array: true,
+            verify: false,
+            threads: None,
+        }
+    }
+
+    /// The plan for `kernel` on `graph`.
+    pub fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, RunError> {
+        if let Some(chunk) = self.chunk_bytes
+            && (!(4 << 10..=4 << 20).contains(&chunk) || !chunk.is_multiple_of(4096))
+        {
+            return Err(RunError::invalid(
+                RunOption::ChunkBytes,
+                "must be a multiple of 4K between 4K and 4M",
+            ));
+        }
+        if !(1..=4096).contains(&self.queue_depth) {
+            return Err(RunError::invalid(
+                RunOption::QueueDepth,
+                "must be between 1 and 4096",
+            ));
+        }
+        if let Some(fraction) = self.gather_cache_fraction
+            && !(0.0..=1.0).contains(&fraction)
+        {
+            return Err(RunError::invalid(
+                RunOption::GatherCacheFraction,
+                "must be between 0 and 1",
+            ));
+        }
+        let contract = kernel.contract();
+        let reads = contract.reads();
+        let shape = GraphShape::of(graph);
+        let memory = contract.memory(shape);
+        let request = PlanRequest {
+            kernel: kernel.name().to_string(),
+            property_bytes: memory.property_bytes(),
+            optional_property_bytes: memory.optional_bytes,
+            thread_bytes: thread_bytes(self.threads.unwrap_or_else(usable_cores)),
+            gather_cache_fraction: self.gather_cache_fraction,
+            searches: contract.searches(),
+            output_bytes: match self.output_array {
+                true => memory.output_bytes(shape.vertices, graph.flags().reordered),
+                false => 0,
+            },
+            verification_bytes: self
+                .verify
+                .then(|| memory.verification_bytes(shape.vertices)),
+            out_lists: reads.out_lists,
+            in_lists: reads.in_lists,
+            weights: reads.weights,
+            out_heads: reads.out_heads,
+            budget_bytes: self.budget_bytes,
+            default_budget_bytes: self.default_budget_bytes,
+            tier: self.tier,
+            offset_form: self.offset_form,
+            chunk_bytes: self.chunk_bytes,
+            queue_depth: self.queue_depth,
+        };
+        Ok(swapless_store::plan::plan(graph, &request)?)
+    }
+}
+
+/// The plan as JSON (the CLI's `plan --json`).
+pub fn plan_json(plan: &Plan) -> Value {
+    let segments: Vec<Value> = plan
+        .segments
+        .iter()
+        .map(|s| json!({"name": s.name, "bytes": s.bytes, "class": s.class, "placement": s.placement}))
+        .collect();
+    let mut report = json!({
+        "kernel": plan.kernel,
+        "tier": plan.tier.name(),
+        "minimum_bytes": plan.minimum_bytes,
+        "segments": segments,
+    });
+    if let (Value::Object(report), Ok(Value::Object(figures))) =
+        (&mut report, serde_json::to_value(PlanFigures::of(plan)))
+    {
+        report.extend(figures);
+    }
+    report
+}
+
+/// A graph file's plan for `kernel` under `placement`.
+pub fn plan(path: &Path, kernel: Kernel, placement: &Placement) -> Result<Plan, RunError> {
+    placement.plan(&GraphFile::open(path)?, kernel)
+}

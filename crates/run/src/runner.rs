@@ -1,0 +1,405 @@
+//! One kernel run, end to end: plan, reserve the hot arrays, open the tier, drive the
+//! kernel's steps for each trial, verify, and convert the result to original ids.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal};
+use swapless_engine::kernels::{Reads, pick_source};
+use swapless_format::{FileWatch, GraphFile};
+use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, Tier};
+use swapless_system::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
+
+use crate::options::validate;
+use crate::report::{PlanFigures, RunReport};
+use crate::watched::{Pattern, PatternIo, Watched};
+use crate::{Kernel, Progress, ResultArray, RunError, RunOptions, median, usable_cores};
+
+/// What a run produced.
+pub struct RunOutput {
+    /// The result by original vertex id.
+    pub array: ResultArray,
+    /// The report: times, memory, I/O, faults, the result's figures.
+    pub report: RunReport,
+    /// The plan the run followed.
+    pub plan: Plan,
+}
+
+/// Runs `kernel` on the graph at `path`.
+pub fn run(
+    path: &Path,
+    kernel: Kernel,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunOutput, RunError> {
+    validate(kernel, options)?;
+    return_freed_memory_promptly();
+    swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
+    let threads = options.threads.unwrap_or_else(usable_cores);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|error| RunError::Threads {
+            threads,
+            detail: error.to_string(),
+        })?;
+    pool.install(|| run_in_pool(path, kernel, options, threads, progress))
+}
+
+/// Has the allocator hand memory back to the system as soon as it is freed, so that the
+/// resident set follows the live heap, which the plan counts.
+///
+/// glibc raises its threshold for serving an allocation from its own map each time a
+/// large block is freed, and then keeps large blocks that are freed on its heaps: sssp
+/// on urand22w at 25% of its footprint peaked 3.5-10.4 MiB over its 284 MiB budget (the
+/// runtime allowance is 10 MiB), and 275-281 MiB with both thresholds fixed at 128 KiB,
+/// as fast in dram and on disk.
+fn return_freed_memory_promptly() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        const THRESHOLD_BYTES: libc::c_int = 128 << 10;
+        // SAFETY: mallopt only sets glibc's allocator parameters, under the allocator's
+        // own lock, so it may be called from any thread with allocations live; both
+        // values are in range. A refusal (0) leaves the defaults, which only weakens
+        // this.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, THRESHOLD_BYTES);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, THRESHOLD_BYTES);
+        }
+    }
+}
+
+/// Opens the store `plan` chose.
+fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, RunError> {
+    let store: Box<dyn EdgeStore> = match plan.tier {
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
+        Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
+        Tier::Direct => Box::new(DirectStore::open(path, plan)?),
+    };
+    Ok(store)
+}
+
+fn run_in_pool(
+    path: &Path,
+    kernel: Kernel,
+    options: &RunOptions,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<RunOutput, RunError> {
+    let contract = kernel.contract();
+    let load_started = Instant::now();
+    // Opened first, so that a write into the file at any later point is noticed.
+    let watch = FileWatch::open(path)?;
+    let graph = GraphFile::open(path)?;
+    let mut placement = options.placement.clone();
+    placement.threads = Some(threads);
+    let plan = placement.plan(&graph, kernel)?;
+    if let Some(Refusal::NegativeWeights) = contract.refusal(&graph)? {
+        return Err(RunError::NegativeWeights);
+    }
+    // Huge pages are counted from the machine-wide counter, above what it held before
+    // the property arrays were reserved (see the sampler below).
+    let huge_pages_before = system_anon_huge_page_bytes().unwrap_or(0);
+    // The hot arrays take their memory (and huge pages) first, before any graph data or
+    // cache does (DESIGN §6); the plan has counted them within the budget.
+    let array_bytes = contract.memory(GraphShape::of(&graph)).hot_arrays;
+    let unreserved_before = swapless_engine::property::unreserved_property_bytes();
+    let reservation =
+        swapless_engine::property::reserve(&array_bytes).map_err(|source| RunError::Reserve {
+            bytes: array_bytes.iter().sum(),
+            source,
+        })?;
+    drop(graph);
+    let opened = open_store(path, &plan, contract.reads())?;
+    let watched = Watched {
+        inner: &*opened,
+        cancel: options.cancel.as_deref(),
+        watch: &watch,
+        file_checks: AtomicU64::new(0),
+        progress,
+        passes: AtomicU64::new(0),
+        last_report: Mutex::new(None),
+        active: AtomicU64::new(0),
+        patterns: Mutex::new([PatternIo::default(); 2]),
+    };
+    let store: &dyn EdgeStore = &watched;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    let vertices = store.num_vertices();
+    let source = match (kernel.takes_source(), options.source) {
+        (true, Some(original)) => Some(internal_id(store, original)?),
+        (true, None) => Some(pick_source(store, 0).ok_or(RunError::NoSource {
+            kernel: kernel.name(),
+        })?),
+        (false, _) => None,
+    };
+    let kernel_options = KernelOptions {
+        source: source.unwrap_or(0),
+        pagerank: options.pagerank,
+        delta: options.delta,
+        betweenness_sources: options.betweenness_sources,
+        optional_held: plan.optional_property_held,
+    };
+    let faults_before = page_faults().unwrap_or((0, 0));
+    let io_before = store.io_stats();
+    // Arrays made from the heap (those no reserved slot fits) hold huge pages only
+    // while a trial runs, so the counter is sampled while trials run; it is the
+    // machine-wide one (cheap to read; reading this process's smaps_rollup instead walks
+    // its page tables and slows kernels down). The report gives the peak above what
+    // the machine held before the reservation.
+    let sampling = std::sync::Arc::new(AtomicBool::new(true));
+    let sampler = {
+        let sampling = sampling.clone();
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while sampling.load(Ordering::Relaxed) {
+                most = most.max(system_anon_huge_page_bytes().unwrap_or(0));
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            most.saturating_sub(huge_pages_before)
+        })
+    };
+    let stop_sampling = || {
+        sampling.store(false, Ordering::Relaxed);
+    };
+    let mut trial_seconds = Vec::new();
+    let mut finished: Option<Box<dyn Finished>> = None;
+    for _ in 0..options.trials {
+        // The previous trial's result goes first, so trials never hold two at once.
+        drop(finished.take());
+        let started = Instant::now();
+        // Between two steps the run stops if asked to; the store also checks at every
+        // scan and gather, within a step.
+        let mut between_steps = |_steps: u64| match options
+            .cancel
+            .as_deref()
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+        {
+            true => Err(swapless_store::StoreError::Interrupted),
+            false => Ok(()),
+        };
+        let trial = || contract.run(store, &kernel_options, &mut between_steps);
+        // A page is checked once a run, when first read: a kernel that meets ids out of
+        // range (an index out of bounds) in a page written since may panic. That is the
+        // file's doing, not a bug, and is said so.
+        let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(trial)) {
+            Ok(result) => result,
+            Err(panic) => {
+                stop_sampling();
+                watch.unchanged()?;
+                std::panic::resume_unwind(panic);
+            }
+        };
+        let result = match result {
+            Ok(result) => result,
+            Err(error) => {
+                stop_sampling();
+                return Err(error.into());
+            }
+        };
+        trial_seconds.push(started.elapsed().as_secs_f64());
+        finished = Some(result);
+        progress.trial_done(store.io_stats().since(&io_before).bytes_read);
+        watched.passes.store(0, Ordering::Relaxed);
+    }
+    // No result from a file that changed while the trials read it.
+    if let Err(error) = watch.unchanged() {
+        stop_sampling();
+        return Err(error.into());
+    }
+    let faults_after = page_faults().unwrap_or((0, 0));
+    let io = store.io_stats().since(&io_before);
+    let patterns = *watched
+        .patterns
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    stop_sampling();
+    let huge_page_bytes = sampler.join().unwrap_or(0);
+    let Some(finished) = finished else {
+        return Err(RunError::InvalidOption {
+            option: crate::RunOption::Trials,
+            detail: "must be at least 1".to_string(),
+        });
+    };
+    let permutation = store.permutation();
+    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as u64;
+    let seconds = median(&trial_seconds);
+    let trials = options.trials as f64;
+    // Per trial, like `seconds`.
+    let io_wait_seconds = io.io_wait_seconds / trials;
+    let compute_seconds = if io_wait_seconds.is_nan() {
+        seconds
+    } else {
+        (seconds - io_wait_seconds).max(0.0)
+    };
+    let per_trial = options.trials as u64;
+    let mut report = RunReport {
+        kernel: kernel.name(),
+        graph: path.display().to_string(),
+        vertices,
+        arcs: store.num_arcs(),
+        tier: store.tier(),
+        direct_io: store.direct_io(),
+        source: source.map(original),
+        threads,
+        trials: options.trials,
+        seconds,
+        trial_seconds,
+        load_seconds,
+        peak_rss_bytes: 0,
+        bytes_read: io.bytes_read / per_trial,
+        read_requests: io.read_requests / per_trial,
+        mean_queue_depth: io.mean_queue_depth(),
+        scan_io: patterns[Pattern::Scan as usize].json(options.trials),
+        gather_io: patterns[Pattern::Gather as usize].json(options.trials),
+        max_queue_depth: io.max_queue_depth,
+        cache_hit_ratio: io.cache_hit_ratio(),
+        io_wait_seconds,
+        compute_seconds,
+        huge_page_bytes,
+        huge_page_fraction: options.huge_page_fraction,
+        huge_page_advised_bytes: swapless_engine::property::huge_page_advised_bytes(),
+        property_reserved_bytes: reservation.bytes(),
+        property_unreserved_bytes: swapless_engine::property::unreserved_property_bytes()
+            - unreserved_before,
+        major_faults: faults_after.0.saturating_sub(faults_before.0),
+        minor_faults: faults_after.1.saturating_sub(faults_before.1),
+        verified: None,
+        // The checks that the graph file is unchanged, over all trials, and the last.
+        file_checks: watched.file_checks.load(Ordering::Relaxed) + 1,
+        result: finished.summary(&kernel_options, &original),
+        plan: PlanFigures::of(&plan),
+    };
+    // Verification and the output array come only after the graph's data, the caches,
+    // the buffers and the property arrays the result does not use are given back: the
+    // plan counts those phases apart from the run's (`KernelMemory::verification_bytes`,
+    // `KernelMemory::output_bytes`).
+    let permutation = permutation.map(<[u32]>::to_vec);
+    drop(opened);
+    drop(reservation);
+    if options.placement.verify {
+        // A verifier that copies blocks of lists into memory takes half of the bytes the
+        // plan gave its map for them.
+        let (mapped_bytes, block_bytes) = match contract.verifier_copies_lists() {
+            true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
+            false => (plan.verify_mapped_bytes, 0),
+        };
+        let graph = GraphFile::open_bounded(path, mapped_bytes)?;
+        finished
+            .verify(&graph, &kernel_options, block_bytes)
+            .map_err(RunError::Verification)?;
+        drop(graph);
+        watch.unchanged()?;
+        report.verified = Some(true);
+    }
+    let array = match options.placement.output_array {
+        true => finished.output(permutation.as_deref()),
+        false => ResultArray::None,
+    };
+    drop(permutation);
+    // The peak of the whole run, the phases after it included.
+    report.peak_rss_bytes = peak_rss_bytes().unwrap_or(0);
+    Ok(RunOutput {
+        array,
+        report,
+        plan,
+    })
+}
+
+/// The internal id of original vertex `original`.
+fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
+    let vertices = store.num_vertices() as u64;
+    if original >= vertices {
+        return Err(RunError::NotAVertex {
+            source_id: original,
+            vertices,
+        });
+    }
+    Ok(match store.permutation() {
+        None => original as u32,
+        Some(new_to_old) => new_to_old
+            .iter()
+            .position(|&old| old as u64 == original)
+            .map_or(0, |position| position as u32),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Placement, Quiet};
+
+    /// Remembers what the run told it.
+    #[derive(Default)]
+    struct Recorder {
+        passes: Mutex<Vec<(u64, u64)>>,
+        trials: AtomicU64,
+    }
+
+    impl Progress for Recorder {
+        fn trial_done(&self, _bytes_read: u64) {
+            self.trials.fetch_add(1, Ordering::Relaxed);
+        }
+        fn pass_done(&self, passes: u64, bytes_read: u64) {
+            if let Ok(mut seen) = self.passes.lock() {
+                seen.push((passes, bytes_read));
+            }
+        }
+    }
+
+    #[test]
+    fn progress_hears_of_passes_and_trials() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kron.sl");
+        swapless_build::generators::write_kronecker(&path, 10, 8, false, 1).unwrap();
+        let recorder = Recorder::default();
+        let options = RunOptions {
+            trials: 2,
+            ..RunOptions::default()
+        };
+        run(&path, Kernel::from_name("pr").unwrap(), &options, &recorder).unwrap();
+        assert_eq!(recorder.trials.load(Ordering::Relaxed), 2);
+        let passes = recorder.passes.lock().unwrap();
+        // The first pass is always reported; a PageRank pass is one scan.
+        assert_eq!(passes.first(), Some(&(1, 0)));
+    }
+
+    #[test]
+    fn a_run_without_an_output_array_neither_plans_nor_makes_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kron.sl");
+        swapless_build::generators::write_kronecker(&path, 12, 4, false, 1).unwrap();
+        let graph = GraphFile::open(&path).unwrap();
+        let output_segment = |plan: &Plan| {
+            plan.segments
+                .iter()
+                .any(|segment| segment.name == "result as output array")
+        };
+        let with_array = Placement::new(None, Some(Tier::Direct));
+        let without_array = Placement {
+            output_array: false,
+            ..with_array.clone()
+        };
+        let planned_with = with_array
+            .plan(&graph, Kernel::from_name("bfs").unwrap())
+            .unwrap();
+        let planned_without = without_array
+            .plan(&graph, Kernel::from_name("bfs").unwrap())
+            .unwrap();
+        assert!(output_segment(&planned_with));
+        assert!(!output_segment(&planned_without));
+        assert!(planned_without.minimum_bytes <= planned_with.minimum_bytes);
+        let options = RunOptions {
+            placement: Placement {
+                verify: true,
+                ..without_array
+            },
+            ..RunOptions::default()
+        };
+        let output = run(&path, Kernel::from_name("bfs").unwrap(), &options, &Quiet).unwrap();
+        assert!(matches!(output.array, ResultArray::None));
+        assert_eq!(output.report.verified, Some(true));
+        assert!(output.report.result["reached"].as_u64().unwrap() > 0);
+    }
+}
