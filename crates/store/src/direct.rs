@@ -24,17 +24,17 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
+use crate::delivery::{IdCheck, deliver_list, visit_edgeless, visit_read};
 use crate::error::IoUringFailure;
 use crate::fault::{Fault, FaultInjector};
 use crate::heads::{heads_serve, open_heads, visit_heads};
-use crate::layout::{
-    Directions, IdCheck, ListLayout, Members, PAGE, READS_PER_BATCH, Read, ascending,
-    check_ids_in_range, deliver_list, gather_reads, page_range, scan_batches, visit_edgeless,
-    visit_read,
-};
+use crate::list_layout::{Directions, ListLayout, PAGE, check_ids_in_range};
 use crate::page_cache::{CacheView, PageCache};
 use crate::page_checks::ListChecks;
 use crate::plan::{GATHER_GAP_PAGES, Plan};
+use crate::read_plan::{
+    Members, READS_PER_BATCH, Read, ascending, gather_reads, page_range, scan_batches,
+};
 use crate::slots::{GiveBack, SlotPool};
 use crate::split::{Side, SplitLists};
 use crate::stats::IoCounters;

@@ -10,7 +10,7 @@
 
 use swapless_format::{GraphFile, HEAD_ENTRIES, SectionKind};
 
-use crate::layout::ListLayout;
+use crate::list_layout::ListLayout;
 use crate::page_checks::ListChecks;
 use crate::plan::Plan;
 use crate::{EdgeDirection, ListBlock, ListsNeeded, OffsetSlice, Offsets, Result, VisitBlock};

@@ -8,18 +8,20 @@
 //! io_uring into a budgeted cache). [`plan`] decides which, and what lives where.
 
 mod aligned;
+mod delivery;
 mod direct;
 mod dram;
 mod elias_fano;
 mod error;
 pub mod fault;
 mod heads;
-mod layout;
+mod list_layout;
 mod mmap;
 mod offsets;
 mod page_cache;
 mod page_checks;
 pub mod plan;
+mod read_plan;
 mod sigbus;
 mod slots;
 mod split;

@@ -12,7 +12,7 @@ use swapless_format::{GraphFile, SectionKind};
 
 use crate::Result;
 use crate::elias_fano::{EliasFano, EliasFanoBuilder, elias_fano_bytes};
-use crate::layout::offsets_do_not_describe;
+use crate::list_layout::offsets_do_not_describe;
 
 /// Whether offsets into a section of `entries` entries fit in 4 bytes each.
 pub fn offsets_fit_narrow(entries: u64) -> bool {

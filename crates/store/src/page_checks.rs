@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
 use crate::Result;
-use crate::layout::{PAGE, holds_id_beyond};
+use crate::delivery::holds_id_beyond;
+use crate::list_layout::PAGE;
 use crate::plan::Plan;
 
 /// The checksums of one list section's pages, and which pages this run has checked.

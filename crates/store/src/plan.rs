@@ -6,9 +6,10 @@ use std::fmt;
 
 use swapless_format::{GraphFile, SectionKind};
 
-use crate::layout::{PAGE, SPLIT_PIECE_BYTES, offsets_do_not_describe};
+use crate::list_layout::{PAGE, offsets_do_not_describe};
 use crate::offsets::for_each_offset;
 use crate::page_checks::PageChecks;
+use crate::read_plan::SPLIT_PIECE_BYTES;
 use crate::{OffsetForm, Result, StoreError, offsets_bytes};
 
 /// Where edges are served from.

@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use crate::layout::PAGE;
+use crate::list_layout::PAGE;
 
 /// Which parts of the arena are free; the I/O thread takes, compute threads give back.
 ///
