@@ -13,8 +13,7 @@ use swapless_engine::kernels::bfs;
 use swapless_engine::pick_source;
 use swapless_format::GraphFile;
 use swapless_store::{
-    DramStore, EdgeDirection, EdgeStore, ListBlock, ListsNeeded, OffsetSlice, Result, Visit,
-    VisitBlock,
+    DramStore, EdgeDirection, EdgeStore, ListBlock, ListsNeeded, Result, Visit, VisitBlock,
 };
 
 /// A store that counts the in-lists a kernel scans and gathers (the bottom-up steps'
@@ -28,27 +27,8 @@ struct Counting<'a> {
 }
 
 impl EdgeStore for Counting<'_> {
-    fn num_vertices(&self) -> usize {
-        self.inner.num_vertices()
-    }
-    fn num_arcs(&self) -> u64 {
-        self.inner.num_arcs()
-    }
-    fn directed(&self) -> bool {
-        self.inner.directed()
-    }
-    fn weighted(&self) -> bool {
-        self.inner.weighted()
-    }
-    fn tier(&self) -> &'static str {
-        self.inner.tier()
-    }
-    fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
-        self.inner.offsets(direction)
-    }
-    fn permutation(&self) -> Option<&[u32]> {
-        self.inner.permutation()
-    }
+    swapless_store::describe_as!(inner);
+
     fn scan_blocks(
         &self,
         direction: EdgeDirection,
@@ -96,9 +76,6 @@ impl EdgeStore for Counting<'_> {
                 .fetch_add(vertices.len() as u64, Ordering::Relaxed);
         }
         self.inner.gather(direction, vertices, visit)
-    }
-    fn resident_bytes(&self) -> u64 {
-        self.inner.resident_bytes()
     }
 }
 

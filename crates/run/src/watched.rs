@@ -144,30 +144,8 @@ impl Watched<'_> {
 }
 
 impl EdgeStore for Watched<'_> {
-    fn num_vertices(&self) -> usize {
-        self.inner.num_vertices()
-    }
-    fn num_arcs(&self) -> u64 {
-        self.inner.num_arcs()
-    }
-    fn directed(&self) -> bool {
-        self.inner.directed()
-    }
-    fn weighted(&self) -> bool {
-        self.inner.weighted()
-    }
-    fn tier(&self) -> &'static str {
-        self.inner.tier()
-    }
-    fn offsets(&self, direction: swapless_store::EdgeDirection) -> swapless_store::OffsetSlice<'_> {
-        self.inner.offsets(direction)
-    }
-    fn permutation(&self) -> Option<&[u32]> {
-        self.inner.permutation()
-    }
-    fn direct_io(&self) -> Option<bool> {
-        self.inner.direct_io()
-    }
+    swapless_store::describe_as!(inner);
+
     fn scan_blocks(
         &self,
         direction: swapless_store::EdgeDirection,
@@ -199,11 +177,5 @@ impl EdgeStore for Watched<'_> {
         self.pass(Pattern::Gather, || {
             self.inner.gather(direction, vertices, visit)
         })
-    }
-    fn resident_bytes(&self) -> u64 {
-        self.inner.resident_bytes()
-    }
-    fn io_stats(&self) -> IoStats {
-        self.inner.io_stats()
     }
 }

@@ -85,8 +85,11 @@ pub(crate) fn visit_read(
             let head = ListBlock::new(last, &head_offsets, first_entry, neighbors, weights);
             Ok(whole + check_and_visit(head, ids, visit_block)?)
         }
+        // A gathered read's members may include vertices without edges between those it
+        // was coalesced for: those are visited once, by `visit_edgeless`, not here.
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
+            .filter(|&&vertex| layout.degree(vertex) > 0)
             .map(|&vertex| deliver(vertex..vertex + 1))
             .sum(),
     }

@@ -9,7 +9,6 @@
 
 mod aligned;
 mod delivery;
-mod direct;
 mod dram;
 mod elias_fano;
 mod error;
@@ -20,24 +19,25 @@ mod mmap;
 mod offsets;
 mod page_cache;
 mod page_checks;
+mod pipeline;
 pub mod plan;
 mod read_plan;
 mod sigbus;
-mod slots;
-mod split;
+mod sources;
 mod stats;
 
 use std::ops::Range;
 
 pub use aligned::HUGE_PAGE;
-pub use direct::{DirectStore, io_uring_refusal};
 pub use dram::DramStore;
 pub use error::{IoUringFailure, StoreError};
 pub use mmap::MmapStore;
 pub use offsets::{
     OffsetForm, OffsetSlice, Offsets, WIDENED_ON_STACK, offsets_bytes, offsets_fit_narrow,
 };
+pub use pipeline::DirectStore;
 pub use plan::{Plan, PlanRequest, Tier};
+pub use sources::io_uring_refusal;
 pub use stats::IoStats;
 
 /// Result type of this crate.
@@ -221,6 +221,46 @@ impl ListsNeeded<'_> {
             ListsNeeded::AllBut(_) => plan::SKIP_GAP_PAGES,
         }
     }
+}
+
+/// Writes out, inside an `impl EdgeStore for Wrapper`, the methods that describe the
+/// graph (its counts, offsets, permutation, tier, memory and I/O figures) as those of
+/// the store in field `$inner`: a wrapper that changes only how lists are read (a
+/// watch, a counter) implements the reads itself and nothing else.
+#[macro_export]
+macro_rules! describe_as {
+    ($inner:ident) => {
+        fn num_vertices(&self) -> usize {
+            self.$inner.num_vertices()
+        }
+        fn num_arcs(&self) -> u64 {
+            self.$inner.num_arcs()
+        }
+        fn directed(&self) -> bool {
+            self.$inner.directed()
+        }
+        fn weighted(&self) -> bool {
+            self.$inner.weighted()
+        }
+        fn tier(&self) -> &'static str {
+            self.$inner.tier()
+        }
+        fn offsets(&self, direction: $crate::EdgeDirection) -> $crate::OffsetSlice<'_> {
+            self.$inner.offsets(direction)
+        }
+        fn permutation(&self) -> Option<&[u32]> {
+            self.$inner.permutation()
+        }
+        fn resident_bytes(&self) -> u64 {
+            self.$inner.resident_bytes()
+        }
+        fn direct_io(&self) -> Option<bool> {
+            self.$inner.direct_io()
+        }
+        fn io_stats(&self) -> $crate::IoStats {
+            self.$inner.io_stats()
+        }
+    };
 }
 
 /// A graph's edges, wherever they are.

@@ -281,3 +281,115 @@ fn release(extents: &mut Vec<Range<u64>>, start: u64, bytes: u64) {
         extents.remove(index);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_reads_share_the_oversize_region_and_give_it_back_whole() {
+        // Two 2-page slots, and a 16-page oversize region after them.
+        let pool = SlotPool::new(2, 2 * PAGE, 16 * PAGE, 8);
+        assert_eq!(pool.try_take(PAGE, 1).map(|s| s[0] < 4), Some(true));
+        // Several long reads at once, while they fit.
+        let first = pool.try_take(5 * PAGE, 1).unwrap();
+        let second = pool.try_take(5 * PAGE, 1).unwrap();
+        assert!(first[0] >= 4 && second[0] >= 4);
+        assert_ne!(pool.offset(first[0]), pool.offset(second[0]));
+        assert!(
+            pool.try_take(7 * PAGE, 1).is_none(),
+            "only 6 pages are left"
+        );
+        // A read in two parts (neighbors and weights) takes both or neither.
+        assert!(pool.try_take(4 * PAGE, 2).is_none());
+        assert!(pool.try_take(3 * PAGE, 2).is_some());
+        pool.give_back(first, 5 * PAGE);
+        pool.give_back(second, 5 * PAGE);
+        // The freed extents merge with each other: 10 pages in one piece.
+        assert!(pool.try_take(10 * PAGE, 1).is_some());
+        assert!(pool.fits_at_all(16 * PAGE, 1));
+        assert!(!pool.fits_at_all(9 * PAGE, 2));
+    }
+
+    #[test]
+    fn short_reads_share_slots_up_to_the_reads_held_at_most() {
+        // Two 4-page slots; up to 6 reads may hold room.
+        let pool = SlotPool::new(2, 4 * PAGE, 0, 6);
+        let reads: Vec<[usize; 2]> = (0..6).map(|_| pool.try_take(PAGE, 1).unwrap()).collect();
+        let mut pages: Vec<usize> = reads.iter().map(|slots| slots[0]).collect();
+        pages.sort();
+        pages.dedup();
+        assert_eq!(pages.len(), 6, "six one-page reads in two slots, apart");
+        assert!(pages.iter().all(|&page| page < 8));
+        assert!(
+            pool.try_take(PAGE, 1).is_none(),
+            "two pages are free, but six reads hold room already"
+        );
+        // A slot-long read needs a slot of its own: none is free while both hold reads.
+        pool.give_back(reads[0], PAGE);
+        assert!(pool.try_take(4 * PAGE, 1).is_none());
+        // The first slot is free again once all four of its reads are back.
+        for slots in &reads[1..4] {
+            pool.give_back(*slots, PAGE);
+        }
+        let whole = pool.try_take(4 * PAGE, 1).unwrap();
+        assert_eq!(pool.offset(whole[0]), 0);
+        // Neighbors and weights: both parts or neither.
+        assert!(pool.try_take(3 * PAGE, 2).is_none());
+        for slots in &reads[4..] {
+            pool.give_back(*slots, PAGE);
+        }
+        assert!(pool.try_take(2 * PAGE, 2).is_some());
+        assert!(!pool.fits_at_all(5 * PAGE, 1), "no oversize region");
+        assert!(pool.fits_at_all(4 * PAGE, 2));
+        assert!(!pool.fits_at_all(4 * PAGE, 3));
+    }
+
+    #[test]
+    fn the_io_thread_waits_for_a_batch_of_give_backs_or_a_panic() {
+        use std::sync::atomic::AtomicU64;
+        use std::time::Duration;
+        let pool = SlotPool::new(4, PAGE, 0, 4);
+        let reads: Vec<[usize; 2]> = (0..4).map(|_| pool.try_take(PAGE, 1).unwrap()).collect();
+        assert_eq!(pool.reads_held(), 4);
+        let woke_after = AtomicU64::new(0);
+        let (pool, woke_after) = (&pool, &woke_after);
+        std::thread::scope(|scope| {
+            let seen = pool.returns();
+            let waiter = scope.spawn(move || {
+                pool.wait_for_returns(seen, 3);
+                woke_after.store(pool.returns(), Ordering::SeqCst);
+            });
+            for slots in &reads[..2] {
+                pool.give_back(*slots, PAGE);
+                std::thread::sleep(Duration::from_millis(50));
+                assert_eq!(
+                    woke_after.load(Ordering::SeqCst),
+                    0,
+                    "woke before the third"
+                );
+            }
+            pool.give_back(reads[2], PAGE);
+            waiter.join().unwrap();
+        });
+        assert_eq!(woke_after.load(Ordering::SeqCst), 3);
+        assert_eq!(pool.reads_held(), 1);
+        // A compute thread that panics with a read in hand wakes the waiter at once: the
+        // reads it would have given back may never come.
+        std::thread::scope(|scope| {
+            let seen = pool.returns();
+            let waiter = scope.spawn(move || pool.wait_for_returns(seen, 100));
+            std::thread::sleep(Duration::from_millis(50));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let _give_back = GiveBack {
+                    pool,
+                    slots: reads[3],
+                    length: PAGE,
+                };
+                panic!("a kernel's bug");
+            }));
+            waiter.join().unwrap();
+        });
+        assert!(pool.abandoned());
+    }
+}

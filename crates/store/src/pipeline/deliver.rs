@@ -1,0 +1,227 @@
+//! How the pipeline hands what landed to the kernel: each read's whole lists, its sides
+//! of the lists it splits with the reads beside it (joined by whichever lands second),
+//! pages checked before delivery, and gathers' pages kept for the gathers after them.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::lists::Lists;
+use super::split::{Side, SplitLists};
+use super::{Batch, DirectStore};
+use crate::delivery::{IdCheck, deliver_list, visit_read};
+use crate::error::IoUringFailure;
+use crate::page_cache::CacheView;
+use crate::read_plan::{Members, Read, page_range};
+use crate::stats::IoCounters;
+use crate::{Result, StoreError, VisitBlock};
+
+impl DirectStore {
+    /// Ids checked at delivery, for lists not vouched for by their pages' checks.
+    fn ids_at_delivery(&self) -> IdCheck<'_> {
+        IdCheck::AtDelivery {
+            vertices: self.vertices,
+            path: self.source.path(),
+        }
+    }
+
+    /// Delivers what read `index` of the batch holds, from `neighbors` (its pages of
+    /// the neighbor section) and `weights` (the same pages of the weight section), and
+    /// keeps the pages for later gathers when the batch says so.
+    pub(super) fn land(
+        &self,
+        batch: &Batch,
+        index: usize,
+        neighbors: &[u8],
+        weights: Option<&[u8]>,
+    ) -> Result<()> {
+        let (lists, reads) = (batch.lists, batch.reads);
+        let read = &reads[index];
+        let pages_passed = lists.checks.check(read.bytes.start, neighbors, weights)?;
+        let ids = IdCheck::unless_passed(pages_passed, self.vertices, self.source.path());
+        let delivered = visit_read(
+            &lists.layout,
+            read,
+            batch.sorted,
+            bytemuck::cast_slice(neighbors),
+            weights.map(bytemuck::cast_slice),
+            ids,
+            batch.visit_block,
+        )?;
+        IoCounters::add(&self.counters.delivered_bytes, delivered);
+        self.deliver_split_sides(batch, index, neighbors, weights)?;
+        if batch.keep {
+            self.keep_pages(lists, read, neighbors, weights);
+        }
+        Ok(())
+    }
+
+    /// Offers read `index`'s sides of the lists it splits with the reads beside it, and
+    /// delivers each list whose other side has already landed.
+    fn deliver_split_sides(
+        &self,
+        batch: &Batch,
+        index: usize,
+        neighbors: &[u8],
+        weights: Option<&[u8]>,
+    ) -> Result<()> {
+        let (lists, reads) = (batch.lists, batch.reads);
+        let read = &reads[index];
+        let ids: &[u32] = bytemuck::cast_slice(neighbors);
+        let weights: Option<&[f32]> = weights.map(bytemuck::cast_slice);
+        let entries = |bytes: Range<u64>| {
+            ((bytes.start - read.bytes.start) / 4) as usize
+                ..((bytes.end - read.bytes.start) / 4) as usize
+        };
+        let split_first = |read: &Read| match &read.members {
+            Members::Span(span) if read.head_bytes > 0 => Some(span.start),
+            _ => None,
+        };
+        let mut sides = Vec::new();
+        if let Some(vertex) = split_first(read) {
+            let list = lists.layout.list_bytes(vertex);
+            sides.push((index, Side::Tail, entries(read.bytes.start..list.end)));
+        }
+        if let Some(next) = reads.get(index + 1)
+            && split_first(next).is_some()
+        {
+            let head = next.bytes.start - next.head_bytes..next.bytes.start;
+            sides.push((index + 1, Side::Head, entries(head)));
+        }
+        for (tail_read, side, range) in sides {
+            let joined = batch.split.offer(
+                tail_read,
+                side,
+                &ids[range.clone()],
+                weights.map(|weights| &weights[range]),
+            );
+            if let (Some(joined), Some(vertex)) = (joined, split_first(&reads[tail_read])) {
+                let list = lists.layout.list_bytes(vertex);
+                let entries = list.start / 4..list.end / 4;
+                let delivered = deliver_list(
+                    vertex,
+                    entries.clone(),
+                    entries.start,
+                    &joined.neighbors,
+                    joined.weights.as_deref(),
+                    self.ids_at_delivery(),
+                    batch.visit_block,
+                )?;
+                IoCounters::add(&self.counters.delivered_bytes, delivered);
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a split list left without its other side, which a finished batch
+    /// never has: delivering the batch without it would be a wrong answer.
+    pub(super) fn check_joined(&self, split: &SplitLists) -> Result<()> {
+        match split.unjoined() {
+            0 => Ok(()),
+            count => Err(StoreError::IoUring {
+                path: self.source.path().to_path_buf(),
+                failure: IoUringFailure::ListsNotJoined(count),
+            }),
+        }
+    }
+
+    /// Keeps the pages `read` brought (neighbors and weights) for later gathers.
+    fn keep_pages(&self, lists: &Lists, read: &Read, neighbors: &[u8], weights: Option<&[u8]>) {
+        self.gather_cache
+            .insert(lists.layout.neighbors_at + read.bytes.start, neighbors);
+        if let (Some(at), Some(weights)) = (lists.layout.weights_at, weights) {
+            self.gather_cache.insert(at + read.bytes.start, weights);
+        }
+    }
+
+    /// Delivers `vertex`'s list, entries `entries` of the section, from the page cache if
+    /// every page it needs (neighbors and weights) is there; false, and nothing
+    /// delivered, if not.
+    fn deliver_cached(
+        &self,
+        view: &CacheView,
+        lists: &Lists,
+        vertex: u32,
+        entries: Range<u64>,
+        visit_block: &VisitBlock,
+    ) -> Result<bool> {
+        let pages = page_range(entries.start * 4..entries.end * 4);
+        let length = pages.end - pages.start;
+        let deliver = |neighbors: &[u8], weights: Option<&[u8]>| {
+            deliver_list(
+                vertex,
+                entries.clone(),
+                pages.start / 4,
+                bytemuck::cast_slice(neighbors),
+                weights.map(bytemuck::cast_slice),
+                self.ids_at_delivery(),
+                visit_block,
+            )
+        };
+        let delivered = view
+            .with_bytes(
+                lists.layout.neighbors_at + pages.start,
+                length,
+                |neighbors| match lists.layout.weights_at {
+                    None => Some(deliver(neighbors, None)),
+                    Some(weights_at) => {
+                        view.with_bytes(weights_at + pages.start, length, |weights| {
+                            deliver(neighbors, Some(weights))
+                        })
+                    }
+                },
+            )
+            .flatten();
+        match delivered {
+            None => Ok(false),
+            Some(delivered) => {
+                let delivered = delivered?;
+                IoCounters::add(&self.counters.delivered_bytes, delivered);
+                IoCounters::add(&self.counters.cached_bytes, delivered);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Delivers the lists of `sorted` whose pages are all in the page cache for gathers,
+    /// and returns the others (all of them when there is no such cache). Each list is
+    /// looked up on its own, before misses are coalesced into reads: a coalesced read
+    /// hits only if every page it spans is here, and on a grid the spans shift from level
+    /// to level while the lists' own pages stay.
+    pub(super) fn deliver_cached_lists<'a>(
+        &self,
+        lists: &Lists,
+        sorted: &'a [u32],
+        visit_block: &VisitBlock,
+    ) -> Result<Cow<'a, [u32]>> {
+        if self.gather_cache.bytes() == 0 {
+            return Ok(Cow::Borrowed(sorted));
+        }
+        // Hits are delivered under the view; misses after it is dropped, since their
+        // pages are inserted as they land.
+        let view = self.gather_cache.view();
+        let offsets = lists.layout.offsets.as_slice();
+        let hits = sorted
+            .par_iter()
+            .with_min_len(64)
+            .map(|&vertex| {
+                let entries = offsets.bounds(vertex as usize);
+                if entries.is_empty() {
+                    // Visited with the edgeless after the gather.
+                    return Ok(true);
+                }
+                self.deliver_cached(&view, lists, vertex, entries, visit_block)
+            })
+            .collect::<Result<Vec<bool>>>()?;
+        drop(view);
+        Ok(Cow::Owned(
+            sorted
+                .iter()
+                .zip(hits)
+                .filter(|(_, hit)| !hit)
+                .map(|(&vertex, _)| vertex)
+                .collect(),
+        ))
+    }
+}
