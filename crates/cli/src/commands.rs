@@ -317,26 +317,16 @@ fn degree_stats(offsets: &[u64]) -> Option<DegreeStats> {
     })
 }
 
-/// Bytes a dram run holds: the graph's CSR sections (the dram tier takes heads from its
-/// lists) plus two 8-byte property arrays
-/// (a BFS parent array and a frontier are typical; PageRank needs one more).
-fn dram_footprint(graph: &GraphFile) -> (u64, u64) {
-    let graph_bytes: u64 = graph
-        .header()
-        .sections
-        .iter()
-        .filter(|entry| {
-            !matches!(
-                SectionKind::from_name(&entry.name),
-                Some(SectionKind::Checksums)
-                    | Some(SectionKind::Permutation)
-                    | Some(SectionKind::OutHeads)
-            )
+/// Each kernel's footprint on `graph`: what a run held entirely in DRAM holds, as the
+/// plan counts it (`swapless plan KERNEL GRAPH` says the same).
+fn kernel_footprints(graph: &GraphFile) -> Result<Vec<(&'static str, u64)>, CliError> {
+    swapless_run::Kernel::all()
+        .map(|kernel| {
+            let placement = swapless_run::Placement::new(None, Some(swapless_store::Tier::Dram));
+            let plan = placement.plan(graph, kernel)?;
+            Ok((kernel.name(), plan.footprint_bytes))
         })
-        .map(|entry| entry.length)
-        .sum();
-    let property_array = graph.num_vertices() as u64 * 8;
-    (graph_bytes, property_array)
+        .collect()
 }
 
 /// `swapless info FILE`
@@ -349,8 +339,12 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         path: path.to_path_buf(),
         detail: "section out_offsets falls somewhere, so it describes no lists".to_string(),
     })?;
-    let (graph_bytes, property_array) = dram_footprint(&graph);
-    let footprint = graph_bytes + 2 * property_array;
+    let footprints = kernel_footprints(&graph)?;
+    let footprint = footprints
+        .iter()
+        .map(|(_, bytes)| *bytes)
+        .max()
+        .unwrap_or(0);
     let label = |bucket: usize| -> String {
         match bucket {
             0 => "0".to_string(),
@@ -429,11 +423,13 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             thousands(entry.offset)
         );
     }
+    let each: Vec<String> = footprints
+        .iter()
+        .map(|(kernel, footprint)| format!("{kernel} {}", bytes(*footprint)))
+        .collect();
     say!(
-        "in memory  about {} for a run held entirely in DRAM: graph sections {} + {} per 8-byte property array (2 counted)",
-        bytes(footprint),
-        bytes(graph_bytes),
-        bytes(property_array)
+        "in memory  a run held entirely in DRAM: {} (each kernel's footprint, as `swapless plan` counts it)",
+        each.join(", ")
     );
     let weights_bytes: u64 = [SectionKind::OutWeights, SectionKind::InWeights]
         .into_iter()
@@ -469,9 +465,8 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "band_share": band_share,
             "banded": banded,
             "sections": sections,
-            "graph_bytes": graph_bytes,
-            "property_array_bytes": property_array,
             "footprint_bytes": footprint,
+            "footprint_bytes_by_kernel": footprints.iter().map(|(kernel, bytes)| (kernel.to_string(), json!(bytes))).collect::<serde_json::Map<String, serde_json::Value>>(),
         });
         write_json(json_path, &value)?;
     }
