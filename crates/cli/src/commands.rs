@@ -389,8 +389,8 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "no"
         }
     );
-    let band_share = swapless_store::plan::band_share(&graph, SectionKind::OutNeighbors)?;
-    let banded = band_share.is_some_and(|share| share >= swapless_store::plan::BANDED_SHARE);
+    let band_share = swapless_store::budget::band_share(&graph, SectionKind::OutNeighbors)?;
+    let banded = band_share.is_some_and(|share| share >= swapless_store::budget::BANDED_SHARE);
     if let Some(share) = band_share {
         say!(
             "locality   {:.0}% of sampled neighbor ids lie near the ids whose lists hold them: {}",

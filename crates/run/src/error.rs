@@ -167,6 +167,16 @@ impl From<StoreError> for RunError {
             StoreError::Format(error) => RunError::Format(error),
             budget @ StoreError::Budget { .. } => RunError::Budget(budget),
             StoreError::Interrupted => RunError::Interrupted,
+            StoreError::InvalidPlacement { option, detail } => RunError::InvalidOption {
+                option: match option {
+                    swapless_store::PlacementOption::ChunkBytes => RunOption::ChunkBytes,
+                    swapless_store::PlacementOption::QueueDepth => RunOption::QueueDepth,
+                    swapless_store::PlacementOption::GatherCacheFraction => {
+                        RunOption::GatherCacheFraction
+                    }
+                },
+                detail,
+            },
             other => RunError::Store(other),
         }
     }

@@ -10,7 +10,7 @@ use swapless_store::{OffsetForm, Plan, PlanRequest, Tier};
 
 use crate::options::thread_bytes;
 use crate::report::PlanFigures;
-use crate::{Kernel, RunError, RunOption, usable_cores};
+use crate::{Kernel, RunError, usable_cores};
 
 /// Where edges are served from and within what memory.
 #[derive(Clone, Debug)]
@@ -61,28 +61,6 @@ impl Placement {
 
     /// The plan for `kernel` on `graph`.
     pub fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, RunError> {
-        if let Some(chunk) = self.chunk_bytes
-            && (!(4 << 10..=4 << 20).contains(&chunk) || !chunk.is_multiple_of(4096))
-        {
-            return Err(RunError::invalid(
-                RunOption::ChunkBytes,
-                "must be a multiple of 4K between 4K and 4M",
-            ));
-        }
-        if !(1..=4096).contains(&self.queue_depth) {
-            return Err(RunError::invalid(
-                RunOption::QueueDepth,
-                "must be between 1 and 4096",
-            ));
-        }
-        if let Some(fraction) = self.gather_cache_fraction
-            && !(0.0..=1.0).contains(&fraction)
-        {
-            return Err(RunError::invalid(
-                RunOption::GatherCacheFraction,
-                "must be between 0 and 1",
-            ));
-        }
         let contract = kernel.contract();
         let reads = contract.reads();
         let shape = GraphShape::of(graph);
@@ -112,7 +90,7 @@ impl Placement {
             chunk_bytes: self.chunk_bytes,
             queue_depth: self.queue_depth,
         };
-        Ok(swapless_store::plan::plan(graph, &request)?)
+        Ok(swapless_store::budget::plan(graph, &request)?)
     }
 }
 

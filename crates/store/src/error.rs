@@ -19,6 +19,14 @@ pub enum StoreError {
         /// Whether the verification after the run (`--verify`) is what needs the most.
         verifying: bool,
     },
+    /// A placement option's value is out of range; `detail` says what it must be.
+    #[error("{} {detail}", option.words())]
+    InvalidPlacement {
+        /// The option.
+        option: crate::PlacementOption,
+        /// What its value must be.
+        detail: String,
+    },
     /// The run was asked to stop (Ctrl-C) and did, at a scan or gather.
     #[error("interrupted")]
     Interrupted,

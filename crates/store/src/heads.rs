@@ -10,9 +10,9 @@
 
 use swapless_format::{GraphFile, HEAD_ENTRIES, SectionKind};
 
+use crate::budget::Plan;
 use crate::list_layout::ListLayout;
 use crate::page_checks::ListChecks;
-use crate::plan::Plan;
 use crate::{EdgeDirection, ListBlock, ListsNeeded, OffsetSlice, Offsets, Result, VisitBlock};
 
 /// The heads section laid out as lists of [`HEAD_ENTRIES`] entries, for a tier's reads,

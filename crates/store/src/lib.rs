@@ -5,9 +5,10 @@
 //! sparse, in any order). Three tiers implement both, so kernels never know which
 //! serves them: [`DramStore`] (everything in memory), [`MmapStore`] (the OS's page
 //! cache, with hints and prefetch) and [`DirectStore`] (`O_DIRECT` reads through
-//! io_uring into a budgeted cache). [`plan`] decides which, and what lives where.
+//! io_uring into a budgeted cache). [`budget`] decides which, and what lives where.
 
 mod aligned;
+pub mod budget;
 mod delivery;
 mod dram;
 mod elias_fano;
@@ -20,7 +21,6 @@ mod offsets;
 mod page_cache;
 mod page_checks;
 mod pipeline;
-pub mod plan;
 mod read_plan;
 mod sigbus;
 mod sources;
@@ -28,15 +28,15 @@ mod stats;
 
 use std::ops::Range;
 
+use offsets::WIDENED_ON_STACK;
+
 pub use aligned::HUGE_PAGE;
+pub use budget::{PlacementOption, Plan, PlanRequest, Tier};
 pub use dram::DramStore;
 pub use error::{IoUringFailure, StoreError};
 pub use mmap::MmapStore;
-pub use offsets::{
-    OffsetForm, OffsetSlice, Offsets, WIDENED_ON_STACK, offsets_bytes, offsets_fit_narrow,
-};
+pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
 pub use pipeline::DirectStore;
-pub use plan::{Plan, PlanRequest, Tier};
 pub use sources::io_uring_refusal;
 pub use stats::IoStats;
 
@@ -212,13 +212,26 @@ pub enum ListsNeeded<'a> {
 }
 
 impl ListsNeeded<'_> {
+    /// Bytes a disk tier holds, over a section of `arcs` entries, to know which lists a
+    /// pass that needs only their heads cuts short: a kernel that asks for such a pass
+    /// counts them in its memory.
+    pub fn heads_held_bytes(arcs: u64) -> u64 {
+        budget::cut_lists_bytes(arcs, budget::HEAD_GAP_PAGES)
+    }
+
+    /// Bytes a disk tier holds, over a section of `arcs` entries, to know which lists a
+    /// pass that needs all but some cuts short (see [`ListsNeeded::heads_held_bytes`]).
+    pub fn skips_held_bytes(arcs: u64) -> u64 {
+        budget::cut_lists_bytes(arcs, budget::SKIP_GAP_PAGES)
+    }
+
     /// Pages past what the scan needs of a list that a disk tier reads rather than cut
-    /// the list short: [`plan::HEAD_GAP_PAGES`] past a head, [`plan::SKIP_GAP_PAGES`] past
+    /// the list short: [`budget::HEAD_GAP_PAGES`] past a head, [`budget::SKIP_GAP_PAGES`] past
     /// an unneeded list's first page.
     pub(crate) fn gap_pages(self) -> u64 {
         match self {
-            ListsNeeded::Heads(_) => plan::HEAD_GAP_PAGES,
-            ListsNeeded::AllBut(_) => plan::SKIP_GAP_PAGES,
+            ListsNeeded::Heads(_) => budget::HEAD_GAP_PAGES,
+            ListsNeeded::AllBut(_) => budget::SKIP_GAP_PAGES,
         }
     }
 }

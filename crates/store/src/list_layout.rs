@@ -7,7 +7,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::plan::Plan;
+use crate::budget::Plan;
 use crate::{EdgeDirection, OffsetForm, OffsetSlice, Offsets, Result};
 
 pub(crate) const PAGE: u64 = 4096;

@@ -15,12 +15,12 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
+use crate::budget::{GATHER_GAP_PAGES, Plan};
 use crate::delivery::{IdCheck, deliver_span, visit_edgeless, visit_read};
 use crate::fault::{Fault, FaultInjector};
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::list_layout::{Directions, ListLayout, PAGE};
 use crate::page_checks::ListChecks;
-use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::stats::IoCounters;
 use crate::{

@@ -191,7 +191,7 @@ impl Offsets {
 
 /// Entries [`OffsetSlice::widened`] copies on the stack (more go to the heap): a scan
 /// block's worth, so kernels that widen blocks of their own size them by it.
-pub const WIDENED_ON_STACK: usize = 1024;
+pub(crate) const WIDENED_ON_STACK: usize = 1024;
 
 /// Offsets, borrowed: all of a direction's or the entries of a block of vertices.
 #[derive(Clone, Copy)]
@@ -227,6 +227,10 @@ impl std::fmt::Debug for OffsetSlice<'_> {
 }
 
 impl<'a> OffsetSlice<'a> {
+    /// Vertices of a block whose offsets (one entry more) [`OffsetSlice::widened`]
+    /// copies on the stack: kernels that widen blocks of their own size them by it.
+    pub const BLOCK_VERTICES: usize = WIDENED_ON_STACK - 1;
+
     /// Entry `index`.
     #[inline]
     pub fn get(&self, index: usize) -> u64 {

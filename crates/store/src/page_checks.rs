@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
 use crate::Result;
+use crate::budget::Plan;
 use crate::delivery::holds_id_beyond;
 use crate::list_layout::PAGE;
-use crate::plan::Plan;
 
 /// The checksums of one list section's pages, and which pages this run has checked.
 pub(crate) struct PageChecks {

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use swapless_format::GraphFile;
-use swapless_store::plan::plan;
+use swapless_store::budget::plan;
 use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
 
 #[test]

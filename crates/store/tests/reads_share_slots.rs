@@ -6,7 +6,7 @@
 mod common;
 
 use swapless_format::GraphFile;
-use swapless_store::plan::{Plan, plan};
+use swapless_store::budget::{Plan, plan};
 use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
 
 const PAGE: u64 = 4096;
@@ -16,7 +16,8 @@ const QUEUE_DEPTH: usize = 64;
 /// for every read it lets hold room.
 fn counts_every_held_read(placement: &Plan) -> bool {
     placement.io_buffer_bytes
-        >= placement.regular_slots * placement.slot_bytes + placement.reads_held * 2 * PAGE
+        >= placement.slots.regular_slots * placement.slots.slot_bytes
+            + placement.slots.reads_held * 2 * PAGE
 }
 
 #[test]
@@ -29,17 +30,17 @@ fn short_reads_fill_the_queue_with_fewer_slots_than_its_depth() {
 
     // At the least budget there is no room for more sides: as many reads as slots.
     let tight = plan(&graph, &request(least)).unwrap();
-    assert_eq!(tight.reads_held, tight.regular_slots);
+    assert_eq!(tight.slots.reads_held, tight.slots.regular_slots);
     assert!(counts_every_held_read(&tight));
 
     // A little more: fewer slots than the queue's depth, but room for its reads' sides.
     let placement = (0..64)
         .map(|step| plan(&graph, &request(least + step * (64 << 10))).unwrap())
-        .find(|placement| placement.reads_held > placement.regular_slots)
+        .find(|placement| placement.slots.reads_held > placement.slots.regular_slots)
         .expect("some budget above the least holds more reads than slots");
-    assert_eq!(placement.reads_held, QUEUE_DEPTH as u64);
+    assert_eq!(placement.slots.reads_held, QUEUE_DEPTH as u64);
     assert!(counts_every_held_read(&placement));
-    let slots = placement.regular_slots;
+    let slots = placement.slots.regular_slots;
 
     let store = DirectStore::open(&path, &placement).unwrap();
     let offsets = store.offsets(EdgeDirection::Out);

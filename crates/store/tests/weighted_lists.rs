@@ -7,7 +7,7 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use swapless_format::GraphFile;
-use swapless_store::plan::{Tier, plan};
+use swapless_store::budget::{Tier, plan};
 use swapless_store::{Adjacency, DirectStore, EdgeDirection, EdgeStore, ListsNeeded, MmapStore};
 
 /// Asserts that `list` is vertex `vertex`'s list in `graph`, with its weights exactly

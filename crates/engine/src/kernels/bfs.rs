@@ -18,7 +18,6 @@ use crate::kernel::{
 };
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
-use swapless_store::plan::{SKIP_GAP_PAGES, cut_lists_bytes};
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
 
 use std::cell::RefCell;
@@ -612,7 +611,7 @@ impl Kernel for Bfs {
             // buffers (up to twice its length) and drained into one list. Longer
             // frontiers live in the bitmaps, so this bound holds on every graph. Plus the
             // visited vertices' long lists a disk tier's bottom-up scan skips.
-            working_bytes: 16 * list_limit(vertices) + cut_lists_bytes(shape.arcs, SKIP_GAP_PAGES),
+            working_bytes: 16 * list_limit(vertices) + ListsNeeded::skips_held_bytes(shape.arcs),
             optional_bytes: kept_lists_bytes(vertices),
             // The verifier's depth per vertex.
             verifier_bytes: 4 * vertices,

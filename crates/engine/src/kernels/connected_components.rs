@@ -17,8 +17,7 @@ use crate::kernel::{
 };
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
-use swapless_store::plan::{HEAD_GAP_PAGES, cut_lists_bytes};
-use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result, WIDENED_ON_STACK};
+use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, OffsetSlice, Result};
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -126,7 +125,7 @@ fn each_with_edges_left(
     range: std::ops::Range<u32>,
     each: &mut dyn FnMut(u32, u64),
 ) {
-    const BLOCK: u32 = WIDENED_ON_STACK as u32 - 1;
+    const BLOCK: u32 = OffsetSlice::BLOCK_VERTICES as u32;
     let mut start = range.start;
     while start < range.end {
         let block = start..start.saturating_add(BLOCK).min(range.end);
@@ -338,7 +337,7 @@ impl Kernel for ConnectedComponents {
             // they are gathered (at most one in OUTSIDE_LIST_DIVISOR, 4 each), and the
             // long lists a disk tier's first pass cuts short.
             working_bytes: 4 * vertices.div_ceil(OUTSIDE_LIST_DIVISOR)
-                + cut_lists_bytes(shape.arcs, HEAD_GAP_PAGES),
+                + ListsNeeded::heads_held_bytes(shape.arcs),
             // The verifier's union-find parents.
             verifier_bytes: 4 * vertices,
             result_bytes_per_vertex: 4,

@@ -17,7 +17,7 @@
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
-use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result, WIDENED_ON_STACK};
+use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result};
 
 use super::{Reads, deterministic_sums};
 use crate::kernel::{
@@ -344,7 +344,7 @@ impl FixedPointSum {
 /// Vertices per block of the pass that stores contributions: their offsets (one more
 /// entry) are widened on the stack, which decodes compressed offsets once per block
 /// instead of twice per vertex.
-const CONTRIBUTE_BLOCK: usize = WIDENED_ON_STACK - 1;
+const CONTRIBUTE_BLOCK: usize = OffsetSlice::BLOCK_VERTICES;
 
 /// Multiplies every score by `factor` (1 leaves them as they are), stores every vertex's
 /// contribution, and returns the rank the edges do not carry and the scores, each summed

@@ -11,6 +11,7 @@
 //! through io_uring, with `O_DIRECT`.
 
 mod deliver;
+mod geometry;
 mod lists;
 mod slots;
 mod split;
@@ -24,13 +25,13 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
+use crate::budget::{GATHER_GAP_PAGES, Plan};
 use crate::delivery::{IdCheck, visit_edgeless, visit_read};
 use crate::fault::FaultInjector;
 use crate::heads::{heads_serve, open_heads, visit_heads};
 use crate::list_layout::{Directions, ListLayout, check_ids_in_range};
 use crate::page_cache::PageCache;
 use crate::page_checks::ListChecks;
-use crate::plan::{GATHER_GAP_PAGES, Plan};
 use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::sources::{PageQueue, PageSource, UringFile};
 use crate::stats::IoCounters;
@@ -38,6 +39,8 @@ use crate::{
     EdgeDirection, EdgeStore, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
     StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
+pub(crate) use geometry::IoShape;
+pub use geometry::SlotGeometry;
 use lists::{Lists, read_pinned};
 use split::SplitLists;
 
@@ -156,15 +159,16 @@ impl DirectStore {
             None => None,
         };
         let reads_per = plan.sections_per_list() as usize;
-        let oversize_slots = if plan.oversize_slot_bytes > 0 {
+        let geometry = plan.slots;
+        let oversize_slots = if geometry.oversize_slot_bytes > 0 {
             reads_per
         } else {
             0
         };
-        let regular_slots = plan.regular_slots as usize;
+        let regular_slots = geometry.regular_slots as usize;
         let arena = AlignedBuffer::zeroed(
-            regular_slots as u64 * plan.slot_bytes
-                + oversize_slots as u64 * plan.oversize_slot_bytes,
+            regular_slots as u64 * geometry.slot_bytes
+                + oversize_slots as u64 * geometry.oversize_slot_bytes,
         )?;
         let entries = ((plan.queue_depth * reads_per).next_power_of_two() as u32).clamp(8, 4096);
         let queue = source.queue(&arena, entries)?;
@@ -177,11 +181,11 @@ impl DirectStore {
             lists,
             heads,
             permutation: graph.load_permutation()?,
-            slot_bytes: plan.slot_bytes,
-            oversize_bytes: plan.oversize_slot_bytes,
+            slot_bytes: geometry.slot_bytes,
+            oversize_bytes: geometry.oversize_slot_bytes,
             regular_slots,
             oversize_slots,
-            reads_held: plan.reads_held as usize,
+            reads_held: geometry.reads_held as usize,
             chunk_bytes: plan.chunk_bytes,
             queue_depth: plan.queue_depth.max(1),
             counters: IoCounters::default(),
@@ -475,12 +479,12 @@ mod tests {
             chunk_bytes: Some(16 << 10),
             queue_depth: 8,
         };
-        let least = crate::plan::plan(&graph, &request).unwrap().minimum_bytes;
+        let least = crate::budget::plan(&graph, &request).unwrap().minimum_bytes;
         let request = crate::PlanRequest {
             budget_bytes: Some(least + (256 << 10)),
             ..request
         };
-        let plan = crate::plan::plan(&graph, &request).unwrap();
+        let plan = crate::budget::plan(&graph, &request).unwrap();
         let sources: [Box<dyn PageSource>; 2] = [
             Box::new(BufferedFile::open(&path).unwrap()),
             Box::new(UringFile::open(&path).unwrap()),

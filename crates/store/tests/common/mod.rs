@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use swapless_build::generators::{SyntheticKind, SyntheticSource};
 use swapless_build::{BuildOptions, build_graph};
-use swapless_store::plan::{PlanRequest, Tier};
+use swapless_store::budget::{PlanRequest, Tier};
 
 /// Builds a kron graph of `scale` (degree 16, undirected, with weights if `weighted`) in `dir`.
 pub fn kron_graph(dir: &Path, scale: u32, weighted: bool) -> PathBuf {

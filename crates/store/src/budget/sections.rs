@@ -1,0 +1,220 @@
+//! What a run would hold of a graph, from its header and offsets alone: the lists each
+//! direction reads, the longest list, offsets in either form, the permutation, the page
+//! checks, and whether the lists are banded.
+
+use swapless_format::{GraphFile, SectionKind};
+
+use super::PlanRequest;
+use crate::list_layout::offsets_do_not_describe;
+use crate::offsets::for_each_offset;
+use crate::page_checks::PageChecks;
+use crate::{OffsetForm, Result, offsets_bytes};
+
+/// Pages of a list section the plan samples to tell whether the graph is banded.
+const BAND_SAMPLE_PAGES: u64 = 64;
+
+/// Share of [`band_share`] from which lists count as banded.
+pub const BANDED_SHARE: f64 = 0.75;
+
+/// How banded the lists of `kind` are: in a sample of pages, the share of ids within
+/// 1/64 of the vertex count of their page's median id, counting only pages whose median
+/// lies within 1/16 of the vertex count of the vertices whose lists are there (estimated
+/// from the page's place in the section). `None` for a section without a whole page. A
+/// random graph gives about 3%; grids, meshes and road networks in their natural order
+/// nearly all; a graph reordered by degree little, though its ids crowd into the hubs'.
+/// On a banded graph a search advances as a band of ids, and each step's lists share
+/// pages with the steps just before, so a page cache serves its gathers; elsewhere it
+/// would not.
+pub fn band_share(graph: &GraphFile, kind: SectionKind) -> Result<Option<f64>> {
+    let vertices = graph.num_vertices() as u64;
+    let section = graph.header().section(kind).map_or(0, |entry| entry.length);
+    let near = (vertices / 64).max(1);
+    let (mut close, mut total) = (0u64, 0u64);
+    graph.sample_pages(kind, BAND_SAMPLE_PAGES, &mut |position, page| {
+        let mut ids: Vec<u32> = bytemuck::cast_slice(page).to_vec();
+        let middle = ids.len() / 2;
+        let median = *ids.select_nth_unstable(middle).1 as u64;
+        let owners = (position as u128 * vertices as u128 / section.max(1) as u128) as u64;
+        if median.abs_diff(owners) <= (vertices / 16).max(1) {
+            close += ids
+                .iter()
+                .filter(|&&id| (id as u64).abs_diff(median) <= near)
+                .count() as u64;
+        }
+        total += ids.len() as u64;
+    })?;
+    Ok((total > 0).then(|| close as f64 / total as f64))
+}
+
+/// Whether the lists of `kind` are banded (see [`band_share`]).
+pub(super) fn banded(graph: &GraphFile, kind: SectionKind) -> Result<bool> {
+    Ok(band_share(graph, kind)?.is_some_and(|share| share >= BANDED_SHARE))
+}
+
+/// Sizes of one direction's sections.
+pub(super) struct Direction {
+    pub(super) name: &'static str,
+    pub(super) lists: u64,
+    pub(super) longest_list: u64,
+    /// Bytes of the weights the graph stores but this kernel does not read.
+    pub(super) unread_weights: u64,
+    /// Memory a disk tier holds to check the pages it reads of these lists.
+    pub(super) page_checks: u64,
+}
+
+/// The longest list in `kinds[0]` (an offsets section), read in blocks so the plan
+/// itself stays small. Offsets that fall or run past the neighbor section `kinds[1]`
+/// are refused here, before they size anything.
+pub(super) fn longest_list_bytes(graph: &GraphFile, kinds: [SectionKind; 2]) -> Result<u64> {
+    let entries = graph.required_section(kinds[1])?.length / 4;
+    let mut previous: Option<u64> = None;
+    let mut longest = 0u64;
+    let mut describes = true;
+    for_each_offset(graph, kinds[0], |offset| {
+        if let Some(before) = previous {
+            describes &= before <= offset;
+            longest = longest.max(offset.saturating_sub(before));
+        }
+        describes &= offset <= entries;
+        previous = Some(offset);
+    })?;
+    if !describes {
+        return Err(offsets_do_not_describe(graph, kinds[0], kinds[1]));
+    }
+    Ok(longest * 4)
+}
+
+/// The sizes a plan weighs, of one graph for one request.
+pub(super) struct Sizes {
+    /// Whether the run holds and reads weights.
+    pub(super) weighted: bool,
+    /// The directions the run reads.
+    pub(super) directions: Vec<Direction>,
+    /// Bytes of the permutation section.
+    pub(super) permutation_section: u64,
+    /// Bytes of the permutation and its inverse, for sources and results.
+    pub(super) permutation: u64,
+    /// Both directions' offsets, plain: (out, in).
+    pub(super) plain_offsets: (u64, u64),
+    /// Both directions' offsets, Elias-Fano compressed: (out, in).
+    pub(super) compressed_offsets: (u64, u64),
+    /// Bytes of every list the run reads (with weights when it reads them).
+    pub(super) bulk: u64,
+    /// Whether the file has page checksums to check reads against.
+    pub(super) pages_checked: bool,
+    /// Whether a pass needs only the heads of the out-lists.
+    pub(super) head_pass: bool,
+    /// Bytes of the heads section a disk tier reads for that pass (0: none).
+    pub(super) heads_bytes: u64,
+    /// Memory a disk tier holds to check the pages it reads.
+    pub(super) list_checks: u64,
+}
+
+impl Sizes {
+    /// The sizes of `graph` for `request`.
+    pub(super) fn of(graph: &GraphFile, request: &PlanRequest) -> Result<Sizes> {
+        let header = graph.header();
+        let flags = graph.flags();
+        let weighted = flags.weighted && request.weights;
+        let size = |kind: SectionKind| header.section(kind).map_or(0, |entry| entry.length);
+        let weights = |kind: SectionKind| if weighted { size(kind) } else { 0 };
+        // A disk tier checks each page it reads against the file's page checksums (a
+        // version-1 file has none, and nothing to hold).
+        let pages_checked = PageChecks::available(graph);
+        let page_checks = |section_bytes: u64| match pages_checked {
+            true => PageChecks::held_bytes(section_bytes),
+            false => 0,
+        };
+        let direction = |name, kinds: [SectionKind; 3]| -> Result<Direction> {
+            Ok(Direction {
+                name,
+                lists: size(kinds[1]) + weights(kinds[2]),
+                longest_list: longest_list_bytes(graph, [kinds[0], kinds[1]])?,
+                unread_weights: size(kinds[2]) - weights(kinds[2]),
+                page_checks: page_checks(size(kinds[1])) + page_checks(weights(kinds[2])),
+            })
+        };
+        let mut directions = Vec::new();
+        // An undirected graph stores one set of lists that serves both directions.
+        if request.out_lists || (request.in_lists && !flags.directed) {
+            directions.push(direction(
+                "out",
+                [
+                    SectionKind::OutOffsets,
+                    SectionKind::OutNeighbors,
+                    SectionKind::OutWeights,
+                ],
+            )?);
+        }
+        if request.in_lists && flags.directed {
+            directions.push(direction(
+                "in",
+                [
+                    SectionKind::InOffsets,
+                    SectionKind::InNeighbors,
+                    SectionKind::InWeights,
+                ],
+            )?);
+        }
+        // Both directions' offsets stay in memory on a directed graph: kernels ask for
+        // degrees in the direction they do not read (PageRank's out-degrees).
+        let offsets_in = |form: OffsetForm| {
+            let held = |offsets: SectionKind, neighbors: SectionKind| match size(offsets) {
+                0 => 0,
+                bytes => offsets_bytes(bytes / 8, size(neighbors) / 4, form),
+            };
+            (
+                held(SectionKind::OutOffsets, SectionKind::OutNeighbors),
+                held(SectionKind::InOffsets, SectionKind::InNeighbors),
+            )
+        };
+        // The heads of the out-lists, for a kernel whose first pass needs only those: a
+        // disk tier reads 8 bytes a vertex instead of every list.
+        let head_pass = request.out_heads && !weighted && !directions.is_empty();
+        let heads_bytes = match head_pass {
+            true => size(SectionKind::OutHeads),
+            false => 0,
+        };
+        let list_checks =
+            directions.iter().map(|d| d.page_checks).sum::<u64>() + page_checks(heads_bytes);
+        Ok(Sizes {
+            weighted,
+            bulk: directions.iter().map(|d| d.lists).sum(),
+            directions,
+            permutation_section: size(SectionKind::Permutation),
+            permutation: size(SectionKind::Permutation) * 2,
+            plain_offsets: offsets_in(OffsetForm::Plain),
+            compressed_offsets: offsets_in(OffsetForm::Compressed),
+            pages_checked,
+            head_pass,
+            heads_bytes,
+            list_checks,
+        })
+    }
+
+    /// The longest list the run reads.
+    pub(super) fn longest_list(&self) -> u64 {
+        self.directions
+            .iter()
+            .map(|d| d.longest_list)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The longest list of direction `name`, from the sizes when the run reads it.
+    pub(super) fn longest_of(
+        &self,
+        graph: &GraphFile,
+        name: &str,
+        kinds: [SectionKind; 2],
+    ) -> Result<u64> {
+        match self
+            .directions
+            .iter()
+            .find(|direction| direction.name == name)
+        {
+            Some(direction) => Ok(direction.longest_list),
+            None => longest_list_bytes(graph, kinds),
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The plan's printout: every segment of the run with its size, class (DESIGN §4) and
+//! where it lives.
+
+use super::sections::Sizes;
+use super::{PlanRequest, Segment, Tier};
+use crate::OffsetForm;
+
+/// What the plan decided, as the printout needs it.
+pub(super) struct Placed<'a> {
+    pub(super) request: &'a PlanRequest,
+    pub(super) sizes: &'a Sizes,
+    pub(super) tier: Tier,
+    /// The offsets held: (out, in).
+    pub(super) offsets: (u64, u64),
+    pub(super) offset_form: OffsetForm,
+    /// Memory held to check pages read (0 on dram).
+    pub(super) list_checks: u64,
+    pub(super) optional_property_held: bool,
+    /// Each direction's lists held in memory: (out, in).
+    pub(super) cached_list_bytes: (u64, u64),
+    /// Whether the file was reordered by degree.
+    pub(super) reordered: bool,
+    pub(super) heads_read: bool,
+    pub(super) gather_cache_bytes: u64,
+    pub(super) banded_search: bool,
+    pub(super) io_buffer_bytes: u64,
+    pub(super) output_bytes: u64,
+    pub(super) verification_bytes: u64,
+}
+
+/// Every segment of the run, in the order the printout lists them.
+pub(super) fn list(placed: &Placed) -> Vec<Segment> {
+    let sizes = placed.sizes;
+    let mut segments = vec![Segment {
+        name: format!("{} property arrays", placed.request.kernel),
+        bytes: placed.request.property_bytes,
+        class: "hot",
+        placement: "dram".to_string(),
+    }];
+    if placed.request.thread_bytes > 0 {
+        segments.push(Segment {
+            name: "worker thread stacks".to_string(),
+            bytes: placed.request.thread_bytes,
+            class: "hot",
+            placement: "dram (threads beyond the runtime allowance's)".to_string(),
+        });
+    }
+    if placed.request.optional_property_bytes > 0 {
+        segments.push(Segment {
+            name: format!("{} optional arrays", placed.request.kernel),
+            bytes: placed.request.optional_property_bytes,
+            class: "hot",
+            placement: match placed.optional_property_held {
+                true => "dram (the kernel reads less with them)".to_string(),
+                false => {
+                    "not held: no room beyond the least budget (the kernel reads more)".to_string()
+                }
+            },
+        });
+    }
+    for (name, bytes) in [
+        ("out_offsets", placed.offsets.0),
+        ("in_offsets", placed.offsets.1),
+    ] {
+        if bytes > 0 {
+            segments.push(Segment {
+                name: name.to_string(),
+                bytes,
+                class: "warm",
+                placement: match placed.offset_form {
+                    OffsetForm::Plain => "dram".to_string(),
+                    OffsetForm::Compressed => "dram, Elias-Fano compressed".to_string(),
+                },
+            });
+        }
+    }
+    if placed.tier != Tier::Dram && !sizes.directions.is_empty() {
+        segments.push(Segment {
+            name: "list page checksums".to_string(),
+            bytes: placed.list_checks,
+            class: "warm",
+            placement: match sizes.pages_checked {
+                true => {
+                    "dram: each page read is checked once a run before a kernel sees it".to_string()
+                }
+                false => "none in a version-1 file: the lists read are only range-checked \
+                          (building the file again writes one with a checksum a page)"
+                    .to_string(),
+            },
+        });
+    }
+    if sizes.permutation > 0 {
+        segments.push(Segment {
+            name: "permutation (and its inverse)".to_string(),
+            bytes: sizes.permutation,
+            class: "warm",
+            placement: "dram".to_string(),
+        });
+    }
+    for direction in &sizes.directions {
+        let share = match direction.name {
+            "out" => placed.cached_list_bytes.0,
+            _ => placed.cached_list_bytes.1,
+        };
+        let placement = if placed.tier == Tier::Dram || share >= direction.lists {
+            "dram".to_string()
+        } else {
+            format!(
+                "first {:.0}% in dram{}, the rest read by {}",
+                100.0 * share as f64 / direction.lists.max(1) as f64,
+                if placed.reordered {
+                    " (the hottest lists, after dbg)"
+                } else {
+                    " (a build that reorders by degree makes these the hottest)"
+                },
+                placed.tier
+            )
+        };
+        // A head pass reads these lists themselves when the file has no heads section.
+        let placement = match direction.name == "out"
+            && sizes.head_pass
+            && sizes.heads_bytes == 0
+            && placed.tier != Tier::Dram
+            && share < direction.lists
+        {
+            true => format!(
+                "{placement}; the pass that needs only their heads reads them too (a file \
+                 built with a heads section reads 8 bytes a vertex instead)"
+            ),
+            false => placement,
+        };
+        segments.push(Segment {
+            name: format!(
+                "{}_neighbors{}",
+                direction.name,
+                if sizes.weighted { " + weights" } else { "" }
+            ),
+            bytes: direction.lists,
+            class: "bulk",
+            placement,
+        });
+    }
+    if placed.heads_read {
+        segments.push(Segment {
+            name: "out_heads".to_string(),
+            bytes: sizes.heads_bytes,
+            class: "bulk",
+            placement: format!(
+                "read by {} for the pass that needs only the start of each list, \
+                 instead of the lists",
+                placed.tier
+            ),
+        });
+    }
+    for direction in sizes.directions.iter().filter(|d| d.unread_weights > 0) {
+        segments.push(Segment {
+            name: format!("{}_weights", direction.name),
+            bytes: direction.unread_weights,
+            class: "bulk",
+            placement: format!(
+                "not held or read: {} reads no weights",
+                placed.request.kernel
+            ),
+        });
+    }
+    if placed.gather_cache_bytes > 0 {
+        segments.push(Segment {
+            name: "page cache for gathers".to_string(),
+            bytes: placed.gather_cache_bytes,
+            class: "bulk",
+            placement: match placed.banded_search {
+                true => "dram, pages the last gathers read (CLOCK; the lists are banded, so a \
+                         search's next steps reread them)"
+                    .to_string(),
+                false => "dram, pages the last gathers read (CLOCK)".to_string(),
+            },
+        });
+    }
+    if placed.io_buffer_bytes > 0 {
+        segments.push(Segment {
+            name: "I/O buffers".to_string(),
+            bytes: placed.io_buffer_bytes,
+            class: "hot",
+            placement: "dram".to_string(),
+        });
+    }
+    if placed.output_bytes > 0 {
+        segments.push(Segment {
+            name: "result as output array".to_string(),
+            bytes: placed.output_bytes,
+            class: "hot",
+            placement:
+                "dram, after the run releases everything above (runs that return the result)"
+                    .to_string(),
+        });
+    }
+    if placed.verification_bytes > 0 {
+        segments.push(Segment {
+            name: "verification".to_string(),
+            bytes: placed.verification_bytes,
+            class: "hot",
+            placement: "dram, after the run releases everything above (runs that verify it)"
+                .to_string(),
+        });
+    }
+    segments
+}
