@@ -424,8 +424,8 @@ pub fn property_vec<T>(len: usize, make: impl Fn() -> T) -> PropertyVec<T> {
 }
 
 /// Asks the CPU to start loading `values[index]` into cache, so that a loop reading a
-/// property array at random has the next reads in flight (PageRank ran 10-12% faster
-/// on kron23 and urand23 prefetching 64 entries ahead). A hint: out of range is ignored.
+/// property array at random has the next reads in flight (a measurable gain for
+/// PageRank prefetching 64 entries ahead). A hint: out of range is ignored.
 #[inline]
 pub fn prefetch<T>(values: &[T], index: usize) {
     #[cfg(target_arch = "x86_64")]

@@ -44,7 +44,7 @@ impl Default for RunOptions {
             delta: 1.0,
             betweenness_sources: BetweennessSources::Sample(1),
             // Random reads into property arrays miss the TLB on 4 KiB pages (PageRank
-            // ran 20-30% faster on kron23 with them all on huge pages).
+            // ran markedly faster with them all on huge pages).
             huge_page_fraction: 1.0,
             cancel: None,
         }

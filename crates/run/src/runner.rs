@@ -53,9 +53,8 @@ pub fn run(
 ///
 /// glibc raises its threshold for serving an allocation from its own map each time a
 /// large block is freed, and then keeps large blocks that are freed on its heaps: sssp
-/// on urand22w at 25% of its footprint peaked 3.5-10.4 MiB over its 284 MiB budget (the
-/// runtime allowance is 10 MiB), and 275-281 MiB with both thresholds fixed at 128 KiB,
-/// as fast in dram and on disk.
+/// under a budget peaked megabytes over it, and within it with both thresholds fixed at
+/// 128 KiB, as fast in dram and on disk.
 fn return_freed_memory_promptly() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

@@ -15,7 +15,7 @@ pub const HUGE_PAGE: usize = 2 << 20;
 ///
 /// An anonymous map rather than the allocator: Rust's `alloc_zeroed` clears by hand any
 /// allocation aligned past 16 bytes, which faulted in and wrote every page of a pinned
-/// prefix (half a GiB for kron23 at 50%) before the reads overwrote it.
+/// prefix before the reads overwrote it.
 pub(crate) struct AlignedBuffer {
     map: MmapMut,
     pointer: NonNull<u8>,

@@ -1,6 +1,6 @@
 //! Offsets in Elias-Fano form (as WebGraph keeps them): about `2 + log2(arcs / vertices)`
 //! bits an entry instead of 32, for budgets too small to hold 4-byte offsets beside a
-//! kernel's arrays (kron23's offsets: 7.6 MiB instead of 32 MiB). Entry `i` splits
+//! kernel's arrays (a quarter or less of plain offsets on a sparse graph). Entry `i` splits
 //! into its low `low_bits` bits, packed side by side, and the rest, written in unary
 //! as a set bit at position `(value >> low_bits) + i` of a bit vector; every
 //! [`SAMPLE`]-th set bit's position is kept, so finding entry `i` scans about one word

@@ -1,8 +1,8 @@
 //! The `out_heads` section: each vertex's first [`HEAD_ENTRIES`] out-neighbors at a
 //! fixed width (the vertex's own id pads a shorter list). A partial scan that needs only
 //! the heads of the lists ([`ListsNeeded::Heads`], cc's first links) reads it on a disk
-//! tier instead of the lists: 8 bytes a vertex where kron23's lists take 118 (cc read
-//! 750 MB of them at a quarter of its footprint, since short lists share pages).
+//! tier instead of the lists: 8 bytes a vertex where a dense graph's lists take many
+//! times that (and short lists share pages, so cutting them short saves little).
 //!
 //! The tiers read the section with their list machinery, as lists of
 //! [`HEAD_ENTRIES`] entries each ([`Offsets::Fixed`]), and cut each to its true length

@@ -60,7 +60,7 @@ pub(crate) fn page_range(bytes: Range<u64>) -> Range<u64> {
 
 /// Reads per batch: scans and gathers are cut into batches of at most this many
 /// reads, so their bookkeeping (about 64 bytes a read) stays small whatever the chunk
-/// size (a whole kron23 scan at 4 KiB chunks took 16 MiB past the budget).
+/// size (a whole scan at 4 KiB chunks would otherwise hold megabytes the plan does not count).
 pub(crate) const READS_PER_BATCH: usize = 16 << 10;
 
 /// A pass that needs only the first `entries` of some lists (none of an unneeded
@@ -128,7 +128,7 @@ pub(crate) fn scan_batches<'a>(
 ///
 /// Reads are whole pages, and a page usually holds the end of one list and the start
 /// of the next. Without `split_lists` both reads take that page, so a scan reads it
-/// twice (kron23: 1.6% more than the lists at 256 KiB chunks, 1.8x at 4 KiB). With it, the
+/// twice (a little more at 256 KiB chunks, nearly twice the lists at 4 KiB). With it, the
 /// next read starts on the following page and the list across the boundary is split:
 /// its head comes from this read's last page ([`Read::head_bytes`]) and the reader
 /// joins the two. Only a list whose two sides each fit in a page is split; when the

@@ -10,7 +10,7 @@
 //! for a parent among its in-neighbors: a dense `scan`) until the frontier shrinks
 //! below n/BETA again. The search ends once every vertex with in-edges is visited,
 //! without the step after, which would find nothing yet read every list of the last
-//! level (on urand23, 30% of what a disk tier read).
+//! level (a large share of what a disk tier reads on a random graph).
 
 use super::{Reads, few_enough_to_gather};
 use crate::kernel::{
@@ -46,9 +46,9 @@ pub fn kept_lists_bytes(vertices: u64) -> u64 {
     (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * list_limit(vertices)
 }
 
-/// Kept lists may hold this many vertices per entry of the list limit: on kron23 the
-/// first bottom-up scan leaves 0.75 M vertices with 1.1 M arcs, about 3 and 4 per
-/// entry of its limit (n/32), which a scan would otherwise read whole again.
+/// Kept lists may hold this many vertices per entry of the list limit: on a Kronecker
+/// graph the first bottom-up scan leaves about 3 vertices and 4 arcs per entry of its
+/// limit (n/32), which a scan would otherwise read whole again.
 const KEPT_VERTICES_PER_ENTRY: u64 = 4;
 /// Kept lists may hold this many neighbors per entry of the list limit.
 const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
@@ -144,9 +144,8 @@ const MOST_KEPT_ENTRIES: usize = 1024;
 
 /// Lists of vertices a bottom-up scan left unvisited, kept in memory so that the next
 /// steps, which need exactly these lists, do not read them again. On a power-law graph
-/// they are mostly one or two entries each, spread over every page of the section
-/// (kron23: 0.75 M lists holding 4.4 MB, for which the next step read the whole
-/// uncached section again, 0.76 GiB at 30%).
+/// they are mostly one or two entries each, spread over every page of the section, for
+/// which the next step would read the whole uncached section again.
 #[derive(Default)]
 struct KeptLists {
     vertices: Vec<u32>,
@@ -268,7 +267,7 @@ fn bottom_up_step(
             let vertices = store.num_vertices() as u32;
             let kept_buffers: ThreadLocal<RefCell<KeptLists>> = ThreadLocal::new();
             // A visited vertex needs no parent: a disk tier skips its list's pages
-            // (the hubs reached first: on kron23, a quarter of the section at the first scan).
+            // (the hubs, reached first, hold a large share of the section).
             let visited = |vertex: u32| parents.get(vertex) != UNVISITED;
             let needed = ListsNeeded::AllBut(&visited);
             store.scan_partial(EdgeDirection::In, 0..vertices, needed, &|block| {
@@ -389,8 +388,8 @@ pub fn bfs_with_list_limit(
                 levels += 1;
                 reached += awake;
                 // Every vertex with in-edges visited: the step after this one would find
-                // none, and a top-down one would read every list of this level for it (on
-                // urand23, a frontier of 139 K vertices, a gather of most of the section).
+                // none, and a top-down one would read every list of this level for it (on a
+                // random graph, a gather of most of the section).
                 if unvisited.as_ref().is_some_and(Unvisited::is_empty) {
                     frontier_size = 0;
                     // The level just found counts, as when a step finds nothing after it.

@@ -7,8 +7,7 @@
 //!
 //! Scores and contributions (score / out-degree) are stored as f32, as GAP stores
 //! them: 8 bytes a vertex instead of the 12 that f64 scores took, which under a tight
-//! budget leaves the edge reads room for a full queue (kron23 at 10% of its footprint:
-//! 40 MiB for reads and cache instead of 8), and the array read at random once per edge
+//! budget leaves the edge reads room for a full queue, and the array read at random once per edge
 //! is half as large as f64 contributions would be. Sums are f64, and the rank that
 //! rounding drops is spread like dangling rank. The output divides the scores by their
 //! sum, so they sum to 1; each agrees with networkx to f32's precision (about 1e-7
@@ -42,7 +41,7 @@ pub enum PageRankMethod {
     Power,
     /// Gauss-Seidel, as GAP's `pr`: scores and contributions are updated in place during
     /// the sweep, so later vertices pull newer values. On large graphs fewer iterations
-    /// reach the tolerance (urand23: 4 against 6), though not on every graph; the
+    /// reach the tolerance, though not on every graph; the
     /// scores depend on thread timing, within the tolerance.
     GaussSeidel,
 }
@@ -150,8 +149,8 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
 /// also stores each contribution as the sweep reaches the vertex, so later vertices pull
 /// newer values;
 /// such a sweep does not keep the scores' sum at 1 as a power iteration does, and rank
-/// then flows in at only 1 - damping per sweep (kron23, with 45% of its vertices
-/// isolated: 24 sweeps), so the scores are scaled back to sum 1 after each sweep (9).
+/// then flows in at only 1 - damping per sweep (slow on a graph with many isolated
+/// vertices), so the scores are scaled back to sum 1 after each sweep.
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
     let kernel_options = KernelOptions {
         pagerank: options,

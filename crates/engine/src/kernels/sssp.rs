@@ -79,7 +79,7 @@ impl Distance for u32 {
     #[inline]
     fn fetch_min(cell: &AtomicU32, value: u32) -> bool {
         // A plain load first: most candidates lose, and an atomic read-modify-write
-        // per edge (AtomicU32::fetch_min) took the run from 5 s to 9 s on kron23.
+        // per edge (AtomicU32::fetch_min) nearly doubled the run.
         let mut current = cell.load(Ordering::Relaxed);
         while value < current {
             match cell.compare_exchange_weak(current, value, Ordering::Relaxed, Ordering::Relaxed) {
@@ -348,8 +348,8 @@ const LAST_BIN: u64 = 1 << 62;
 
 /// Drops every queued entry but each vertex's first in the bin its distance now falls
 /// in. The others are stale (the vertex got closer since, and its later bin would skip
-/// it) or repeat it; with delta small against the weights they pile up: sssp on a
-/// weighted urand22 held 12.5 M entries (3 a vertex, 50 MB) in its bins at the peak.
+/// it) or repeat it; with delta small against the weights they pile up, to several
+/// entries a vertex.
 fn compact<D: Distance>(locals: &mut [&mut Bins], window: u64, distances: &[D::Cell], delta: f64) {
     let kept = Bitmap::new(distances.len());
     let keep = |bin: u64, vertex: u32| {

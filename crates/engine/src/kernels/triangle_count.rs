@@ -203,8 +203,7 @@ fn sort_each_list(values: &mut [u32], offsets: &[u64]) {
 /// stamps the ids above it and counts, for each middle vertex of the block among them,
 /// its stamped ids. Every list is read in file order, once a block: reading the middle
 /// vertices' lists as the count came to them, at random, faulted the pages of a verifier
-/// under a budget in again and again (kron18 at its least budget: 21 s to check a 1.2 s
-/// run).
+/// under a budget in again and again (checking took many times the run).
 pub fn verify(
     graph: &GraphFile,
     triangles: u64,

@@ -475,8 +475,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     };
     // The page cache for gathers is the direct tier's; the rest of the list cache is the
     // pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
-    // instead, measured on the grid at 84 MiB, freed pages the newest windows shared, and
-    // bfs took 107 s against 71 s.)
+    // instead freed pages the newest windows shared, and a grid's bfs ran slower.)
     let gather_cache_bytes = if tier == Tier::Direct && cached < bulk {
         (cached as f64 * gather_cache_fraction.clamp(0.0, 1.0)) as u64 / PAGE * PAGE
     } else {

@@ -13,7 +13,7 @@ use crate::list_layout::PAGE;
 /// after another by the page, and a slot is free again once every read in it has been
 /// given back: a chunk-long read takes a slot of its own, while a gather's reads of a
 /// page or two and a partial scan's short reads share one, so more of them fit in flight
-/// (with a slot a read, bfs at 10% of kron23 kept about 50 reads in flight of the 128 asked).
+/// (with a slot a read, a tight budget kept far fewer reads in flight than asked).
 /// The oversize region is handed out by the page, first fit, so several long lists can
 /// be in flight at once. A read's room is named by the arena page each part starts at.
 pub(crate) struct SlotPool {
