@@ -3,6 +3,7 @@
 //!
 //! [`EdgeStore`]: swapless_store::EdgeStore
 
+pub mod edge_map;
 pub mod frontier;
 pub mod kernel;
 pub mod kernels;

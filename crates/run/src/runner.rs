@@ -36,6 +36,9 @@ pub fn run(
 ) -> Result<RunOutput, RunError> {
     validate(kernel, options)?;
     return_freed_memory_promptly();
+    // The report's peak is this run's, not the process's earlier work's (a Python
+    // interpreter runs many things before and between runs).
+    swapless_system::reset_peak_rss();
     swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
     let threads = options.threads.unwrap_or_else(usable_cores);
     let pool = rayon::ThreadPoolBuilder::new()

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
+use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::ThreadBuffers;
 use crate::property::{F64Array, PropertyVec, U32Array};
 
@@ -54,7 +55,7 @@ fn accumulate_from(store: &dyn EdgeStore, source: u32, scores: &F64Array) -> Res
         let frontier = levels.last().expect("at least the source level");
         let level = levels.len() as u32 - 1;
         let mut next = ThreadBuffers::new();
-        store.gather(EdgeDirection::Out, frontier, &|vertex, list| {
+        edge_map(store, EdgeDirection::Out, frontier, &|vertex, list| {
             let my_paths = paths.get(vertex);
             for &neighbor in list.neighbors {
                 if depth.get(neighbor) == UNSEEN
@@ -75,7 +76,7 @@ fn accumulate_from(store: &dyn EdgeStore, source: u32, scores: &F64Array) -> Res
     }
     for (level, members) in levels.iter().enumerate().rev().skip(1) {
         let level = level as u32;
-        store.gather(EdgeDirection::Out, members, &|vertex, list| {
+        edge_map(store, EdgeDirection::Out, members, &|vertex, list| {
             let my_paths = paths.get(vertex);
             let mut total = 0.0;
             for &neighbor in list.neighbors {
@@ -136,8 +137,9 @@ impl Kernel for Betweenness {
         KernelMemory {
             // Scores (8), and per source depth (4), paths (8), dependency (8).
             hot_arrays: vec![8 * vertices, 4 * vertices, 8 * vertices, 8 * vertices],
-            // Levels (4) and the gather's sorted copy (4), per vertex.
-            working_bytes: 8 * vertices,
+            // Levels (4) and a pass's sorted copy of a level (4), per vertex, and what
+            // edge_map's scans hold.
+            working_bytes: 8 * vertices + edge_map_bytes(shape.arcs),
             // The reference scores (8) and one source's depths (4), path counts (8),
             // dependencies (8) and visiting order (4).
             verifier_bytes: 32 * vertices,

@@ -27,6 +27,7 @@ use thread_local::ThreadLocal;
 
 use rayon::prelude::*;
 
+use crate::edge_map::edge_map;
 use crate::frontier::{Bitmap, ThreadBuffers};
 use crate::property::{PropertyVec, U32Array};
 
@@ -104,7 +105,7 @@ fn top_down_step(
     found: &Found,
 ) -> Result<()> {
     let out_offsets = store.offsets(EdgeDirection::Out);
-    store.gather(EdgeDirection::Out, vertices, &|vertex, list| {
+    edge_map(store, EdgeDirection::Out, vertices, &|vertex, list| {
         for &neighbor in list.neighbors {
             if parents.get(neighbor) == UNVISITED
                 && parents.compare_exchange(neighbor, UNVISITED, vertex)
@@ -121,6 +122,7 @@ fn top_down_step(
             }
         }
     })
+    .map(|_| ())
 }
 
 /// The vertices a bottom-up step left unvisited (those with in-edges): the ones whose

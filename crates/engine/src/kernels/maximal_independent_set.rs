@@ -53,83 +53,84 @@ pub struct MisResult {
 
 /// Computes the maximal independent set.
 pub fn maximal_independent_set(store: &dyn EdgeStore) -> Result<MisResult> {
-    let vertices = store.num_vertices();
-    let state: PropertyVec<AtomicU8> = property_vec(vertices, || AtomicU8::new(UNDECIDED));
-    let joins: PropertyVec<AtomicU8> = property_vec(vertices, || AtomicU8::new(0));
+    let mut state = MaximalIndependentSet.start(store, &KernelOptions::default())?;
+    while MaximalIndependentSet.step(store, &mut state)? == Step::More {}
+    Ok(MaximalIndependentSet.finish(state))
+}
+
+/// The set's state between rounds.
+pub struct MisState {
+    /// Undecided, in the set or out of it, per vertex.
+    state: PropertyVec<AtomicU8>,
+    /// Whether each vertex may join this round.
+    joins: PropertyVec<AtomicU8>,
+    /// Each vertex's fixed priority.
+    ranks: Vec<(u64, u32)>,
+    rounds: u32,
+}
+
+/// One round: undecided vertices that outrank every undecided neighbor join, and their
+/// neighbors drop out. Says whether another round is needed.
+fn round(store: &dyn EdgeStore, set: &mut MisState) -> Result<Step> {
+    let (state, joins, ranks) = (&set.state, &set.joins, &set.ranks);
     let directions: &[EdgeDirection] = if store.directed() {
         &[EdgeDirection::Out, EdgeDirection::In]
     } else {
         &[EdgeDirection::Out]
     };
-    let all = 0..vertices as u32;
-    let ranks: Vec<(u64, u32)> = (0..vertices as u32)
-        .into_par_iter()
-        .map(|v| priority(store.permutation().map_or(v, |p| p[v as usize])))
-        .collect();
-    let mut rounds = 0;
-    loop {
-        rounds += 1;
-        // A vertex may join unless an undecided neighbor outranks it (in either direction).
-        joins.par_iter().enumerate().for_each(|(vertex, join)| {
-            join.store(
-                (state[vertex].load(Ordering::Relaxed) == UNDECIDED) as u8,
-                Ordering::Relaxed,
-            );
-        });
-        for &direction in directions {
-            store.scan(direction, all.clone(), &|vertex, list: Adjacency| {
-                if joins[vertex as usize].load(Ordering::Relaxed) == 0 {
-                    return;
-                }
-                let mine = ranks[vertex as usize];
-                let outranked = list.neighbors.iter().any(|&neighbor| {
-                    state[neighbor as usize].load(Ordering::Relaxed) == UNDECIDED
-                        && ranks[neighbor as usize] > mine
-                });
-                if outranked {
-                    joins[vertex as usize].store(0, Ordering::Relaxed);
-                }
-            })?;
-        }
-        let joined: u64 = joins
-            .par_iter()
-            .enumerate()
-            .filter(|(_, join)| join.load(Ordering::Relaxed) == 1)
-            .map(|(vertex, _)| {
-                state[vertex].store(IN_SET, Ordering::Relaxed);
-                1u64
-            })
-            .sum();
-        // Neighbors of new members drop out.
-        for &direction in directions {
-            store.scan(direction, all.clone(), &|vertex, list: Adjacency| {
-                if state[vertex as usize].load(Ordering::Relaxed) == UNDECIDED
-                    && list
-                        .neighbors
-                        .iter()
-                        .any(|&n| joins[n as usize].load(Ordering::Relaxed) == 1)
-                {
-                    state[vertex as usize].store(OUT_OF_SET, Ordering::Relaxed);
-                }
-            })?;
-        }
-        let undecided = state
-            .par_iter()
-            .filter(|s| s.load(Ordering::Relaxed) == UNDECIDED)
-            .count();
-        if undecided == 0 || joined == 0 {
-            break;
-        }
+    let all = 0..store.num_vertices() as u32;
+    set.rounds += 1;
+    // A vertex may join unless an undecided neighbor outranks it (in either direction).
+    joins.par_iter().enumerate().for_each(|(vertex, join)| {
+        join.store(
+            (state[vertex].load(Ordering::Relaxed) == UNDECIDED) as u8,
+            Ordering::Relaxed,
+        );
+    });
+    for &direction in directions {
+        store.scan(direction, all.clone(), &|vertex, list: Adjacency| {
+            if joins[vertex as usize].load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            let mine = ranks[vertex as usize];
+            let outranked = list.neighbors.iter().any(|&neighbor| {
+                state[neighbor as usize].load(Ordering::Relaxed) == UNDECIDED
+                    && ranks[neighbor as usize] > mine
+            });
+            if outranked {
+                joins[vertex as usize].store(0, Ordering::Relaxed);
+            }
+        })?;
     }
-    let members: Vec<bool> = state
-        .iter()
-        .map(|s| s.load(Ordering::Relaxed) == IN_SET)
-        .collect();
-    let size = members.iter().filter(|&&m| m).count() as u64;
-    Ok(MisResult {
-        members,
-        size,
-        rounds,
+    let joined: u64 = joins
+        .par_iter()
+        .enumerate()
+        .filter(|(_, join)| join.load(Ordering::Relaxed) == 1)
+        .map(|(vertex, _)| {
+            state[vertex].store(IN_SET, Ordering::Relaxed);
+            1u64
+        })
+        .sum();
+    // Neighbors of new members drop out.
+    for &direction in directions {
+        store.scan(direction, all.clone(), &|vertex, list: Adjacency| {
+            if state[vertex as usize].load(Ordering::Relaxed) == UNDECIDED
+                && list
+                    .neighbors
+                    .iter()
+                    .any(|&n| joins[n as usize].load(Ordering::Relaxed) == 1)
+            {
+                state[vertex as usize].store(OUT_OF_SET, Ordering::Relaxed);
+            }
+        })?;
+    }
+    let undecided = state
+        .par_iter()
+        .filter(|s| s.load(Ordering::Relaxed) == UNDECIDED)
+        .count();
+    Ok(match undecided == 0 || joined == 0 {
+        true => Step::Done,
+        false => Step::More,
     })
 }
 
@@ -162,8 +163,7 @@ pub fn verify(graph: &GraphFile, members: &[bool]) -> std::result::Result<(), St
 pub struct MaximalIndependentSet;
 
 impl Kernel for MaximalIndependentSet {
-    // The whole set is one step until its rounds are steps of their own.
-    type State = MisResult;
+    type State = MisState;
     type Result = MisResult;
 
     fn name(&self) -> &'static str {
@@ -189,14 +189,34 @@ impl Kernel for MaximalIndependentSet {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<MisResult> {
-        maximal_independent_set(store)
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<MisState> {
+        let vertices = store.num_vertices();
+        Ok(MisState {
+            state: property_vec(vertices, || AtomicU8::new(UNDECIDED)),
+            joins: property_vec(vertices, || AtomicU8::new(0)),
+            ranks: (0..vertices as u32)
+                .into_par_iter()
+                .map(|v| priority(store.permutation().map_or(v, |p| p[v as usize])))
+                .collect(),
+            rounds: 0,
+        })
     }
-    fn step(&self, _store: &dyn EdgeStore, _state: &mut MisResult) -> Result<Step> {
-        Ok(Step::Done)
+    /// One round of joining and dropping out.
+    fn step(&self, store: &dyn EdgeStore, state: &mut MisState) -> Result<Step> {
+        round(store, state)
     }
-    fn finish(&self, state: MisResult) -> MisResult {
-        state
+    fn finish(&self, state: MisState) -> MisResult {
+        let members: Vec<bool> = state
+            .state
+            .iter()
+            .map(|s| s.load(Ordering::Relaxed) == IN_SET)
+            .collect();
+        let size = members.iter().filter(|&&m| m).count() as u64;
+        MisResult {
+            members,
+            size,
+            rounds: state.rounds,
+        }
     }
     fn summary(&self, result: &MisResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"size": result.size, "rounds": result.rounds})

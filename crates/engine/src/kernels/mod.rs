@@ -160,15 +160,7 @@ pub fn to_original_order<S, T: Copy + Default>(
     }
 }
 
-/// A pass that needs only some vertices' lists reads just those (a gather) when they
-/// hold at most this fraction of all arcs (1/4), and otherwise scans every list: on the
-/// disk tiers a gather of a few lists reads far less than a scan.
-const GATHER_FEW_DIVISOR: u64 = 4;
-
-/// Whether lists holding `edges` arcs are few enough to gather instead of scanning all.
-pub(crate) fn few_enough_to_gather(store: &dyn EdgeStore, edges: u64) -> bool {
-    edges <= store.num_arcs() / GATHER_FEW_DIVISOR
-}
+pub(crate) use crate::edge_map::few_enough_to_gather;
 
 /// Sums each component of `values` in fixed-size chunks and then in order, so the
 /// result does not depend on how many threads ran.

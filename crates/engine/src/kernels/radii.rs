@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
+use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::ThreadBuffers;
 use crate::property::{PropertyVec, U32Array, property_vec};
 
@@ -48,24 +49,67 @@ pub struct RadiiResult {
 
 /// Runs multi-source BFS from `sources` (at most 64, internal ids).
 pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
-    let vertices = store.num_vertices();
-    let sources = &sources[..sources.len().min(MAX_SOURCES)];
-    let visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
-    let next_visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
-    let radii = U32Array::filled(vertices, UNREACHED);
-    for (bit, &source) in sources.iter().enumerate() {
-        visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
-        next_visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
-        radii.set(source, 0);
+    let mut state = RadiiState::new(store, sources);
+    while Radii.step(store, &mut state)? == Step::More {}
+    Ok(Radii.finish(state))
+}
+
+/// The estimate's state between rounds.
+pub struct RadiiState {
+    /// The sources that reached each vertex, a bit each.
+    visited: PropertyVec<AtomicU64>,
+    /// The same, with this round's arrivals.
+    next_visited: PropertyVec<AtomicU64>,
+    /// The round each vertex was last reached in.
+    radii: U32Array,
+    sources: Vec<u32>,
+    /// The vertices whose masks grew last round, ascending.
+    frontier: Vec<u32>,
+    rounds: u32,
+}
+
+impl RadiiState {
+    /// The state before the first round, from `sources` (at most 64 are used).
+    fn new(store: &dyn EdgeStore, sources: &[u32]) -> RadiiState {
+        let vertices = store.num_vertices();
+        let sources = &sources[..sources.len().min(MAX_SOURCES)];
+        let visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+        let next_visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+        let radii = U32Array::filled(vertices, UNREACHED);
+        for (bit, &source) in sources.iter().enumerate() {
+            visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
+            next_visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
+            radii.set(source, 0);
+        }
+        let mut frontier: Vec<u32> = sources.to_vec();
+        frontier.sort_unstable();
+        frontier.dedup();
+        RadiiState {
+            visited,
+            next_visited,
+            radii,
+            sources: sources.to_vec(),
+            frontier,
+            rounds: 0,
+        }
     }
-    let mut frontier: Vec<u32> = sources.to_vec();
-    frontier.sort_unstable();
-    frontier.dedup();
-    let mut rounds = 0;
-    while !frontier.is_empty() {
-        rounds += 1;
-        let mut next = ThreadBuffers::new();
-        store.gather(EdgeDirection::Out, &frontier, &|vertex, list| {
+}
+
+/// One round: the frontier pushes its masks to its out-neighbors, and those whose masks
+/// grew are the next frontier.
+fn round(store: &dyn EdgeStore, state: &mut RadiiState) -> Result<Step> {
+    if state.frontier.is_empty() {
+        return Ok(Step::Done);
+    }
+    state.rounds += 1;
+    let rounds = state.rounds;
+    let (visited, next_visited, radii) = (&state.visited, &state.next_visited, &state.radii);
+    let next = ThreadBuffers::new();
+    edge_map(
+        store,
+        EdgeDirection::Out,
+        &state.frontier,
+        &|vertex, list| {
             let mask = visited[vertex as usize].load(Ordering::Relaxed);
             for &neighbor in list.neighbors {
                 let slot = &next_visited[neighbor as usize];
@@ -80,17 +124,17 @@ pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
                     }
                 }
             }
-        })?;
-        frontier = next.drain().0;
-        frontier.par_iter().for_each(|&vertex| {
-            let mask = next_visited[vertex as usize].load(Ordering::Relaxed);
-            visited[vertex as usize].store(mask, Ordering::Relaxed);
-        });
-    }
-    Ok(RadiiResult {
-        radii: radii.into_values(),
-        sources: sources.to_vec(),
-        rounds,
+        },
+    )?;
+    let mut next = next;
+    state.frontier = next.drain().0;
+    state.frontier.par_iter().for_each(|&vertex| {
+        let mask = next_visited[vertex as usize].load(Ordering::Relaxed);
+        visited[vertex as usize].store(mask, Ordering::Relaxed);
+    });
+    Ok(match state.frontier.is_empty() {
+        true => Step::Done,
+        false => Step::More,
     })
 }
 
@@ -188,8 +232,7 @@ fn shown(estimate: u32) -> i64 {
 pub struct Radii;
 
 impl Kernel for Radii {
-    // The whole estimate is one step until its rounds are steps of their own.
-    type State = RadiiResult;
+    type State = RadiiState;
     type Result = RadiiResult;
 
     fn name(&self) -> &'static str {
@@ -209,8 +252,9 @@ impl Kernel for Radii {
         KernelMemory {
             // Visited and next-visited masks (8 each), radii (4).
             hot_arrays: vec![8 * vertices, 8 * vertices, 4 * vertices],
-            // The frontier, its growth and sorted copy (16 a vertex).
-            working_bytes: 16 * vertices,
+            // The frontier, its growth and sorted copy (16 a vertex), and what
+            // edge_map's scans hold.
+            working_bytes: 16 * vertices + edge_map_bytes(shape.arcs),
             // The verifier's sources that reached each vertex and those that reached it
             // last level (8 each), a flag a vertex, and the vertices reached last level
             // and this one (4 each, at most).
@@ -221,14 +265,19 @@ impl Kernel for Radii {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<RadiiResult> {
-        radii(store, &pick_sources(store, MAX_SOURCES))
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<RadiiState> {
+        Ok(RadiiState::new(store, &pick_sources(store, MAX_SOURCES)))
     }
-    fn step(&self, _store: &dyn EdgeStore, _state: &mut RadiiResult) -> Result<Step> {
-        Ok(Step::Done)
+    /// One round of the multi-source BFS.
+    fn step(&self, store: &dyn EdgeStore, state: &mut RadiiState) -> Result<Step> {
+        round(store, state)
     }
-    fn finish(&self, state: RadiiResult) -> RadiiResult {
-        state
+    fn finish(&self, state: RadiiState) -> RadiiResult {
+        RadiiResult {
+            radii: state.radii.into_values(),
+            sources: state.sources,
+            rounds: state.rounds,
+        }
     }
     fn summary(
         &self,

@@ -20,6 +20,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 use thread_local::ThreadLocal;
 
+use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::Bitmap;
 use crate::property::{PropertyVec, prefetch, property_vec};
 use rayon::prelude::*;
@@ -243,7 +244,7 @@ fn delta_stepping<D: Distance>(
     let mut bin = 0u64;
     let mut steps = 0u64;
     loop {
-        store.gather(EdgeDirection::Out, &frontier, &|vertex, list| {
+        edge_map(store, EdgeDirection::Out, &frontier, &|vertex, list| {
             let distance = D::load(&distances[vertex as usize]);
             // The same test as the frontier's (`bin_of`), not `distance < delta * bin`,
             // which rounding can make disagree with the bin a vertex was queued in.
@@ -626,8 +627,9 @@ impl Kernel for Sssp {
         KernelMemory {
             // Distances (4 as integers, 8 after a restart on f64; one slot serves both).
             hot_arrays: vec![8 * vertices],
-            // The frontier and its sorted copy (8) and bins (8), per vertex.
-            working_bytes: 16 * vertices,
+            // The frontier and its sorted copy (8) and bins (8), per vertex, and what
+            // edge_map's scans hold.
+            working_bytes: 16 * vertices + edge_map_bytes(shape.arcs),
             // The verifier's reference distances and heap.
             verifier_bytes: 16 * vertices,
             result_bytes_per_vertex: 8,
