@@ -9,8 +9,8 @@ use swapless_format::{GraphFile, SectionKind};
 
 use crate::list_layout::{check_ids_in_range, check_offsets};
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, ListsNeeded, OffsetForm, OffsetSlice, Offsets, Result,
-    SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block,
+    Adjacency, EdgeDirection, EdgeStore, GraphFacts, ListsNeeded, OffsetForm, OffsetSlice, Offsets,
+    Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block,
 };
 
 /// One direction's CSR in memory.
@@ -79,10 +79,9 @@ impl Csr {
 
 /// A graph held entirely in DRAM.
 pub struct DramStore {
+    facts: GraphFacts,
     out_lists: Csr,
     in_lists: Option<Csr>,
-    weighted: bool,
-    permutation: Option<Vec<u32>>,
 }
 
 impl DramStore {
@@ -115,10 +114,15 @@ impl DramStore {
             None
         };
         Ok(DramStore {
+            facts: GraphFacts {
+                vertices: out_lists.offsets.len() - 1,
+                arcs: out_lists.neighbors.len() as u64,
+                directed: in_lists.is_some(),
+                weighted,
+                permutation: graph.load_permutation()?,
+            },
             out_lists,
             in_lists,
-            weighted,
-            permutation: graph.load_permutation()?,
         })
     }
 
@@ -131,20 +135,8 @@ impl DramStore {
 }
 
 impl EdgeStore for DramStore {
-    fn num_vertices(&self) -> usize {
-        self.out_lists.offsets.len() - 1
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.out_lists.neighbors.len() as u64
-    }
-
-    fn directed(&self) -> bool {
-        self.in_lists.is_some()
-    }
-
-    fn weighted(&self) -> bool {
-        self.weighted
+    fn facts(&self) -> &GraphFacts {
+        &self.facts
     }
 
     fn tier(&self) -> &'static str {
@@ -153,10 +145,6 @@ impl EdgeStore for DramStore {
 
     fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
         self.lists(direction).offsets.as_slice()
-    }
-
-    fn permutation(&self) -> Option<&[u32]> {
-        self.permutation.as_deref()
     }
 
     fn scan_blocks(
@@ -194,6 +182,10 @@ impl EdgeStore for DramStore {
     fn resident_bytes(&self) -> u64 {
         self.out_lists.bytes()
             + self.in_lists.as_ref().map_or(0, Csr::bytes)
-            + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
+            + self
+                .facts
+                .permutation
+                .as_ref()
+                .map_or(0, |p| p.len() as u64 * 4)
     }
 }

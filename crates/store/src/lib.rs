@@ -237,32 +237,20 @@ impl ListsNeeded<'_> {
 }
 
 /// Writes out, inside an `impl EdgeStore for Wrapper`, the methods that describe the
-/// graph (its counts, offsets, permutation, tier, memory and I/O figures) as those of
+/// graph (its facts, offsets, tier, memory and I/O figures) as those of
 /// the store in field `$inner`: a wrapper that changes only how lists are read (a
 /// watch, a counter) implements the reads itself and nothing else.
 #[macro_export]
 macro_rules! describe_as {
     ($inner:ident) => {
-        fn num_vertices(&self) -> usize {
-            self.$inner.num_vertices()
-        }
-        fn num_arcs(&self) -> u64 {
-            self.$inner.num_arcs()
-        }
-        fn directed(&self) -> bool {
-            self.$inner.directed()
-        }
-        fn weighted(&self) -> bool {
-            self.$inner.weighted()
+        fn facts(&self) -> &$crate::GraphFacts {
+            self.$inner.facts()
         }
         fn tier(&self) -> &'static str {
             self.$inner.tier()
         }
         fn offsets(&self, direction: $crate::EdgeDirection) -> $crate::OffsetSlice<'_> {
             self.$inner.offsets(direction)
-        }
-        fn permutation(&self) -> Option<&[u32]> {
-            self.$inner.permutation()
         }
         fn resident_bytes(&self) -> u64 {
             self.$inner.resident_bytes()
@@ -276,16 +264,42 @@ macro_rules! describe_as {
     };
 }
 
+/// What every tier knows of its graph besides the lists: counts, what the lists carry,
+/// and the permutation.
+#[derive(Clone, Debug, Default)]
+pub struct GraphFacts {
+    /// Number of vertices.
+    pub vertices: usize,
+    /// Stored out-arcs (an undirected edge counts twice).
+    pub arcs: u64,
+    /// Whether in-lists differ from out-lists (and the store holds them).
+    pub directed: bool,
+    /// Whether lists carry weights (the graph has them and the run reads them).
+    pub weighted: bool,
+    /// New id → original id for reordered graphs.
+    pub permutation: Option<Vec<u32>>,
+}
+
 /// A graph's edges, wherever they are.
 pub trait EdgeStore: Sync {
+    /// The counts, flags and permutation of the graph.
+    fn facts(&self) -> &GraphFacts;
     /// Number of vertices.
-    fn num_vertices(&self) -> usize;
+    fn num_vertices(&self) -> usize {
+        self.facts().vertices
+    }
     /// Stored out-arcs (an undirected edge counts twice).
-    fn num_arcs(&self) -> u64;
+    fn num_arcs(&self) -> u64 {
+        self.facts().arcs
+    }
     /// Whether in-lists differ from out-lists.
-    fn directed(&self) -> bool;
+    fn directed(&self) -> bool {
+        self.facts().directed
+    }
     /// Whether lists carry weights.
-    fn weighted(&self) -> bool;
+    fn weighted(&self) -> bool {
+        self.facts().weighted
+    }
     /// The tier's name for reports (`dram`, `mmap`, `direct`).
     fn tier(&self) -> &'static str;
     /// Where each list of `direction` starts in its section, plus where the last ends:
@@ -296,7 +310,9 @@ pub trait EdgeStore: Sync {
         self.offsets(direction).degree(vertex as usize) as u32
     }
     /// New id → original id for reordered graphs.
-    fn permutation(&self) -> Option<&[u32]>;
+    fn permutation(&self) -> Option<&[u32]> {
+        self.facts().permutation.as_deref()
+    }
     /// Calls `visit_block` for blocks of consecutive vertices that together cover
     /// `range` once, in parallel: the dense pass a hot kernel loop runs on.
     fn scan_blocks(

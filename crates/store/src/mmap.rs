@@ -24,8 +24,8 @@ use crate::page_checks::ListChecks;
 use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::stats::IoCounters;
 use crate::{
-    EdgeDirection, EdgeStore, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
-    StoreError, Visit, VisitBlock, block_ranges, per_vertex,
+    EdgeDirection, EdgeStore, GraphFacts, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result,
+    SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
 
 /// How far before a released window the page cache is dropped too: the largest folio
@@ -52,14 +52,11 @@ pub struct MmapStore {
     file: File,
     file_bytes: u64,
     map: Mmap,
-    vertices: usize,
-    arcs: u64,
-    weighted: bool,
+    facts: GraphFacts,
     lists: Directions<Lists>,
     /// The `out_heads` section, read as lists instead of the out-lists for passes that
     /// need only their heads (when the plan says so).
     heads: Option<Lists>,
-    permutation: Option<Vec<u32>>,
     window_bytes: u64,
     chunk_bytes: u64,
     counters: IoCounters,
@@ -131,12 +128,15 @@ impl MmapStore {
             file,
             file_bytes,
             map,
-            vertices: graph.num_vertices(),
-            arcs: graph.num_arcs() as u64,
-            weighted: plan.weighted,
+            facts: GraphFacts {
+                vertices: graph.num_vertices(),
+                arcs: graph.num_arcs() as u64,
+                directed: lists.directed(),
+                weighted: plan.weighted,
+                permutation: graph.load_permutation()?,
+            },
             lists,
             heads,
-            permutation: graph.load_permutation()?,
             window_bytes,
             chunk_bytes: plan.chunk_bytes,
             counters: IoCounters::default(),
@@ -289,7 +289,7 @@ impl MmapStore {
                         sorted,
                         &neighbors[entries.clone()],
                         weights.map(|weights| &weights[entries]),
-                        IdCheck::unless_passed(pages_passed, self.vertices, &self.path),
+                        IdCheck::unless_passed(pages_passed, self.facts.vertices, &self.path),
                         visit_block,
                     )
                 })
@@ -403,7 +403,7 @@ impl MmapStore {
                     0,
                     neighbors,
                     weights,
-                    IdCheck::unless_passed(pages_passed, self.vertices, &self.path),
+                    IdCheck::unless_passed(pages_passed, self.facts.vertices, &self.path),
                     visit_block,
                 )
             })
@@ -415,20 +415,8 @@ impl MmapStore {
 }
 
 impl EdgeStore for MmapStore {
-    fn num_vertices(&self) -> usize {
-        self.vertices
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.arcs
-    }
-
-    fn directed(&self) -> bool {
-        self.lists.directed()
-    }
-
-    fn weighted(&self) -> bool {
-        self.weighted
+    fn facts(&self) -> &GraphFacts {
+        &self.facts
     }
 
     fn tier(&self) -> &'static str {
@@ -437,10 +425,6 @@ impl EdgeStore for MmapStore {
 
     fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
         self.lists(direction).layout.offsets.as_slice()
-    }
-
-    fn permutation(&self) -> Option<&[u32]> {
-        self.permutation.as_deref()
     }
 
     fn scan_blocks(
@@ -477,7 +461,7 @@ impl EdgeStore for MmapStore {
             let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
             self.stream(lists, &reads, sorted, &visit_block)?;
         }
-        visit_edgeless(&lists.layout, rest, self.weighted, visit);
+        visit_edgeless(&lists.layout, rest, self.facts.weighted, visit);
         Ok(())
     }
 
@@ -486,7 +470,11 @@ impl EdgeStore for MmapStore {
             .each()
             .map(|lists| lists.layout.offsets.bytes() + lists.kept_bytes)
             .sum::<u64>()
-            + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
+            + self
+                .facts
+                .permutation
+                .as_ref()
+                .map_or(0, |p| p.len() as u64 * 4)
     }
 
     fn direct_io(&self) -> Option<bool> {

@@ -352,124 +352,212 @@ pub fn bfs_with_list_limit(
     limit: usize,
     keep_lists: bool,
 ) -> Result<BfsResult> {
-    let vertices = store.num_vertices();
-    let limit = limit.max(1);
-    let parents = U32Array::filled(vertices, UNVISITED);
-    parents.set(source, source);
-    let mut front = Bitmap::new(vertices);
-    let mut next = Bitmap::new(vertices);
-    let mut frontier = Frontier::List(vec![source]);
-    let mut frontier_size = 1u64;
-    let mut edges_to_check = store.num_arcs();
-    let mut scout_count = store.degree(EdgeDirection::Out, source) as u64;
-    let mut frontier_edges = scout_count;
-    let mut reached = 1u64;
-    let mut levels = 0u32;
-    while frontier_size > 0 {
-        if scout_count > edges_to_check / ALPHA {
-            if let Frontier::List(list) = &frontier {
-                front.clear();
-                front.insert_all(list);
-            }
-            // The frontier is in `front` now; its list's memory holds `unvisited`.
-            frontier = Frontier::Bits;
-            let mut awake = frontier_size;
-            let mut unvisited: Option<Unvisited> = None;
-            loop {
-                let previous = awake;
-                next.clear();
-                // Too many lists to gather: the step scans, and the kept ones go first.
-                let gathered = unvisited
-                    .take()
-                    .filter(|left| few_enough_to_gather(store, left.edges));
-                let (joined, left) =
-                    bottom_up_step(store, &parents, &front, &next, gathered, limit, keep_lists)?;
-                awake = joined;
-                unvisited = left;
-                std::mem::swap(&mut front, &mut next);
-                levels += 1;
-                reached += awake;
-                // Every vertex with in-edges visited: the step after this one would find
-                // none, and a top-down one would read every list of this level for it (on a
-                // random graph, a gather of most of the section).
-                if unvisited.as_ref().is_some_and(Unvisited::is_empty) {
-                    frontier_size = 0;
-                    // The level just found counts, as when a step finds nothing after it.
-                    levels += u32::from(awake > 0);
-                    break;
-                }
-                if awake == 0 || (awake < previous && awake <= vertices as u64 / BETA) {
-                    frontier_size = awake;
-                    break;
-                }
-            }
-            drop(unvisited);
-            if frontier_size == 0 {
-                break;
-            }
-            // GAP's count after a bottom-up phase, which makes the next step top-down;
-            // the frontier's true out-degree sum bounds that step's output instead.
-            scout_count = 1;
-            frontier_edges =
-                front.sum_over(|vertex| store.degree(EdgeDirection::Out, vertex) as u64);
-        } else {
-            edges_to_check = edges_to_check.saturating_sub(scout_count);
-            // A step finds at most as many vertices as its frontier has out-edges.
-            let into_bits = frontier_edges > limit as u64;
-            if into_bits {
-                next.clear();
-            }
-            let mut found = Found {
-                bitmap: into_bits.then_some(&next),
-                lists: ThreadBuffers::new(),
-                set: ThreadBuffers::new(),
-            };
-            match &frontier {
-                Frontier::List(list) => top_down_step(store, &parents, list, &found)?,
-                Frontier::Bits => {
-                    // A long frontier is read from its bitmap a list's worth at a time.
-                    let mut batch = Vec::with_capacity(limit);
-                    let mut word = 0;
-                    loop {
-                        word = front.next_batch(word, limit, &mut batch);
-                        if batch.is_empty() {
-                            break;
-                        }
-                        top_down_step(store, &parents, &batch, &found)?;
-                    }
-                }
-            }
-            // The old frontier goes before the next is drained into a list.
-            frontier = Frontier::Bits;
-            let (mut list, degrees) = found.lists.drain();
-            scout_count = degrees;
-            frontier_edges = degrees;
-            if into_bits {
-                frontier_size = found.set.drain().1;
-                drop(found);
-                std::mem::swap(&mut front, &mut next);
-            } else {
-                list.par_sort_unstable();
-                frontier_size = list.len() as u64;
-                frontier = Frontier::List(list);
-            }
-            levels += 1;
-            reached += frontier_size;
-            if reached == vertices as u64 && frontier_size > 0 {
-                // Every vertex visited: the next step would find none.
-                levels += 1;
-                break;
-            }
-        }
-        if matches!(frontier, Frontier::Bits) && frontier_size <= limit as u64 {
-            frontier = Frontier::List(front.to_vertices());
+    let mut state = BfsState::new(store, source, limit, keep_lists);
+    while state.level(store)? == Step::More {}
+    Ok(Bfs.finish(state))
+}
+
+/// A bottom-up phase under way: how many vertices its last step woke, and the vertices
+/// that step left unvisited (when few enough to hold).
+struct BottomUp {
+    awake: u64,
+    unvisited: Option<Unvisited>,
+}
+
+/// The search's state between levels.
+pub struct BfsState {
+    parents: U32Array,
+    /// The frontier, when it is in a bitmap.
+    front: Bitmap,
+    /// The next frontier, when it goes into a bitmap.
+    next: Bitmap,
+    frontier: Frontier,
+    frontier_size: u64,
+    /// GAP's count of the edges not yet explored, and the frontier's out-degree sum it
+    /// is weighed against to go bottom-up.
+    edges_to_check: u64,
+    scout_count: u64,
+    /// The frontier's out-degree sum: what a top-down step can find at most.
+    frontier_edges: u64,
+    reached: u64,
+    levels: u32,
+    /// The most vertices a list holds (see [`list_limit`]).
+    limit: usize,
+    keep_lists: bool,
+    /// `Some` during a bottom-up phase.
+    bottom_up: Option<BottomUp>,
+    /// Set once no later level can reach a vertex.
+    done: bool,
+}
+
+impl BfsState {
+    /// The search before its first level: the source alone in the frontier.
+    fn new(store: &dyn EdgeStore, source: u32, limit: usize, keep_lists: bool) -> BfsState {
+        let vertices = store.num_vertices();
+        let parents = U32Array::filled(vertices, UNVISITED);
+        parents.set(source, source);
+        let scout_count = store.degree(EdgeDirection::Out, source) as u64;
+        BfsState {
+            parents,
+            front: Bitmap::new(vertices),
+            next: Bitmap::new(vertices),
+            frontier: Frontier::List(vec![source]),
+            frontier_size: 1,
+            edges_to_check: store.num_arcs(),
+            scout_count,
+            frontier_edges: scout_count,
+            reached: 1,
+            levels: 0,
+            limit: limit.max(1),
+            keep_lists,
+            bottom_up: None,
+            done: false,
         }
     }
-    Ok(BfsResult {
-        parents: parents.into_values(),
-        reached,
-        levels,
-    })
+
+    /// One level: top-down while the frontier's edges are few against those left to
+    /// explore, else bottom-up until the frontier shrinks again.
+    fn level(&mut self, store: &dyn EdgeStore) -> Result<Step> {
+        if self.done || (self.bottom_up.is_none() && self.frontier_size == 0) {
+            return Ok(Step::Done);
+        }
+        if let Some(phase) = self.bottom_up.take() {
+            return self.bottom_up_level(store, phase);
+        }
+        if self.scout_count > self.edges_to_check / ALPHA {
+            if let Frontier::List(list) = &self.frontier {
+                self.front.clear();
+                self.front.insert_all(list);
+            }
+            // The frontier is in `front` now; its list's memory holds the unvisited.
+            self.frontier = Frontier::Bits;
+            let phase = BottomUp {
+                awake: self.frontier_size,
+                unvisited: None,
+            };
+            return self.bottom_up_level(store, phase);
+        }
+        self.top_down_level(store)
+    }
+
+    /// One bottom-up step of `phase`; the phase ends when the frontier shrinks again.
+    fn bottom_up_level(&mut self, store: &dyn EdgeStore, phase: BottomUp) -> Result<Step> {
+        let vertices = store.num_vertices() as u64;
+        let previous = phase.awake;
+        self.next.clear();
+        // Too many lists to gather: the step scans, and the kept ones go first.
+        let gathered = phase
+            .unvisited
+            .filter(|left| few_enough_to_gather(store, left.edges));
+        let (awake, left) = bottom_up_step(
+            store,
+            &self.parents,
+            &self.front,
+            &self.next,
+            gathered,
+            self.limit,
+            self.keep_lists,
+        )?;
+        std::mem::swap(&mut self.front, &mut self.next);
+        self.levels += 1;
+        self.reached += awake;
+        // Every vertex with in-edges visited: the step after this one would find none,
+        // and a top-down one would read every list of this level for it (on a random
+        // graph, a gather of most of the section).
+        if left.as_ref().is_some_and(Unvisited::is_empty) {
+            self.frontier_size = 0;
+            // The level just found counts, as when a step finds nothing after it.
+            self.levels += u32::from(awake > 0);
+            self.done = true;
+            return Ok(Step::Done);
+        }
+        if !(awake == 0 || (awake < previous && awake <= vertices / BETA)) {
+            self.bottom_up = Some(BottomUp {
+                awake,
+                unvisited: left,
+            });
+            return Ok(Step::More);
+        }
+        drop(left);
+        self.frontier_size = awake;
+        if awake == 0 {
+            return Ok(Step::Done);
+        }
+        // GAP's count after a bottom-up phase, which makes the next step top-down; the
+        // frontier's true out-degree sum bounds that step's output instead.
+        self.scout_count = 1;
+        self.frontier_edges = self
+            .front
+            .sum_over(|vertex| store.degree(EdgeDirection::Out, vertex) as u64);
+        self.list_when_short();
+        Ok(Step::More)
+    }
+
+    /// One top-down step.
+    fn top_down_level(&mut self, store: &dyn EdgeStore) -> Result<Step> {
+        let vertices = store.num_vertices() as u64;
+        let limit = self.limit;
+        self.edges_to_check = self.edges_to_check.saturating_sub(self.scout_count);
+        // A step finds at most as many vertices as its frontier has out-edges.
+        let into_bits = self.frontier_edges > limit as u64;
+        if into_bits {
+            self.next.clear();
+        }
+        let mut found = Found {
+            bitmap: into_bits.then_some(&self.next),
+            lists: ThreadBuffers::new(),
+            set: ThreadBuffers::new(),
+        };
+        match &self.frontier {
+            Frontier::List(list) => top_down_step(store, &self.parents, list, &found)?,
+            Frontier::Bits => {
+                // A long frontier is read from its bitmap a list's worth at a time.
+                let mut batch = Vec::with_capacity(limit);
+                let mut word = 0;
+                loop {
+                    word = self.front.next_batch(word, limit, &mut batch);
+                    if batch.is_empty() {
+                        break;
+                    }
+                    top_down_step(store, &self.parents, &batch, &found)?;
+                }
+            }
+        }
+        // The old frontier goes before the next is drained into a list.
+        self.frontier = Frontier::Bits;
+        let (mut list, degrees) = found.lists.drain();
+        self.scout_count = degrees;
+        self.frontier_edges = degrees;
+        if into_bits {
+            self.frontier_size = found.set.drain().1;
+            drop(found);
+            std::mem::swap(&mut self.front, &mut self.next);
+        } else {
+            list.par_sort_unstable();
+            self.frontier_size = list.len() as u64;
+            self.frontier = Frontier::List(list);
+        }
+        self.levels += 1;
+        self.reached += self.frontier_size;
+        if self.reached == vertices && self.frontier_size > 0 {
+            // Every vertex visited: the next step would find none.
+            self.levels += 1;
+            self.done = true;
+            return Ok(Step::Done);
+        }
+        self.list_when_short();
+        Ok(match self.frontier_size {
+            0 => Step::Done,
+            _ => Step::More,
+        })
+    }
+
+    /// A frontier in the bitmap that fits a list becomes one.
+    fn list_when_short(&mut self) {
+        if matches!(self.frontier, Frontier::Bits) && self.frontier_size <= self.limit as u64 {
+            self.frontier = Frontier::List(self.front.to_vertices());
+        }
+    }
 }
 
 /// Parents in original ids as int64 with -1 for unreached, indexed by original id.
@@ -579,8 +667,7 @@ fn tree_depths(source: u32, parents: &[u32]) -> std::result::Result<Vec<u32>, St
 pub struct Bfs;
 
 impl Kernel for Bfs {
-    // The whole search is one step until its levels are steps of their own.
-    type State = BfsResult;
+    type State = BfsState;
     type Result = BfsResult;
 
     fn name(&self) -> &'static str {
@@ -621,14 +708,25 @@ impl Kernel for Bfs {
             released_as_copied: true,
         }
     }
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<BfsResult> {
-        bfs_keeping_lists(store, options.source, options.optional_held)
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<BfsState> {
+        let limit = list_limit(store.num_vertices() as u64) as usize;
+        Ok(BfsState::new(
+            store,
+            options.source,
+            limit,
+            options.optional_held,
+        ))
     }
-    fn step(&self, _store: &dyn EdgeStore, _state: &mut BfsResult) -> Result<Step> {
-        Ok(Step::Done)
+    /// One level of the search.
+    fn step(&self, store: &dyn EdgeStore, state: &mut BfsState) -> Result<Step> {
+        state.level(store)
     }
-    fn finish(&self, state: BfsResult) -> BfsResult {
-        state
+    fn finish(&self, state: BfsState) -> BfsResult {
+        BfsResult {
+            parents: state.parents.into_values(),
+            reached: state.reached,
+            levels: state.levels,
+        }
     }
     fn summary(&self, result: &BfsResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"reached": result.reached, "levels": result.levels})

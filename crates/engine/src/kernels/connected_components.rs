@@ -157,45 +157,72 @@ fn each_with_edges_left(
 
 /// Finds the connected components.
 pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
-    let vertices = store.num_vertices();
-    let all = 0..vertices as u32;
-    let labels = U32Array::filled(vertices, 0);
-    (0..vertices as u32)
-        .into_par_iter()
-        .for_each(|vertex| labels.set(vertex, vertex));
-    // GAP links one neighbor per round with a compress between rounds; one pass that
-    // links the first NEIGHBOR_ROUNDS neighbors reads the lists once instead of twice,
-    // and joins the same trees. It needs only the start of each list, so a disk tier
-    // skips the pages of long lists past their heads.
+    let mut state = ConnectedComponents.start(store, &KernelOptions::default())?;
+    while ConnectedComponents.step(store, &mut state)? == Step::More {}
+    Ok(ConnectedComponents.finish(state))
+}
+
+/// Where a run of Afforest is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Next: link each vertex to its first neighbors.
+    Heads,
+    /// Next: link the other edges of the vertices outside the largest component.
+    Rest,
+    /// Every edge is linked and the labels compressed.
+    Done,
+}
+
+/// The components' state between phases.
+pub struct ComponentsState {
+    /// Each vertex's parent in its tree; its root once compressed.
+    labels: U32Array,
+    phase: Phase,
+}
+
+/// The first phase: each vertex links to its first NEIGHBOR_ROUNDS neighbors.
+///
+/// GAP links one neighbor per round with a compress between rounds; one pass that
+/// links the first NEIGHBOR_ROUNDS neighbors reads the lists once instead of twice, and
+/// joins the same trees. It needs only the start of each list, so a disk tier skips the
+/// pages of long lists past their heads.
+fn link_heads(store: &dyn EdgeStore, labels: &U32Array) -> Result<()> {
     store.scan_partial(
         EdgeDirection::Out,
-        all.clone(),
+        0..store.num_vertices() as u32,
         ListsNeeded::Heads(NEIGHBOR_ROUNDS as u64),
         &|block| {
             for (vertex, list) in block.iter() {
                 for &neighbor in list.neighbors.iter().take(NEIGHBOR_ROUNDS) {
-                    link(&labels, vertex, neighbor);
+                    link(labels, vertex, neighbor);
                 }
             }
         },
-    )?;
+    )
+}
+
+/// The second phase: the vertices outside the largest component (as a sample finds it)
+/// link their other edges, and every label is compressed to its root.
+fn link_rest_outside_largest(store: &dyn EdgeStore, labels: &U32Array) -> Result<()> {
+    let vertices = store.num_vertices();
+    let all = 0..vertices as u32;
     if vertices > 0 {
         // The sample follows its vertices to their roots, so one pass can then both
         // compress every vertex and count, block by block, the vertices outside the
         // largest component with edges left to link, listing them while they fit the
         // plan's count of them (one vertex in OUTSIDE_LIST_DIVISOR): one pass over the
         // vertices instead of two, each a sizeable share of the run.
-        let largest = most_frequent_label(&labels);
+        let largest = most_frequent_label(labels);
         let room = vertices.div_ceil(OUTSIDE_LIST_DIVISOR as usize);
         let listed: Vec<AtomicU32> = (0..room).map(|_| AtomicU32::new(0)).collect();
         let next_slot = AtomicUsize::new(0);
         let outside_edges: u64 = select_blocks(vertices as u32)
             .into_par_iter()
             .map(|block| {
-                compress(&labels, block.clone());
+                compress(labels, block.clone());
                 let mut edges_left = 0u64;
                 let mut outside = Vec::new();
-                each_with_edges_left(store, &labels, largest, block, &mut |vertex, edges| {
+                each_with_edges_left(store, labels, largest, block, &mut |vertex, edges| {
                     outside.push(vertex);
                     edges_left += edges;
                 });
@@ -221,7 +248,7 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
         let passes = &passes[..if directed { 2 } else { 1 }];
         let link_rest = |vertex: u32, neighbors: &[u32], skip: usize| {
             for &neighbor in neighbors.iter().skip(skip) {
-                link(&labels, vertex, neighbor);
+                link(labels, vertex, neighbor);
             }
         };
         // The list of those vertices is held only when it is short enough for the plan's
@@ -247,15 +274,9 @@ pub fn connected_components(store: &dyn EdgeStore) -> Result<ComponentsResult> {
                 })?;
             }
         }
-        compress_all(&labels);
+        compress_all(labels);
     }
-    let labels = labels.into_values();
-    let components = labels
-        .par_iter()
-        .enumerate()
-        .filter(|&(vertex, &label)| vertex as u32 == label)
-        .count() as u64;
-    Ok(ComponentsResult { labels, components })
+    Ok(())
 }
 
 /// Checks labels against a serial union-find over every edge of the file: the two
@@ -315,8 +336,7 @@ pub fn verify(graph: &GraphFile, labels: &[u32]) -> std::result::Result<(), Stri
 pub struct ConnectedComponents;
 
 impl Kernel for ConnectedComponents {
-    // The whole run is one step until its phases are steps of their own.
-    type State = ComponentsResult;
+    type State = ComponentsState;
     type Result = ComponentsResult;
 
     fn name(&self) -> &'static str {
@@ -346,14 +366,42 @@ impl Kernel for ConnectedComponents {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<ComponentsResult> {
-        connected_components(store)
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<ComponentsState> {
+        let vertices = store.num_vertices();
+        let labels = U32Array::filled(vertices, 0);
+        (0..vertices as u32)
+            .into_par_iter()
+            .for_each(|vertex| labels.set(vertex, vertex));
+        Ok(ComponentsState {
+            labels,
+            phase: Phase::Heads,
+        })
     }
-    fn step(&self, _store: &dyn EdgeStore, _state: &mut ComponentsResult) -> Result<Step> {
-        Ok(Step::Done)
+    /// One phase of Afforest: the heads, then the rest.
+    fn step(&self, store: &dyn EdgeStore, state: &mut ComponentsState) -> Result<Step> {
+        state.phase = match state.phase {
+            Phase::Heads => {
+                link_heads(store, &state.labels)?;
+                Phase::Rest
+            }
+            Phase::Rest | Phase::Done => {
+                link_rest_outside_largest(store, &state.labels)?;
+                Phase::Done
+            }
+        };
+        Ok(match state.phase {
+            Phase::Done => Step::Done,
+            _ => Step::More,
+        })
     }
-    fn finish(&self, state: ComponentsResult) -> ComponentsResult {
-        state
+    fn finish(&self, state: ComponentsState) -> ComponentsResult {
+        let labels = state.labels.into_values();
+        let components = labels
+            .par_iter()
+            .enumerate()
+            .filter(|&(vertex, &label)| vertex as u32 == label)
+            .count() as u64;
+        ComponentsResult { labels, components }
     }
     fn summary(
         &self,

@@ -217,34 +217,72 @@ impl Bins {
 /// on integer distances when every weight met is an integer and every distance fits
 /// in them, else on f64.
 pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<SsspResult> {
-    if let Some(result) = delta_stepping::<u32>(store, source, delta)? {
-        return Ok(result);
-    }
-    match delta_stepping::<f64>(store, source, delta)? {
-        Some(result) => Ok(result),
-        None => unreachable!("f64 distances hold every sum"),
-    }
+    let options = KernelOptions {
+        source,
+        delta,
+        ..KernelOptions::default()
+    };
+    let mut state = Sssp.start(store, &options)?;
+    while Sssp.step(store, &mut state)? == Step::More {}
+    Ok(Sssp.finish(state))
 }
 
-/// Delta-stepping with distances held as `D`; `None` as soon as a distance cannot be.
-fn delta_stepping<D: Distance>(
-    store: &dyn EdgeStore,
-    source: u32,
+/// What a bin pass found.
+enum BinPass {
+    /// Another bin holds vertices.
+    More,
+    /// Every bin is empty: the distances are final.
+    Done,
+    /// A distance could not be held as `D`: the search starts again on f64.
+    Inexact,
+}
+
+/// A delta-stepping search with distances held as `D`.
+struct Search<D: Distance> {
+    distances: PropertyVec<D::Cell>,
     delta: f64,
-) -> Result<Option<SsspResult>> {
-    let vertices = store.num_vertices();
-    let mut distances: PropertyVec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
-    distances[source as usize] = D::cell(D::ZERO);
-    let inexact = AtomicBool::new(false);
-    let mut bins: ThreadLocal<RefCell<Bins>> = ThreadLocal::new();
-    let mut frontier = vec![source];
-    // Bins `window..window + NEAR_BINS` are vectors; later ones wait in `far` lists,
-    // so memory follows the vertices queued, not the largest distance over delta.
-    let mut window = 0u64;
-    let mut bin = 0u64;
-    let mut steps = 0u64;
-    loop {
-        edge_map(store, EdgeDirection::Out, &frontier, &|vertex, list| {
+    inexact: AtomicBool,
+    bins: ThreadLocal<RefCell<Bins>>,
+    /// The vertices of the current bin, ascending.
+    frontier: Vec<u32>,
+    /// Bins `window..window + NEAR_BINS` are vectors; later ones wait in `far` lists,
+    /// so memory follows the vertices queued, not the largest distance over delta.
+    window: u64,
+    bin: u64,
+    steps: u64,
+}
+
+impl<D: Distance> Search<D> {
+    /// The search before its first bin: the source at distance 0.
+    fn new(store: &dyn EdgeStore, source: u32, delta: f64) -> Search<D> {
+        let vertices = store.num_vertices();
+        let mut distances: PropertyVec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
+        distances[source as usize] = D::cell(D::ZERO);
+        Search {
+            distances,
+            delta,
+            inexact: AtomicBool::new(false),
+            bins: ThreadLocal::new(),
+            frontier: vec![source],
+            window: 0,
+            bin: 0,
+            steps: 0,
+        }
+    }
+
+    /// Relaxes the current bin's vertices' edges and moves to the next non-empty bin.
+    fn pass(&mut self, store: &dyn EdgeStore) -> Result<BinPass> {
+        let vertices = store.num_vertices();
+        let delta = self.delta;
+        let (distances, inexact, bins, bin, window) = (
+            &self.distances,
+            &self.inexact,
+            &self.bins,
+            self.bin,
+            self.window,
+        );
+        let frontier = &self.frontier;
+        edge_map(store, EdgeDirection::Out, frontier, &|vertex, list| {
             let distance = D::load(&distances[vertex as usize]);
             // The same test as the frontier's (`bin_of`), not `distance < delta * bin`,
             // which rounding can make disagree with the bin a vertex was queued in.
@@ -254,7 +292,7 @@ fn delta_stepping<D: Distance>(
             let mut local = bins.get_or_default().borrow_mut();
             for (index, &neighbor) in list.neighbors.iter().enumerate() {
                 if let Some(&ahead) = list.neighbors.get(index + PREFETCH_DISTANCE) {
-                    prefetch(&distances, ahead as usize);
+                    prefetch(distances, ahead as usize);
                 }
                 let weight = list.weights.map_or(1.0, |weights| weights[index]);
                 let Some(candidate) = distance.extend(weight) else {
@@ -267,8 +305,12 @@ fn delta_stepping<D: Distance>(
             }
         })?;
         if inexact.load(Ordering::Relaxed) {
-            return Ok(None);
+            return Ok(BinPass::Inexact);
         }
+        let (mut window, mut bin, mut steps) = (window, bin, self.steps);
+        let mut frontier = std::mem::take(&mut self.frontier);
+        let distances = &self.distances;
+        let bins = &mut self.bins;
         // A bin whose entries were all stale relaxed nothing: not a step.
         steps += u64::from(!frontier.is_empty());
         let mut locals: Vec<&mut Bins> = bins.iter_mut().map(RefCell::get_mut).collect();
@@ -285,7 +327,9 @@ fn delta_stepping<D: Distance>(
             None => {
                 let Some(lowest_far) = locals.iter().filter_map(|local| local.lowest_far()).min()
                 else {
-                    break;
+                    self.frontier = frontier;
+                    self.steps = steps;
+                    return Ok(BinPass::Done);
                 };
                 window = lowest_far;
                 for local in locals.iter_mut() {
@@ -315,22 +359,51 @@ fn delta_stepping<D: Distance>(
         frontier.dedup();
         let held: usize = locals.iter().map(|local| local.held_entries()).sum();
         if held > QUEUED_PER_VERTEX * vertices {
-            compact::<D>(&mut locals, window, &distances, delta);
+            compact::<D>(&mut locals, window, distances, delta);
+        }
+        self.frontier = frontier;
+        (self.window, self.bin, self.steps) = (window, bin, steps);
+        Ok(BinPass::More)
+    }
+
+    /// The distances found, as f64, with the figures of the search.
+    fn result(self) -> SsspResult {
+        let Search {
+            distances,
+            steps,
+            frontier,
+            bins,
+            ..
+        } = self;
+        // The queues go before the f64 distances are made, so the two are never held at once.
+        drop(frontier);
+        drop(bins);
+        let distances: Vec<f64> = distances
+            .par_iter()
+            .map(|cell| D::load(cell).to_f64())
+            .collect();
+        let reached = distances.par_iter().filter(|d| d.is_finite()).count() as u64;
+        SsspResult {
+            distances,
+            reached,
+            steps,
+            integer_distances: std::mem::size_of::<D>() == 4,
         }
     }
-    drop(frontier);
-    drop(bins);
-    let distances: Vec<f64> = distances
-        .par_iter()
-        .map(|cell| D::load(cell).to_f64())
-        .collect();
-    let reached = distances.par_iter().filter(|d| d.is_finite()).count() as u64;
-    Ok(Some(SsspResult {
-        distances,
-        reached,
-        steps,
-        integer_distances: std::mem::size_of::<D>() == 4,
-    }))
+}
+
+/// The search's state between bin passes.
+pub struct SsspState(Searches);
+
+/// The search: on integer distances until a weight or a sum cannot be one, then on f64
+/// from the start.
+enum Searches {
+    /// Distances held as u32.
+    Integer(Search<u32>, u32),
+    /// Distances held as f64.
+    Float(Search<f64>),
+    /// Within a step, between the integer search and the f64 one: nothing held.
+    Restarting,
 }
 
 /// The bin a vertex at `distance` waits in.
@@ -603,8 +676,7 @@ impl VertexHeap {
 pub struct Sssp;
 
 impl Kernel for Sssp {
-    // The whole search is one step until its bins are steps of their own.
-    type State = SsspResult;
+    type State = SsspState;
     type Result = SsspResult;
 
     fn name(&self) -> &'static str {
@@ -640,14 +712,40 @@ impl Kernel for Sssp {
     fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>> {
         Ok((!weights_are_non_negative(graph)?).then_some(Refusal::NegativeWeights))
     }
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<SsspResult> {
-        sssp(store, options.source, options.delta)
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<SsspState> {
+        let search = Search::new(store, options.source, options.delta);
+        Ok(SsspState(Searches::Integer(search, options.source)))
     }
-    fn step(&self, _store: &dyn EdgeStore, _state: &mut SsspResult) -> Result<Step> {
-        Ok(Step::Done)
+    /// One bin pass; a distance that integers cannot hold starts the search again on f64.
+    fn step(&self, store: &dyn EdgeStore, state: &mut SsspState) -> Result<Step> {
+        let state = &mut state.0;
+        let pass = match state {
+            Searches::Integer(search, _) => search.pass(store)?,
+            Searches::Float(search) => search.pass(store)?,
+            Searches::Restarting => unreachable!("a step never ends between two searches"),
+        };
+        match pass {
+            BinPass::More => Ok(Step::More),
+            BinPass::Done => Ok(Step::Done),
+            BinPass::Inexact => {
+                let Searches::Integer(search, source) = state else {
+                    unreachable!("f64 distances hold every sum")
+                };
+                let (source, delta) = (*source, search.delta);
+                // The integer distances go before the f64 ones are made: one slot
+                // serves both.
+                *state = Searches::Restarting;
+                *state = Searches::Float(Search::new(store, source, delta));
+                Ok(Step::More)
+            }
+        }
     }
-    fn finish(&self, state: SsspResult) -> SsspResult {
-        state
+    fn finish(&self, state: SsspState) -> SsspResult {
+        match state.0 {
+            Searches::Integer(search, _) => search.result(),
+            Searches::Float(search) => search.result(),
+            Searches::Restarting => unreachable!("a step never ends between two searches"),
+        }
     }
     fn summary(&self, result: &SsspResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
         json!({

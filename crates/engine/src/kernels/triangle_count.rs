@@ -11,7 +11,7 @@
 //! `t ∈ H(r) ∩ H(s)` for `s ∈ H(r)`.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::Reads;
 use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
@@ -53,6 +53,58 @@ fn intersection_size(a: &[u32], b: &[u32]) -> u64 {
 
 /// Counts triangles.
 pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
+    let mut state = TriangleCount.start(store, &KernelOptions::default())?;
+    while TriangleCount.step(store, &mut state)? == Step::More {}
+    Ok(TriangleCount.finish(state))
+}
+
+/// Each vertex's higher-ranked neighbors (as ranks, sorted), back to back, and where
+/// each rank's list starts (plus where the last ends).
+struct OrientedLists {
+    higher: Vec<u32>,
+    offsets: Vec<u64>,
+}
+
+impl OrientedLists {
+    /// The list of `rank`.
+    fn list(&self, rank: u32) -> &[u32] {
+        &self.higher[self.offsets[rank as usize] as usize..self.offsets[rank as usize + 1] as usize]
+    }
+
+    /// Triangles r < s < t (by rank) whose lowest rank r is in `ranks`, each once: t in
+    /// H(r) ∩ H(s) for s in H(r). Every t in H(s) ranks above s, so only the part of
+    /// H(r) after s can match.
+    fn count(&self, ranks: std::ops::Range<u32>) -> u64 {
+        ranks
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|rank| {
+                let mine = self.list(rank);
+                mine.iter()
+                    .enumerate()
+                    .map(|(position, &s)| intersection_size(&mine[position + 1..], self.list(s)))
+                    .sum::<u64>()
+            })
+            .sum()
+    }
+}
+
+/// Counting steps a run takes after building the oriented lists: each counts the
+/// triangles of a block of ranks.
+const COUNT_STEPS: u32 = 64;
+
+/// Triangle counting's state between steps.
+pub struct TriangleState {
+    /// `None` until the first step has built them.
+    oriented: Option<OrientedLists>,
+    /// The ranks counted so far are `0..counted`.
+    counted: u32,
+    triangles: u64,
+}
+
+/// Builds the oriented lists H(r): each vertex's neighbors in the undirected view that
+/// rank above it by (degree, id), as ranks, sorted.
+fn oriented_lists(store: &dyn EdgeStore) -> Result<OrientedLists> {
     let vertices = store.num_vertices();
     let directed = store.directed();
     let all = 0..vertices as u32;
@@ -153,24 +205,7 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
     drop(rank_of);
     let mut higher: Vec<u32> = higher.into_vec(|value| value.load(Ordering::Relaxed));
     sort_each_list(&mut higher, &offsets);
-    let list =
-        |rank: u32| &higher[offsets[rank as usize] as usize..offsets[rank as usize + 1] as usize];
-    // Each triangle r < s < t (by rank) once: t in H(r) ∩ H(s) for s in H(r). Every
-    // t in H(s) ranks above s, so only the part of H(r) after s can match.
-    let triangles = AtomicU64::new(0);
-    (0..vertices as u32)
-        .into_par_iter()
-        .with_min_len(64)
-        .for_each(|rank| {
-            let mine = list(rank);
-            let found: u64 = mine
-                .iter()
-                .enumerate()
-                .map(|(position, &s)| intersection_size(&mine[position + 1..], list(s)))
-                .sum();
-            triangles.fetch_add(found, Ordering::Relaxed);
-        });
-    Ok(triangles.into_inner())
+    Ok(OrientedLists { higher, offsets })
 }
 
 /// Sorts each list `offsets[i] - offsets[0]..offsets[i + 1] - offsets[0]` of `values`,
@@ -331,8 +366,7 @@ impl Iterator for SortedUnion<'_> {
 pub struct TriangleCount;
 
 impl Kernel for TriangleCount {
-    // The whole count is one step until its blocks of vertices are steps of their own.
-    type State = u64;
+    type State = TriangleState;
     type Result = u64;
 
     fn name(&self) -> &'static str {
@@ -367,14 +401,34 @@ impl Kernel for TriangleCount {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<u64> {
-        triangle_count(store)
+    fn start(&self, _store: &dyn EdgeStore, _: &KernelOptions) -> Result<TriangleState> {
+        Ok(TriangleState {
+            oriented: None,
+            counted: 0,
+            triangles: 0,
+        })
     }
-    fn step(&self, _store: &dyn EdgeStore, _state: &mut u64) -> Result<Step> {
-        Ok(Step::Done)
+    /// The first step builds the oriented lists; each after it counts a block of ranks.
+    fn step(&self, store: &dyn EdgeStore, state: &mut TriangleState) -> Result<Step> {
+        let vertices = store.num_vertices() as u32;
+        let Some(oriented) = &state.oriented else {
+            state.oriented = Some(oriented_lists(store)?);
+            return Ok(match vertices {
+                0 => Step::Done,
+                _ => Step::More,
+            });
+        };
+        let block = vertices.div_ceil(COUNT_STEPS).max(1);
+        let end = state.counted.saturating_add(block).min(vertices);
+        state.triangles += oriented.count(state.counted..end);
+        state.counted = end;
+        Ok(match end < vertices {
+            true => Step::More,
+            false => Step::Done,
+        })
     }
-    fn finish(&self, state: u64) -> u64 {
-        state
+    fn finish(&self, state: TriangleState) -> u64 {
+        state.triangles
     }
     fn summary(&self, result: &u64, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"triangles": result})

@@ -21,7 +21,7 @@ impl DirectStore {
     /// Ids checked at delivery, for lists not vouched for by their pages' checks.
     fn ids_at_delivery(&self) -> IdCheck<'_> {
         IdCheck::AtDelivery {
-            vertices: self.vertices,
+            vertices: self.facts.vertices,
             path: self.source.path(),
         }
     }
@@ -39,7 +39,7 @@ impl DirectStore {
         let (lists, reads) = (batch.lists, batch.reads);
         let read = &reads[index];
         let pages_passed = lists.checks.check(read.bytes.start, neighbors, weights)?;
-        let ids = IdCheck::unless_passed(pages_passed, self.vertices, self.source.path());
+        let ids = IdCheck::unless_passed(pages_passed, self.facts.vertices, self.source.path());
         let delivered = visit_read(
             &lists.layout,
             read,

@@ -36,8 +36,8 @@ use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batc
 use crate::sources::{PageQueue, PageSource, UringFile};
 use crate::stats::IoCounters;
 use crate::{
-    EdgeDirection, EdgeStore, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result, SCAN_BLOCK,
-    StoreError, Visit, VisitBlock, block_ranges, per_vertex,
+    EdgeDirection, EdgeStore, GraphFacts, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result,
+    SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
 pub(crate) use geometry::IoShape;
 pub use geometry::SlotGeometry;
@@ -93,14 +93,11 @@ pub struct DirectStore {
     /// Declared before the source, so that it is dropped first.
     io: Mutex<Option<IoContext>>,
     source: Box<dyn PageSource>,
-    vertices: usize,
-    arcs: u64,
-    weighted: bool,
+    facts: GraphFacts,
     lists: Directions<Lists>,
     /// The `out_heads` section, read as lists instead of the out-lists for passes that
     /// need only their heads (when the plan says so).
     heads: Option<Lists>,
-    permutation: Option<Vec<u32>>,
     slot_bytes: u64,
     oversize_bytes: u64,
     regular_slots: usize,
@@ -175,12 +172,15 @@ impl DirectStore {
         Ok(DirectStore {
             io: Mutex::new(Some(IoContext { queue, arena })),
             source,
-            vertices: graph.num_vertices(),
-            arcs: graph.num_arcs() as u64,
-            weighted: plan.weighted,
+            facts: GraphFacts {
+                vertices: graph.num_vertices(),
+                arcs: graph.num_arcs() as u64,
+                directed: lists.directed(),
+                weighted: plan.weighted,
+                permutation: graph.load_permutation()?,
+            },
             lists,
             heads,
-            permutation: graph.load_permutation()?,
             slot_bytes: geometry.slot_bytes,
             oversize_bytes: geometry.oversize_slot_bytes,
             regular_slots,
@@ -260,7 +260,7 @@ impl DirectStore {
             block_ranges(pinned.clone(), SCAN_BLOCK)
                 .for_each(|vertices| lists.visit_pinned_block(vertices, visit_block));
             let bytes = lists.layout.span_bytes(pinned.clone());
-            let factor = if self.weighted { 2 } else { 1 };
+            let factor = if self.facts.weighted { 2 } else { 1 };
             let pinned_bytes = (bytes.end - bytes.start) * factor;
             IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
             IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
@@ -278,7 +278,7 @@ impl DirectStore {
                         read,
                         &[],
                         &[],
-                        self.weighted.then_some(no_weights),
+                        self.facts.weighted.then_some(no_weights),
                         IdCheck::Passed,
                         visit_read_block,
                     )?;
@@ -297,20 +297,8 @@ impl DirectStore {
 }
 
 impl EdgeStore for DirectStore {
-    fn num_vertices(&self) -> usize {
-        self.vertices
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.arcs
-    }
-
-    fn directed(&self) -> bool {
-        self.lists.directed()
-    }
-
-    fn weighted(&self) -> bool {
-        self.weighted
+    fn facts(&self) -> &GraphFacts {
+        &self.facts
     }
 
     fn tier(&self) -> &'static str {
@@ -319,10 +307,6 @@ impl EdgeStore for DirectStore {
 
     fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
         self.lists(direction).layout.offsets.as_slice()
-    }
-
-    fn permutation(&self) -> Option<&[u32]> {
-        self.permutation.as_deref()
     }
 
     fn scan_blocks(
@@ -351,7 +335,7 @@ impl EdgeStore for DirectStore {
             sorted.split_at(sorted.partition_point(|&vertex| vertex < lists.pinned_vertices));
         // The pinned lists are visited while the first reads fly (or alone).
         let mut visit_pinned = Some(|| {
-            let factor = if self.weighted { 2 } else { 1 };
+            let factor = if self.facts.weighted { 2 } else { 1 };
             let bytes: u64 = pinned
                 .par_iter()
                 .with_min_len(64)
@@ -379,7 +363,7 @@ impl EdgeStore for DirectStore {
         if let Some(visit_pinned) = visit_pinned {
             visit_pinned();
         }
-        visit_edgeless(&lists.layout, rest, self.weighted, visit);
+        visit_edgeless(&lists.layout, rest, self.facts.weighted, visit);
         Ok(())
     }
 
@@ -387,7 +371,11 @@ impl EdgeStore for DirectStore {
         let arena = self.regular_slots as u64 * self.slot_bytes
             + self.oversize_slots as u64 * self.oversize_bytes;
         self.lists.each().map(Lists::bytes).sum::<u64>()
-            + self.permutation.as_ref().map_or(0, |p| p.len() as u64 * 4)
+            + self
+                .facts
+                .permutation
+                .as_ref()
+                .map_or(0, |p| p.len() as u64 * 4)
             + arena
             + self.gather_cache.bytes()
     }
