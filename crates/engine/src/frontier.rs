@@ -138,7 +138,7 @@ pub fn select_vertices(vertices: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<
 /// Vertices per block of [`select_blocks`].
 const SELECT_BLOCK: u32 = 1 << 16;
 
-/// The blocks of [`SELECT_BLOCK`] vertices that cover `0..vertices`, in order.
+/// The blocks of `SELECT_BLOCK` vertices that cover `0..vertices`, in order.
 pub fn select_blocks(vertices: u32) -> Vec<std::ops::Range<u32>> {
     (0..vertices.div_ceil(SELECT_BLOCK))
         .map(|block| {

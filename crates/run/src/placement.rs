@@ -17,7 +17,7 @@ use crate::{Kernel, RunError, usable_cores};
 pub struct Placement {
     /// The whole run's memory budget; `None`: dram if the footprint fits the default.
     pub budget_bytes: Option<u64>,
-    /// The budget when none is given (the CLI uses [`default_memory_budget`]).
+    /// The budget when none is given (the CLI uses [`crate::default_memory_budget`]).
     pub default_budget_bytes: u64,
     /// The tier; `None`: dram if the footprint fits the budget, else direct (mmap where
     /// io_uring is refused).

@@ -40,8 +40,8 @@ pub const READS: Reads = Reads {
 };
 
 /// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited
-/// ([`KEPT_VERTICES_PER_ENTRY`] vertices with a length each, and
-/// [`KEPT_NEIGHBORS_PER_ENTRY`] neighbors, per entry of the list limit: 64 bytes), when
+/// (`KEPT_VERTICES_PER_ENTRY` vertices with a length each, and
+/// `KEPT_NEIGHBORS_PER_ENTRY` neighbors, per entry of the list limit: 64 bytes), when
 /// the plan has room for them beside the kernel's own memory.
 pub fn kept_lists_bytes(vertices: u64) -> u64 {
     (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * list_limit(vertices)
@@ -325,7 +325,7 @@ fn bottom_up_step(
 }
 
 /// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
-/// unvisited (memory: [`property_bytes`] and [`kept_lists_bytes`]).
+/// unvisited (memory: `Bfs`'s declared memory and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
     bfs_keeping_lists(store, source, true)
 }

@@ -252,7 +252,7 @@ fn link_rest_outside_largest(store: &dyn EdgeStore, labels: &U32Array) -> Result
             }
         };
         // The list of those vertices is held only when it is short enough for the plan's
-        // count (property_bytes); a longer one is scanned for instead.
+        // count (its working bytes); a longer one is scanned for instead.
         if few_enough_to_gather(store, outside_edges) && outside_vertices <= room {
             // In place: an AtomicU32 is a u32.
             let mut outside: Vec<u32> = listed.into_iter().map(AtomicU32::into_inner).collect();

@@ -19,7 +19,7 @@ use swapless_store::{EdgeDirection, EdgeStore};
 /// they are read in file order: the verifiers read the file through a map whose pages
 /// are dropped as they pass a bound (`GraphFile::open_bounded`), where lists read in
 /// queue order would fault their pages in again and again. Holds 8 bytes a vertex (the
-/// depths and the order), which verifiers count in their `verifier_bytes`.
+/// depths and the order), which verifiers count in their declared `verifier_bytes`.
 pub(crate) fn serial_levels(graph: &GraphFile, source: u32) -> (Vec<u32>, Vec<u32>) {
     let vertices = graph.num_vertices();
     let mut depth = vec![u32::MAX; vertices];

@@ -482,7 +482,7 @@ fn verify_power(
     let vertices = graph.num_vertices();
     let n = vertices as f64;
     // Every value the kernel stores is an f32, so the reference holds f32 too (two
-    // iterations: see `verifier_bytes`), with the arithmetic in f64.
+    // iterations: see the declared `verifier_bytes`), with the arithmetic in f64.
     let stored = |value: f64| value as f32;
     let mut reference = vec![stored(1.0 / n); vertices];
     let mut next = vec![0f32; vertices];
