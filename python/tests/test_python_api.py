@@ -1,6 +1,7 @@
 """The Python package: every kernel against networkx and scipy through every tier,
 from_edges/from_scipy round trips, errors as the right classes, Ctrl-C, python -m."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -315,6 +316,16 @@ def test_python_dash_m_is_the_command_line(tmp_path):
     completed = subprocess.run([sys.executable, "-m", "swapless", "run", "bfs", str(tmp_path / "no.sl")],
                                capture_output=True, text=True)
     assert completed.returncode == 1 and completed.stderr.startswith("error: ")
+
+
+def test_python_dash_m_says_how_to_install_the_program_when_it_is_missing(tmp_path):
+    # No SWAPLESS_BIN and a PATH without the program: one sentence, exit 2.
+    environment = {key: value for key, value in os.environ.items() if key != "SWAPLESS_BIN"}
+    environment["PATH"] = str(tmp_path)
+    completed = subprocess.run([sys.executable, "-m", "swapless", "info", "g.sl"],
+                               capture_output=True, text=True, env=environment)
+    assert completed.returncode == 2
+    assert "cargo install --path crates/cli" in completed.stderr, completed.stderr
 
 
 def test_a_budget_beyond_what_the_process_may_use_is_warned_of(tmp_path):
