@@ -105,7 +105,7 @@ CASES = [
      ValueError, "sources must be a positive integer"),
     ("run: a budget below the least", lambda g, w, d: sl.pagerank(sl.open(g.path, memory="1K", tier="direct")),
      sl.BudgetError, "at least"),
-    ("run: a damaged page", lambda g, w, d: sl.pagerank(sl.open(flip(g.path, d), memory="3M", tier="mmap")),
+    ("run: a damaged page", lambda g, w, d: sl.pagerank(sl.open(flip(g.path, d), memory="15M", tier="mmap")),
      sl.FormatError, "fails its checksum"),
 ]
 

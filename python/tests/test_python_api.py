@@ -17,8 +17,9 @@ import scipy.sparse.csgraph
 import swapless as sl
 from slfile import SlGraph, networkx_graph, shared_edge_lists
 
-# A budget small enough that the disk tiers read most lists from the file.
-SMALL = "6M"
+# A budget small enough that the disk tiers read most lists from the file (6 MiB for the
+# run and 12 for the process itself).
+SMALL = "18M"
 TIERS = [("dram", None), ("mmap", SMALL), ("direct", SMALL)]
 
 
@@ -214,13 +215,13 @@ def test_report_plan_and_info(tmp_path):
                 "bytes_read", "major_faults", "result"):
         assert key in report
     assert report["kernel"] == "pr" and report["threads"] == 2 and ranks.sum() == pytest.approx(1.0)
-    plan = sl.open(g.path, memory="4M", tier="direct").plan("bfs")
+    plan = sl.open(g.path, memory="16M", tier="direct").plan("bfs")
     assert plan["tier"] == "direct" and plan["segments"]
     # A tier asked for by name is never passed over, so nothing was refused here.
     assert plan["io_uring_refused"] is None
     names = lambda plan: [segment["name"] for segment in plan["segments"]]
     assert "verification" not in names(plan)
-    verified = sl.open(g.path, memory="4M", tier="direct").plan("bfs", verify=True)
+    verified = sl.open(g.path, memory="16M", tier="direct").plan("bfs", verify=True)
     assert "verification" in names(verified)
     assert verified["minimum_bytes"] >= plan["minimum_bytes"]
     assert g.info()["vertices"] == 1024
@@ -289,7 +290,7 @@ def test_ctrl_c_stops_a_long_kernel_run_promptly(tmp_path):
     script = (
         "import swapless as sl, sys, time\n"
         + RESTORE_CTRL_C
-        + f"g = sl.open({graph.path!r}, memory='8M', tier='direct')\n"
+        + f"g = sl.open({graph.path!r}, memory='20M', tier='direct')\n"
         "print('started', flush=True)\n"
         "try:\n"
         "    sl.pagerank(g, tol=0.0, max_iter=100000)\n"

@@ -31,7 +31,7 @@ fn a_failed_or_short_read_ends_the_run_without_a_result() {
             "--tier",
             tier,
             "--memory",
-            "3M",
+            "15M",
             "--chunk",
             "4K",
             "--out",
@@ -56,7 +56,7 @@ fn a_failed_or_short_read_ends_the_run_without_a_result() {
             "--tier",
             tier,
             "--memory",
-            "3M",
+            "15M",
             "--chunk",
             "4K",
         ]);

@@ -198,7 +198,7 @@ fn a_graph_written_during_a_run_gives_no_result() {
                 "--tier",
                 tier,
                 "--memory",
-                "4M",
+                "16M",
                 "--max-iters",
                 "100000000",
                 "--tolerance",

@@ -37,12 +37,23 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
         class: "hot",
         placement: "dram".to_string(),
     }];
+    segments.push(Segment {
+        name: "the process itself".to_string(),
+        bytes: super::process_bytes(placed.tier),
+        class: "hot",
+        placement: match placed.tier {
+            Tier::Mmap => "dram: binary, libraries, eight threads' stacks, allocator slack, \
+                           and pages mapped around faults"
+                .to_string(),
+            _ => "dram: binary, libraries, eight threads' stacks, allocator slack".to_string(),
+        },
+    });
     if placed.request.thread_bytes > 0 {
         segments.push(Segment {
             name: "worker thread stacks".to_string(),
             bytes: placed.request.thread_bytes,
             class: "hot",
-            placement: "dram (threads beyond the runtime allowance's)".to_string(),
+            placement: "dram (threads beyond the eight the process's share covers)".to_string(),
         });
     }
     if placed.request.optional_property_bytes > 0 {
