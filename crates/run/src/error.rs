@@ -146,19 +146,6 @@ impl RunError {
             detail: detail.into(),
         }
     }
-
-    /// The least budget that would hold the run, when the budget is what is short, and
-    /// whether the verification after the run is what needs it.
-    pub fn least_budget(&self) -> Option<(u64, bool)> {
-        match self {
-            RunError::Budget(StoreError::Budget {
-                needed_bytes,
-                verifying,
-                ..
-            }) => Some((*needed_bytes, *verifying)),
-            _ => None,
-        }
-    }
 }
 
 impl From<StoreError> for RunError {

@@ -225,7 +225,7 @@ fn run_in_pool(
         });
     };
     let permutation = store.permutation();
-    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as u64;
+    let original = |vertex: u32| swapless_engine::kernel::original_id(permutation, vertex) as u64;
     let seconds = median(&trial_seconds);
     let trials = options.trials as f64;
     // Per trial, like `seconds`.

@@ -112,7 +112,7 @@ fn no_run_on_a_disk_tier_takes_more_heap_than_its_plan_leaves() {
                     let (taken, mapped) = heap_taken_and_mapped(graph, kernel, placement.clone());
                     // The process itself (binary, stacks, allocator slack) is no heap the
                     // run may take.
-                    let process = swapless_store::budget::process_bytes(tier) as i64;
+                    let process = swapless_store::budget::PROCESS_BYTES as i64;
                     let beyond = taken - (budget - mapped - process);
                     assert!(
                         beyond <= FIXED_HEAP_BYTES,

@@ -79,16 +79,6 @@ pub enum IoUringFailure {
     ListsNotJoined(usize),
 }
 
-impl StoreError {
-    /// The least budget that would hold the run, when the budget is what is short.
-    pub fn least_budget_bytes(&self) -> Option<u64> {
-        match self {
-            StoreError::Budget { needed_bytes, .. } => Some(*needed_bytes),
-            _ => None,
-        }
-    }
-}
-
 /// The sentence of [`StoreError::Budget`].
 fn budget_message(needed_bytes: u64, budget_bytes: u64, tier: &str, verifying: bool) -> String {
     let needed = needed_bytes.div_ceil(1 << 20);

@@ -12,7 +12,8 @@
 //! without the step after, which would find nothing yet read every list of the last
 //! level (a large share of what a disk tier reads on a random graph).
 
-use super::{Reads, few_enough_to_gather};
+use super::Reads;
+use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
@@ -327,18 +328,8 @@ fn bottom_up_step(
 /// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
 /// unvisited (memory: `Bfs`'s declared memory and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
-    bfs_keeping_lists(store, source, true)
-}
-
-/// Runs BFS from `source` with the default list limit; with `keep_lists` (when the plan
-/// holds [`kept_lists_bytes`]) its bottom-up scans keep the lists they leave unvisited.
-pub fn bfs_keeping_lists(
-    store: &dyn EdgeStore,
-    source: u32,
-    keep_lists: bool,
-) -> Result<BfsResult> {
     let limit = list_limit(store.num_vertices() as u64) as usize;
-    bfs_with_list_limit(store, source, limit, keep_lists)
+    bfs_with_list_limit(store, source, limit, true)
 }
 
 /// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
@@ -562,14 +553,17 @@ impl BfsState {
 
 /// Parents in original ids as int64 with -1 for unreached, indexed by original id.
 pub fn parents_in_original_ids(parents: &[u32], permutation: Option<&[u32]>) -> Vec<i64> {
-    let original = |vertex: u32| permutation.map_or(vertex, |p| p[vertex as usize]) as i64;
     super::to_original_order(parents, permutation, |&parent| {
-        if parent == UNVISITED {
-            -1
-        } else {
-            original(parent)
-        }
+        parent_as_output(parent, permutation)
     })
+}
+
+/// A parent as the output gives it: its original id, or -1 for an unreached vertex.
+fn parent_as_output(parent: u32, permutation: Option<&[u32]>) -> i64 {
+    match parent {
+        UNVISITED => -1,
+        _ => crate::kernel::original_id(permutation, parent) as i64,
+    }
 }
 
 /// Checks a BFS result on the file as Graph500 validates one, without a search of its
@@ -741,13 +735,8 @@ impl Kernel for Bfs {
         verify(graph, options.source, &result.parents)
     }
     fn output(&self, result: BfsResult, permutation: Option<&[u32]>) -> Output {
-        let original = |vertex: u32| crate::kernel::original_id(permutation, vertex) as i64;
         Output::Int64(reorder_property(result.parents, permutation, |&parent| {
-            if parent == u32::MAX {
-                -1
-            } else {
-                original(parent)
-            }
+            parent_as_output(parent, permutation)
         }))
     }
 }

@@ -11,7 +11,8 @@
 //! largest. Links always hook the larger root under the smaller, so every
 //! component ends up rooted at its smallest internal id.
 
-use super::{Reads, few_enough_to_gather};
+use super::Reads;
+use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };

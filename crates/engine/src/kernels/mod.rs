@@ -160,8 +160,6 @@ pub fn to_original_order<S, T: Copy + Default>(
     }
 }
 
-pub(crate) use crate::edge_map::few_enough_to_gather;
-
 /// Sums each component of `values` in fixed-size chunks and then in order, so the
 /// result does not depend on how many threads ran.
 pub fn deterministic_sums<const K: usize>(

@@ -77,14 +77,9 @@ pub const VERIFY_MAPPED_BYTES: u64 = 1 << 20;
 /// libraries, the first eight worker threads' stacks, the allocator's slack, the tiers'
 /// small state, and on the mmap tier the pages the kernel maps around each fault. The
 /// budget is the whole process, so the plan counts them; the figure is the most a run
-/// was measured over its budget before it did (BENCHMARKS.md), rounded up.
+/// was measured over its budget before it did (BENCHMARKS.md), rounded up. The same on
+/// every tier, so a least budget typed back on another tier is accepted there too.
 pub const PROCESS_BYTES: u64 = 12 << 20;
-
-/// What the process holds besides the plan's segments on `tier` (the same on every
-/// tier: a least budget typed back on another tier is accepted there too).
-pub fn process_bytes(_tier: Tier) -> u64 {
-    PROCESS_BYTES
-}
 
 /// Bytes one read fault can map (Linux's default `fault_around_bytes`).
 const FAULT_AROUND_BYTES: u64 = 64 << 10;
@@ -407,7 +402,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         sections_per_list,
         request.queue_depth,
     );
-    let hot = process_bytes(tier) + request.property_bytes + request.thread_bytes;
+    let hot = PROCESS_BYTES + request.property_bytes + request.thread_bytes;
     let least_with = |offsets: (u64, u64)| {
         (hot + sum(offsets) + sizes.permutation + sizes.list_checks + io.least_bytes())
             .max(after_run)

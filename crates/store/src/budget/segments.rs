@@ -39,7 +39,7 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
     }];
     segments.push(Segment {
         name: "the process itself".to_string(),
-        bytes: super::process_bytes(placed.tier),
+        bytes: super::PROCESS_BYTES,
         class: "hot",
         placement: match placed.tier {
             Tier::Mmap => "dram: binary, libraries, eight threads' stacks, allocator slack, \
