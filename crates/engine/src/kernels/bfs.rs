@@ -13,7 +13,6 @@
 //! level (a large share of what a disk tier reads on a random graph).
 
 use super::Reads;
-use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
@@ -21,14 +20,9 @@ use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
 
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use thread_local::ThreadLocal;
-
 use rayon::prelude::*;
 
-use crate::edge_map::edge_map;
+use crate::edge_map::{Pull, edge_map};
 use crate::frontier::{Bitmap, ThreadBuffers};
 use crate::property::{PropertyVec, U32Array};
 
@@ -40,20 +34,11 @@ pub const READS: Reads = Reads {
     out_heads: false,
 };
 
-/// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited
-/// (`KEPT_VERTICES_PER_ENTRY` vertices with a length each, and
-/// `KEPT_NEIGHBORS_PER_ENTRY` neighbors, per entry of the list limit: 64 bytes), when
-/// the plan has room for them beside the kernel's own memory.
+/// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited,
+/// when the plan has room for them beside the kernel's own memory.
 pub fn kept_lists_bytes(vertices: u64) -> u64 {
-    (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * list_limit(vertices)
+    crate::edge_map::kept_lists_bytes(list_limit(vertices))
 }
-
-/// Kept lists may hold this many vertices per entry of the list limit: on a Kronecker
-/// graph the first bottom-up scan leaves about 3 vertices and 4 arcs per entry of its
-/// limit (n/32), which a scan would otherwise read whole again.
-const KEPT_VERTICES_PER_ENTRY: u64 = 4;
-/// Kept lists may hold this many neighbors per entry of the list limit.
-const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
 
 /// Vertex lists hold at most one vertex in this many (and at least [`MIN_LIST`]).
 const LIST_DIVISOR: u64 = 32;
@@ -126,205 +111,6 @@ fn top_down_step(
     .map(|_| ())
 }
 
-/// The vertices a bottom-up step left unvisited (those with in-edges): the ones whose
-/// lists it kept, and the rest, ascending, with the sum of their in-degrees.
-struct Unvisited {
-    kept: Vec<KeptLists>,
-    vertices: Vec<u32>,
-    edges: u64,
-}
-
-impl Unvisited {
-    /// Whether every vertex with in-edges is visited: then no later step can reach one.
-    fn is_empty(&self) -> bool {
-        self.vertices.is_empty() && self.kept.iter().all(|lists| lists.vertices.is_empty())
-    }
-}
-
-/// A list longer than this many entries is not kept: it fills most of the pages a
-/// gather reads for it, while a short one costs a whole page for a few bytes.
-const MOST_KEPT_ENTRIES: usize = 1024;
-
-/// Lists of vertices a bottom-up scan left unvisited, kept in memory so that the next
-/// steps, which need exactly these lists, do not read them again. On a power-law graph
-/// they are mostly one or two entries each, spread over every page of the section, for
-/// which the next step would read the whole uncached section again.
-#[derive(Default)]
-struct KeptLists {
-    vertices: Vec<u32>,
-    lengths: Vec<u32>,
-    neighbors: Vec<u32>,
-}
-
-impl KeptLists {
-    /// Keeps `vertex`'s list if it is short and there is room within this thread's
-    /// `share` of the list limit; false if not.
-    fn keep(&mut self, vertex: u32, neighbors: &[u32], share: usize) -> bool {
-        let most_vertices = KEPT_VERTICES_PER_ENTRY as usize * share;
-        let most_neighbors = KEPT_NEIGHBORS_PER_ENTRY as usize * share;
-        if neighbors.len() > MOST_KEPT_ENTRIES
-            || self.vertices.len() >= most_vertices
-            || self.neighbors.len() + neighbors.len() > most_neighbors
-        {
-            return false;
-        }
-        if self.vertices.capacity() == 0 {
-            // Exact sizes once, so growth never doubles past what the plan counts.
-            self.vertices.reserve_exact(most_vertices);
-            self.lengths.reserve_exact(most_vertices);
-            self.neighbors.reserve_exact(most_neighbors);
-        }
-        self.vertices.push(vertex);
-        self.lengths.push(neighbors.len() as u32);
-        self.neighbors.extend_from_slice(neighbors);
-        true
-    }
-
-    /// Drops, in place, the lists whose vertex `adopted` (called with each vertex and
-    /// its list) finds a parent for; returns how many were dropped.
-    fn drop_adopted(&mut self, mut adopted: impl FnMut(u32, &[u32]) -> bool) -> u64 {
-        let (mut read, mut written, mut left) = (0usize, 0usize, 0usize);
-        for index in 0..self.vertices.len() {
-            let (vertex, length) = (self.vertices[index], self.lengths[index] as usize);
-            let list = read..read + length;
-            read += length;
-            if !adopted(vertex, &self.neighbors[list.clone()]) {
-                self.neighbors.copy_within(list, written);
-                written += length;
-                self.vertices[left] = vertex;
-                self.lengths[left] = length as u32;
-                left += 1;
-            }
-        }
-        let dropped = (self.vertices.len() - left) as u64;
-        self.vertices.truncate(left);
-        self.lengths.truncate(left);
-        self.neighbors.truncate(written);
-        dropped
-    }
-}
-
-/// One bottom-up step over every vertex, or over the vertices the last step left
-/// unvisited (`previous`: its kept lists in memory, the rest gathered): returns how many
-/// vertices joined `next`, and which are left, if they are at most `limit` (else the next
-/// step scans).
-fn bottom_up_step(
-    store: &dyn EdgeStore,
-    parents: &U32Array,
-    frontier: &Bitmap,
-    next: &Bitmap,
-    previous: Option<Unvisited>,
-    limit: usize,
-    keep_lists: bool,
-) -> Result<(u64, Option<Unvisited>)> {
-    let mut left = ThreadBuffers::new();
-    let mut awake = ThreadBuffers::new();
-    // Each thread keeps at most its share of the limit; one that would pass it stops
-    // them all keeping any (the next step then scans instead of gathering).
-    let share = (limit / rayon::current_num_threads().max(1)).max(1);
-    let overflowed = AtomicBool::new(false);
-    // Sets `vertex`'s parent if one of `neighbors` is in the frontier.
-    let adopted = |vertex: u32, neighbors: &[u32]| match neighbors
-        .iter()
-        .find(|&&neighbor| frontier.contains(neighbor))
-    {
-        Some(&parent) => {
-            parents.set(vertex, parent);
-            next.insert(vertex);
-            true
-        }
-        None => false,
-    };
-    // Looks for a parent of `vertex`; if none, keeps its list (when `kept` is given and
-    // has room) or records it as left.
-    let step = |vertex: u32,
-                neighbors: &[u32],
-                waiting: &mut Vec<u32>,
-                edges: &mut u64,
-                kept: Option<&mut KeptLists>| {
-        if parents.get(vertex) != UNVISITED || neighbors.is_empty() {
-            return 0;
-        }
-        if adopted(vertex, neighbors) {
-            return 1;
-        }
-        // Once the unvisited overflow, the next step scans, and kept lists would be waste.
-        if keep_lists
-            && !overflowed.load(Ordering::Relaxed)
-            && kept.is_some_and(|kept| kept.keep(vertex, neighbors, share))
-        {
-            return 0;
-        }
-        if waiting.len() < share {
-            if !overflowed.load(Ordering::Relaxed) {
-                waiting.push(vertex);
-                *edges += neighbors.len() as u64;
-            }
-        } else {
-            overflowed.store(true, Ordering::Relaxed);
-        }
-        0
-    };
-    let kept = match previous {
-        None => {
-            let vertices = store.num_vertices() as u32;
-            let kept_buffers: ThreadLocal<RefCell<KeptLists>> = ThreadLocal::new();
-            // A visited vertex needs no parent: a disk tier skips its list's pages
-            // (the hubs, reached first, hold a large share of the section).
-            let visited = |vertex: u32| parents.get(vertex) != UNVISITED;
-            let needed = ListsNeeded::AllBut(&visited);
-            store.scan_partial(EdgeDirection::In, 0..vertices, needed, &|block| {
-                let mut kept = kept_buffers.get_or_default().borrow_mut();
-                let joined = left.with_buffer(|waiting, edges| {
-                    if overflowed.load(Ordering::Relaxed) && waiting.capacity() > 0 {
-                        *waiting = Vec::new();
-                    }
-                    block
-                        .iter()
-                        .map(|(vertex, list)| {
-                            step(vertex, list.neighbors, waiting, edges, Some(&mut *kept))
-                        })
-                        .sum()
-                });
-                awake.count(joined);
-            })?;
-            kept_buffers.into_iter().map(RefCell::into_inner).collect()
-        }
-        Some(Unvisited {
-            mut kept, vertices, ..
-        }) => {
-            // The kept lists first: no read at all.
-            let joined: u64 = kept
-                .par_iter_mut()
-                .map(|lists| lists.drop_adopted(&adopted))
-                .sum();
-            awake.count(joined);
-            store.gather(EdgeDirection::In, &vertices, &|vertex, list| {
-                let joined = left.with_buffer(|waiting, edges| {
-                    step(vertex, list.neighbors, waiting, edges, None)
-                });
-                awake.count(joined);
-            })?;
-            kept
-        }
-    };
-    let joined = awake.drain().1;
-    if overflowed.load(Ordering::Relaxed) {
-        return Ok((joined, None));
-    }
-    let (mut vertices, edges) = left.drain();
-    // Ascending, so the gather that reads them needs no sorted copy.
-    vertices.par_sort_unstable();
-    Ok((
-        joined,
-        Some(Unvisited {
-            kept,
-            vertices,
-            edges,
-        }),
-    ))
-}
-
 /// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
 /// unvisited (memory: `Bfs`'s declared memory and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
@@ -348,11 +134,11 @@ pub fn bfs_with_list_limit(
     Ok(Bfs.finish(state))
 }
 
-/// A bottom-up phase under way: how many vertices its last step woke, and the vertices
-/// that step left unvisited (when few enough to hold).
+/// A bottom-up phase under way: how many vertices its last step woke, and the pull
+/// that remembers which it left unvisited.
 struct BottomUp {
     awake: u64,
-    unvisited: Option<Unvisited>,
+    pull: Pull,
 }
 
 /// The search's state between levels.
@@ -424,7 +210,7 @@ impl BfsState {
             self.frontier = Frontier::Bits;
             let phase = BottomUp {
                 awake: self.frontier_size,
-                unvisited: None,
+                pull: Pull::new(EdgeDirection::In, self.limit, self.keep_lists),
             };
             return self.bottom_up_level(store, phase);
         }
@@ -434,28 +220,33 @@ impl BfsState {
     /// One bottom-up step of `phase`; the phase ends when the frontier shrinks again.
     fn bottom_up_level(&mut self, store: &dyn EdgeStore, phase: BottomUp) -> Result<Step> {
         let vertices = store.num_vertices() as u64;
-        let previous = phase.awake;
+        let BottomUp {
+            awake: previous,
+            mut pull,
+        } = phase;
         self.next.clear();
-        // Too many lists to gather: the step scans, and the kept ones go first.
-        let gathered = phase
-            .unvisited
-            .filter(|left| few_enough_to_gather(store, left.edges));
-        let (awake, left) = bottom_up_step(
-            store,
-            &self.parents,
-            &self.front,
-            &self.next,
-            gathered,
-            self.limit,
-            self.keep_lists,
-        )?;
+        let (parents, front, next) = (&self.parents, &self.front, &self.next);
+        // An unvisited vertex takes the first in-neighbor it finds in the frontier.
+        let adopted = |vertex: u32, neighbors: &[u32]| match neighbors
+            .iter()
+            .find(|&&neighbor| front.contains(neighbor))
+        {
+            Some(&parent) => {
+                parents.set(vertex, parent);
+                next.insert(vertex);
+                true
+            }
+            None => false,
+        };
+        let unvisited = |vertex: u32| parents.get(vertex) == UNVISITED;
+        let awake = pull.pass(store, &unvisited, &adopted)?.found;
         std::mem::swap(&mut self.front, &mut self.next);
         self.levels += 1;
         self.reached += awake;
         // Every vertex with in-edges visited: the step after this one would find none,
         // and a top-down one would read every list of this level for it (on a random
         // graph, a gather of most of the section).
-        if left.as_ref().is_some_and(Unvisited::is_empty) {
+        if pull.none_left() {
             self.frontier_size = 0;
             // The level just found counts, as when a step finds nothing after it.
             self.levels += u32::from(awake > 0);
@@ -463,13 +254,10 @@ impl BfsState {
             return Ok(Step::Done);
         }
         if !(awake == 0 || (awake < previous && awake <= vertices / BETA)) {
-            self.bottom_up = Some(BottomUp {
-                awake,
-                unvisited: left,
-            });
+            self.bottom_up = Some(BottomUp { awake, pull });
             return Ok(Step::More);
         }
-        drop(left);
+        drop(pull);
         self.frontier_size = awake;
         if awake == 0 {
             return Ok(Step::Done);
@@ -738,42 +526,5 @@ impl Kernel for Bfs {
         Output::Int64(reorder_property(result.parents, permutation, |&parent| {
             parent_as_output(parent, permutation)
         }))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kept_lists_stay_within_their_share_and_drop_adopted_ones_in_place() {
-        let mut kept = KeptLists::default();
-        // Room for 4 vertices and 8 neighbors.
-        let share = 1;
-        assert!(kept.keep(10, &[1, 2], share));
-        assert!(kept.keep(11, &[3], share));
-        // Would pass the 8 neighbors (2 + 1 + 6).
-        assert!(!kept.keep(12, &[4, 5, 6, 7, 8, 9], share));
-        assert!(kept.keep(13, &[5, 6, 7, 8, 9], share));
-        // A list longer than a page's worth is never kept, room or not.
-        let long = vec![0u32; MOST_KEPT_ENTRIES + 1];
-        assert!(!KeptLists::default().keep(14, &long, 1 << 20));
-        assert_eq!(kept.neighbors.capacity(), 8);
-        // Vertex 11 finds its parent (3); 10 and 13 stay, with their lists intact.
-        let dropped = kept.drop_adopted(|_, neighbors| neighbors.contains(&3));
-        assert_eq!(dropped, 1);
-        assert_eq!(kept.vertices, vec![10, 13]);
-        assert_eq!(kept.lengths, vec![2, 5]);
-        assert_eq!(kept.neighbors, vec![1, 2, 5, 6, 7, 8, 9]);
-        // Room for one more neighbor (7 of 8), then none.
-        assert!(kept.keep(15, &[1], share));
-        assert!(!kept.keep(16, &[1], share));
-        assert_eq!(kept.drop_adopted(|_, _| true), 3);
-        assert!(kept.vertices.is_empty() && kept.neighbors.is_empty());
-        // At most 4 vertices, however short their lists.
-        for vertex in 0..4 {
-            assert!(kept.keep(vertex, &[1], share));
-        }
-        assert!(!kept.keep(99, &[1], share));
     }
 }

@@ -8,6 +8,13 @@
 //! Either way the kernel's `visit` is called once for each frontier vertex with its
 //! list, in parallel and in any order: a kernel written against `edge_map` reads the
 //! same on every tier and never chooses an access pattern itself.
+//!
+//! That is the push, Ligra's sparse mode. Its dense mode, where each vertex that still
+//! wants a value pulls over its own list, is [`Pull`] (in `pull`).
+
+mod pull;
+
+pub use pull::{Pull, Pulled, kept_lists_bytes};
 
 use std::borrow::Cow;
 

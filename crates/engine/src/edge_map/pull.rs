@@ -1,0 +1,308 @@
+//! Ligra's dense edgeMap: a pull. Each vertex that still wants a value looks through
+//! its own list for one (bfs's bottom-up steps: an unvisited vertex looks for a parent
+//! among its in-neighbors). The first pass scans every list but those of vertices that
+//! want nothing (a disk tier skips their pages). A pass remembers which vertices are
+//! still left wanting, when few enough to list, and keeps their lists in memory when
+//! short, so the next pass reads the kept ones not at all and gathers the others alone.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
+use thread_local::ThreadLocal;
+
+use super::{Pass, few_enough_to_gather};
+use crate::frontier::ThreadBuffers;
+
+/// Kept lists may hold this many vertices per entry of the pull's limit: on a Kronecker
+/// graph the first bottom-up scan leaves about 3 vertices and 4 arcs per entry of a
+/// limit of n/32, which a scan would otherwise read whole again.
+const KEPT_VERTICES_PER_ENTRY: u64 = 4;
+/// Kept lists may hold this many neighbors per entry of the pull's limit.
+const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
+
+/// A list longer than this many entries is not kept: it fills most of the pages a
+/// gather reads for it, while a short one costs a whole page for a few bytes.
+const MOST_KEPT_ENTRIES: usize = 1024;
+
+/// Bytes the lists a [`Pull`] of `limit` keeps may take (a vertex and a length for
+/// each of `KEPT_VERTICES_PER_ENTRY` vertices, and `KEPT_NEIGHBORS_PER_ENTRY`
+/// neighbors, per entry of the limit: 64 bytes).
+pub fn kept_lists_bytes(limit: u64) -> u64 {
+    (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * limit
+}
+
+/// What one pull pass did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pulled {
+    /// How it read the lists.
+    pub pass: Pass,
+    /// How many vertices found their value.
+    pub found: u64,
+}
+
+/// A run of pull passes over the lists of one direction, with what each pass leaves
+/// for the next.
+pub struct Pull {
+    direction: EdgeDirection,
+    /// The most vertices a pass lists as left wanting; past it the next pass scans.
+    limit: usize,
+    keep_lists: bool,
+    /// What the last pass left wanting; `None` before the first pass, and after one
+    /// that left too many to list.
+    left: Option<Left>,
+}
+
+/// The vertices with lists a pass left wanting: those whose lists it kept, and the
+/// rest, ascending, with the sum of their list lengths.
+struct Left {
+    kept: Vec<KeptLists>,
+    vertices: Vec<u32>,
+    edges: u64,
+}
+
+impl Pull {
+    /// Pulls over the lists in `direction`, listing at most `limit` vertices left
+    /// wanting (memory: 16 bytes an entry at most, counted by the caller) and, with
+    /// `keep_lists`, keeping their lists within [`kept_lists_bytes`] of it.
+    pub fn new(direction: EdgeDirection, limit: usize, keep_lists: bool) -> Pull {
+        Pull {
+            direction,
+            limit: limit.max(1),
+            keep_lists,
+            left: None,
+        }
+    }
+
+    /// Whether the last pass left no vertex with a list wanting: no later pass could
+    /// give one a value.
+    pub fn none_left(&self) -> bool {
+        self.left.as_ref().is_some_and(|left| {
+            left.vertices.is_empty() && left.kept.iter().all(|lists| lists.vertices.is_empty())
+        })
+    }
+
+    /// One pass: calls `visit(vertex, list)` for each vertex that `wants` a value and
+    /// has a non-empty list, in parallel and in any order; `visit` returns whether the
+    /// vertex found its value (and stores it). A vertex with an empty list can never find
+    /// one and is not visited.
+    pub fn pass(
+        &mut self,
+        store: &dyn EdgeStore,
+        wants: &(dyn Fn(u32) -> bool + Sync),
+        visit: &(dyn Fn(u32, &[u32]) -> bool + Sync),
+    ) -> Result<Pulled> {
+        let mut left = ThreadBuffers::new();
+        let mut found = ThreadBuffers::new();
+        // Each thread lists at most its share of the limit; one that would pass it stops
+        // them all listing any (the next pass then scans instead of gathering).
+        let share = (self.limit / rayon::current_num_threads().max(1)).max(1);
+        let overflowed = AtomicBool::new(false);
+        let keep_lists = self.keep_lists;
+        // Visits `vertex` if it wants a value; if it finds none, keeps its list (when
+        // `kept` is given and has room) or lists it as left. Returns 1 if it found one.
+        let pull = |vertex: u32,
+                    neighbors: &[u32],
+                    waiting: &mut Vec<u32>,
+                    edges: &mut u64,
+                    kept: Option<&mut KeptLists>| {
+            if neighbors.is_empty() || !wants(vertex) {
+                return 0;
+            }
+            if visit(vertex, neighbors) {
+                return 1;
+            }
+            // Once the left overflow, the next pass scans, and kept lists would be waste.
+            if keep_lists
+                && !overflowed.load(Ordering::Relaxed)
+                && kept.is_some_and(|kept| kept.keep(vertex, neighbors, share))
+            {
+                return 0;
+            }
+            if waiting.len() < share {
+                if !overflowed.load(Ordering::Relaxed) {
+                    waiting.push(vertex);
+                    *edges += neighbors.len() as u64;
+                }
+            } else {
+                overflowed.store(true, Ordering::Relaxed);
+            }
+            0
+        };
+        // Too many lists to gather: the pass scans, and the kept ones are dropped.
+        let previous = self
+            .left
+            .take()
+            .filter(|left| few_enough_to_gather(store, left.edges));
+        let (kept, pass) = match previous {
+            None => {
+                let vertices = store.num_vertices() as u32;
+                let kept_buffers: ThreadLocal<RefCell<KeptLists>> = ThreadLocal::new();
+                // A disk tier skips the pages of the lists of vertices that want nothing
+                // (in bfs, the hubs, visited first, hold a large share of the section).
+                let unwanted = |vertex: u32| !wants(vertex);
+                let needed = ListsNeeded::AllBut(&unwanted);
+                store.scan_partial(self.direction, 0..vertices, needed, &|block| {
+                    let mut kept = kept_buffers.get_or_default().borrow_mut();
+                    let joined = left.with_buffer(|waiting, edges| {
+                        if overflowed.load(Ordering::Relaxed) && waiting.capacity() > 0 {
+                            *waiting = Vec::new();
+                        }
+                        block
+                            .iter()
+                            .map(|(vertex, list)| {
+                                pull(vertex, list.neighbors, waiting, edges, Some(&mut *kept))
+                            })
+                            .sum()
+                    });
+                    found.count(joined);
+                })?;
+                let kept = kept_buffers.into_iter().map(RefCell::into_inner).collect();
+                (kept, Pass::Scanned)
+            }
+            Some(Left {
+                mut kept, vertices, ..
+            }) => {
+                // The kept lists first: no read at all.
+                let joined: u64 = kept
+                    .par_iter_mut()
+                    .map(|lists| lists.retain_wanting(wants, visit))
+                    .sum();
+                found.count(joined);
+                store.gather(self.direction, &vertices, &|vertex, list| {
+                    let joined = left.with_buffer(|waiting, edges| {
+                        pull(vertex, list.neighbors, waiting, edges, None)
+                    });
+                    found.count(joined);
+                })?;
+                (kept, Pass::Gathered)
+            }
+        };
+        let found = found.drain().1;
+        if !overflowed.load(Ordering::Relaxed) {
+            let (mut vertices, edges) = left.drain();
+            // Ascending, so the gather that reads them needs no sorted copy.
+            vertices.par_sort_unstable();
+            self.left = Some(Left {
+                kept,
+                vertices,
+                edges,
+            });
+        }
+        Ok(Pulled { pass, found })
+    }
+}
+
+/// Lists of vertices a pass left wanting, kept in memory so that the next passes, which
+/// need exactly these lists, do not read them again. On a power-law graph they are
+/// mostly one or two entries each, spread over every page of the section, for which the
+/// next pass would read the whole uncached section again.
+#[derive(Default)]
+struct KeptLists {
+    vertices: Vec<u32>,
+    lengths: Vec<u32>,
+    neighbors: Vec<u32>,
+}
+
+impl KeptLists {
+    /// Keeps `vertex`'s list if it is short and there is room within this thread's
+    /// `share` of the limit; false if not.
+    fn keep(&mut self, vertex: u32, neighbors: &[u32], share: usize) -> bool {
+        let most_vertices = KEPT_VERTICES_PER_ENTRY as usize * share;
+        let most_neighbors = KEPT_NEIGHBORS_PER_ENTRY as usize * share;
+        if neighbors.len() > MOST_KEPT_ENTRIES
+            || self.vertices.len() >= most_vertices
+            || self.neighbors.len() + neighbors.len() > most_neighbors
+        {
+            return false;
+        }
+        if self.vertices.capacity() == 0 {
+            // Exact sizes once, so growth never doubles past what the plan counts.
+            self.vertices.reserve_exact(most_vertices);
+            self.lengths.reserve_exact(most_vertices);
+            self.neighbors.reserve_exact(most_neighbors);
+        }
+        self.vertices.push(vertex);
+        self.lengths.push(neighbors.len() as u32);
+        self.neighbors.extend_from_slice(neighbors);
+        true
+    }
+
+    /// Keeps, in place, the lists of the vertices that still want a value after `visit`
+    /// (called with each vertex that `wants` one, and its list); returns how many found
+    /// their value.
+    fn retain_wanting(
+        &mut self,
+        wants: &(dyn Fn(u32) -> bool + Sync),
+        visit: &(dyn Fn(u32, &[u32]) -> bool + Sync),
+    ) -> u64 {
+        let (mut read, mut written, mut left, mut found) = (0usize, 0usize, 0usize, 0u64);
+        for index in 0..self.vertices.len() {
+            let (vertex, length) = (self.vertices[index], self.lengths[index] as usize);
+            let list = read..read + length;
+            read += length;
+            if !wants(vertex) {
+                continue;
+            }
+            if visit(vertex, &self.neighbors[list.clone()]) {
+                found += 1;
+                continue;
+            }
+            self.neighbors.copy_within(list, written);
+            written += length;
+            self.vertices[left] = vertex;
+            self.lengths[left] = length as u32;
+            left += 1;
+        }
+        self.vertices.truncate(left);
+        self.lengths.truncate(left);
+        self.neighbors.truncate(written);
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_lists_stay_within_their_share_and_drop_found_ones_in_place() {
+        let mut kept = KeptLists::default();
+        let everyone = |_: u32| true;
+        // Room for 4 vertices and 8 neighbors.
+        let share = 1;
+        assert!(kept.keep(10, &[1, 2], share));
+        assert!(kept.keep(11, &[3], share));
+        // Would pass the 8 neighbors (2 + 1 + 6).
+        assert!(!kept.keep(12, &[4, 5, 6, 7, 8, 9], share));
+        assert!(kept.keep(13, &[5, 6, 7, 8, 9], share));
+        // A list longer than a page's worth is never kept, room or not.
+        let long = vec![0u32; MOST_KEPT_ENTRIES + 1];
+        assert!(!KeptLists::default().keep(14, &long, 1 << 20));
+        assert_eq!(kept.neighbors.capacity(), 8);
+        // Vertex 11 finds its value (3); 10 and 13 stay, with their lists intact.
+        let found = kept.retain_wanting(&everyone, &|_, neighbors| neighbors.contains(&3));
+        assert_eq!(found, 1);
+        assert_eq!(kept.vertices, vec![10, 13]);
+        assert_eq!(kept.lengths, vec![2, 5]);
+        assert_eq!(kept.neighbors, vec![1, 2, 5, 6, 7, 8, 9]);
+        // Room for one more neighbor (7 of 8), then none.
+        assert!(kept.keep(15, &[1], share));
+        assert!(!kept.keep(16, &[1], share));
+        // A vertex that wants nothing any more is dropped without being visited.
+        let found = kept.retain_wanting(&|vertex| vertex != 13, &|vertex, _| {
+            assert_ne!(vertex, 13);
+            vertex == 15
+        });
+        assert_eq!(found, 1);
+        assert_eq!(kept.vertices, vec![10]);
+        assert_eq!(kept.retain_wanting(&everyone, &|_, _| true), 1);
+        assert!(kept.vertices.is_empty() && kept.neighbors.is_empty());
+        // At most 4 vertices, however short their lists.
+        for vertex in 0..4 {
+            assert!(kept.keep(vertex, &[1], share));
+        }
+        assert!(!kept.keep(99, &[1], share));
+    }
+}
