@@ -336,3 +336,18 @@ def test_a_budget_beyond_what_the_process_may_use_is_warned_of(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sl.open(g.path, memory="64M").plan("bfs")
+
+
+def test_a_runs_peak_is_its_own_and_what_it_adds_stays_within_memory(tmp_path):
+    g = sl.generate("kron", scale=14, degree=8, output=tmp_path / "k.sl")
+    # A high-water mark 256 MiB above what is resident now, set before the runs: a
+    # report that gave the process's peak would be that far above its start.
+    ballast = np.ones(256 << 20, dtype=np.uint8)
+    del ballast
+    for kernel, tier in [(sl.pagerank, "direct"), (sl.bfs, "mmap")]:
+        on_disk = sl.open(g.path, memory=SMALL, tier=tier)
+        kernel(on_disk, **({"source": 0} if kernel is sl.bfs else {}))
+        report = on_disk.last_report
+        assert report["rss_at_start_bytes"] > 0
+        added = report["peak_rss_bytes"] - report["rss_at_start_bytes"]
+        assert added <= 18 << 20, (kernel.__name__, tier, added)

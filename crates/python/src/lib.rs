@@ -402,6 +402,8 @@ fn build_from(
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
     let output_path = output.clone();
+    // The report's peak is this build's, not the interpreter's earlier work's.
+    swapless_system::reset_peak_rss();
     let report = interruptible(py, cancel, true, move || {
         build_graph(source.as_mut(), &output, &options)
     })?

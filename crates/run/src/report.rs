@@ -33,6 +33,9 @@ pub struct RunReport {
     pub load_seconds: f64,
     /// The whole run's peak resident set, the phases after the trials included.
     pub peak_rss_bytes: u64,
+    /// The process's resident set when the run began: the peak less this is what the
+    /// run itself took (in Python, the interpreter and its modules are in both).
+    pub rss_at_start_bytes: u64,
     /// Bytes read per trial.
     pub bytes_read: u64,
     /// Read requests per trial.

@@ -39,6 +39,7 @@ pub fn run(
     // The report's peak is this run's, not the process's earlier work's (a Python
     // interpreter runs many things before and between runs).
     swapless_system::reset_peak_rss();
+    let rss_at_start_bytes = swapless_system::current_rss_bytes().unwrap_or(0);
     swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
     let threads = options.threads.unwrap_or_else(usable_cores);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -48,7 +49,9 @@ pub fn run(
             threads,
             detail: error.to_string(),
         })?;
-    pool.install(|| run_in_pool(path, kernel, options, threads, progress))
+    let mut output = pool.install(|| run_in_pool(path, kernel, options, threads, progress))?;
+    output.report.rss_at_start_bytes = rss_at_start_bytes;
+    Ok(output)
 }
 
 /// Has the allocator hand memory back to the system as soon as it is freed, so that the
@@ -250,6 +253,7 @@ fn run_in_pool(
         trial_seconds,
         load_seconds,
         peak_rss_bytes: 0,
+        rss_at_start_bytes: 0,
         bytes_read: io.bytes_read / per_trial,
         read_requests: io.read_requests / per_trial,
         mean_queue_depth: io.mean_queue_depth(),
