@@ -56,12 +56,12 @@ fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::V
     if !extra.contains(&"--memory") {
         args.push("--verify");
     }
-    if kernel != "tc" {
+    if !returns_a_number(kernel) {
         args.extend(["--out", arg(&out)]);
     }
     args.extend(extra);
     swapless_ok(&args);
-    let payload = if kernel == "tc" {
+    let payload = if returns_a_number(kernel) {
         Vec::new()
     } else {
         npy_payload(&out)
@@ -72,7 +72,7 @@ fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::V
 /// Every kernel on mmap and direct at a budget of 60% of its dram footprint (or the
 /// least the tier accepts) gives the dram answer, for each chunk size.
 fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
-    for kernel in ["bfs", "pr", "cc", "sssp", "bc", "tc", "radii", "mis"] {
+    for kernel in all_kernels() {
         let (dram, dram_result) = run(graph, kernel, &["--tier", "dram"], dir);
         assert!(dram["direct_io"].is_null());
         let footprint = dram["footprint_bytes"].as_u64().unwrap();
@@ -585,7 +585,7 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
         "dbg",
     ]);
     // bc's verifier holds the most of its own (32 bytes a vertex); tc makes no array.
-    for kernel in ["pr", "cc", "bfs", "bc", "radii", "mis", "tc"] {
+    for kernel in all_kernels().into_iter().filter(|&kernel| kernel != "sssp") {
         let plan = plan(&graph, kernel, &["--tier", "direct", "--verify"]);
         let least = plan["minimum_bytes"].as_u64().unwrap();
         let has_segment = |name: &str| {
@@ -601,7 +601,7 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
         );
         assert_eq!(
             has_segment("result as output array"),
-            kernel != "tc",
+            !returns_a_number(kernel),
             "{kernel}: the plan's output phase"
         );
         let memory = format!("{}K", least.div_ceil(1024));
@@ -619,7 +619,7 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
             "--json",
             arg(&json),
         ];
-        if kernel != "tc" {
+        if !returns_a_number(kernel) {
             args.extend(["--out", arg(&out)]);
         }
         swapless_ok(&args);

@@ -240,3 +240,15 @@ pub fn reseal_block(path: &Path, position: u64) {
     swapless_fuzz_targets::reseal(&mut bytes);
     std::fs::write(path, bytes).unwrap();
 }
+
+/// Every kernel's short name, from the registry: a kernel added there is tested too.
+pub fn all_kernels() -> Vec<&'static str> {
+    swapless_run::Kernel::all()
+        .map(|kernel| kernel.name())
+        .collect()
+}
+
+/// Whether `kernel` answers with a number in the report rather than an output array.
+pub fn returns_a_number(kernel: &str) -> bool {
+    swapless_run::Kernel::from_name(kernel).is_some_and(|kernel| kernel.returns_a_number())
+}
