@@ -128,6 +128,14 @@ def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):
             assert estimates[v] == (max(reached) if reached else -1)
 
 
+def test_core_numbers_match_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        cores, report = run("kcore", path, tmp_path, "--verify")
+        expected = nx.core_number(g)
+        assert cores.tolist() == [expected[v] for v in range(len(cores))], path.name
+        assert report["result"]["degeneracy"] == max(expected.values())
+
+
 def test_exact_betweenness_matches_networkx(tmp_path):
     for extra in [[], ["--reorder", "dbg"]]:
         path = tmp_path / "small.sl"

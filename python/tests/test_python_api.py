@@ -99,6 +99,8 @@ def test_components_triangles_mis_radii_and_betweenness_on_every_tier(graphs, ti
         chosen = set(np.flatnonzero(members).tolist())
         assert not any(u in chosen and v in chosen for u, v in reference.undirected.edges)
         assert nx.is_dominating_set(reference.undirected, chosen)
+        cores = nx.core_number(reference.nx)
+        assert sl.core_number(graph).tolist() == [cores[v] for v in range(graph.n)]
         estimates = sl.radii(graph)
         assert estimates.dtype == np.int64 and len(estimates) == graph.n
         lengths = [nx.single_source_shortest_path_length(reference.nx, s)

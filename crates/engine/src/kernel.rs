@@ -12,12 +12,12 @@ use swapless_store::{EdgeStore, Result};
 
 use crate::kernels::pagerank::PageRankOptions;
 use crate::kernels::{
-    Reads, betweenness, bfs, connected_components, maximal_independent_set, pagerank, radii, sssp,
-    triangle_count,
+    Reads, betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
+    radii, sssp, triangle_count,
 };
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 8] = [
+pub static KERNELS: [&dyn AnyKernel; 9] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -26,6 +26,7 @@ pub static KERNELS: [&dyn AnyKernel; 8] = [
     &triangle_count::TriangleCount,
     &radii::Radii,
     &maximal_independent_set::MaximalIndependentSet,
+    &core_number::CoreNumber,
 ];
 
 /// The kernel named `name` (`bfs`, `pr`, ...).

@@ -10,7 +10,7 @@ use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankMethod, PageRankOptions};
 use swapless_engine::kernels::{
-    betweenness, maximal_independent_set, pick_sources, radii, sssp, triangle_count,
+    betweenness, core_number, maximal_independent_set, pick_sources, radii, sssp, triangle_count,
 };
 use swapless_engine::pick_source;
 use swapless_format::GraphFile;
@@ -217,6 +217,8 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
         let set = maximal_independent_set::maximal_independent_set(&store).unwrap();
         maximal_independent_set::verify(&graph, &set.members)
             .unwrap_or_else(|e| panic!("{name} mis: {e}"));
+        let cores = core_number::core_numbers(&store).unwrap();
+        core_number::verify(&graph, &cores.cores).unwrap_or_else(|e| panic!("{name} kcore: {e}"));
         let triangles = triangle_count::triangle_count(&store).unwrap();
         triangle_count::verify(&graph, triangles, u64::MAX)
             .unwrap_or_else(|e| panic!("{name} tc: {e}"));
@@ -244,6 +246,10 @@ fn exact_betweenness_and_triangles_on_a_known_graph() {
     assert!(set.size >= 2);
     let estimates = radii::radii(&store, &[0]).unwrap();
     assert_eq!(estimates.radii, vec![0, 1, 2, 3, 3]);
+    // The triangle is the 2-core; the path's two outer vertices are in the 1-core only.
+    let cores = core_number::core_numbers(&store).unwrap();
+    assert_eq!(cores.cores, vec![1, 1, 2, 2, 2]);
+    assert_eq!(cores.degeneracy, 2);
 }
 
 #[test]
@@ -383,10 +389,11 @@ fn answers_do_not_depend_on_thread_count() {
                         .unwrap()
                         .radii;
                     let distances = sssp::sssp(&store, source, 4.0).unwrap().distances;
+                    let cores = core_number::core_numbers(&store).unwrap().cores;
                     (
                         parents.reached,
                         ranks,
-                        (labels, set, triangles, estimates, distances),
+                        (labels, set, triangles, estimates, distances, cores),
                     )
                 }
             })
@@ -617,6 +624,12 @@ fn verifiers_catch_wrong_answers() {
     let mut estimates = radii::radii(&store, &sources).unwrap().radii;
     estimates[source as usize] += 1;
     assert!(radii::verify(&graph, &sources, &estimates).is_err());
+
+    let mut cores = core_number::core_numbers(&store).unwrap().cores;
+    cores[source as usize] += 1;
+    assert!(core_number::verify(&graph, &cores).is_err());
+    cores[source as usize] -= 2;
+    assert!(core_number::verify(&graph, &cores).is_err());
 }
 
 /// Property test: on many random small graphs (directed or not, weighted or not,
@@ -696,6 +709,8 @@ fn every_kernel_is_correct_on_random_small_graphs() {
             .members;
         maximal_independent_set::verify(&graph, &members)
             .unwrap_or_else(|e| panic!("{label} mis: {e}"));
+        let cores = core_number::core_numbers(&store).unwrap().cores;
+        core_number::verify(&graph, &cores).unwrap_or_else(|e| panic!("{label} kcore: {e}"));
         let triangles = triangle_count::triangle_count(&store).unwrap();
         for block_bytes in [u64::MAX, 64] {
             triangle_count::verify(&graph, triangles, block_bytes)

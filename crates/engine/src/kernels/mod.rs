@@ -4,6 +4,7 @@
 pub mod betweenness;
 pub mod bfs;
 pub mod connected_components;
+pub mod core_number;
 pub mod maximal_independent_set;
 pub mod pagerank;
 pub mod radii;

@@ -42,6 +42,7 @@ __all__ = [
     "triangle_count",
     "radii",
     "maximal_independent_set",
+    "core_number",
     "FormatError",
     "BudgetError",
     "VerificationError",
@@ -319,3 +320,10 @@ def maximal_independent_set(g: Graph, *, threads: Optional[int] = None,
                             verify: bool = False) -> np.ndarray:
     """A maximal independent set: int8 membership (1 in the set) per vertex."""
     return g._run("mis", threads=_threads(threads), verify=verify)
+
+
+def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+    """Core numbers (k-core decomposition) on the undirected view: int64 per vertex, the
+    largest k such that the vertex is in a subgraph where every degree is at least k. A
+    directed graph's degree counts in- and out-arcs, as networkx's ``core_number``."""
+    return g._run("kcore", threads=_threads(threads), verify=verify)

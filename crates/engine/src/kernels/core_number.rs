@@ -1,0 +1,289 @@
+//! Core numbers (k-core decomposition) on the undirected view of the graph, by parallel
+//! peeling level by level (the bucketed peeling of Dhulipala, Blelloch and Shun's
+//! Julienne, SPAA'17, with one bucket open at a time).
+//!
+//! Output: the core number per vertex (int64): the largest k such that the vertex
+//! belongs to a subgraph in which every vertex has degree at least k. A vertex's degree
+//! counts its out- and in-lists' entries (each arc once from each end, as networkx
+//! counts a directed graph's), self-loops left out.
+//!
+//! Level k removes every vertex whose remaining degree is at most k, in sub-rounds:
+//! each removed vertex takes one from the degree of each neighbor still in, and a
+//! neighbor brought down to k is removed in the next sub-round. A sub-round's pushes go
+//! through `edge_map`, so a few removed vertices gather their lists and many scan them.
+//! The result does not depend on the order of removals, so it is the same on every tier
+//! and thread count.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
+use serde_json::{Value, json};
+use swapless_format::GraphFile;
+use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
+
+use super::Reads;
+use crate::edge_map::{edge_map, edge_map_bytes};
+use crate::frontier::{Bitmap, ThreadBuffers};
+use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernels::to_original_order;
+use crate::property::{PropertyVec, property_vec};
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: true,
+    weights: false,
+    out_heads: false,
+};
+
+/// What a core decomposition found.
+pub struct CoreResult {
+    /// The core number per vertex (internal ids).
+    pub cores: Vec<u32>,
+    /// The largest core number (the graph's degeneracy).
+    pub degeneracy: u32,
+    /// Levels peeled (distinct values of k with vertices removed).
+    pub levels: u32,
+}
+
+/// Computes every vertex's core number.
+pub fn core_numbers(store: &dyn EdgeStore) -> Result<CoreResult> {
+    let mut state = CoreNumber.start(store, &KernelOptions::default())?;
+    while CoreNumber.step(store, &mut state)? == Step::More {}
+    Ok(CoreNumber.finish(state))
+}
+
+/// The peeling's state between levels.
+pub struct CoreState {
+    /// A vertex's remaining degree while it is in, its core number once removed.
+    degrees: PropertyVec<AtomicU32>,
+    /// The vertices removed.
+    removed: Bitmap,
+    /// The vertices still in (removed ones are dropped at the next level's start).
+    remaining: Vec<u32>,
+    /// The level peeled last.
+    level: u32,
+    levels: u32,
+}
+
+/// The directions whose lists make a vertex's neighbors in the undirected view.
+fn directions(store: &dyn EdgeStore) -> &'static [EdgeDirection] {
+    match store.directed() {
+        true => &[EdgeDirection::Out, EdgeDirection::In],
+        false => &[EdgeDirection::Out],
+    }
+}
+
+/// How many entries of `neighbors` are not `vertex` itself.
+fn entries_but_self(vertex: u32, neighbors: &[u32]) -> u32 {
+    neighbors
+        .iter()
+        .filter(|&&neighbor| neighbor != vertex)
+        .count() as u32
+}
+
+/// Peels one level: removes every vertex still in whose degree is at most the least
+/// degree among them, and every vertex those removals bring down to it.
+fn peel_level(store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
+    let (degrees, removed) = (&state.degrees, &state.removed);
+    let degree = |vertex: u32| degrees[vertex as usize].load(Ordering::Relaxed);
+    state.remaining.retain(|&vertex| !removed.contains(vertex));
+    let Some(least) = state
+        .remaining
+        .par_iter()
+        .map(|&vertex| degree(vertex))
+        .min()
+    else {
+        return Ok(Step::Done);
+    };
+    let level = least.max(state.level);
+    let (mut frontier, remaining): (Vec<u32>, Vec<u32>) = state
+        .remaining
+        .par_iter()
+        .partition(|&&vertex| degree(vertex) <= level);
+    state.remaining = remaining;
+    while !frontier.is_empty() {
+        frontier.par_iter().for_each(|&vertex| {
+            removed.insert(vertex);
+            degrees[vertex as usize].store(level, Ordering::Relaxed);
+        });
+        let mut next = ThreadBuffers::new();
+        for &direction in directions(store) {
+            edge_map(store, direction, &frontier, &|vertex, list: Adjacency| {
+                for &neighbor in list.neighbors {
+                    if neighbor == vertex || removed.contains(neighbor) {
+                        continue;
+                    }
+                    // Only the removal that brings it down to the level adds it, once.
+                    if degrees[neighbor as usize].fetch_sub(1, Ordering::Relaxed) == level + 1 {
+                        next.push(neighbor, 0);
+                    }
+                }
+            })?;
+        }
+        frontier = next.drain().0;
+    }
+    state.level = level;
+    state.levels += 1;
+    Ok(
+        match state
+            .remaining
+            .iter()
+            .all(|&vertex| removed.contains(vertex))
+        {
+            true => Step::Done,
+            false => Step::More,
+        },
+    )
+}
+
+/// Computes core numbers serially with Batagelj and Zaversnik's bucket peeling
+/// (arXiv cs/0310049) over the file's own lists, and compares.
+pub fn verify(graph: &GraphFile, cores: &[u32]) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    let directed = graph.header().flags.directed;
+    let neighbors = |vertex: usize| {
+        let in_lists: &[u32] = match directed {
+            true => graph.in_neighbors_of(vertex),
+            false => &[],
+        };
+        graph.out_neighbors_of(vertex).iter().chain(in_lists)
+    };
+    let mut degree: Vec<u32> = (0..vertices)
+        .map(|vertex| neighbors(vertex).filter(|&&n| n as usize != vertex).count() as u32)
+        .collect();
+    let most = degree.iter().copied().max().unwrap_or(0) as usize;
+    // Vertices sorted by degree (`order`), where each is (`position`), and where each
+    // degree's run starts (`starts`).
+    let mut starts = vec![0u32; most + 2];
+    for &d in &degree {
+        starts[d as usize + 1] += 1;
+    }
+    for d in 1..starts.len() {
+        starts[d] += starts[d - 1];
+    }
+    let mut position = vec![0u32; vertices];
+    let mut order = vec![0u32; vertices];
+    let mut fill = starts.clone();
+    for vertex in 0..vertices {
+        let d = degree[vertex] as usize;
+        position[vertex] = fill[d];
+        order[fill[d] as usize] = vertex as u32;
+        fill[d] += 1;
+    }
+    drop(fill);
+    for index in 0..vertices {
+        let vertex = order[index] as usize;
+        for &neighbor in neighbors(vertex) {
+            let neighbor = neighbor as usize;
+            if neighbor == vertex || degree[neighbor] <= degree[vertex] {
+                continue;
+            }
+            // Moves `neighbor` to the front of its degree's run, then shrinks the run.
+            let d = degree[neighbor] as usize;
+            let front = starts[d] as usize;
+            let other = order[front] as usize;
+            if other != neighbor {
+                order.swap(front, position[neighbor] as usize);
+                position[other] = position[neighbor];
+                position[neighbor] = front as u32;
+            }
+            starts[d] += 1;
+            degree[neighbor] -= 1;
+        }
+    }
+    match (0..vertices).find(|&vertex| cores[vertex] != degree[vertex]) {
+        Some(vertex) => Err(format!(
+            "vertex {vertex} has core number {} but a serial peeling gives {}",
+            cores[vertex], degree[vertex]
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Core numbers as the runner drives them.
+pub struct CoreNumber;
+
+impl Kernel for CoreNumber {
+    type State = CoreState;
+    type Result = CoreResult;
+
+    fn name(&self) -> &'static str {
+        "kcore"
+    }
+    fn about(&self) -> &'static str {
+        "Core numbers (k-core decomposition): core number per vertex"
+    }
+    fn reads(&self) -> Reads {
+        READS
+    }
+    fn searches(&self) -> bool {
+        true
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        KernelMemory {
+            // Degrees, then core numbers (4 a vertex), and the removed vertices' bitmap.
+            hot_arrays: vec![4 * vertices, Bitmap::bytes(vertices)],
+            // The vertices still in (4 a vertex), and a level's frontier with the next
+            // one growing in per-thread buffers and drained into one list, which
+            // together hold at most the vertices still in twice; plus what edge_map's
+            // scans hold.
+            working_bytes: 12 * vertices + edge_map_bytes(shape.arcs),
+            // The serial peeling's degrees, order, positions and runs (4 a vertex each).
+            verifier_bytes: 16 * vertices + 8,
+            result_bytes_per_vertex: 4,
+            output_bytes_per_vertex: 8,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<CoreState> {
+        let vertices = store.num_vertices();
+        let degrees = property_vec(vertices, || AtomicU32::new(0));
+        // Self-loops are no neighbors: the lists are counted, not just their lengths.
+        for &direction in directions(store) {
+            store.scan(direction, 0..vertices as u32, &|vertex, list: Adjacency| {
+                let entries = entries_but_self(vertex, list.neighbors);
+                degrees[vertex as usize].fetch_add(entries, Ordering::Relaxed);
+            })?;
+        }
+        Ok(CoreState {
+            degrees,
+            removed: Bitmap::new(vertices),
+            remaining: (0..vertices as u32).collect(),
+            level: 0,
+            levels: 0,
+        })
+    }
+    /// One level of the peeling.
+    fn step(&self, store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
+        peel_level(store, state)
+    }
+    fn finish(&self, state: CoreState) -> CoreResult {
+        let cores = state
+            .degrees
+            .into_vec(|degree| degree.load(Ordering::Relaxed));
+        CoreResult {
+            degeneracy: cores.iter().copied().max().unwrap_or(0),
+            cores,
+            levels: state.levels,
+        }
+    }
+    fn summary(&self, result: &CoreResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+        json!({"degeneracy": result.degeneracy, "levels": result.levels})
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions,
+        result: &CoreResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, &result.cores)
+    }
+    fn output(&self, result: CoreResult, permutation: Option<&[u32]>) -> Output {
+        Output::Int64(to_original_order(&result.cores, permutation, |&core| {
+            core as i64
+        }))
+    }
+}
