@@ -87,12 +87,19 @@ impl Pull {
     /// has a non-empty list, in parallel and in any order; `visit` returns whether the
     /// vertex found its value (and stores it). A vertex with an empty list can never find
     /// one and is not visited.
-    pub fn pass(
+    ///
+    /// Generic, not `dyn`, over both: they are called once for every vertex of a pass,
+    /// and inlined into the scan's loop.
+    pub fn pass<Wants, Visit>(
         &mut self,
         store: &dyn EdgeStore,
-        wants: &(dyn Fn(u32) -> bool + Sync),
-        visit: &(dyn Fn(u32, &[u32]) -> bool + Sync),
-    ) -> Result<Pulled> {
+        wants: &Wants,
+        visit: &Visit,
+    ) -> Result<Pulled>
+    where
+        Wants: Fn(u32) -> bool + Sync,
+        Visit: Fn(u32, &[u32]) -> bool + Sync,
+    {
         let mut left = ThreadBuffers::new();
         let mut found = ThreadBuffers::new();
         // Each thread lists at most its share of the limit; one that would pass it stops
@@ -234,8 +241,8 @@ impl KeptLists {
     /// their value.
     fn retain_wanting(
         &mut self,
-        wants: &(dyn Fn(u32) -> bool + Sync),
-        visit: &(dyn Fn(u32, &[u32]) -> bool + Sync),
+        wants: &impl Fn(u32) -> bool,
+        visit: &impl Fn(u32, &[u32]) -> bool,
     ) -> u64 {
         let (mut read, mut written, mut left, mut found) = (0usize, 0usize, 0usize, 0u64);
         for index in 0..self.vertices.len() {
