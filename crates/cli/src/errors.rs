@@ -7,6 +7,7 @@ use swapless_build::BuildError;
 use swapless_format::FormatError;
 use swapless_run::{RunError, RunOption};
 use swapless_store::StoreError;
+use swapless_store::far::{FarError, PASSWORD_VARIABLE, USER_VARIABLE};
 
 /// An error the CLI reports in one sentence.
 #[derive(Debug)]
@@ -86,6 +87,7 @@ fn flag(option: RunOption) -> &'static str {
         RunOption::ChunkBytes => "--chunk",
         RunOption::QueueDepth => "--queue-depth",
         RunOption::GatherCacheFraction => "--gather-cache",
+        RunOption::Tier => "--tier",
     }
 }
 
@@ -109,6 +111,24 @@ fn store_sentence(error: &StoreError) -> String {
             format!("{error}; lower --memory to what this process may map (see `ulimit -v`)")
         }
         StoreError::IoUring { .. } => format!("{error}; run with --tier mmap"),
+        StoreError::Far(far) => far_sentence(far),
+        other => other.to_string(),
+    }
+}
+
+/// A far-memory error with what to do, in flags.
+fn far_sentence(error: &FarError) -> String {
+    match error {
+        FarError::NameTaken { .. } => {
+            format!("{error} (`swapless far rm`, or push with --replace)")
+        }
+        FarError::NotFound { .. } => {
+            format!("{error}; store it with `swapless far push GRAPH.sl URL`")
+        }
+        FarError::Refused { .. } => format!(
+            "{error}; give the password in {PASSWORD_VARIABLE} (and an ACL user in {USER_VARIABLE})"
+        ),
+        FarError::Timeout { .. } => format!("{error}; raise --far-timeout if the node is busy"),
         other => other.to_string(),
     }
 }

@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod errors;
+mod far;
 mod npy;
 mod progress;
 mod run;
@@ -45,6 +46,11 @@ enum Command {
     Plan(run::PlanCommand),
     /// Compare modes (dram, OS swap, mmap, direct) side by side under memory cgroups.
     Bench(bench::BenchCommand),
+    /// Store graphs in the memory of a Redis server or cluster, list and remove them.
+    Far {
+        #[command(subcommand)]
+        command: far::FarCommand,
+    },
     /// Verify every checksum and structural invariant of a .sl file.
     Check {
         /// The .sl file.
@@ -182,6 +188,7 @@ pub fn main_with(args: Vec<OsString>) -> u8 {
         Command::Run(command) => run::run(command),
         Command::Plan(command) => run::plan(command),
         Command::Bench(command) => bench::bench(command),
+        Command::Far { command } => far::far(command),
     });
     let panic = PANIC_MESSAGE
         .lock()

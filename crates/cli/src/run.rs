@@ -7,6 +7,7 @@ use serde_json::Value;
 use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
 use swapless_format::GraphFile;
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
+use swapless_store::far::FarOptions;
 use swapless_store::{OffsetForm, Plan, Tier};
 use swapless_system::parse_size;
 
@@ -47,6 +48,12 @@ pub struct PlacementArgs {
     /// plain offsets would leave too little of the budget for a full queue of reads.
     #[arg(long, value_enum, default_value_t = OffsetsArg::Auto)]
     offsets: OffsetsArg,
+    /// A graph in far memory: seconds a node may take to answer before the run ends.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    far_timeout: f64,
+    /// A graph in far memory: connections to each node.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    far_connections: usize,
 }
 
 /// `--offsets` values.
@@ -69,9 +76,25 @@ pub enum TierArg {
     Mmap,
     /// O_DIRECT reads through io_uring into a budgeted cache.
     Direct,
+    /// The direct tier's pipeline over a graph in far memory (the only tier for one).
+    Far,
 }
 
 impl PlacementArgs {
+    /// How a graph in far memory is reached.
+    pub fn far_options(&self) -> Result<FarOptions, CliError> {
+        if !(self.far_timeout.is_finite() && self.far_timeout > 0.0) || self.far_connections == 0 {
+            return Err(CliError::Usage(
+                "--far-timeout must be a positive number of seconds and --far-connections at least 1"
+                    .to_string(),
+            ));
+        }
+        Ok(FarOptions {
+            timeout: std::time::Duration::from_secs_f64(self.far_timeout),
+            connections_per_node: self.far_connections,
+        })
+    }
+
     /// The runner's placement, with the options checked.
     fn placement(&self) -> Result<Placement, CliError> {
         let budget = crate::commands::parse_memory(self.memory.as_deref())?;
@@ -89,6 +112,7 @@ impl PlacementArgs {
                 TierArg::Dram => Tier::Dram,
                 TierArg::Mmap => Tier::Mmap,
                 TierArg::Direct => Tier::Direct,
+                TierArg::Far => Tier::Far,
             }),
         );
         placement.chunk_bytes = chunk;
@@ -124,9 +148,17 @@ pub struct PlanCommand {
 /// `swapless plan`: what would live where, before anything is allocated.
 pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     crate::commands::prepare_json(command.json.as_deref())?;
-    let graph = GraphFile::open(&command.graph)?;
+    let far = swapless_run::open_far(&command.graph, &command.placement.far_options()?)?;
+    let graph = GraphFile::open(
+        far.as_ref()
+            .map_or(command.graph.as_path(), |far| far.path()),
+    )?;
     let mut placement = command.placement.placement()?;
     placement.verify = command.verify;
+    if let Some(far) = &far {
+        placement.tier = Some(Tier::Far);
+        placement.network_bytes = far.buffer_bytes();
+    }
     let plan = placement.plan(&graph, command.kernel)?;
     say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
@@ -272,6 +304,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         cancel: Some(crate::commands::interrupt_flag(Some(
             crate::commands::INTERRUPT_GRACE,
         ))),
+        far: command.placement.far_options()?,
     };
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);

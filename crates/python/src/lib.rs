@@ -65,6 +65,7 @@ fn keyword(option: RunOption) -> &'static str {
         RunOption::ChunkBytes => "chunk",
         RunOption::QueueDepth => "queue_depth",
         RunOption::GatherCacheFraction => "gather_cache",
+        RunOption::Tier => "tier",
     }
 }
 
@@ -170,8 +171,9 @@ fn tier(name: Option<&str>) -> PyResult<Option<Tier>> {
         Some("dram") => Ok(Some(Tier::Dram)),
         Some("mmap") => Ok(Some(Tier::Mmap)),
         Some("direct") => Ok(Some(Tier::Direct)),
+        Some("far") => Ok(Some(Tier::Far)),
         Some(other) => Err(PyValueError::new_err(format!(
-            "tier={other:?} is not a tier; use \"dram\", \"mmap\", \"direct\" or None"
+            "tier={other:?} is not a tier; use \"dram\", \"mmap\", \"direct\", \"far\" or None"
         ))),
     }
 }

@@ -31,6 +31,8 @@ pub enum RunOption {
     QueueDepth,
     /// The share of the list cache kept for gathers.
     GatherCacheFraction,
+    /// The tier, asked for by name.
+    Tier,
 }
 
 impl RunOption {
@@ -47,6 +49,7 @@ impl RunOption {
             RunOption::Sources => "the number of sources",
             RunOption::Source => "the source",
             RunOption::ChunkBytes => "the chunk size",
+            RunOption::Tier => "the tier",
             RunOption::QueueDepth => "the queue depth",
             RunOption::GatherCacheFraction => "the gather cache fraction",
         }

@@ -17,7 +17,7 @@ pub use kernel::Kernel;
 pub use options::{RunOptions, THREADS_PER_CORE, thread_bytes};
 pub use placement::{Placement, plan, plan_json};
 pub use report::{PlanFigures, RunReport};
-pub use runner::{RunOutput, run};
+pub use runner::{RunOutput, open_far, run};
 pub use swapless_engine::kernel::{BetweennessSources, Output as ResultArray};
 
 /// Half of the memory this process may use (physical memory, or its cgroup's limit when

@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub huge_page_fraction: f64,
     /// Set it (from another thread) to stop the run at the kernel's next scan or gather.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// How a graph in far memory is reached (timeout, connections a node).
+    pub far: swapless_store::far::FarOptions,
 }
 
 impl Default for RunOptions {
@@ -47,6 +49,7 @@ impl Default for RunOptions {
             // ran markedly faster with them all on huge pages).
             huge_page_fraction: 1.0,
             cancel: None,
+            far: swapless_store::far::FarOptions::default(),
         }
     }
 }

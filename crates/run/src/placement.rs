@@ -40,6 +40,8 @@ pub struct Placement {
     pub verify: bool,
     /// Worker threads the run will use; `None`: one per usable core.
     pub threads: Option<usize>,
+    /// Bytes of receive buffers of a far graph's connections (0 for a local file).
+    pub network_bytes: u64,
 }
 
 impl Placement {
@@ -56,6 +58,7 @@ impl Placement {
             output_array: true,
             verify: false,
             threads: None,
+            network_bytes: 0,
         }
     }
 
@@ -70,6 +73,7 @@ impl Placement {
             property_bytes: memory.property_bytes(),
             optional_property_bytes: memory.optional_bytes,
             thread_bytes: thread_bytes(self.threads.unwrap_or_else(usable_cores)),
+            network_bytes: self.network_bytes,
             gather_cache_fraction: self.gather_cache_fraction,
             searches: contract.searches(),
             output_bytes: match self.output_array {

@@ -74,6 +74,11 @@ pub struct RunReport {
     pub file_checks: u64,
     /// The kernel's own figures (reached, iterations, triangles, ...).
     pub result: Value,
+    /// For a graph in far memory, its traffic over the whole run: bytes and requests per
+    /// node, requests sent again after a redirection or failover, and the seconds the
+    /// reads waited on the network.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub far: Option<Value>,
     /// The plan's figures.
     #[serde(flatten)]
     pub plan: PlanFigures,

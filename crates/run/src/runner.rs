@@ -9,13 +9,14 @@ use std::time::Instant;
 use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal};
 use swapless_engine::kernels::{Reads, pick_source};
 use swapless_format::{FileWatch, GraphFile};
-use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, Tier};
+use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
+use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, StoreError, Tier};
 use swapless_system::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
 
 use crate::options::validate;
 use crate::report::{PlanFigures, RunReport};
 use crate::watched::{Pattern, PatternIo, Watched};
-use crate::{Kernel, Progress, ResultArray, RunError, RunOptions, median, usable_cores};
+use crate::{Kernel, Progress, ResultArray, RunError, RunOption, RunOptions, median, usable_cores};
 
 /// What a run produced.
 pub struct RunOutput {
@@ -76,14 +77,56 @@ fn return_freed_memory_promptly() {
     }
 }
 
-/// Opens the store `plan` chose.
-fn open_store(path: &Path, plan: &Plan, reads: Reads) -> Result<Box<dyn EdgeStore>, RunError> {
-    let store: Box<dyn EdgeStore> = match plan.tier {
-        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
-        Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
-        Tier::Direct => Box::new(DirectStore::open(path, plan)?),
+/// Opens the store `plan` chose (`far` for a graph in far memory).
+fn open_store(
+    path: &Path,
+    far: Option<&FarGraph>,
+    plan: &Plan,
+    reads: Reads,
+) -> Result<Box<dyn EdgeStore>, RunError> {
+    let store: Box<dyn EdgeStore> = match (plan.tier, far) {
+        (Tier::Far, Some(far)) => Box::new(DirectStore::open_far(far, plan)?),
+        (_, Some(_)) | (Tier::Far, None) => {
+            return Err(RunError::invalid(
+                RunOption::Tier,
+                "must be far for a graph in far memory, and only then",
+            ));
+        }
+        (Tier::Dram, None) => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
+        (Tier::Mmap, None) => Box::new(MmapStore::open(path, plan)?),
+        (Tier::Direct, None) => Box::new(DirectStore::open(path, plan)?),
     };
     Ok(store)
+}
+
+/// A far graph's traffic so far, for the report.
+fn far_figures(far: &FarGraph) -> serde_json::Value {
+    let nodes: Vec<serde_json::Value> = far
+        .traffic()
+        .into_iter()
+        .map(|(node, bytes, requests)| {
+            serde_json::json!({"node": node, "bytes": bytes, "requests": requests})
+        })
+        .collect();
+    serde_json::json!({
+        "network_bytes": nodes.iter().map(|n| n["bytes"].as_u64().unwrap_or(0)).sum::<u64>(),
+        "network_requests": nodes.iter().map(|n| n["requests"].as_u64().unwrap_or(0)).sum::<u64>(),
+        "nodes": nodes,
+        "retries": far.retries(),
+        "network_wait_seconds": far.wait_seconds(),
+        "chunk_bytes": far.manifest().chunk_bytes,
+    })
+}
+
+/// The far graph `path` names, if it is a far-memory address rather than a file.
+pub fn open_far(path: &Path, options: &FarOptions) -> Result<Option<FarGraph>, RunError> {
+    match path.to_str().filter(|text| is_far_address(text)) {
+        None => Ok(None),
+        Some(text) => {
+            let address = FarAddress::parse(text).map_err(StoreError::Far)?;
+            Ok(Some(FarGraph::open(&address, options)?))
+        }
+    }
 }
 
 fn run_in_pool(
@@ -95,13 +138,37 @@ fn run_in_pool(
 ) -> Result<RunOutput, RunError> {
     let contract = kernel.contract();
     let load_started = Instant::now();
+    // A graph in far memory runs from its local cache of vertex sections, its lists
+    // fetched from the cluster.
+    let far = open_far(path, &options.far)?;
+    let shown = far
+        .as_ref()
+        .map_or_else(|| path.display().to_string(), FarGraph::display);
+    let path = far.as_ref().map_or(path, |far| far.path());
     // Opened first, so that a write into the file at any later point is noticed.
     let watch = FileWatch::open(path)?;
     let graph = GraphFile::open(path)?;
     let mut placement = options.placement.clone();
     placement.threads = Some(threads);
+    if let Some(far) = &far {
+        placement.tier = match placement.tier {
+            None | Some(Tier::Far) => Some(Tier::Far),
+            Some(_) => {
+                return Err(RunError::invalid(
+                    RunOption::Tier,
+                    "must be far for a graph in far memory",
+                ));
+            }
+        };
+        placement.network_bytes = far.buffer_bytes();
+    }
     let plan = placement.plan(&graph, kernel)?;
-    if let Some(Refusal::NegativeWeights) = contract.refusal(&graph)? {
+    // A far graph's weights are not in its cache: its manifest says whether any is
+    // negative.
+    let negative_far_weights = far
+        .as_ref()
+        .is_some_and(|far| contract.reads().weights && !far.manifest().non_negative_weights);
+    if negative_far_weights || contract.refusal(&graph)? == Some(Refusal::NegativeWeights) {
         return Err(RunError::NegativeWeights);
     }
     // Huge pages are counted from the machine-wide counter, above what it held before
@@ -117,7 +184,7 @@ fn run_in_pool(
             source,
         })?;
     drop(graph);
-    let opened = open_store(path, &plan, contract.reads())?;
+    let opened = open_store(path, far.as_ref(), &plan, contract.reads())?;
     let watched = Watched {
         inner: &*opened,
         cancel: options.cancel.as_deref(),
@@ -241,7 +308,7 @@ fn run_in_pool(
     let per_trial = options.trials as u64;
     let mut report = RunReport {
         kernel: kernel.name(),
-        graph: path.display().to_string(),
+        graph: shown,
         vertices,
         arcs: store.num_arcs(),
         tier: store.tier(),
@@ -276,6 +343,7 @@ fn run_in_pool(
         file_checks: watched.file_checks.load(Ordering::Relaxed) + 1,
         result: finished.summary(&kernel_options, &original),
         plan: PlanFigures::of(&plan),
+        far: far.as_ref().map(far_figures),
     };
     // Verification and the output array come only after the graph's data, the caches,
     // the buffers and the property arrays the result does not use are given back: the
@@ -291,7 +359,12 @@ fn run_in_pool(
             true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
             false => (plan.verify_mapped_bytes, 0),
         };
-        let graph = GraphFile::open_bounded(path, mapped_bytes)?;
+        // The verifier reads the file itself: a far graph's whole file is fetched into
+        // the cache first (once; later runs find it there).
+        let graph = match &far {
+            Some(far) => GraphFile::open_bounded(&far.fetch_whole()?, mapped_bytes)?,
+            None => GraphFile::open_bounded(path, mapped_bytes)?,
+        };
         finished
             .verify(&graph, &kernel_options, block_bytes)
             .map_err(RunError::Verification)?;

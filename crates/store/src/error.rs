@@ -50,6 +50,9 @@ pub enum StoreError {
         /// What went wrong.
         failure: IoUringFailure,
     },
+    /// A graph in far memory could not be reached, stored or read.
+    #[error(transparent)]
+    Far(#[from] crate::far::FarError),
     /// Reading the graph failed while a kernel ran.
     #[error("reading {path} failed: {source}")]
     Io {

@@ -38,6 +38,7 @@ pub use mmap::MmapStore;
 pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
 pub use pipeline::DirectStore;
 pub use sources::io_uring_refusal;
+pub use sources::redis as far;
 pub use stats::IoStats;
 
 /// Result type of this crate.

@@ -124,6 +124,7 @@ mod tests {
             kernel: "test".to_string(),
             property_bytes: 0,
             thread_bytes: 0,
+            network_bytes: 0,
             optional_property_bytes: 0,
             output_bytes: 0,
             verification_bytes: None,

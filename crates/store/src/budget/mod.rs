@@ -26,6 +26,8 @@ pub enum Tier {
     Mmap,
     /// `O_DIRECT` reads through io_uring into the store's own cache.
     Direct,
+    /// The direct tier's pipeline over a graph in far memory (a Redis Cluster).
+    Far,
 }
 
 impl Tier {
@@ -35,6 +37,7 @@ impl Tier {
             Tier::Dram => "dram",
             Tier::Mmap => "mmap",
             Tier::Direct => "direct",
+            Tier::Far => "far",
         }
     }
 }
@@ -101,6 +104,9 @@ pub struct PlanRequest {
     /// Bytes the run's worker threads touch (stacks, thread-local state) beyond those
     /// the fixed runtime allowance covers: counted as hot, since they live all run.
     pub thread_bytes: u64,
+    /// Bytes of receive buffers the far tier's connections hold (0 for the other tiers):
+    /// counted as hot, since they live all run.
+    pub network_bytes: u64,
     /// Bytes the kernel can use besides to read less (bfs's kept lists): held when the
     /// budget has room for them beyond the least, so they never raise the least budget.
     pub optional_property_bytes: u64,
@@ -291,7 +297,8 @@ struct Phases {
 
 impl Phases {
     fn of(graph: &GraphFile, request: &PlanRequest, sizes: &Sizes) -> Result<Phases> {
-        let hot = PROCESS_BYTES + request.property_bytes + request.thread_bytes;
+        let hot =
+            PROCESS_BYTES + request.property_bytes + request.thread_bytes + request.network_bytes;
         let footprint = hot
             + request.optional_property_bytes
             + sizes.plain_offsets.0
@@ -402,7 +409,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         sections_per_list,
         request.queue_depth,
     );
-    let hot = PROCESS_BYTES + request.property_bytes + request.thread_bytes;
+    let hot = PROCESS_BYTES + request.property_bytes + request.thread_bytes + request.network_bytes;
     let least_with = |offsets: (u64, u64)| {
         (hot + sum(offsets) + sizes.permutation + sizes.list_checks + io.least_bytes())
             .max(after_run)
@@ -485,7 +492,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     // The page cache for gathers is the direct tier's; the rest of the list cache is the
     // pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
     // instead freed pages the newest windows shared, and a grid's bfs ran slower.)
-    let gather_cache_bytes = if tier == Tier::Direct && cached < bulk {
+    let gather_cache_bytes = if matches!(tier, Tier::Direct | Tier::Far) && cached < bulk {
         (cached as f64 * gather_cache_fraction.clamp(0.0, 1.0)) as u64 / PAGE * PAGE
     } else {
         0

@@ -56,6 +56,14 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
             placement: "dram (threads beyond the eight the process's share covers)".to_string(),
         });
     }
+    if placed.request.network_bytes > 0 {
+        segments.push(Segment {
+            name: "far receive buffers".to_string(),
+            bytes: placed.request.network_bytes,
+            class: "hot",
+            placement: "dram (replies in flight on every connection to the cluster)".to_string(),
+        });
+    }
     if placed.request.optional_property_bytes > 0 {
         segments.push(Segment {
             name: format!("{} optional arrays", placed.request.kernel),

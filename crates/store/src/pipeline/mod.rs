@@ -93,6 +93,8 @@ pub struct DirectStore {
     /// Declared before the source, so that it is dropped first.
     io: Mutex<Option<IoContext>>,
     source: Box<dyn PageSource>,
+    /// The plan's tier: direct, or far over a cluster.
+    tier: &'static str,
     facts: GraphFacts,
     lists: Directions<Lists>,
     /// The `out_heads` section, read as lists instead of the out-lists for passes that
@@ -117,6 +119,12 @@ impl DirectStore {
     /// Opens `path` for the run `plan` describes, read through io_uring.
     pub fn open(path: &Path, plan: &Plan) -> Result<DirectStore> {
         DirectStore::over(Box::new(UringFile::open(path)?), plan)
+    }
+
+    /// Opens the far graph `far` for the run `plan` describes: its lists fetched from the
+    /// cluster through the same pipeline, its vertex sections from the local cache.
+    pub fn open_far(far: &crate::far::FarGraph, plan: &Plan) -> Result<DirectStore> {
+        DirectStore::over(far.source(), plan)
     }
 
     /// Opens the graph `source` serves for the run `plan` describes: loads offsets,
@@ -172,6 +180,7 @@ impl DirectStore {
         Ok(DirectStore {
             io: Mutex::new(Some(IoContext { queue, arena })),
             source,
+            tier: plan.tier.name(),
             facts: GraphFacts {
                 vertices: graph.num_vertices(),
                 arcs: graph.num_arcs() as u64,
@@ -302,7 +311,7 @@ impl EdgeStore for DirectStore {
     }
 
     fn tier(&self) -> &'static str {
-        "direct"
+        self.tier
     }
 
     fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {
@@ -449,6 +458,7 @@ mod tests {
         // A budget that pins little and keeps several 16 KiB reads in flight.
         let request = crate::PlanRequest {
             thread_bytes: 0,
+            network_bytes: 0,
             kernel: "test".to_string(),
             property_bytes: 0,
             optional_property_bytes: 0,

@@ -5,6 +5,7 @@
 //! nothing else of a source, so a new one (far memory) plugs in without touching it.
 
 mod buffered_file;
+pub mod redis;
 mod uring_file;
 
 use std::path::Path;

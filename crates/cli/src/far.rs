@@ -1,0 +1,185 @@
+//! `swapless far push|ls|rm`: graphs stored in the memory of a Redis server or cluster.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use swapless_store::far::{
+    DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, FarAddress, PushOptions, list, push, remove,
+};
+use swapless_system::parse_size;
+
+use crate::commands::CliError;
+use crate::text::{bytes, say, thousands};
+
+/// `swapless far` subcommands.
+#[derive(Subcommand)]
+pub enum FarCommand {
+    /// Store a .sl graph in a Redis server's or cluster's memory, in chunks spread over its
+    /// nodes, with a manifest: redis://HOST:PORT[,HOST:PORT...]/NAME (rediss:// for TLS).
+    Push(PushCommand),
+    /// List the graphs stored on a server or cluster: redis://HOST:PORT.
+    Ls {
+        /// redis://HOST:PORT (any node of a cluster).
+        url: String,
+        /// Seconds a node may take to answer.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+        far_timeout: f64,
+    },
+    /// Remove a stored graph: redis://HOST:PORT/NAME.
+    Rm {
+        /// redis://HOST:PORT/NAME.
+        url: String,
+        /// Seconds a node may take to answer.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+        far_timeout: f64,
+    },
+}
+
+/// Options of `swapless far push`.
+#[derive(Args)]
+pub struct PushCommand {
+    /// The .sl graph.
+    graph: PathBuf,
+    /// redis://[USER@]HOST:PORT[,HOST:PORT...]/NAME; the password from SWAPLESS_REDIS_PASSWORD.
+    url: String,
+    /// Bytes a chunk holds (4K to 4M).
+    #[arg(long, value_name = "SIZE", default_value = "256K")]
+    chunk: String,
+    /// Replace a different graph already stored under the name.
+    #[arg(long)]
+    replace: bool,
+    /// Memory for chunks in flight (e.g. 64M).
+    #[arg(long, value_name = "SIZE", default_value = "64M")]
+    memory: String,
+    /// Seconds a node may take to answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    far_timeout: f64,
+}
+
+/// Runs a `swapless far` command.
+pub fn far(command: FarCommand) -> Result<(), CliError> {
+    match command {
+        FarCommand::Push(command) => push_graph(command),
+        FarCommand::Ls { url, far_timeout } => {
+            let address = FarAddress::parse(&url).map_err(swapless_store::StoreError::Far)?;
+            let graphs = list(&address, timeout(far_timeout)?)?;
+            if graphs.is_empty() {
+                say!("no graphs stored at {}", address.seeds.join(","));
+            }
+            for graph in graphs {
+                let manifest = &graph.manifest;
+                say!(
+                    "{:<24} {:>14} vertices {:>16} arcs {:>11} in {} chunks of {}  {}",
+                    graph.name,
+                    thousands(manifest.vertices),
+                    thousands(manifest.arcs),
+                    bytes(manifest.file_bytes),
+                    thousands(manifest.chunks()),
+                    bytes(manifest.chunk_bytes),
+                    &manifest.fingerprint[..16]
+                );
+            }
+            Ok(())
+        }
+        FarCommand::Rm { url, far_timeout } => {
+            let address = named(&url)?;
+            let manifest = remove(&address, timeout(far_timeout)?)?;
+            say!(
+                "removed {} ({} in {} chunks)",
+                address.display(),
+                bytes(manifest.file_bytes),
+                thousands(manifest.chunks())
+            );
+            Ok(())
+        }
+    }
+}
+
+/// `swapless far push`.
+fn push_graph(command: PushCommand) -> Result<(), CliError> {
+    let address = named(&command.url)?;
+    let chunk_bytes = parse_size(&command.chunk)
+        .filter(|size| FAR_CHUNK_RANGE.contains(size) && size % 4096 == 0)
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "--chunk {:?} must be a multiple of 4K from 4K to 4M (default {}K)",
+                command.chunk,
+                DEFAULT_FAR_CHUNK_BYTES >> 10
+            ))
+        })?;
+    let buffer_bytes = parse_size(&command.memory).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--memory {:?} is not a size; write it like 64M",
+            command.memory
+        ))
+    })?;
+    let options = PushOptions {
+        chunk_bytes,
+        replace: command.replace,
+        buffer_bytes,
+        timeout: timeout(command.far_timeout)?,
+    };
+    let bar = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} pushing [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    let started = Instant::now();
+    let report = push(&command.graph, &address, &options, &|done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    let seconds = started.elapsed().as_secs_f64().max(1e-6);
+    if report.already_stored {
+        say!(
+            "{} already holds this graph whole; nothing sent",
+            address.display()
+        );
+    } else {
+        say!(
+            "stored {} as {}: {} in {} chunks of {} on {} node(s), {:.1} s ({:.0} MiB/s)",
+            command.graph.display(),
+            address.display(),
+            bytes(report.bytes_sent),
+            thousands(report.manifest.chunks()),
+            bytes(report.manifest.chunk_bytes),
+            report.nodes.len(),
+            seconds,
+            report.bytes_sent as f64 / (1 << 20) as f64 / seconds
+        );
+    }
+    if let Some(old) = report.replaced {
+        say!(
+            "  replaced the graph stored before (fingerprint {})",
+            &old[..16]
+        );
+    }
+    Ok(())
+}
+
+/// `url` parsed, with a graph's name required.
+fn named(url: &str) -> Result<FarAddress, CliError> {
+    let address = FarAddress::parse(url).map_err(swapless_store::StoreError::Far)?;
+    if address.name.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{} names no graph; end it with /NAME",
+            address.display()
+        )));
+    }
+    Ok(address)
+}
+
+/// `--far-timeout` checked.
+fn timeout(seconds: f64) -> Result<Duration, CliError> {
+    match seconds.is_finite() && seconds > 0.0 {
+        true => Ok(Duration::from_secs_f64(seconds)),
+        false => Err(CliError::Usage(
+            "--far-timeout must be a positive number of seconds".to_string(),
+        )),
+    }
+}

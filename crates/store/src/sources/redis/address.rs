@@ -1,0 +1,225 @@
+//! Far-memory addresses: `redis://[user[:password]@]host:port[,host:port...]/NAME`, or
+//! `rediss://` for TLS. Several seed nodes may be given; one is enough to find a
+//! cluster. A password is better given in `SWAPLESS_REDIS_PASSWORD` (and a user in
+//! `SWAPLESS_REDIS_USER`), so that it never shows in `ps`.
+
+use super::FarError;
+
+/// The environment variable a password is read from when the address has none.
+pub const PASSWORD_VARIABLE: &str = "SWAPLESS_REDIS_PASSWORD";
+/// The environment variable an ACL user name is read from when the address has none.
+pub const USER_VARIABLE: &str = "SWAPLESS_REDIS_USER";
+
+/// A parsed far-memory address.
+#[derive(Clone, PartialEq, Eq)]
+pub struct FarAddress {
+    /// Whether connections use TLS (`rediss://`).
+    pub tls: bool,
+    /// Seed nodes, `host:port` each.
+    pub seeds: Vec<String>,
+    /// The ACL user, if any.
+    pub user: Option<String>,
+    /// The password, if any.
+    pub password: Option<String>,
+    /// The graph's name (empty when the address names only the cluster).
+    pub name: String,
+}
+
+impl std::fmt::Debug for FarAddress {
+    // The password never reaches a log or an error.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}", self.display())
+    }
+}
+
+/// Whether `text` is a far-memory address rather than a file path.
+pub fn is_far_address(text: &str) -> bool {
+    text.starts_with("redis://") || text.starts_with("rediss://")
+}
+
+impl FarAddress {
+    /// Parses `text`, taking credentials missing from it from the environment.
+    pub fn parse(text: &str) -> Result<FarAddress, FarError> {
+        let bad = |detail: &str| FarError::BadAddress {
+            address: without_password(text),
+            detail: detail.to_string(),
+        };
+        let (tls, rest) = if let Some(rest) = text.strip_prefix("rediss://") {
+            (true, rest)
+        } else if let Some(rest) = text.strip_prefix("redis://") {
+            (false, rest)
+        } else {
+            return Err(bad("it must start with redis:// or rediss://"));
+        };
+        let (authority, name) = match rest.split_once('/') {
+            Some((authority, name)) => (authority, name.trim_end_matches('/')),
+            None => (rest, ""),
+        };
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        {
+            return Err(bad(
+                "a graph's name may hold only letters, digits, '.', '_' and '-'",
+            ));
+        }
+        let (credentials, hosts) = match authority.rsplit_once('@') {
+            Some((credentials, hosts)) => (Some(credentials), hosts),
+            None => (None, authority),
+        };
+        let (mut user, mut password) = match credentials {
+            None => (None, None),
+            Some(credentials) => match credentials.split_once(':') {
+                Some((user, password)) => (
+                    Some(percent_decode(user)).filter(|user| !user.is_empty()),
+                    Some(percent_decode(password)),
+                ),
+                None => (Some(percent_decode(credentials)), None),
+            },
+        };
+        if user.is_none() {
+            user = std::env::var(USER_VARIABLE).ok().filter(|u| !u.is_empty());
+        }
+        if password.is_none() {
+            password = std::env::var(PASSWORD_VARIABLE)
+                .ok()
+                .filter(|p| !p.is_empty());
+        }
+        let mut seeds = Vec::new();
+        for host in hosts.split(',') {
+            let port_at = match host.rfind(':') {
+                Some(at) if !host[at..].contains(']') => at,
+                _ => return Err(bad("every node needs a port (host:port)")),
+            };
+            let (name, port) = (&host[..port_at], &host[port_at + 1..]);
+            if name.is_empty() || port.parse::<u16>().map_or(true, |port| port == 0) {
+                return Err(bad(&format!("{host:?} is not host:port")));
+            }
+            seeds.push(host.to_string());
+        }
+        Ok(FarAddress {
+            tls,
+            seeds,
+            user,
+            password,
+            name: name.to_string(),
+        })
+    }
+
+    /// The address without its password, as errors and reports show it.
+    pub fn display(&self) -> String {
+        let scheme = if self.tls { "rediss" } else { "redis" };
+        let user = self
+            .user
+            .as_ref()
+            .map_or(String::new(), |u| format!("{u}@"));
+        format!("{scheme}://{user}{}/{}", self.seeds.join(","), self.name)
+    }
+
+    /// The same cluster with another graph's name.
+    pub fn with_name(&self, name: &str) -> FarAddress {
+        FarAddress {
+            name: name.to_string(),
+            ..self.clone()
+        }
+    }
+
+    /// The URL the client library connects to `node` with.
+    pub(crate) fn node_url(&self, node: &str) -> String {
+        let scheme = if self.tls { "rediss" } else { "redis" };
+        let credentials = match (&self.user, &self.password) {
+            (None, None) => String::new(),
+            (user, password) => format!(
+                "{}:{}@",
+                percent_encode(user.as_deref().unwrap_or("")),
+                percent_encode(password.as_deref().unwrap_or(""))
+            ),
+        };
+        format!("{scheme}://{credentials}{node}/")
+    }
+}
+
+/// `text` with any password between `://user:` and `@` masked.
+fn without_password(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &text[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &text[..scheme_end + 3], &text[at..]),
+                None => text.to_string(),
+            }
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Every byte outside `[A-Za-z0-9._~-]` as `%XX`.
+fn percent_encode(text: &str) -> String {
+    let mut encoded = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'~' | b'-' => {
+                encoded.push(byte as char)
+            }
+            _ => encoded.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    encoded
+}
+
+/// `%XX` sequences decoded; anything else kept as it is.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = |i: usize| bytes.get(i).and_then(|&b| (b as char).to_digit(16));
+        match (bytes[at], hex(at + 1), hex(at + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push((high * 16 + low) as u8);
+                at += 3;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_parse_or_say_what_is_wrong() {
+        let address = FarAddress::parse("redis://u:p%40ss@h1:7000,h2:7001/web").unwrap();
+        assert_eq!(address.seeds, vec!["h1:7000", "h2:7001"]);
+        assert_eq!(address.user.as_deref(), Some("u"));
+        assert_eq!(address.password.as_deref(), Some("p@ss"));
+        assert_eq!(address.name, "web");
+        assert!(!address.tls);
+        assert_eq!(address.display(), "redis://u@h1:7000,h2:7001/web");
+        assert!(!format!("{address:?}").contains("p@ss"));
+        assert_eq!(address.node_url("h1:7000"), "redis://u:p%40ss@h1:7000/");
+        let tls = FarAddress::parse("rediss://[::1]:6380/").unwrap();
+        assert!(tls.tls && tls.name.is_empty() && tls.seeds == vec!["[::1]:6380"]);
+        for (bad, says) in [
+            ("http://h:1/g", "must start with"),
+            ("redis://h/g", "needs a port"),
+            ("redis://h:0/g", "not host:port"),
+            ("redis://h:99999/g", "not host:port"),
+            ("redis://h:1/a b", "may hold only"),
+            ("redis://:1/g", "not host:port"),
+        ] {
+            let error = FarAddress::parse(bad).err().unwrap().to_string();
+            assert!(error.contains(says), "{bad}: {error}");
+        }
+        let hidden = FarAddress::parse("redis://u:secret@h/g")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(!hidden.contains("secret"), "{hidden}");
+    }
+}

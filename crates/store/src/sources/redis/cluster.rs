@@ -1,0 +1,225 @@
+//! The nodes that hold a far graph and which of them owns each key: a Redis Cluster's
+//! slot map, found from any one seed node (`CLUSTER SLOTS`), or one plain server that
+//! owns every key. The map is refreshed when a node redirects a request (`MOVED`,
+//! `ASK`), after a failover or a resharding.
+
+use std::sync::RwLock;
+use std::time::Duration;
+
+use super::{FarAddress, FarError};
+
+/// Hash slots of a Redis Cluster.
+pub(crate) const SLOTS: usize = 16384;
+
+const CRC16: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
+
+/// The slot of `key`: CRC16 of the key, or of its `{hash tag}` when it has one.
+pub(crate) fn key_slot(key: &[u8]) -> u16 {
+    let tagged = key.iter().position(|&b| b == b'{').and_then(|open| {
+        let close = key[open + 1..].iter().position(|&b| b == b'}')?;
+        (close > 0).then(|| &key[open + 1..open + 1 + close])
+    });
+    CRC16.checksum(tagged.unwrap_or(key)) % SLOTS as u16
+}
+
+/// Which node owns each slot.
+#[derive(Clone)]
+struct SlotMap {
+    /// Masters, `host:port` each.
+    nodes: Vec<String>,
+    /// The index in `nodes` of each slot's master.
+    owner: Vec<u16>,
+    /// Whether the nodes form a Redis Cluster (else one plain server).
+    clustered: bool,
+}
+
+/// A far graph's nodes.
+pub(crate) struct Cluster {
+    pub(crate) address: FarAddress,
+    pub(crate) timeout: Duration,
+    map: RwLock<SlotMap>,
+}
+
+impl Cluster {
+    /// Finds the cluster (or the single server) behind `address`'s seeds.
+    pub(crate) fn discover(address: &FarAddress, timeout: Duration) -> Result<Cluster, FarError> {
+        let cluster = Cluster {
+            address: address.clone(),
+            timeout,
+            map: RwLock::new(SlotMap {
+                nodes: Vec::new(),
+                owner: Vec::new(),
+                clustered: false,
+            }),
+        };
+        cluster.refresh()?;
+        Ok(cluster)
+    }
+
+    /// Reads the slot map again from the first node that answers: the known masters
+    /// first, then the seeds.
+    pub(crate) fn refresh(&self) -> Result<(), FarError> {
+        let known = self
+            .map
+            .read()
+            .map(|map| map.nodes.clone())
+            .unwrap_or_default();
+        let mut last_error = None;
+        for node in known.iter().chain(&self.address.seeds) {
+            match self.map_from(node) {
+                Ok(map) => {
+                    if let Ok(mut current) = self.map.write() {
+                        *current = map;
+                    }
+                    return Ok(());
+                }
+                // Credentials a node refuses, every node refuses.
+                Err(error @ FarError::Refused { .. }) => return Err(error),
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| FarError::BadAddress {
+            address: self.address.display(),
+            detail: "it names no node".to_string(),
+        }))
+    }
+
+    /// The slot map as `node` sees it.
+    fn map_from(&self, node: &str) -> Result<SlotMap, FarError> {
+        let mut connection = self.connect(node)?;
+        let slots: Result<redis::Value, _> =
+            redis::cmd("CLUSTER").arg("SLOTS").query(&mut connection);
+        let value = match slots {
+            Ok(value) => value,
+            // A plain server: it owns every key.
+            Err(error) if error.to_string().contains("cluster support disabled") => {
+                return Ok(SlotMap {
+                    nodes: vec![node.to_string()],
+                    owner: vec![0; SLOTS],
+                    clustered: false,
+                });
+            }
+            Err(error) => return Err(self.failure(node, &error)),
+        };
+        let malformed = |detail: &str| FarError::Server {
+            node: node.to_string(),
+            detail: format!("CLUSTER SLOTS gave {detail}"),
+        };
+        let redis::Value::Array(ranges) = value else {
+            return Err(malformed("no array"));
+        };
+        let seed_host = node.rsplit_once(':').map_or(node, |(host, _)| host);
+        let mut map = SlotMap {
+            nodes: Vec::new(),
+            owner: vec![u16::MAX; SLOTS],
+            clustered: true,
+        };
+        for range in ranges {
+            let redis::Value::Array(fields) = range else {
+                return Err(malformed("a range that is not an array"));
+            };
+            let number = |value: Option<&redis::Value>| match value {
+                Some(redis::Value::Int(number)) => Some(*number),
+                _ => None,
+            };
+            let (Some(first), Some(last)) = (number(fields.first()), number(fields.get(1))) else {
+                return Err(malformed("a range without bounds"));
+            };
+            let Some(redis::Value::Array(master)) = fields.get(2) else {
+                return Err(malformed("a range without a master"));
+            };
+            let host = match master.first() {
+                Some(redis::Value::BulkString(host)) => String::from_utf8_lossy(host).into_owned(),
+                Some(redis::Value::SimpleString(host)) => host.clone(),
+                _ => String::new(),
+            };
+            // An empty or unknown host means "the node you asked".
+            let host = match host.as_str() {
+                "" | "?" => seed_host.to_string(),
+                _ => host,
+            };
+            let Some(port) = number(master.get(1)) else {
+                return Err(malformed("a master without a port"));
+            };
+            let name = match host.contains(':') && !host.starts_with('[') {
+                true => format!("[{host}]:{port}"),
+                false => format!("{host}:{port}"),
+            };
+            let index = match map.nodes.iter().position(|known| *known == name) {
+                Some(index) => index,
+                None => {
+                    map.nodes.push(name);
+                    map.nodes.len() - 1
+                }
+            };
+            for slot in first.max(0) as usize..=(last.max(0) as usize).min(SLOTS - 1) {
+                map.owner[slot] = index as u16;
+            }
+        }
+        if map.owner.contains(&u16::MAX) {
+            return Err(FarError::Server {
+                node: node.to_string(),
+                detail: "the cluster does not cover every hash slot (CLUSTERDOWN)".to_string(),
+            });
+        }
+        Ok(map)
+    }
+
+    /// A new connection to `node`, with the run's timeouts.
+    pub(crate) fn connect(&self, node: &str) -> Result<redis::Connection, FarError> {
+        let client = redis::Client::open(self.address.node_url(node).as_str())
+            .map_err(|error| self.failure(node, &error))?;
+        let connection = client
+            .get_connection_with_timeout(self.timeout)
+            .map_err(|error| self.failure(node, &error))?;
+        connection
+            .set_read_timeout(Some(self.timeout))
+            .and_then(|()| connection.set_write_timeout(Some(self.timeout)))
+            .map_err(|error| self.failure(node, &error))?;
+        Ok(connection)
+    }
+
+    /// `error` from `node` as a far error.
+    pub(crate) fn failure(&self, node: &str, error: &redis::RedisError) -> FarError {
+        FarError::from_redis(node, error, self.timeout.as_secs_f64())
+    }
+
+    /// The masters, `host:port` each.
+    pub(crate) fn nodes(&self) -> Vec<String> {
+        self.map
+            .read()
+            .map(|map| map.nodes.clone())
+            .unwrap_or_default()
+    }
+
+    /// The master that owns `key`, as an index into [`Cluster::nodes`] and its name.
+    pub(crate) fn owner_of(&self, key: &[u8]) -> (usize, String) {
+        let map = match self.map.read() {
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let index = map.owner[key_slot(key) as usize] as usize;
+        (index, map.nodes[index].clone())
+    }
+
+    /// Whether the nodes form a Redis Cluster.
+    pub(crate) fn clustered(&self) -> bool {
+        self.map.read().map(|map| map.clustered).unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_slots_match_redis_cluster() {
+        // Values from the Redis Cluster specification and `CLUSTER KEYSLOT`.
+        assert_eq!(key_slot(b"123456789"), 0x31C3);
+        assert_eq!(key_slot(b"foo"), 12182);
+        assert_eq!(key_slot(b"{user1000}.following"), key_slot(b"user1000"));
+        // An empty tag is no tag.
+        assert_eq!(key_slot(b"foo{}{bar}"), key_slot(b"foo{}{bar}"));
+        assert_ne!(key_slot(b"a{}b"), key_slot(b""));
+    }
+}

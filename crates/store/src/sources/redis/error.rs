@@ -1,0 +1,154 @@
+//! What can go wrong with a graph in far memory, each kind with the node or key it
+//! concerns, and no front end's words.
+
+/// A far-memory failure.
+#[derive(Debug, thiserror::Error)]
+pub enum FarError {
+    /// The address could not be read.
+    #[error("{address:?} is not a far-memory address: {detail}")]
+    BadAddress {
+        /// The address as given.
+        address: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// No node of the cluster answered.
+    #[error("cannot reach the Redis node {node}: {detail}")]
+    Unreachable {
+        /// `host:port`.
+        node: String,
+        /// What the connection said.
+        detail: String,
+    },
+    /// The node refused the user name or password.
+    #[error("the Redis node {node} refused the credentials: {detail}")]
+    Refused {
+        /// `host:port`.
+        node: String,
+        /// What the node said.
+        detail: String,
+    },
+    /// A node did not answer within the timeout.
+    #[error("the Redis node {node} did not answer within {seconds} s")]
+    Timeout {
+        /// `host:port`.
+        node: String,
+        /// The timeout.
+        seconds: f64,
+    },
+    /// A node answered with an error the client cannot recover from.
+    #[error("the Redis node {node} answered: {detail}")]
+    Server {
+        /// `host:port`.
+        node: String,
+        /// The node's error.
+        detail: String,
+    },
+    /// No graph of this name is stored.
+    #[error("no graph named {name:?} is stored at {cluster}")]
+    NotFound {
+        /// The graph's name.
+        name: String,
+        /// The seed node(s).
+        cluster: String,
+    },
+    /// A different graph is stored under the name.
+    #[error(
+        "a different graph (fingerprint {stored}) is already stored as {name:?}; \\
+         remove it first or replace it"
+    )]
+    NameTaken {
+        /// The graph's name.
+        name: String,
+        /// The fingerprint of the graph stored there.
+        stored: String,
+    },
+    /// A chunk's key is missing: evicted by a `maxmemory` policy, or the graph was
+    /// removed or replaced while in use.
+    #[error(
+        "the key {key} is missing on the Redis node {node}: evicted (maxmemory policy), \\
+         or the graph was removed or replaced"
+    )]
+    MissingKey {
+        /// `host:port`.
+        node: String,
+        /// The key.
+        key: String,
+    },
+    /// The graph stored under the name changed during the run.
+    #[error("the graph {name:?} was replaced while in use (fingerprint {expected}, now {found})")]
+    Changed {
+        /// The graph's name.
+        name: String,
+        /// The fingerprint the run started with.
+        expected: String,
+        /// The fingerprint stored now (`none` when removed).
+        found: String,
+    },
+    /// A value does not match its checksum or length.
+    #[error("the value of {key} on the Redis node {node} is damaged: {detail}")]
+    Damaged {
+        /// `host:port`.
+        node: String,
+        /// The key.
+        key: String,
+        /// What does not match.
+        detail: String,
+    },
+    /// The manifest of a graph cannot be read.
+    #[error("the manifest of {name:?} cannot be read: {detail}")]
+    BadManifest {
+        /// The graph's name.
+        name: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The local cache of a far graph's vertex sections could not be written or read.
+    #[error("the far-memory cache {path} cannot be used: {source}")]
+    Cache {
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The fallback file holds another graph.
+    #[error("{path} holds another graph than {name:?} (fingerprint {found}, not {expected})")]
+    FallbackMismatch {
+        /// The fallback file.
+        path: std::path::PathBuf,
+        /// The far graph's name.
+        name: String,
+        /// The far graph's fingerprint.
+        expected: String,
+        /// The file's.
+        found: String,
+    },
+}
+
+impl FarError {
+    /// The error for a failed request to `node`, sorted by what failed.
+    pub(crate) fn from_redis(
+        node: &str,
+        error: &redis::RedisError,
+        timeout_seconds: f64,
+    ) -> FarError {
+        let node = node.to_string();
+        if error.is_timeout() {
+            return FarError::Timeout {
+                node,
+                seconds: timeout_seconds,
+            };
+        }
+        if error.is_connection_refusal() || error.is_connection_dropped() || error.is_io_error() {
+            return FarError::Unreachable {
+                node,
+                detail: error.to_string(),
+            };
+        }
+        let text = error.to_string();
+        if text.contains("WRONGPASS") || text.contains("NOAUTH") || text.contains("NOPERM") {
+            return FarError::Refused { node, detail: text };
+        }
+        FarError::Server { node, detail: text }
+    }
+}

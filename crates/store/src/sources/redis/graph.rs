@@ -1,0 +1,439 @@
+//! A graph in far memory, opened for runs: its manifest, the local cache of its vertex
+//! sections, and the page source the read pipeline fetches its lists through.
+//!
+//! The cache is a sparse copy of the `.sl` file holding the header, the offsets, the
+//! permutation and the checksums, with holes where the lists are: the tiers, the plan
+//! and the verifier open it as they open any graph file, and the lists are read from
+//! the cluster. It lives in `$SWAPLESS_CACHE_DIR` (else `$XDG_CACHE_HOME/swapless`, else
+//! `~/.cache/swapless`), under the graph's fingerprint, written under a temporary name
+//! and renamed once every page checks, so a cache file is whole or absent.
+
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use swapless_format::{GraphFile, SectionKind};
+
+use super::cluster::Cluster;
+use super::manifest::{Manifest, chunk_key, fetched_while_running, fingerprint_hex};
+use super::queue::{FarShared, RedisQueue, pieces};
+use super::upload::{per_node, read_manifest};
+use super::{FarAddress, FarError};
+use crate::aligned::AlignedBuffer;
+use crate::sources::{PageQueue, PageSource};
+use crate::{Result, StoreError};
+
+/// Bytes of vertex sections fetched at once while the cache is filled.
+const FILL_WINDOW_BYTES: u64 = 2 << 20;
+
+/// How a far graph is reached.
+#[derive(Clone, Debug)]
+pub struct FarOptions {
+    /// How long a node may take to answer a request.
+    pub timeout: Duration,
+    /// Connections to each node.
+    pub connections_per_node: usize,
+}
+
+impl Default for FarOptions {
+    fn default() -> FarOptions {
+        FarOptions {
+            timeout: Duration::from_secs(10),
+            connections_per_node: 4,
+        }
+    }
+}
+
+/// A far graph opened for runs.
+pub struct FarGraph {
+    shared: Arc<FarShared>,
+    cache_path: PathBuf,
+    options: FarOptions,
+}
+
+impl FarGraph {
+    /// Finds the graph `address` names, and its vertex sections in the local cache
+    /// (fetching them when they are not there yet).
+    pub fn open(address: &FarAddress, options: &FarOptions) -> Result<FarGraph> {
+        let cluster = Cluster::discover(address, options.timeout)?;
+        let manifest =
+            read_manifest(&cluster, &address.name)?.ok_or_else(|| FarError::NotFound {
+                name: address.name.clone(),
+                cluster: address.seeds.join(","),
+            })?;
+        let folder = cache_folder();
+        std::fs::create_dir_all(&folder).map_err(|source| FarError::Cache {
+            path: folder.clone(),
+            source,
+        })?;
+        let cache_path = folder.join(format!("{}.sl", manifest.fingerprint));
+        let shared = Arc::new(FarShared {
+            cluster,
+            manifest,
+            traffic: Default::default(),
+            retries: Default::default(),
+            wait_nanos: Default::default(),
+        });
+        let graph = FarGraph {
+            shared,
+            cache_path,
+            options: options.clone(),
+        };
+        if !graph.cache_is_whole() {
+            graph.fill_cache()?;
+        }
+        Ok(graph)
+    }
+
+    /// The local file the tiers open: the graph's vertex sections, holes for its lists.
+    pub fn path(&self) -> &Path {
+        &self.cache_path
+    }
+
+    /// The graph's manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.shared.manifest
+    }
+
+    /// The graph's address, without its password.
+    pub fn display(&self) -> String {
+        self.shared.cluster.address.display()
+    }
+
+    /// Bytes and requests sent to each node so far, `host:port` first.
+    pub fn traffic(&self) -> Vec<(String, u64, u64)> {
+        let traffic = match self.shared.traffic.lock() {
+            Ok(traffic) => traffic,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut nodes: Vec<(String, u64, u64)> = traffic
+            .iter()
+            .map(|(node, counters)| {
+                (
+                    node.clone(),
+                    counters.bytes.load(std::sync::atomic::Ordering::Relaxed),
+                    counters.requests.load(std::sync::atomic::Ordering::Relaxed),
+                )
+            })
+            .collect();
+        nodes.sort();
+        nodes
+    }
+
+    /// Requests sent again after a redirection or a failover.
+    pub fn retries(&self) -> u64 {
+        self.shared
+            .retries
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Seconds the reads waited for replies.
+    pub fn wait_seconds(&self) -> f64 {
+        self.shared
+            .wait_nanos
+            .load(std::sync::atomic::Ordering::Relaxed) as f64
+            / 1e9
+    }
+
+    /// Bytes of receive buffers the far source may hold while running: the plan counts
+    /// them inside the budget.
+    pub fn buffer_bytes(&self) -> u64 {
+        let nodes = self.shared.cluster.nodes().len().max(1) as u64;
+        nodes * self.options.connections_per_node as u64 * 2 * super::queue::PIPELINE_BYTES
+    }
+
+    /// A local copy of the whole graph, lists included, for the serial verifier (which
+    /// reads the file itself, never through a tier): fetched once into the cache folder
+    /// beside the vertex sections, each page checked, and kept for later runs.
+    pub fn fetch_whole(&self) -> Result<PathBuf> {
+        let manifest = &self.shared.manifest;
+        let whole = self.cache_path.with_extension("whole.sl");
+        if GraphFile::open(&whole)
+            .is_ok_and(|graph| fingerprint_hex(graph.fingerprint()) == manifest.fingerprint)
+        {
+            return Ok(whole);
+        }
+        let vertex_sections = GraphFile::open_bounded(&self.cache_path, 4 * FILL_WINDOW_BYTES)?;
+        let header_bytes = manifest
+            .sections
+            .iter()
+            .map(|s| s.offset)
+            .min()
+            .unwrap_or(0);
+        let mut header = vec![0u8; header_bytes as usize];
+        std::fs::File::open(&self.cache_path)
+            .and_then(|file| file.read_exact_at(&mut header, 0))
+            .map_err(|source| self.cache_error(source))?;
+        let temporary = self.temporary()?;
+        let file = temporary.as_file();
+        file.set_len(manifest.file_bytes)
+            .map_err(|source| self.cache_error(source))?;
+        self.copy_region(file, 0, header_bytes, &|_, bytes| match bytes == header {
+            true => Ok(()),
+            false => Err(self.changed(fingerprint_hex(0))),
+        })?;
+        for section in &manifest.sections {
+            let kind = self.kind_of(&section.name)?;
+            self.copy_region(file, section.offset, section.length, &|at, bytes| {
+                match kind {
+                    // The checksums are the fingerprint's: checked with the header.
+                    SectionKind::Checksums => Ok(()),
+                    _ => Ok(vertex_sections.verify_blocks(kind, at, bytes)?),
+                }
+            })?;
+        }
+        file.sync_all().map_err(|source| self.cache_error(source))?;
+        temporary
+            .persist(&whole)
+            .map_err(|error| self.cache_error(error.error))?;
+        Ok(whole)
+    }
+
+    /// The page source the read pipeline fetches this graph's lists through.
+    pub(crate) fn source(&self) -> Box<dyn PageSource> {
+        Box::new(RedisSource {
+            shared: self.shared.clone(),
+            cache_path: self.cache_path.clone(),
+            connections_per_node: self.options.connections_per_node,
+        })
+    }
+
+    /// Whether the cache file exists and is this graph's.
+    fn cache_is_whole(&self) -> bool {
+        GraphFile::open(&self.cache_path).is_ok_and(|graph| {
+            fingerprint_hex(graph.fingerprint()) == self.shared.manifest.fingerprint
+        })
+    }
+
+    /// Writes the cache file: the header and the vertex sections, each page checked.
+    fn fill_cache(&self) -> Result<()> {
+        let manifest = &self.shared.manifest;
+        let temporary = self.temporary()?;
+        let file = temporary.as_file();
+        file.set_len(manifest.file_bytes)
+            .map_err(|source| self.cache_error(source))?;
+        // The header and the checksums first: the fingerprint covers both, and every
+        // later page is checked against the checksums.
+        let header_bytes = manifest
+            .sections
+            .iter()
+            .map(|s| s.offset)
+            .min()
+            .unwrap_or(0);
+        let accept = |_: u64, _: &[u8]| Ok(());
+        self.copy_region(file, 0, header_bytes, &accept)?;
+        let checksums = manifest
+            .sections
+            .iter()
+            .find(|section| section.name == SectionKind::Checksums.name());
+        if let Some(section) = checksums {
+            self.copy_region(file, section.offset, section.length, &accept)?;
+        }
+        let graph = GraphFile::open_bounded(temporary.path(), 4 * FILL_WINDOW_BYTES)?;
+        let found = fingerprint_hex(graph.fingerprint());
+        if found != manifest.fingerprint {
+            return Err(self.changed(found));
+        }
+        for section in &manifest.sections {
+            let kind = self.kind_of(&section.name)?;
+            if fetched_while_running(&section.name) || kind == SectionKind::Checksums {
+                continue;
+            }
+            self.copy_region(file, section.offset, section.length, &|at, bytes| {
+                Ok(graph.verify_blocks(kind, at, bytes)?)
+            })?;
+        }
+        file.sync_all().map_err(|source| self.cache_error(source))?;
+        temporary
+            .persist(&self.cache_path)
+            .map_err(|error| self.cache_error(error.error))?;
+        // The rename is durable once the folder is.
+        if let Some(Ok(folder)) = self.cache_path.parent().map(std::fs::File::open) {
+            let _ = folder.sync_all();
+        }
+        Ok(())
+    }
+
+    /// Copies `length` bytes at file `offset` from the cluster into `file`, a window at
+    /// a time, each window passed to `check` (with its offset from `offset`) first.
+    fn copy_region(
+        &self,
+        file: &std::fs::File,
+        offset: u64,
+        length: u64,
+        check: &dyn Fn(u64, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut window = vec![0u8; FILL_WINDOW_BYTES.min(length) as usize];
+        let mut at = 0;
+        while at < length {
+            let bytes = FILL_WINDOW_BYTES.min(length - at) as usize;
+            self.fetch_into(&mut window[..bytes], offset + at)?;
+            check(at, &window[..bytes])?;
+            file.write_all_at(&window[..bytes], offset + at)
+                .map_err(|source| self.cache_error(source))?;
+            at += bytes as u64;
+        }
+        Ok(())
+    }
+
+    /// Reads `buffer.len()` bytes at file `position` from the cluster, on this thread.
+    fn fetch_into(&self, buffer: &mut [u8], position: u64) -> Result<usize> {
+        fetch_now(&self.shared, buffer, position)
+    }
+
+    /// A temporary file in the cache folder, renamed into place once whole.
+    fn temporary(&self) -> Result<tempfile::NamedTempFile> {
+        let folder = self.cache_path.parent().unwrap_or(Path::new("."));
+        tempfile::Builder::new()
+            .prefix(".far-")
+            .suffix(".part")
+            .tempfile_in(folder)
+            .map_err(|source| self.cache_error(source))
+    }
+
+    /// The section kind called `name`.
+    fn kind_of(&self, name: &str) -> Result<SectionKind> {
+        SectionKind::from_name(name).ok_or_else(|| {
+            FarError::BadManifest {
+                name: self.shared.cluster.address.name.clone(),
+                detail: format!("it names a section {name:?} this swapless does not know"),
+            }
+            .into()
+        })
+    }
+
+    /// The error for a stored graph whose bytes are not the manifest's.
+    fn changed(&self, found: String) -> StoreError {
+        FarError::Changed {
+            name: self.shared.cluster.address.name.clone(),
+            expected: self.shared.manifest.fingerprint.clone(),
+            found,
+        }
+        .into()
+    }
+
+    fn cache_error(&self, source: std::io::Error) -> StoreError {
+        FarError::Cache {
+            path: self.cache_path.clone(),
+            source,
+        }
+        .into()
+    }
+}
+
+/// The folder far graphs' vertex sections are cached in.
+pub fn cache_folder() -> PathBuf {
+    let base = std::env::var_os("SWAPLESS_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("swapless")))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/swapless"))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("swapless-cache"));
+    base.join("far")
+}
+
+/// The page source of a far graph.
+struct RedisSource {
+    shared: Arc<FarShared>,
+    cache_path: PathBuf,
+    connections_per_node: usize,
+}
+
+impl PageSource for RedisSource {
+    fn path(&self) -> &Path {
+        &self.cache_path
+    }
+
+    fn direct_io(&self) -> bool {
+        false
+    }
+
+    fn read_now(&self, buffer: &mut [u8], position: u64, needed: usize) -> Result<()> {
+        let landed = fetch_now(&self.shared, buffer, position)?;
+        if landed < needed {
+            return Err(FarError::Damaged {
+                node: self.shared.cluster.nodes().join(","),
+                key: format!("bytes {position}.. of the file"),
+                detail: format!("{landed} bytes where {needed} were needed"),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    fn queue(&self, _arena: &AlignedBuffer, _entries: u32) -> Result<Box<dyn PageQueue>> {
+        Ok(Box::new(RedisQueue::new(
+            self.shared.clone(),
+            self.connections_per_node,
+        )))
+    }
+}
+
+/// Reads `buffer.len()` bytes at file `position` (fewer at the file's end) from the
+/// cluster on the calling thread, pipelined per node; returns how many landed.
+fn fetch_now(shared: &FarShared, buffer: &mut [u8], position: u64) -> Result<usize> {
+    let manifest = &shared.manifest;
+    let name = &shared.cluster.address.name;
+    let pieces = pieces(manifest, 0, 0, buffer.len() as u64, position);
+    let keys: Vec<String> = pieces
+        .iter()
+        .map(|piece| chunk_key(name, &manifest.fingerprint, piece.chunk()))
+        .collect();
+    let ranges: std::collections::HashMap<&str, (u64, u64)> = keys
+        .iter()
+        .zip(&pieces)
+        .map(|(key, piece)| {
+            (
+                key.as_str(),
+                (piece.start(), piece.start() + piece.length() as u64 - 1),
+            )
+        })
+        .collect();
+    let replies = per_node(&shared.cluster, &keys, &|key| {
+        let (first, last) = ranges.get(key).copied().unwrap_or((0, 0));
+        let mut command = redis::cmd("GETRANGE");
+        command.arg(key).arg(first).arg(last);
+        command
+    })?;
+    let mut landed = 0;
+    for ((piece, reply), key) in pieces.iter().zip(replies).zip(&keys) {
+        match reply {
+            redis::Value::BulkString(bytes) if bytes.len() == piece.length() as usize => {
+                let at = piece.destination();
+                buffer[at..at + bytes.len()].copy_from_slice(&bytes);
+                landed += bytes.len();
+                let traffic = shared.traffic_of(&shared.cluster.owner_of(key.as_bytes()).1);
+                traffic
+                    .bytes
+                    .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                traffic
+                    .requests
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            redis::Value::BulkString(bytes) if !bytes.is_empty() => {
+                let (_, node) = shared.cluster.owner_of(key.as_bytes());
+                return Err(FarError::Damaged {
+                    node,
+                    key: key.clone(),
+                    detail: format!(
+                        "{} bytes where {} were asked for",
+                        bytes.len(),
+                        piece.length()
+                    ),
+                }
+                .into());
+            }
+            _ => {
+                let (_, node) = shared.cluster.owner_of(key.as_bytes());
+                return Err(FarError::MissingKey {
+                    node,
+                    key: key.clone(),
+                }
+                .into());
+            }
+        }
+    }
+    Ok(landed)
+}

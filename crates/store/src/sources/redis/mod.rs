@@ -1,0 +1,23 @@
+//! Far memory: a graph stored on a Redis-protocol server or a Redis Cluster (Valkey
+//! too), its lists fetched by the read pipeline as the disk tiers read them from a file.
+//!
+//! `upload` stores a graph (chunks, then a manifest), lists and removes graphs; `graph`
+//! opens one for runs, with its vertex sections in a local cache; `queue` is the page
+//! source's reads in flight; `cluster` finds the nodes and which owns each key.
+
+mod address;
+mod cluster;
+mod error;
+mod graph;
+mod manifest;
+mod queue;
+mod upload;
+
+pub use address::{FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
+pub use error::FarError;
+pub use graph::{FarGraph, FarOptions, cache_folder};
+pub use manifest::{Manifest, ManifestSection};
+pub use upload::{
+    DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, StoredGraph, list, push,
+    remove,
+};

@@ -1,0 +1,463 @@
+//! The far source's reads in flight: per node, several connections, each owned by a
+//! worker thread that pipelines the `GETRANGE`s it is handed and copies each reply into
+//! the pipeline's slot. Completions come back on one channel, so the pipeline's I/O
+//! thread waits on them as it waits on io_uring's, and compute runs on what has landed
+//! while the rest is on the wire.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+use super::FarError;
+use super::cluster::Cluster;
+use super::manifest::{Manifest, chunk_key};
+use super::upload::{REDIRECT_RETRIES, is_redirect};
+use crate::sources::{PageQueue, QueueFailure};
+use crate::{Result, StoreError};
+
+/// Bytes of replies a connection's pipeline asks for at once, and the most a piece asks
+/// for: a pipeline's replies stay under twice this (counted in the plan, per connection).
+pub const PIPELINE_BYTES: u64 = 256 << 10;
+/// Requests a connection's pipeline holds at most.
+const PIPELINE_REQUESTS: usize = 64;
+
+/// One `GETRANGE`: a piece of a read that lies within one chunk.
+pub(crate) struct Piece {
+    /// The read's tag.
+    tag: u64,
+    /// The chunk.
+    chunk: u64,
+    /// The piece's first byte within the chunk.
+    start: u64,
+    /// Its length.
+    length: u32,
+    /// Where it goes (an address in the pipeline's arena).
+    destination: usize,
+    /// How many times it was sent.
+    attempts: u32,
+}
+
+impl Piece {
+    /// The chunk it lies in.
+    pub(crate) fn chunk(&self) -> u64 {
+        self.chunk
+    }
+    /// Its first byte within the chunk.
+    pub(crate) fn start(&self) -> u64 {
+        self.start
+    }
+    /// Its length.
+    pub(crate) fn length(&self) -> u32 {
+        self.length
+    }
+    /// Where it goes: the address given to [`pieces`] plus its offset in the read.
+    pub(crate) fn destination(&self) -> usize {
+        self.destination
+    }
+}
+
+/// The pieces of a read of `length` bytes at file `position`, each within one chunk, the
+/// read cut where the file ends.
+pub(crate) fn pieces(
+    manifest: &Manifest,
+    tag: u64,
+    destination: usize,
+    length: u64,
+    position: u64,
+) -> Vec<Piece> {
+    let end = (position + length).min(manifest.file_bytes);
+    let mut pieces = Vec::new();
+    let mut at = position;
+    while at < end {
+        let chunk = at / manifest.chunk_bytes;
+        let chunk_end = manifest
+            .chunk_range(chunk)
+            .end
+            .min(end)
+            .min(at + PIPELINE_BYTES);
+        pieces.push(Piece {
+            tag,
+            chunk,
+            start: at - chunk * manifest.chunk_bytes,
+            length: (chunk_end - at) as u32,
+            destination: destination + (at - position) as usize,
+            attempts: 0,
+        });
+        at = chunk_end;
+    }
+    pieces
+}
+
+/// What a worker reports.
+enum Completion {
+    /// A piece landed whole.
+    Landed { tag: u64, bytes: u32 },
+    /// The node redirected these pieces, or could not be reached while the cluster may
+    /// fail over: the queue reads the slot map again and sends them anew.
+    Redirected(Vec<Piece>, FarError),
+    /// A failure that ends the run.
+    Failed(FarError),
+}
+
+/// Per-node traffic, for the report.
+#[derive(Default)]
+pub(crate) struct NodeTraffic {
+    pub(crate) bytes: AtomicU64,
+    pub(crate) requests: AtomicU64,
+}
+
+/// Shared by the queue and its workers.
+pub(crate) struct FarShared {
+    pub(crate) cluster: Cluster,
+    pub(crate) manifest: Manifest,
+    /// Per node (`host:port`), bytes and requests.
+    pub(crate) traffic: std::sync::Mutex<HashMap<String, Arc<NodeTraffic>>>,
+    /// Requests sent again after a redirection or a failover.
+    pub(crate) retries: AtomicU64,
+    /// Nanoseconds the I/O thread waited for replies.
+    pub(crate) wait_nanos: AtomicU64,
+}
+
+impl FarShared {
+    /// The traffic counters of `node`.
+    pub(crate) fn traffic_of(&self, node: &str) -> Arc<NodeTraffic> {
+        let mut traffic = match self.traffic.lock() {
+            Ok(traffic) => traffic,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        traffic.entry(node.to_string()).or_default().clone()
+    }
+}
+
+/// A read waiting for its pieces.
+struct Pending {
+    pieces_left: u32,
+    bytes: u32,
+}
+
+/// The far source's queue.
+pub(crate) struct RedisQueue {
+    shared: Arc<FarShared>,
+    connections_per_node: usize,
+    /// Workers per node, made when a node is first sent a piece.
+    workers: HashMap<String, Vec<Sender<Piece>>>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+    next_worker: usize,
+    completions: Receiver<Completion>,
+    completion_sender: Sender<Completion>,
+    pending: HashMap<u64, Pending>,
+    /// Set when the queue fails: workers then write nothing more into the arena.
+    stopped: Arc<AtomicBool>,
+}
+
+impl RedisQueue {
+    /// A queue over `shared`'s cluster with `connections_per_node` connections a node.
+    pub(crate) fn new(shared: Arc<FarShared>, connections_per_node: usize) -> RedisQueue {
+        let (completion_sender, completions) = channel();
+        RedisQueue {
+            shared,
+            connections_per_node: connections_per_node.max(1),
+            workers: HashMap::new(),
+            handles: Vec::new(),
+            next_worker: 0,
+            completions,
+            completion_sender,
+            pending: HashMap::new(),
+            stopped: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Hands `piece` to a worker of the node that owns its chunk.
+    fn send(&mut self, piece: Piece) {
+        let key = chunk_key(
+            &self.shared.cluster.address.name,
+            &self.shared.manifest.fingerprint,
+            piece.chunk,
+        );
+        let (_, node) = self.shared.cluster.owner_of(key.as_bytes());
+        if !self.workers.contains_key(&node) {
+            let mut senders = Vec::new();
+            for _ in 0..self.connections_per_node {
+                let (sender, receiver) = channel();
+                senders.push(sender);
+                let worker = Worker {
+                    shared: self.shared.clone(),
+                    node: node.clone(),
+                    traffic: self.shared.traffic_of(&node),
+                    completions: self.completion_sender.clone(),
+                    stopped: self.stopped.clone(),
+                };
+                self.handles
+                    .push(std::thread::spawn(move || worker.run(receiver)));
+            }
+            self.workers.insert(node.clone(), senders);
+        }
+        let senders = &self.workers[&node];
+        self.next_worker = self.next_worker.wrapping_add(1);
+        // A worker's channel closes only when the queue is dropped.
+        let _ = senders[self.next_worker % senders.len()].send(piece);
+    }
+
+    /// Fails the queue with `error`: workers stop writing into the arena.
+    fn fail(&self, error: FarError) -> QueueFailure {
+        self.stopped.store(true, Ordering::Relaxed);
+        QueueFailure(StoreError::Far(error))
+    }
+}
+
+impl PageQueue for RedisQueue {
+    unsafe fn submit(
+        &mut self,
+        tag: u64,
+        destination: *mut u8,
+        length: u32,
+        position: u64,
+    ) -> Result<()> {
+        let pieces = pieces(
+            &self.shared.manifest,
+            tag,
+            destination as usize,
+            length as u64,
+            position,
+        );
+        if pieces.is_empty() {
+            // A read wholly past the end of the file lands empty at once.
+            let _ = self
+                .completion_sender
+                .send(Completion::Landed { tag, bytes: 0 });
+            self.pending.insert(
+                tag,
+                Pending {
+                    pieces_left: 1,
+                    bytes: 0,
+                },
+            );
+            return Ok(());
+        }
+        self.pending.insert(
+            tag,
+            Pending {
+                pieces_left: pieces.len() as u32,
+                bytes: 0,
+            },
+        );
+        for piece in pieces {
+            self.send(piece);
+        }
+        Ok(())
+    }
+
+    fn complete(
+        &mut self,
+        wanted: usize,
+        completions: &mut Vec<(u64, i32)>,
+    ) -> std::result::Result<(), QueueFailure> {
+        let wanted = wanted.min(self.pending.len());
+        let started = Instant::now();
+        let mut landed = 0;
+        while landed < wanted {
+            let completion = match self.completions.recv() {
+                Ok(completion) => completion,
+                Err(_) => {
+                    return Err(self.fail(FarError::Server {
+                        node: self.shared.cluster.nodes().join(","),
+                        detail: "the connections' workers stopped".to_string(),
+                    }));
+                }
+            };
+            match completion {
+                Completion::Landed { tag, bytes } => {
+                    let Some(pending) = self.pending.get_mut(&tag) else {
+                        continue;
+                    };
+                    pending.pieces_left -= 1;
+                    pending.bytes += bytes;
+                    if pending.pieces_left == 0 {
+                        let bytes = pending.bytes;
+                        self.pending.remove(&tag);
+                        completions.push((tag, bytes as i32));
+                        landed += 1;
+                    }
+                }
+                Completion::Redirected(pieces, error) => {
+                    if pieces.iter().any(|piece| piece.attempts > REDIRECT_RETRIES) {
+                        return Err(self.fail(error));
+                    }
+                    self.shared
+                        .retries
+                        .fetch_add(pieces.len() as u64, Ordering::Relaxed);
+                    // Give a failing-over cluster a moment, then follow its new map.
+                    let attempts = pieces.iter().map(|piece| piece.attempts).max().unwrap_or(1);
+                    std::thread::sleep(Duration::from_millis(50 * attempts.min(20) as u64));
+                    let _ = self.shared.cluster.refresh();
+                    for piece in pieces {
+                        self.send(piece);
+                    }
+                }
+                Completion::Failed(error) => return Err(self.fail(error)),
+            }
+        }
+        self.shared
+            .wait_nanos
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl Drop for RedisQueue {
+    fn drop(&mut self) {
+        self.workers.clear();
+        for handle in self.handles.drain(..) {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// One connection's worker.
+struct Worker {
+    shared: Arc<FarShared>,
+    node: String,
+    traffic: Arc<NodeTraffic>,
+    completions: Sender<Completion>,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Worker {
+    /// Sends the pieces it receives, a pipeline at a time, until the queue is dropped.
+    fn run(self, pieces: Receiver<Piece>) {
+        let mut connection: Option<redis::Connection> = None;
+        while let Ok(first) = pieces.recv() {
+            let mut batch = vec![first];
+            let mut bytes = batch[0].length as u64;
+            while batch.len() < PIPELINE_REQUESTS && bytes < PIPELINE_BYTES {
+                match pieces.try_recv() {
+                    Ok(piece) => {
+                        bytes += piece.length as u64;
+                        batch.push(piece);
+                    }
+                    Err(_) => break,
+                }
+            }
+            let report = self.fetch(&mut connection, batch);
+            if self.completions.send(report).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Fetches `batch` over `connection` (made anew when `None`), copies each reply into
+    /// its slot, and says how it went: one completion for the batch when it fails, else
+    /// one per piece (sent here, the last returned).
+    fn fetch(
+        &self,
+        connection: &mut Option<redis::Connection>,
+        mut batch: Vec<Piece>,
+    ) -> Completion {
+        let cluster = &self.shared.cluster;
+        let name = &cluster.address.name;
+        let fingerprint = &self.shared.manifest.fingerprint;
+        for piece in &mut batch {
+            piece.attempts += 1;
+        }
+        if connection.is_none() {
+            match cluster.connect(&self.node) {
+                Ok(made) => *connection = Some(made),
+                Err(error) => return self.unreachable(batch, error),
+            }
+        }
+        let Some(live) = connection.as_mut() else {
+            return Completion::Failed(FarError::Unreachable {
+                node: self.node.clone(),
+                detail: "no connection".to_string(),
+            });
+        };
+        let mut pipeline = redis::pipe();
+        for piece in &batch {
+            pipeline
+                .cmd("GETRANGE")
+                .arg(chunk_key(name, fingerprint, piece.chunk))
+                .arg(piece.start)
+                .arg(piece.start + piece.length as u64 - 1);
+        }
+        let replies: Vec<Vec<u8>> = match pipeline.query(live) {
+            Ok(replies) => replies,
+            Err(error) => {
+                let failure = cluster.failure(&self.node, &error);
+                if is_redirect(&error) {
+                    return Completion::Redirected(batch, failure);
+                }
+                // The connection is no good after an I/O error or a timeout.
+                *connection = None;
+                return self.unreachable(batch, failure);
+            }
+        };
+        self.traffic
+            .requests
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+        let count = batch.len();
+        for (index, (piece, reply)) in batch.into_iter().zip(replies).enumerate() {
+            self.traffic
+                .bytes
+                .fetch_add(reply.len() as u64, Ordering::Relaxed);
+            if reply.len() != piece.length as usize {
+                let key = chunk_key(name, fingerprint, piece.chunk);
+                return Completion::Failed(match reply.is_empty() {
+                    true => FarError::MissingKey {
+                        node: self.node.clone(),
+                        key,
+                    },
+                    false => FarError::Damaged {
+                        node: self.node.clone(),
+                        key,
+                        detail: format!(
+                            "{} bytes where {} were asked for",
+                            reply.len(),
+                            piece.length
+                        ),
+                    },
+                });
+            }
+            if self.stopped.load(Ordering::Relaxed) {
+                return Completion::Failed(FarError::Server {
+                    node: self.node.clone(),
+                    detail: "the run stopped".to_string(),
+                });
+            }
+            // SAFETY: `PageQueue::submit`'s contract: the destination range lies in the
+            // arena and is this read's alone until its completion is reaped, which
+            // happens only after the completion sent below.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    reply.as_ptr(),
+                    piece.destination as *mut u8,
+                    reply.len(),
+                );
+            }
+            let landed = Completion::Landed {
+                tag: piece.tag,
+                bytes: piece.length,
+            };
+            if index + 1 == count {
+                return landed;
+            }
+            if self.completions.send(landed).is_err() {
+                break;
+            }
+        }
+        Completion::Failed(FarError::Server {
+            node: self.node.clone(),
+            detail: "the queue went away".to_string(),
+        })
+    }
+
+    /// `batch` could not be fetched from this node: sent again through a fresh slot map
+    /// when the nodes form a cluster (a replica may take over), else the end of the run.
+    fn unreachable(&self, batch: Vec<Piece>, error: FarError) -> Completion {
+        match self.shared.cluster.clustered() {
+            true => Completion::Redirected(batch, error),
+            false => Completion::Failed(error),
+        }
+    }
+}
