@@ -168,7 +168,12 @@ fn run_in_pool(
     let negative_far_weights = far
         .as_ref()
         .is_some_and(|far| contract.reads().weights && !far.manifest().non_negative_weights);
-    if negative_far_weights || contract.refusal(&graph)? == Some(Refusal::NegativeWeights) {
+    // (The cache holds no weights to look at.)
+    let refused = match far {
+        Some(_) => negative_far_weights,
+        None => contract.refusal(&graph)? == Some(Refusal::NegativeWeights),
+    };
+    if refused {
         return Err(RunError::NegativeWeights);
     }
     // Huge pages are counted from the machine-wide counter, above what it held before

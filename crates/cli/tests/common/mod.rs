@@ -2,7 +2,11 @@
 //! and compute the expected graph independently of the builder.
 #![allow(dead_code)]
 
+pub mod answers;
 pub mod hostile;
+pub mod redis;
+
+pub use answers::*;
 
 use std::collections::BTreeMap;
 use std::io::Write;

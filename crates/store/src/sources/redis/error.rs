@@ -54,7 +54,7 @@ pub enum FarError {
     },
     /// A different graph is stored under the name.
     #[error(
-        "a different graph (fingerprint {stored}) is already stored as {name:?}; \\
+        "a different graph (fingerprint {stored}) is already stored as {name:?}; \
          remove it first or replace it"
     )]
     NameTaken {
@@ -66,7 +66,7 @@ pub enum FarError {
     /// A chunk's key is missing: evicted by a `maxmemory` policy, or the graph was
     /// removed or replaced while in use.
     #[error(
-        "the key {key} is missing on the Redis node {node}: evicted (maxmemory policy), \\
+        "the key {key} is missing on the Redis node {node}: evicted (maxmemory policy), \
          or the graph was removed or replaced"
     )]
     MissingKey {
@@ -146,7 +146,12 @@ impl FarError {
             };
         }
         let text = error.to_string();
-        if text.contains("WRONGPASS") || text.contains("NOAUTH") || text.contains("NOPERM") {
+        let refused = matches!(
+            error.kind(),
+            redis::ErrorKind::AuthenticationFailed
+                | redis::ErrorKind::Server(redis::ServerErrorKind::NoPerm)
+        );
+        if refused || text.contains("WRONGPASS") || text.contains("NOAUTH") {
             return FarError::Refused { node, detail: text };
         }
         FarError::Server { node, detail: text }

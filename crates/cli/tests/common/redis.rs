@@ -1,0 +1,172 @@
+//! Redis servers for the far-memory tests: started on loopback on free ports, each in
+//! its own folder, and stopped by process id when dropped. A missing `redis-server`
+//! fails the test (the README's test command installs it).
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `redis-server`.
+pub struct RedisServer {
+    pub port: u16,
+    child: Child,
+}
+
+impl RedisServer {
+    /// A plain server on a free port, with `extra` arguments (`--requirepass x`).
+    pub fn start(dir: &Path, extra: &[&str]) -> RedisServer {
+        let port = free_port();
+        let folder = dir.join(format!("redis-{port}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let mut args: Vec<String> = [
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--protected-mode",
+            "no",
+            "--dir",
+            folder.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let child = Command::new("redis-server")
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is installed (the README's test command installs it)");
+        let server = RedisServer { port, child };
+        server.wait_until_up(extra);
+        server
+    }
+
+    /// `host:port`.
+    pub fn node(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// `redis-cli` against this server, with `args`; its standard output.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let output = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli is installed");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Stops the server now (SIGKILL), as a crashed node.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn wait_until_up(&self, extra: &[&str]) {
+        let password = extra
+            .iter()
+            .position(|a| *a == "--requirepass")
+            .map(|at| extra[at + 1]);
+        let started = Instant::now();
+        loop {
+            let mut args = vec!["ping"];
+            if let Some(password) = password {
+                args = vec!["-a", password, "--no-auth-warning", "ping"];
+            }
+            if self.cli(&args).contains("PONG") {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A Redis Cluster of `masters` masters with `replicas` replicas each, on loopback.
+pub struct RedisCluster {
+    pub servers: Vec<RedisServer>,
+}
+
+impl RedisCluster {
+    /// Starts the servers and joins them with `redis-cli --cluster create`.
+    pub fn start(dir: &Path, masters: usize, replicas: usize) -> RedisCluster {
+        let mut servers = Vec::new();
+        for _ in 0..masters * (1 + replicas) {
+            let config = dir.join(format!("nodes-{}.conf", servers.len()));
+            servers.push(RedisServer::start(
+                dir,
+                &[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    config.to_str().unwrap(),
+                    "--cluster-node-timeout",
+                    "1000",
+                ],
+            ));
+        }
+        let nodes: Vec<String> = servers.iter().map(RedisServer::node).collect();
+        let output = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&nodes)
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
+            .output()
+            .expect("redis-cli is installed");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        let cluster = RedisCluster { servers };
+        cluster.wait_until_ok();
+        cluster
+    }
+
+    /// `redis://` with every node as a seed.
+    pub fn url(&self, name: &str) -> String {
+        format!("redis://{}/{name}", self.servers[0].node())
+    }
+
+    /// Waits until every node says the cluster is ok.
+    pub fn wait_until_ok(&self) {
+        let started = Instant::now();
+        while !self.servers.iter().all(|server| {
+            server
+                .cli(&["cluster", "info"])
+                .contains("cluster_state:ok")
+        }) {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the cluster did not form"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// A port free on loopback now, whose cluster bus port (+10000) is free too.
+fn free_port() -> u16 {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if port < 55000 && TcpListener::bind(("127.0.0.1", port + 10000)).is_ok() {
+            return port;
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! Far memory on real Redis servers started here on loopback: push, list, remove; every
+//! kernel on a far graph gives the dram answer at budgets that force reads, on one node
+//! and on a cluster, with chunks from 4 KiB to 1 MiB; faults end a run in one sentence.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::redis::{RedisCluster, RedisServer};
+use common::*;
+
+/// `swapless args` with the far cache in `dir` and `env` set.
+fn far_swapless(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
+    command
+        .args(args)
+        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
+        .env_remove("SWAPLESS_REDIS_PASSWORD")
+        .env_remove("SWAPLESS_REDIS_USER");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("the swapless binary runs")
+}
+
+/// [`far_swapless`], insisting that it succeeds; its standard output.
+fn far_ok(dir: &Path, args: &[&str]) -> String {
+    let output = far_swapless(dir, args, &[]);
+    assert!(
+        output.status.success(),
+        "swapless {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// [`far_swapless`], insisting that it fails in one sentence; that sentence.
+fn far_fails(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = far_swapless(dir, args, env);
+    assert_eq!(output.status.code(), Some(1), "{args:?}");
+    failed_in_one_line(args, output)
+}
+
+/// A run of `kernel` on `graph` (a file or a far address) with `extra`: (report, result).
+fn run(dir: &Path, graph: &str, kernel: &str, extra: &[&str]) -> (serde_json::Value, Vec<u8>) {
+    let tag = format!(
+        "{kernel}-{}",
+        extra.join("").replace(['-', '/', ':', '.'], "")
+    );
+    let json = dir.join(format!("{tag}.json"));
+    let out = dir.join(format!("{tag}.npy"));
+    let mut args = vec!["run", kernel, graph, "--json", arg(&json)];
+    if !returns_a_number(kernel) {
+        args.extend(["--out", arg(&out)]);
+    }
+    args.extend(extra);
+    far_ok(dir, &args);
+    let result = match returns_a_number(kernel) {
+        true => Vec::new(),
+        false => npy_payload(&out),
+    };
+    (json_report(&json), result)
+}
+
+/// The least budget `plan` gives `kernel` on `graph`, in bytes.
+fn least(dir: &Path, graph: &str, kernel: &str) -> u64 {
+    let json = dir.join("plan.json");
+    far_ok(dir, &["plan", graph, kernel, "--json", arg(&json)]);
+    json_report(&json)["minimum_bytes"].as_u64().unwrap()
+}
+
+/// Every kernel on the far graph `url` gives the answer of a verified dram run on the
+/// same graph's file `local`, at half its footprint (or its least budget): checks the
+/// tier, the traffic and the peak.
+fn every_kernel_matches_dram(dir: &Path, local: &Path, url: &str, kernels: &[&str]) {
+    for &kernel in kernels {
+        let dram = run(dir, arg(local), kernel, &["--tier", "dram", "--verify"]);
+        let footprint = dram.0["footprint_bytes"].as_u64().unwrap();
+        let budget = (least(dir, url, kernel) + (64 << 10)).max(footprint / 2);
+        let memory = format!("{}K", budget >> 10);
+        let far = run(dir, url, kernel, &["--memory", &memory]);
+        assert_eq!(far.0["tier"], "far", "{kernel}");
+        assert!(
+            far.0["far"]["network_bytes"].as_u64().unwrap() > 0,
+            "{kernel} read nothing"
+        );
+        let peak = far.0["peak_rss_bytes"].as_u64().unwrap();
+        assert!(
+            peak <= budget,
+            "{kernel}: peak RSS {peak} over the budget {budget}"
+        );
+        assert_same_answer_on(local, kernel, "far", (&far.0, &far.1), (&dram.0, &dram.1));
+    }
+}
+
+/// A weighted Kronecker graph of scale 16 in `dir`.
+fn graph(dir: &Path) -> PathBuf {
+    let path = dir.join("kron16.sl");
+    generate_kron(&path, 16, 8, &["--weighted"]);
+    path
+}
+
+#[test]
+fn one_node_stores_lists_removes_and_serves_every_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let server = RedisServer::start(dir, &[]);
+    let url = format!("redis://{}/kron", server.node());
+    let pushed = far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    assert!(pushed.contains("stored"), "{pushed}");
+    // The same graph again: nothing to send.
+    let again = far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    assert!(again.contains("already holds"), "{again}");
+    let listed = far_ok(dir, &["far", "ls", &format!("redis://{}", server.node())]);
+    assert!(
+        listed.contains("kron") && listed.contains("65,536 vertices"),
+        "{listed}"
+    );
+    every_kernel_matches_dram(dir, &local, &url, &all_kernels());
+    // --verify on a far graph fetches the whole file once and checks the answer.
+    let (verified, _) = run(dir, &url, "cc", &["--verify"]);
+    assert_eq!(verified["verified"], true);
+    // Chunks from 4 KiB to 1 MiB.
+    for (chunk, kernel) in [("4K", "pr"), ("1M", "bfs")] {
+        let chunked = format!("redis://{}/kron-{chunk}", server.node());
+        far_ok(
+            dir,
+            &["far", "push", arg(&local), &chunked, "--chunk", chunk],
+        );
+        every_kernel_matches_dram(dir, &local, &chunked, &[kernel]);
+    }
+    let removed = far_ok(dir, &["far", "rm", &url]);
+    assert!(removed.contains("removed"), "{removed}");
+    assert!(!far_ok(dir, &["far", "ls", &format!("redis://{}", server.node())]).contains("kron "));
+    let gone = far_fails(dir, &["run", "pr", &url], &[]);
+    assert!(gone.contains("no graph named \"kron\""), "{gone}");
+}
+
+#[test]
+fn a_different_graph_is_kept_unless_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let server = RedisServer::start(dir, &[]);
+    let (first, second) = (dir.join("a.sl"), dir.join("b.sl"));
+    generate_kron(&first, 10, 4, &[]);
+    generate_kron(&second, 11, 4, &[]);
+    let url = format!("redis://{}/g", server.node());
+    far_ok(dir, &["far", "push", arg(&first), &url]);
+    let taken = far_fails(dir, &["far", "push", arg(&second), &url], &[]);
+    assert!(taken.contains("a different graph"), "{taken}");
+    let replaced = far_ok(dir, &["far", "push", arg(&second), &url, "--replace"]);
+    assert!(replaced.contains("replaced"), "{replaced}");
+    // The old graph's chunks are gone: only the new one's and its manifest remain.
+    let keys = server.cli(&["--scan", "--pattern", "swapless:g:*"]);
+    let chunk_bytes = 256 << 10;
+    let second_bytes = std::fs::metadata(&second).unwrap().len();
+    assert_eq!(
+        keys.lines().count() as u64,
+        second_bytes.div_ceil(chunk_bytes) + 1,
+        "{keys}"
+    );
+    let (report, _) = run(dir, &url, "cc", &[]);
+    assert_eq!(report["vertices"], 2048);
+}
+
+#[test]
+fn faults_end_a_far_run_in_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let mut server = RedisServer::start(dir, &["--requirepass", "sesame"]);
+    let url = format!("redis://{}/kron", server.node());
+    let password = [("SWAPLESS_REDIS_PASSWORD", "sesame")];
+    let refused = far_fails(dir, &["far", "push", arg(&local), &url], &[]);
+    assert!(refused.contains("refused the credentials"), "{refused}");
+    let wrong = far_fails(
+        dir,
+        &["far", "ls", &url],
+        &[("SWAPLESS_REDIS_PASSWORD", "open")],
+    );
+    assert!(
+        wrong.contains("refused the credentials") && wrong.contains("SWAPLESS_REDIS_PASSWORD"),
+        "{wrong}"
+    );
+    let output = far_swapless(dir, &["far", "push", arg(&local), &url], &password);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let memory = format!(
+        "{}K",
+        (least(
+            dir,
+            &format!("redis://:sesame@{}/kron", server.node()),
+            "pr"
+        ) >> 10)
+            + 64
+    );
+    // A chunk evicted (or deleted): the run names the key and stops.
+    let key = server.cli(&[
+        "-a",
+        "sesame",
+        "--no-auth-warning",
+        "--scan",
+        "--pattern",
+        "swapless:kron:*:7",
+    ]);
+    let key = key.trim();
+    assert!(!key.is_empty());
+    server.cli(&["-a", "sesame", "--no-auth-warning", "del", key]);
+    let missing = far_fails(dir, &["run", "pr", &url, "--memory", &memory], &password);
+    assert!(
+        missing.contains("is missing") && missing.contains(key),
+        "{missing}"
+    );
+    // The node stopped: one sentence naming it.
+    server.kill();
+    let unreachable = far_fails(dir, &["run", "pr", &url, "--memory", &memory], &password);
+    assert!(unreachable.contains(&server.node()), "{unreachable}");
+    // Not an address at all.
+    let bad = far_fails(dir, &["run", "pr", "redis://nowhere/kron"], &[]);
+    assert!(bad.contains("host:port"), "{bad}");
+}
+
+#[test]
+fn a_three_master_cluster_spreads_chunks_and_serves_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let cluster = RedisCluster::start(dir, 3, 0);
+    let url = cluster.url("kron");
+    far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "16K"]);
+    // Every master holds some of the chunks.
+    for server in &cluster.servers {
+        let keys: usize = server.cli(&["dbsize"]).trim().parse().unwrap();
+        assert!(keys > 10, "{} holds {keys} keys", server.node());
+    }
+    every_kernel_matches_dram(dir, &local, &url, &["pr", "bfs", "cc", "sssp"]);
+    let (report, _) = run(dir, &url, "pr", &["--memory", "24M"]);
+    assert_eq!(
+        report["far"]["nodes"].as_array().unwrap().len(),
+        3,
+        "{}",
+        report["far"]
+    );
+}
