@@ -6,6 +6,7 @@ pub mod answers;
 pub mod hostile;
 pub mod redis;
 
+#[allow(unused_imports)]
 pub use answers::*;
 
 use std::collections::BTreeMap;
