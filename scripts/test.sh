@@ -4,9 +4,21 @@
 # removes them), and the Python tests: the CLI's kernels and the Python package's
 # API against networkx and scipy.
 # Needs the Rust toolchain (cargo with rustfmt and clippy) and Python 3 with pip;
-# crates come from crates.io and Python packages from PyPI.
+# crates come from crates.io, Python packages from PyPI, Redis from apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The far-memory tests start their own Redis servers and a Redis Cluster on loopback:
+# redis-server and redis-cli come from the system's packages where missing.
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null
+  else
+    echo "the far-memory tests need redis-server and redis-cli (Debian/Ubuntu: apt-get install redis-server redis-tools)" >&2
+    exit 1
+  fi
+fi
 
 # matplotlib draws `swapless bench`'s figures, which the Rust tests check too;
 # maturin builds the Python package.

@@ -332,7 +332,9 @@ fn kernel_footprints(graph: &GraphFile) -> Result<Vec<(&'static str, u64)>, CliE
 /// `swapless info FILE`
 pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     prepare_json(json_path)?;
-    let graph = GraphFile::open(path)?;
+    // A graph in far memory is described from its local cache of vertex sections.
+    let far = swapless_run::open_far(path, &swapless_store::far::FarOptions::default())?;
+    let graph = GraphFile::open(far.as_ref().map_or(path, |far| far.path()))?;
     let header = graph.header();
     let flags = graph.flags();
     let stats = degree_stats(graph.out_offsets()).ok_or_else(|| FormatError::Corrupt {
@@ -475,6 +477,20 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
 
 /// `swapless check FILE`
 pub fn check(path: &Path) -> CliResult {
+    if let Some(text) = path
+        .to_str()
+        .filter(|text| swapless_store::far::is_far_address(text))
+    {
+        let address = swapless_store::far::FarAddress::parse(text)
+            .map_err(swapless_store::StoreError::Far)?;
+        let chunks = swapless_store::far::check(&address, std::time::Duration::from_secs(10))?;
+        say!(
+            "ok: {} verified ({} chunks against the manifest's checksums)",
+            address.display(),
+            thousands(chunks)
+        );
+        return Ok(());
+    }
     let report = check_file(path)?;
     say!(
         "ok: {} verified ({} checksum blocks, {} vertices, {} arcs)",

@@ -247,3 +247,67 @@ fn a_three_master_cluster_spreads_chunks_and_serves_kernels() {
         report["far"]
     );
 }
+
+#[test]
+fn a_master_killed_mid_run_fails_over_and_the_run_gives_the_same_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let mut cluster = RedisCluster::start(dir, 3, 1);
+    let url = cluster.url("kron");
+    far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "16K"]);
+    let dram = run(dir, arg(&local), "pr", &["--tier", "dram"]);
+    let memory = format!("{}K", (least(dir, &url, "pr") >> 10) + 64);
+    // Wait for the replicas to hold every chunk before one of them has to take over.
+    let started = std::time::Instant::now();
+    while cluster.servers.iter().any(|s| {
+        s.cli(&["info", "replication"])
+            .contains("master_link_status:down")
+    }) {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the replicas did not catch up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let json = dir.join("failover.json");
+    let out = dir.join("failover.npy");
+    let child = Command::new(env!("CARGO_BIN_EXE_swapless"))
+        .args(["run", "pr", &url, "--memory", &memory, "--trials", "40"])
+        .args(["--json", arg(&json), "--out", arg(&out)])
+        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // A master that is not the seed node.
+    let victim = cluster
+        .servers
+        .iter()
+        .position(|s| {
+            s.node() != cluster.servers[0].node() && s.cli(&["role"]).starts_with("master")
+        })
+        .unwrap();
+    cluster.servers[victim].kill();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = json_report(&json);
+    assert!(
+        report["far"]["retries"].as_u64().unwrap() > 0,
+        "{}",
+        report["far"]
+    );
+    assert_same_answer_on(
+        &local,
+        "pr",
+        "far",
+        (&report, &npy_payload(&out)),
+        (&dram.0, &dram.1),
+    );
+}

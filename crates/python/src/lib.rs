@@ -110,12 +110,42 @@ fn run_error(error: RunError) -> PyErr {
         RunError::Format(error) => format_error(error),
         RunError::Budget(error) => BudgetError::new_err(store_sentence(&error)),
         RunError::Store(swapless_store::StoreError::Format(error)) => format_error(error),
+        RunError::Store(swapless_store::StoreError::Far(error)) => far_error(error),
         RunError::Store(error) => PyOSError::new_err(store_sentence(&error)),
         RunError::Reserve { .. } => pyo3::exceptions::PyMemoryError::new_err(error.to_string()),
         RunError::Verification(message) => VerificationError::new_err(message),
         RunError::Interrupted => {
             pyo3::exceptions::PyKeyboardInterrupt::new_err("the run was interrupted")
         }
+    }
+}
+
+/// A far-memory error as the OSError subclass that says what kind it is.
+fn far_error(error: swapless_store::far::FarError) -> PyErr {
+    use swapless_store::far::{FarError, PASSWORD_VARIABLE};
+    let sentence = error.to_string();
+    match error {
+        FarError::Unreachable { .. } | FarError::Timeout { .. } => {
+            pyo3::exceptions::PyConnectionError::new_err(sentence)
+        }
+        FarError::Refused { .. } => pyo3::exceptions::PyPermissionError::new_err(format!(
+            "{sentence}; set the password in {PASSWORD_VARIABLE}"
+        )),
+        FarError::NotFound { .. } => pyo3::exceptions::PyFileNotFoundError::new_err(sentence),
+        FarError::NameTaken { .. } => {
+            pyo3::exceptions::PyFileExistsError::new_err(format!("{sentence} (pass replace=True)"))
+        }
+        FarError::BadAddress { .. } => PyValueError::new_err(sentence),
+        _ => PyOSError::new_err(sentence),
+    }
+}
+
+/// A store error from a far-memory command.
+fn far_store_error(error: swapless_store::StoreError) -> PyErr {
+    match error {
+        swapless_store::StoreError::Far(error) => far_error(error),
+        swapless_store::StoreError::Format(error) => format_error(error),
+        other => PyOSError::new_err(store_sentence(&other)),
     }
 }
 
@@ -233,7 +263,13 @@ fn interruptible<T: Send + 'static>(
 /// Facts about a .sl file, as JSON.
 #[pyfunction]
 fn graph_info(path: PathBuf) -> PyResult<String> {
-    let graph = GraphFile::open(&path).map_err(format_error)?;
+    // A graph in far memory is described from its local cache of vertex sections.
+    let far = swapless_run::open_far(&path, &swapless_store::far::FarOptions::default())
+        .map_err(run_error)?;
+    let local = far
+        .as_ref()
+        .map_or(path.clone(), |far| far.path().to_path_buf());
+    let graph = GraphFile::open(&local).map_err(format_error)?;
     let flags = graph.flags();
     let arcs = graph.num_arcs() as u64;
     let info = json!({
@@ -244,7 +280,8 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
         "directed": flags.directed,
         "weighted": flags.weighted,
         "reordered": graph.permutation().is_some(),
-        "file_bytes": std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+        "file_bytes": graph.file_bytes(),
+        "far": far.as_ref().map(|far| far.display()),
         "sections": graph.header().sections.iter().map(|entry| json!({
             "name": entry.name, "bytes": entry.length,
         })).collect::<Vec<_>>(),
@@ -553,9 +590,75 @@ fn memory_bytes(py: Python<'_>, text: Option<&str>) -> PyResult<Option<u64>> {
     memory_size(py, text)
 }
 
+/// Stores the .sl file at `path` in far memory at `url`; returns the push's report as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, url, chunk="256K", replace=false, memory="64M", timeout=10.0))]
+fn far_push(
+    py: Python<'_>,
+    path: PathBuf,
+    url: &str,
+    chunk: &str,
+    replace: bool,
+    memory: &str,
+    timeout: f64,
+) -> PyResult<String> {
+    use swapless_store::far::{FAR_CHUNK_RANGE, FarAddress, PushOptions};
+    let address = FarAddress::parse(url).map_err(far_error)?;
+    if address.name.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "{} names no graph; end it with /NAME",
+            address.display()
+        )));
+    }
+    let chunk_bytes = swapless_system::parse_size(chunk)
+        .filter(|size| FAR_CHUNK_RANGE.contains(size) && size % 4096 == 0)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "chunk={chunk:?} must be a multiple of 4K from 4K to 4M"
+            ))
+        })?;
+    let buffer_bytes = swapless_system::parse_size(memory).ok_or_else(|| {
+        PyValueError::new_err(format!("memory={memory:?} is not a size like \"64M\""))
+    })?;
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(PyValueError::new_err(
+            "timeout must be a positive number of seconds",
+        ));
+    }
+    let options = PushOptions {
+        chunk_bytes,
+        replace,
+        buffer_bytes,
+        timeout: std::time::Duration::from_secs_f64(timeout),
+    };
+    let report = py
+        .detach(|| swapless_store::far::push(&path, &address, &options, &|_, _| {}))
+        .map_err(far_store_error)?;
+    Ok(json!({
+        "url": address.display(),
+        "already_stored": report.already_stored,
+        "bytes_sent": report.bytes_sent,
+        "nodes": report.nodes,
+        "chunks": report.manifest.chunks(),
+        "chunk_bytes": report.manifest.chunk_bytes,
+        "fingerprint": report.manifest.fingerprint,
+        "replaced": report.replaced,
+    })
+    .to_string())
+}
+
 /// Checks every checksum and structural invariant of a .sl file.
 #[pyfunction]
 fn check(path: PathBuf) -> PyResult<()> {
+    if let Some(text) = path
+        .to_str()
+        .filter(|text| swapless_store::far::is_far_address(text))
+    {
+        let address = swapless_store::far::FarAddress::parse(text).map_err(far_error)?;
+        return swapless_store::far::check(&address, std::time::Duration::from_secs(10))
+            .map(|_| ())
+            .map_err(far_store_error);
+    }
     swapless_format::check_file(Path::new(&path))
         .map(|_| ())
         .map_err(format_error)
@@ -576,5 +679,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(generate, module)?)?;
     module.add_function(wrap_pyfunction!(from_edges, module)?)?;
     module.add_function(wrap_pyfunction!(check, module)?)?;
+    module.add_function(wrap_pyfunction!(far_push, module)?)?;
     Ok(())
 }

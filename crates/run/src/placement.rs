@@ -121,5 +121,13 @@ pub fn plan_json(plan: &Plan) -> Value {
 
 /// A graph file's plan for `kernel` under `placement`.
 pub fn plan(path: &Path, kernel: Kernel, placement: &Placement) -> Result<Plan, RunError> {
-    placement.plan(&GraphFile::open(path)?, kernel)
+    match crate::open_far(path, &swapless_store::far::FarOptions::default())? {
+        None => placement.plan(&GraphFile::open(path)?, kernel),
+        Some(far) => {
+            let mut placement = placement.clone();
+            placement.tier = Some(Tier::Far);
+            placement.network_bytes = far.buffer_bytes();
+            placement.plan(&GraphFile::open(far.path())?, kernel)
+        }
+    }
 }

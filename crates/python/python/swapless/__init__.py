@@ -30,6 +30,7 @@ from ._core import BudgetError, FormatError, VerificationError
 __all__ = [
     "Graph",
     "open",
+    "far_push",
     "build",
     "generate",
     "from_edges",
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 Size = Union[str, int, None]
-TIERS = (None, "dram", "mmap", "direct")
+TIERS = (None, "dram", "mmap", "direct", "far")
 
 
 def _size(memory: Size) -> Optional[str]:
@@ -66,7 +67,8 @@ class Graph:
 
     Attributes: ``path``, ``memory`` (the budget, e.g. "1G"; None: in memory if it
     fits in half of the memory the process may use, physical or its cgroup's limit),
-    ``tier`` (None, "dram", "mmap" or "direct"),
+    ``tier`` (None, "dram", "mmap", "direct", or "far" for a graph in far memory,
+    opened by its ``redis://HOST:PORT/NAME`` address),
     ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
     ``weighted``, and ``last_report``, the report of the last kernel run on it.
     """
@@ -74,8 +76,11 @@ class Graph:
     def __init__(self, path: Union[str, os.PathLike], memory: Size = None,
                  tier: Optional[str] = None, _keep: Any = None) -> None:
         if tier not in TIERS:
-            raise ValueError(f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\" or None")
+            raise ValueError(
+                f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\", \"far\" or None")
         self.path = os.fspath(path)
+        if self.path.startswith(("redis://", "rediss://")) and tier not in (None, "far"):
+            raise ValueError(f"tier={tier!r}: a graph in far memory runs on tier \"far\"")
         self.memory = _size(memory)
         _core.memory_bytes(self.memory)
         self.tier = tier
@@ -117,8 +122,24 @@ class Graph:
 
 
 def open(path: Union[str, os.PathLike], memory: Size = None, tier: Optional[str] = None) -> Graph:
-    """Opens a .sl graph; kernels on it run within ``memory`` on ``tier``."""
+    """Opens a .sl graph, or one stored in far memory (``"redis://HOST:PORT/NAME"``, see
+    :func:`far_push`); kernels on it run within ``memory`` on ``tier``."""
     return Graph(path, memory=memory, tier=tier)
+
+
+def far_push(graph: Union["Graph", str, os.PathLike], url: str, chunk: str = "256K",
+             replace: bool = False, memory: Size = "64M", timeout: float = 10.0) -> dict:
+    """Stores a .sl graph (a path or a :class:`Graph`) in the memory of a Redis server
+    or cluster at ``url`` (``redis://HOST:PORT[,HOST:PORT...]/NAME``; the password in
+    ``SWAPLESS_REDIS_PASSWORD``), in chunks of ``chunk`` bytes; returns what was sent.
+
+    Storing the same graph again sends nothing; a different graph under the same name
+    raises FileExistsError unless ``replace=True``. An unreachable node raises
+    ConnectionError, refused credentials PermissionError. Open it with
+    ``sl.open(url, memory=...)``.
+    """
+    path = graph.path if isinstance(graph, Graph) else os.fspath(graph)
+    return json.loads(_core.far_push(path, url, chunk, replace, _size(memory) or "64M", timeout))
 
 
 def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memory: Size = None,

@@ -18,6 +18,6 @@ pub use error::FarError;
 pub use graph::{FarGraph, FarOptions, cache_folder};
 pub use manifest::{Manifest, ManifestSection};
 pub use upload::{
-    DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, StoredGraph, list, push,
-    remove,
+    DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, StoredGraph, check, list,
+    push, remove,
 };

@@ -411,3 +411,52 @@ pub(crate) fn per_node(
     }
     Ok(replies)
 }
+
+/// Reads every chunk of the graph `address` names and checks it against the manifest's
+/// checksum, a window of chunks at a time; returns how many chunks were checked.
+pub fn check(address: &FarAddress, timeout: Duration) -> Result<u64> {
+    let cluster = Cluster::discover(address, timeout)?;
+    let name = &address.name;
+    let manifest = read_manifest(&cluster, name)?.ok_or_else(|| FarError::NotFound {
+        name: name.clone(),
+        cluster: address.seeds.join(","),
+    })?;
+    // About 8 MiB of chunks at once.
+    let window = ((8 << 20) / manifest.chunk_bytes).max(1);
+    let mut index = 0;
+    while index < manifest.chunks() {
+        let end = (index + window).min(manifest.chunks());
+        let keys: Vec<String> = (index..end)
+            .map(|chunk| chunk_key(name, &manifest.fingerprint, chunk))
+            .collect();
+        let values = per_node(&cluster, &keys, &|key| {
+            let mut command = redis::cmd("GET");
+            command.arg(key);
+            command
+        })?;
+        for ((chunk, value), key) in (index..end).zip(values).zip(&keys) {
+            let node = || cluster.owner_of(key.as_bytes()).1;
+            let redis::Value::BulkString(bytes) = value else {
+                return Err(FarError::MissingKey {
+                    node: node(),
+                    key: key.clone(),
+                }
+                .into());
+            };
+            let range = manifest.chunk_range(chunk);
+            let expected = manifest.chunk_checksums[chunk as usize];
+            if bytes.len() as u64 != range.end - range.start
+                || xxhash_rust::xxh3::xxh3_64(&bytes) != expected
+            {
+                return Err(FarError::Damaged {
+                    node: node(),
+                    key: key.clone(),
+                    detail: "it does not match the manifest's checksum".to_string(),
+                }
+                .into());
+            }
+        }
+        index = end;
+    }
+    Ok(manifest.chunks())
+}
