@@ -44,8 +44,10 @@ impl FarAddress {
             address: without_password(text),
             detail: detail.to_string(),
         };
-        let (tls, rest) = if let Some(rest) = text.strip_prefix("rediss://") {
-            (true, rest)
+        let (tls, rest) = if text.starts_with("rediss://") {
+            return Err(bad(
+                "TLS (rediss://) is not supported by this build yet; use redis://",
+            ));
         } else if let Some(rest) = text.strip_prefix("redis://") {
             (false, rest)
         } else {
@@ -203,8 +205,13 @@ mod tests {
         assert_eq!(address.display(), "redis://u@h1:7000,h2:7001/web");
         assert!(!format!("{address:?}").contains("p@ss"));
         assert_eq!(address.node_url("h1:7000"), "redis://u:p%40ss@h1:7000/");
-        let tls = FarAddress::parse("rediss://[::1]:6380/").unwrap();
-        assert!(tls.tls && tls.name.is_empty() && tls.seeds == vec!["[::1]:6380"]);
+        let local = FarAddress::parse("redis://[::1]:6380/").unwrap();
+        assert!(!local.tls && local.name.is_empty() && local.seeds == vec!["[::1]:6380"]);
+        let tls = FarAddress::parse("rediss://h:1/g")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(tls.contains("not supported"), "{tls}");
         for (bad, says) in [
             ("http://h:1/g", "must start with"),
             ("redis://h/g", "needs a port"),
