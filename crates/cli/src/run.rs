@@ -54,6 +54,10 @@ pub struct PlacementArgs {
     /// A graph in far memory: connections to each node.
     #[arg(long, value_name = "N", default_value_t = 4)]
     far_connections: usize,
+    /// A graph in far memory: a local copy of the same graph (checked by fingerprint)
+    /// that serves the reads the cluster fails to; the report counts them.
+    #[arg(long, value_name = "FILE.sl")]
+    fallback: Option<PathBuf>,
 }
 
 /// `--offsets` values.
@@ -92,6 +96,7 @@ impl PlacementArgs {
         Ok(FarOptions {
             timeout: std::time::Duration::from_secs_f64(self.far_timeout),
             connections_per_node: self.far_connections,
+            fallback: self.fallback.clone(),
         })
     }
 

@@ -311,3 +311,87 @@ fn a_master_killed_mid_run_fails_over_and_the_run_gives_the_same_answer() {
         (&dram.0, &dram.1),
     );
 }
+
+#[test]
+fn a_fallback_file_serves_what_the_cluster_lost_and_a_replaced_graph_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let other = dir.join("other.sl");
+    generate_kron(&other, 12, 4, &[]);
+    let server = RedisServer::start(dir, &[]);
+    let url = format!("redis://{}/kron", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    let dram = run(dir, arg(&local), "pr", &["--tier", "dram"]);
+    let memory = format!("{}K", (least(dir, &url, "pr") >> 10) + 64);
+    let keys = server.cli(&["--scan", "--pattern", "swapless:kron:*:3*"]);
+    for key in keys.lines() {
+        server.cli(&["del", key.trim()]);
+    }
+    let lost = far_fails(dir, &["run", "pr", &url, "--memory", &memory], &[]);
+    assert!(lost.contains("is missing"), "{lost}");
+    // The same graph's file serves the lost chunks' reads, counted in the report.
+    let (report, result) = run(
+        dir,
+        &url,
+        "pr",
+        &["--memory", &memory, "--fallback", arg(&local)],
+    );
+    assert!(
+        report["far"]["fallback_reads"].as_u64().unwrap() > 0,
+        "{}",
+        report["far"]
+    );
+    assert_same_answer_on(&local, "pr", "far", (&report, &result), (&dram.0, &dram.1));
+    // Another graph's file is refused before anything is read.
+    let mismatch = far_fails(dir, &["run", "pr", &url, "--fallback", arg(&other)], &[]);
+    assert!(mismatch.contains("holds another graph"), "{mismatch}");
+    // Pushed again, the same graph gets its lost chunks back.
+    let restored = far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    assert!(restored.contains("stored"), "{restored}");
+    run(dir, &url, "pr", &["--memory", &memory]);
+    // Replaced while a run reads it: the run says so.
+    let json = dir.join("replaced.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_swapless"))
+        .args([
+            "run",
+            "pr",
+            &url,
+            "--memory",
+            &memory,
+            "--trials",
+            "200",
+            "--json",
+            arg(&json),
+        ])
+        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    far_ok(dir, &["far", "push", arg(&other), &url, "--replace"]);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("was replaced while in use"), "{stderr}");
+}
+
+#[test]
+fn a_node_that_stops_answering_ends_the_run_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = dir.join("small.sl");
+    generate_kron(&local, 12, 4, &[]);
+    let server = RedisServer::start(dir, &[]);
+    let url = format!("redis://{}/small", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &url]);
+    server.signal("STOP");
+    let started = std::time::Instant::now();
+    let silent = far_fails(dir, &["run", "pr", &url, "--far-timeout", "1"], &[]);
+    server.signal("CONT");
+    assert!(
+        silent.contains("did not answer within 1 s") && silent.contains(&server.node()),
+        "{silent}"
+    );
+    assert!(started.elapsed().as_secs() < 20);
+}

@@ -113,6 +113,8 @@ fn far_figures(far: &FarGraph) -> serde_json::Value {
         "network_requests": nodes.iter().map(|n| n["requests"].as_u64().unwrap_or(0)).sum::<u64>(),
         "nodes": nodes,
         "retries": far.retries(),
+        "fallback_reads": far.fallback_reads().0,
+        "fallback_bytes": far.fallback_reads().1,
         "network_wait_seconds": far.wait_seconds(),
         "chunk_bytes": far.manifest().chunk_bytes,
     })

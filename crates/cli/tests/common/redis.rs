@@ -63,6 +63,15 @@ impl RedisServer {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// Sends the server `signal` (`STOP` freezes it, `CONT` wakes it).
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Stops the server now (SIGKILL), as a crashed node.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -94,6 +103,10 @@ impl RedisServer {
 
 impl Drop for RedisServer {
     fn drop(&mut self) {
+        // A frozen server would not die of SIGKILL's delivery until woken on some systems.
+        let _ = Command::new("kill")
+            .args(["-CONT", &self.child.id().to_string()])
+            .status();
         self.kill();
     }
 }

@@ -17,7 +17,7 @@ use swapless_format::{GraphFile, SectionKind};
 
 use super::cluster::Cluster;
 use super::manifest::{Manifest, chunk_key, fetched_while_running, fingerprint_hex};
-use super::queue::{FarShared, RedisQueue, pieces};
+use super::queue::{Fallback, FarShared, RedisQueue, explain, pieces};
 use super::upload::{per_node, read_manifest};
 use super::{FarAddress, FarError};
 use crate::aligned::AlignedBuffer;
@@ -34,6 +34,9 @@ pub struct FarOptions {
     pub timeout: Duration,
     /// Connections to each node.
     pub connections_per_node: usize,
+    /// A local copy of the same graph (by fingerprint) that serves the reads the
+    /// cluster fails to; the report counts them.
+    pub fallback: Option<PathBuf>,
 }
 
 impl Default for FarOptions {
@@ -41,6 +44,7 @@ impl Default for FarOptions {
         FarOptions {
             timeout: Duration::from_secs(10),
             connections_per_node: 4,
+            fallback: None,
         }
     }
 }
@@ -68,7 +72,33 @@ impl FarGraph {
             source,
         })?;
         let cache_path = folder.join(format!("{}.sl", manifest.fingerprint));
+        let fallback = match &options.fallback {
+            None => None,
+            Some(path) => {
+                let found = fingerprint_hex(GraphFile::open(path)?.fingerprint());
+                if found != manifest.fingerprint {
+                    return Err(FarError::FallbackMismatch {
+                        path: path.clone(),
+                        name: address.name.clone(),
+                        expected: manifest.fingerprint.clone(),
+                        found,
+                    }
+                    .into());
+                }
+                let file = std::fs::File::open(path).map_err(|source| StoreError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                Some(Fallback {
+                    file,
+                    path: path.clone(),
+                    reads: Default::default(),
+                    bytes: Default::default(),
+                })
+            }
+        };
         let shared = Arc::new(FarShared {
+            fallback,
             cluster,
             manifest,
             traffic: Default::default(),
@@ -126,6 +156,16 @@ impl FarGraph {
         self.shared
             .retries
             .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Reads and bytes the fallback file served.
+    pub fn fallback_reads(&self) -> (u64, u64) {
+        self.shared.fallback.as_ref().map_or((0, 0), |fallback| {
+            (
+                fallback.reads.load(std::sync::atomic::Ordering::Relaxed),
+                fallback.bytes.load(std::sync::atomic::Ordering::Relaxed),
+            )
+        })
     }
 
     /// Seconds the reads waited for replies.
@@ -372,8 +412,22 @@ impl PageSource for RedisSource {
 }
 
 /// Reads `buffer.len()` bytes at file `position` (fewer at the file's end) from the
-/// cluster on the calling thread, pipelined per node; returns how many landed.
+/// cluster on the calling thread, or from the fallback file where the cluster fails;
+/// returns how many landed.
 fn fetch_now(shared: &FarShared, buffer: &mut [u8], position: u64) -> Result<usize> {
+    match (
+        fetch_from_cluster(shared, buffer, position),
+        &shared.fallback,
+    ) {
+        (Ok(landed), _) => Ok(landed),
+        (Err(_), Some(fallback)) => fallback.read(buffer, position),
+        (Err(StoreError::Far(error)), None) => Err(explain(shared, error).into()),
+        (Err(error), None) => Err(error),
+    }
+}
+
+/// [`fetch_now`] from the cluster alone.
+fn fetch_from_cluster(shared: &FarShared, buffer: &mut [u8], position: u64) -> Result<usize> {
     let manifest = &shared.manifest;
     let name = &shared.cluster.address.name;
     let pieces = pieces(manifest, 0, 0, buffer.len() as u64, position);

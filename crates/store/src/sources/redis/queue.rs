@@ -97,8 +97,9 @@ enum Completion {
     /// The node redirected these pieces, or could not be reached while the cluster may
     /// fail over: the queue reads the slot map again and sends them anew.
     Redirected(Vec<Piece>, FarError),
-    /// A failure that ends the run.
-    Failed(FarError),
+    /// A failure, with the pieces that did not land: the end of the run, unless a
+    /// fallback file serves them.
+    Failed(Vec<Piece>, FarError),
 }
 
 /// Per-node traffic, for the report.
@@ -118,6 +119,51 @@ pub(crate) struct FarShared {
     pub(crate) retries: AtomicU64,
     /// Nanoseconds the I/O thread waited for replies.
     pub(crate) wait_nanos: AtomicU64,
+    /// A local copy of the same graph that serves what the cluster cannot.
+    pub(crate) fallback: Option<Fallback>,
+}
+
+/// A local copy of the graph, read where the cluster fails.
+pub(crate) struct Fallback {
+    pub(crate) file: std::fs::File,
+    pub(crate) path: std::path::PathBuf,
+    /// Pieces and bytes read from it.
+    pub(crate) reads: AtomicU64,
+    pub(crate) bytes: AtomicU64,
+}
+
+impl Fallback {
+    /// Reads `buffer.len()` bytes at file `position` (fewer at the file's end).
+    pub(crate) fn read(&self, buffer: &mut [u8], position: u64) -> Result<usize> {
+        let read = crate::sources::read_some(&self.file, buffer, position).map_err(|source| {
+            StoreError::Io {
+                path: self.path.clone(),
+                source,
+            }
+        })?;
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(read as u64, Ordering::Relaxed);
+        Ok(read)
+    }
+}
+
+/// `error` said better where a chunk is missing because the graph was replaced or
+/// removed since the run began (its manifest says so).
+pub(crate) fn explain(shared: &FarShared, error: FarError) -> FarError {
+    if !matches!(error, FarError::MissingKey { .. }) {
+        return error;
+    }
+    let name = &shared.cluster.address.name;
+    let found = match super::upload::read_manifest(&shared.cluster, name) {
+        Ok(None) => "none: it was removed".to_string(),
+        Ok(Some(stored)) if stored.fingerprint != shared.manifest.fingerprint => stored.fingerprint,
+        _ => return error,
+    };
+    FarError::Changed {
+        name: name.clone(),
+        expected: shared.manifest.fingerprint.clone(),
+        found,
+    }
 }
 
 impl FarShared {
@@ -200,6 +246,58 @@ impl RedisQueue {
         let _ = senders[self.next_worker % senders.len()].send(piece);
     }
 
+    /// Counts a piece of read `tag` landed with `bytes`; 1 when that completes the read.
+    fn land(&mut self, tag: u64, bytes: u32, completions: &mut Vec<(u64, i32)>) -> usize {
+        let Some(pending) = self.pending.get_mut(&tag) else {
+            return 0;
+        };
+        pending.pieces_left -= 1;
+        pending.bytes += bytes;
+        if pending.pieces_left > 0 {
+            return 0;
+        }
+        let bytes = pending.bytes;
+        self.pending.remove(&tag);
+        completions.push((tag, bytes as i32));
+        1
+    }
+
+    /// Reads `pieces`, which the cluster failed to serve, from the fallback file; with
+    /// none, fails the queue with `error` (said better when the graph was replaced).
+    /// Returns how many reads that completed.
+    fn fall_back(
+        &mut self,
+        pieces: Vec<Piece>,
+        error: FarError,
+        completions: &mut Vec<(u64, i32)>,
+    ) -> std::result::Result<usize, QueueFailure> {
+        let shared = self.shared.clone();
+        let Some(fallback) = &shared.fallback else {
+            return Err(self.fail(explain(&shared, error)));
+        };
+        let mut landed = 0;
+        for piece in pieces {
+            // SAFETY: `PageQueue::submit`'s contract: the destination lies in the arena
+            // and is this read's alone until its completion is reaped; the worker that
+            // failed it wrote nothing there.
+            let buffer = unsafe {
+                std::slice::from_raw_parts_mut(piece.destination as *mut u8, piece.length as usize)
+            };
+            let position = piece.chunk * shared.manifest.chunk_bytes + piece.start;
+            let bytes = fallback
+                .read(buffer, position)
+                .map_err(|error| self.fail_with(error))?;
+            landed += self.land(piece.tag, bytes as u32, completions);
+        }
+        Ok(landed)
+    }
+
+    /// Fails the queue with a store error.
+    fn fail_with(&self, error: StoreError) -> QueueFailure {
+        self.stopped.store(true, Ordering::Relaxed);
+        QueueFailure(error)
+    }
+
     /// Fails the queue with `error`: workers stop writing into the arena.
     fn fail(&self, error: FarError) -> QueueFailure {
         self.stopped.store(true, Ordering::Relaxed);
@@ -269,21 +367,12 @@ impl PageQueue for RedisQueue {
             };
             match completion {
                 Completion::Landed { tag, bytes } => {
-                    let Some(pending) = self.pending.get_mut(&tag) else {
-                        continue;
-                    };
-                    pending.pieces_left -= 1;
-                    pending.bytes += bytes;
-                    if pending.pieces_left == 0 {
-                        let bytes = pending.bytes;
-                        self.pending.remove(&tag);
-                        completions.push((tag, bytes as i32));
-                        landed += 1;
-                    }
+                    landed += self.land(tag, bytes, completions);
                 }
                 Completion::Redirected(pieces, error) => {
                     if pieces.iter().any(|piece| piece.attempts > REDIRECT_RETRIES) {
-                        return Err(self.fail(error));
+                        landed += self.fall_back(pieces, error, completions)?;
+                        continue;
                     }
                     self.shared
                         .retries
@@ -296,7 +385,9 @@ impl PageQueue for RedisQueue {
                         self.send(piece);
                     }
                 }
-                Completion::Failed(error) => return Err(self.fail(error)),
+                Completion::Failed(pieces, error) => {
+                    landed += self.fall_back(pieces, error, completions)?;
+                }
             }
         }
         self.shared
@@ -368,10 +459,11 @@ impl Worker {
             }
         }
         let Some(live) = connection.as_mut() else {
-            return Completion::Failed(FarError::Unreachable {
+            let error = FarError::Unreachable {
                 node: self.node.clone(),
                 detail: "no connection".to_string(),
-            });
+            };
+            return Completion::Failed(batch, error);
         };
         let mut pipeline = redis::pipe();
         for piece in &batch {
@@ -397,33 +489,38 @@ impl Worker {
             .requests
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
         let count = batch.len();
-        for (index, (piece, reply)) in batch.into_iter().zip(replies).enumerate() {
+        let mut landing = batch.into_iter().zip(replies).enumerate();
+        while let Some((index, (piece, reply))) = landing.next() {
             self.traffic
                 .bytes
                 .fetch_add(reply.len() as u64, Ordering::Relaxed);
             if reply.len() != piece.length as usize {
                 let key = chunk_key(name, fingerprint, piece.chunk);
-                return Completion::Failed(match reply.is_empty() {
-                    true => FarError::MissingKey {
-                        node: self.node.clone(),
-                        key,
+                let asked = piece.length;
+                let unlanded = std::iter::once(piece)
+                    .chain(landing.map(|(_, (piece, _))| piece))
+                    .collect();
+                return Completion::Failed(
+                    unlanded,
+                    match reply.is_empty() {
+                        true => FarError::MissingKey {
+                            node: self.node.clone(),
+                            key,
+                        },
+                        false => FarError::Damaged {
+                            node: self.node.clone(),
+                            key,
+                            detail: format!("{} bytes where {} were asked for", reply.len(), asked),
+                        },
                     },
-                    false => FarError::Damaged {
-                        node: self.node.clone(),
-                        key,
-                        detail: format!(
-                            "{} bytes where {} were asked for",
-                            reply.len(),
-                            piece.length
-                        ),
-                    },
-                });
+                );
             }
             if self.stopped.load(Ordering::Relaxed) {
-                return Completion::Failed(FarError::Server {
+                let error = FarError::Server {
                     node: self.node.clone(),
                     detail: "the run stopped".to_string(),
-                });
+                };
+                return Completion::Failed(Vec::new(), error);
             }
             // SAFETY: `PageQueue::submit`'s contract: the destination range lies in the
             // arena and is this read's alone until its completion is reaped, which
@@ -446,10 +543,11 @@ impl Worker {
                 break;
             }
         }
-        Completion::Failed(FarError::Server {
+        let error = FarError::Server {
             node: self.node.clone(),
             detail: "the queue went away".to_string(),
-        })
+        };
+        Completion::Failed(Vec::new(), error)
     }
 
     /// `batch` could not be fetched from this node: sent again through a fresh slot map
@@ -457,7 +555,7 @@ impl Worker {
     fn unreachable(&self, batch: Vec<Piece>, error: FarError) -> Completion {
         match self.shared.cluster.clustered() {
             true => Completion::Redirected(batch, error),
-            false => Completion::Failed(error),
+            false => Completion::Failed(batch, error),
         }
     }
 }
