@@ -8,14 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The far-memory tests start their own Redis servers and a Redis Cluster on loopback:
-# redis-server and redis-cli come from the system's packages where missing.
-if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+# The far-memory tests start their own Redis servers and a Redis Cluster on loopback, and
+# make TLS certificates with openssl: these come from the system's packages where missing.
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null || ! command -v openssl >/dev/null; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools openssl >/dev/null
   else
-    echo "the far-memory tests need redis-server and redis-cli (Debian/Ubuntu: apt-get install redis-server redis-tools)" >&2
+    echo "the far-memory tests need redis-server, redis-cli and openssl (Debian/Ubuntu: apt-get install redis-server redis-tools openssl)" >&2
     exit 1
   fi
 fi

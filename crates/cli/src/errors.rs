@@ -7,7 +7,7 @@ use swapless_build::BuildError;
 use swapless_format::FormatError;
 use swapless_run::{RunError, RunOption};
 use swapless_store::StoreError;
-use swapless_store::far::{FarError, PASSWORD_VARIABLE, USER_VARIABLE};
+use swapless_store::far::{CA_VARIABLE, FarError, PASSWORD_VARIABLE, USER_VARIABLE};
 
 /// An error the CLI reports in one sentence.
 #[derive(Debug)]
@@ -129,6 +129,9 @@ fn far_sentence(error: &FarError) -> String {
             "{error}; give the password in {PASSWORD_VARIABLE} (and an ACL user in {USER_VARIABLE})"
         ),
         FarError::Timeout { .. } => format!("{error}; raise --far-timeout if the node is busy"),
+        FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
+            format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
+        }
         other => other.to_string(),
     }
 }

@@ -395,3 +395,139 @@ fn a_node_that_stops_answering_ends_the_run_at_the_timeout() {
     );
     assert!(started.elapsed().as_secs() < 20);
 }
+
+/// A certificate authority and a server certificate for 127.0.0.1, made with openssl in
+/// `dir`: (ca.crt, server.crt, server.key).
+fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let openssl = |args: &[&str]| {
+        let output = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl is installed");
+        assert!(
+            output.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-subj",
+        "/CN=swapless-test-ca",
+        "-days",
+        "2",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+    (
+        dir.join("ca.crt"),
+        dir.join("server.crt"),
+        dir.join("server.key"),
+    )
+}
+
+#[test]
+fn tls_and_an_acl_user_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = dir.join("small.sl");
+    generate_kron(&local, 12, 4, &[]);
+    let (ca, cert, key) = certificates(dir);
+    let tls_port = common::redis::free_port().to_string();
+    let server = RedisServer::start(
+        dir,
+        &[
+            "--tls-port",
+            &tls_port,
+            "--tls-cert-file",
+            arg(&cert),
+            "--tls-key-file",
+            arg(&key),
+            "--tls-ca-cert-file",
+            arg(&ca),
+            "--tls-auth-clients",
+            "no",
+            "--user",
+            "reader",
+            "on",
+            ">s3cret",
+            "~*",
+            "+@all",
+        ],
+    );
+    let url = format!("rediss://127.0.0.1:{tls_port}/small");
+    let env = [
+        ("SWAPLESS_REDIS_CA", arg(&ca)),
+        ("SWAPLESS_REDIS_USER", "reader"),
+        ("SWAPLESS_REDIS_PASSWORD", "s3cret"),
+    ];
+    let pushed = far_swapless(dir, &["far", "push", arg(&local), &url], &env);
+    assert!(
+        pushed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pushed.stderr)
+    );
+    let json = dir.join("tls.json");
+    let ran = far_swapless(
+        dir,
+        &["run", "cc", &url, "--memory", "16M", "--json", arg(&json)],
+        &env,
+    );
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let dram = run(dir, arg(&local), "cc", &["--tier", "dram"]);
+    assert_eq!(json_report(&json)["result"], dram.0["result"]);
+    // The user and the password never reach the report or the process's arguments.
+    assert!(!std::fs::read_to_string(&json).unwrap().contains("s3cret"));
+    // Without the authority, one sentence that says where to name it.
+    let untrusted = far_fails(dir, &["far", "ls", &url], &env[1..]);
+    assert!(untrusted.contains("SWAPLESS_REDIS_CA"), "{untrusted}");
+    // A wrong password for the ACL user.
+    let wrong = far_fails(
+        dir,
+        &["far", "ls", &url],
+        &[env[0], env[1], ("SWAPLESS_REDIS_PASSWORD", "nope")],
+    );
+    assert!(wrong.contains("refused the credentials"), "{wrong}");
+    drop(server);
+}

@@ -9,6 +9,9 @@ use super::FarError;
 pub const PASSWORD_VARIABLE: &str = "SWAPLESS_REDIS_PASSWORD";
 /// The environment variable an ACL user name is read from when the address has none.
 pub const USER_VARIABLE: &str = "SWAPLESS_REDIS_USER";
+/// The environment variable naming a PEM file of the certificate authority that signed
+/// the servers' TLS certificates (`rediss://`), when the system's store does not hold it.
+pub const CA_VARIABLE: &str = "SWAPLESS_REDIS_CA";
 
 /// A parsed far-memory address.
 #[derive(Clone, PartialEq, Eq)]
@@ -44,10 +47,8 @@ impl FarAddress {
             address: without_password(text),
             detail: detail.to_string(),
         };
-        let (tls, rest) = if text.starts_with("rediss://") {
-            return Err(bad(
-                "TLS (rediss://) is not supported by this build yet; use redis://",
-            ));
+        let (tls, rest) = if let Some(rest) = text.strip_prefix("rediss://") {
+            (true, rest)
         } else if let Some(rest) = text.strip_prefix("redis://") {
             (false, rest)
         } else {
@@ -207,11 +208,8 @@ mod tests {
         assert_eq!(address.node_url("h1:7000"), "redis://u:p%40ss@h1:7000/");
         let local = FarAddress::parse("redis://[::1]:6380/").unwrap();
         assert!(!local.tls && local.name.is_empty() && local.seeds == vec!["[::1]:6380"]);
-        let tls = FarAddress::parse("rediss://h:1/g")
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(tls.contains("not supported"), "{tls}");
+        let tls = FarAddress::parse("rediss://h:1/g").unwrap();
+        assert!(tls.tls && tls.node_url("h:1").starts_with("rediss://"));
         for (bad, says) in [
             ("http://h:1/g", "must start with"),
             ("redis://h/g", "needs a port"),

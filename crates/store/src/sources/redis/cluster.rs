@@ -167,8 +167,28 @@ impl Cluster {
 
     /// A new connection to `node`, with the run's timeouts.
     pub(crate) fn connect(&self, node: &str) -> Result<redis::Connection, FarError> {
-        let client = redis::Client::open(self.address.node_url(node).as_str())
-            .map_err(|error| self.failure(node, &error))?;
+        let url = self.address.node_url(node);
+        let ca = std::env::var_os(super::address::CA_VARIABLE).filter(|_| self.address.tls);
+        let client = match ca {
+            None => redis::Client::open(url.as_str()),
+            Some(path) => {
+                let root_cert = std::fs::read(&path).map_err(|error| FarError::BadAddress {
+                    address: self.address.display(),
+                    detail: format!(
+                        "the certificate authority {} cannot be read: {error}",
+                        std::path::Path::new(&path).display()
+                    ),
+                })?;
+                redis::Client::build_with_tls(
+                    url.as_str(),
+                    redis::TlsCertificates {
+                        client_tls: None,
+                        root_cert: Some(root_cert),
+                    },
+                )
+            }
+        }
+        .map_err(|error| self.failure(node, &error))?;
         let connection = client
             .get_connection_with_timeout(self.timeout)
             .map_err(|error| self.failure(node, &error))?;

@@ -13,7 +13,7 @@ mod manifest;
 mod queue;
 mod upload;
 
-pub use address::{FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
+pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
 pub use error::FarError;
 pub use graph::{FarGraph, FarOptions, cache_folder};
 pub use manifest::{Manifest, ManifestSection};
