@@ -345,3 +345,64 @@ fn bench_refuses_bad_options_in_one_sentence() {
         swapless_fails(&args);
     }
 }
+
+#[test]
+fn far_mode_pushes_to_servers_it_starts_and_stops_them() {
+    let _guard = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let graph = tiny_graph(dir.path());
+    let out = dir.path().join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_swapless"))
+        .args([
+            "bench",
+            "--graph",
+            arg(&graph),
+            "--kernels",
+            "pr,cc",
+            "--budgets",
+            "150",
+        ])
+        .args([
+            "--modes",
+            "dram,far",
+            "--far-local",
+            "3",
+            "--trials",
+            "1",
+            "--no-figures",
+        ])
+        .args(["--out", arg(&out)])
+        .env("SWAPLESS_CACHE_DIR", dir.path().join("cache"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "bench failed:\n{stderr}");
+    let csv = std::fs::read_to_string(out.join("trials.csv")).unwrap();
+    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();
+    let far: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(csv_cells)
+        .filter(|row| row[column("mode")] == "far")
+        .collect();
+    assert_eq!(far.len(), 2, "{csv}");
+    for row in &far {
+        assert_eq!(row[column("status")], "ok", "{row:?}\n{stderr}");
+        assert!(
+            row[column("bytes_read")].parse::<u64>().unwrap() > 0,
+            "{row:?}"
+        );
+    }
+    // The servers it started are gone.
+    let folder = out.join("far-servers");
+    assert!(folder.is_dir());
+    let listening = Command::new("pgrep")
+        .args(["-f", folder.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(listening.stdout.is_empty(), "redis-server left running");
+}

@@ -13,8 +13,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-MODE_ORDER = ["dram", "swap", "mmap", "direct"]
-COLORS = {"dram": "black", "swap": "tab:red", "mmap": "tab:blue", "direct": "tab:green"}
+MODE_ORDER = ["dram", "swap", "mmap", "direct", "far"]
+COLORS = {"dram": "black", "swap": "tab:red", "mmap": "tab:blue", "direct": "tab:green", "far": "tab:purple"}
 # Swap lines differ by overcommit factor: 1 first, then each larger factor.
 SWAP_COLORS = ["tab:red", "tab:orange", "tab:brown", "tab:pink"]
 

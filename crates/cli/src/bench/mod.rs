@@ -4,6 +4,7 @@
 //! the harness records the run's report with the machine's counters around it.
 
 mod cgroup;
+mod far;
 mod figures;
 mod records;
 mod swap_file;
@@ -50,7 +51,8 @@ pub struct BenchCommand {
     /// Memory limits as percentages of each kernel's in-memory peak RSS (measured first), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "100,50,30,10")]
     budgets: Vec<f64>,
-    /// Modes, comma-separated: dram (no limit), swap (dram tier on OS swapping), mmap, direct.
+    /// Modes, comma-separated: dram (no limit), swap (dram tier on OS swapping), mmap,
+    /// direct, far (with --far or --far-local).
     #[arg(
         long,
         value_enum,
@@ -93,6 +95,13 @@ pub struct BenchCommand {
     /// Only redraw the figures from an earlier run's --out directory.
     #[arg(long, conflicts_with = "no_figures")]
     figures_only: bool,
+    /// Far mode: a Redis server or cluster (redis://HOST:PORT) to push the graph to.
+    #[arg(long, value_name = "URL", conflicts_with = "far_local")]
+    far: Option<String>,
+    /// Far mode: start N redis-server processes on loopback for the bench (one plain
+    /// server, or N masters joined into a cluster), stopped when it ends.
+    #[arg(long, value_name = "N")]
+    far_local: Option<usize>,
 }
 
 /// How a trial gets its edges and memory.
@@ -106,6 +115,8 @@ pub enum Mode {
     Mmap,
     /// The direct tier (O_DIRECT, io_uring) under the limit.
     Direct,
+    /// The far tier under the limit: the lists in a Redis server's or cluster's memory.
+    Far,
 }
 
 impl Mode {
@@ -115,6 +126,7 @@ impl Mode {
             Mode::Swap => "swap",
             Mode::Mmap => "mmap",
             Mode::Direct => "direct",
+            Mode::Far => "far",
         }
     }
 
@@ -124,6 +136,7 @@ impl Mode {
             Mode::Dram | Mode::Swap => Tier::Dram,
             Mode::Mmap => Tier::Mmap,
             Mode::Direct => Tier::Direct,
+            Mode::Far => Tier::Far,
         }
     }
 }
@@ -203,6 +216,8 @@ struct Harness {
     csv: File,
     jsonl: File,
     trials_run: usize,
+    /// Where far mode's graph is stored (and the servers started for it).
+    far: Option<far::FarTarget>,
 }
 
 /// `swapless bench`.
@@ -242,8 +257,23 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
         jsonl: create("trials.jsonl")?,
         hierarchy,
         trials_run: 0,
+        far: None,
     };
-    let modes = enforceable_modes(&command, &harness);
+    let mut modes = enforceable_modes(&command, &harness);
+    if modes.contains(&Mode::Far) {
+        match far::FarTarget::prepare(
+            &graph_path,
+            command.far.as_deref(),
+            command.far_local,
+            &command.out.join("far-servers"),
+        ) {
+            Ok(target) => harness.far = Some(target),
+            Err(error) => {
+                eprintln!("note: far mode skipped: {error}");
+                modes.retain(|&mode| mode != Mode::Far);
+            }
+        }
+    }
     if let Some(hierarchy) = &harness.hierarchy {
         hierarchy.remove_stale();
     }
@@ -288,7 +318,8 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
                 limited,
             );
             for spec in specs {
-                let record = match refusal(&graph, &spec, &mut least_budgets)? {
+                let far_url = harness.far.as_ref().map(|far| far.url.clone());
+                let record = match refusal(&graph, far_url.as_deref(), &spec, &mut least_budgets)? {
                     Some(least) => {
                         harness.trials_run += 1;
                         let record = refused(spec, least);
@@ -381,6 +412,12 @@ fn validate(command: &BenchCommand) -> Result<(), CliError> {
     }
     if command.timeout == 0 {
         return usage("--timeout must be at least 1 second");
+    }
+    if command
+        .far_local
+        .is_some_and(|nodes| nodes == 0 || nodes == 2 || nodes > 64)
+    {
+        return usage("--far-local is 1 (one server) or 3 to 64 (a cluster's masters)");
     }
     Ok(())
 }
@@ -519,6 +556,7 @@ fn limited_specs(
 /// remembered per kernel, tier and chunk: making one reads the offsets.
 fn refusal(
     graph: &GraphFile,
+    far_url: Option<&str>,
     spec: &TrialSpec,
     least_budgets: &mut std::collections::HashMap<(&'static str, &'static str, String), u64>,
 ) -> Result<Option<u64>, CliError> {
@@ -534,7 +572,13 @@ fn refusal(
             placement.chunk_bytes = parse_size(chunk);
             // Trials run without --out, so they make no output array.
             placement.output_array = false;
-            let least = placement.plan(graph, spec.kernel)?.minimum_bytes;
+            let least = match (spec.mode, far_url) {
+                // The far plan counts the connections' buffers, from the cluster's size.
+                (Mode::Far, Some(url)) => {
+                    swapless_run::plan(Path::new(url), spec.kernel, &placement)?.minimum_bytes
+                }
+                _ => placement.plan(graph, spec.kernel)?.minimum_bytes,
+            };
             least_budgets.insert(key, least);
             least
         }
@@ -585,7 +629,10 @@ impl Harness {
             .args(&self.executable[1..])
             .arg("run")
             .arg(spec.kernel.name())
-            .arg(&self.graph)
+            .arg(match (spec.mode, &self.far) {
+                (Mode::Far, Some(far)) => std::ffi::OsString::from(&far.url),
+                _ => self.graph.clone().into_os_string(),
+            })
             .arg("--json")
             .arg(&report_path)
             .arg("--threads")
