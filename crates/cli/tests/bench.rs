@@ -406,3 +406,77 @@ fn far_mode_pushes_to_servers_it_starts_and_stops_them() {
         .unwrap();
     assert!(listening.stdout.is_empty(), "redis-server left running");
 }
+
+#[test]
+fn swap_on_zram_is_set_up_for_the_run_and_reset_after() {
+    let _guard = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    let disksize = "/sys/block/zram0/disksize";
+    let unused = std::fs::read_to_string(disksize).is_ok_and(|size| size.trim() == "0");
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    if !(unused && root) {
+        eprintln!("skipped: needs root and an unused /dev/zram0 (the machine, not the data)");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let graph = tiny_graph(dir.path());
+    let out = dir.path().join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_swapless"))
+        .args([
+            "bench",
+            "--graph",
+            arg(&graph),
+            "--kernels",
+            "pr",
+            "--budgets",
+            "85",
+        ])
+        .args([
+            "--modes",
+            "dram,swap",
+            "--swap-device",
+            "zram",
+            "--swap-size",
+            "256M",
+        ])
+        .args([
+            "--ocf",
+            "1",
+            "--trials",
+            "1",
+            "--no-figures",
+            "--out",
+            arg(&out),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "bench failed:\n{stderr}");
+    assert!(stderr.contains("swap on zram"), "{stderr}");
+    let csv = std::fs::read_to_string(out.join("trials.csv")).unwrap();
+    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();
+    let swap: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(csv_cells)
+        .filter(|row| row[column("mode")] == "swap")
+        .collect();
+    assert_eq!(swap.len(), 1, "{csv}");
+    assert!(
+        ["ok", "out-of-memory"].contains(&swap[0][column("status")].as_str()),
+        "{swap:?}"
+    );
+    // The device is unused again, and no longer swap.
+    assert_eq!(std::fs::read_to_string(disksize).unwrap().trim(), "0");
+    assert!(
+        !std::fs::read_to_string("/proc/swaps")
+            .unwrap()
+            .contains("zram0")
+    );
+}

@@ -72,9 +72,13 @@ pub struct BenchCommand {
     /// Swap mode: make a swap file at this new path for the run, removed afterwards.
     #[arg(long, value_name = "PATH")]
     swap_file: Option<PathBuf>,
-    /// Size of that swap file (default: twice the largest in-memory peak RSS).
+    /// Size of that swap file or device (default: twice the largest in-memory peak RSS).
     #[arg(long, value_name = "SIZE")]
     swap_size: Option<String>,
+    /// Swap mode: swap on the zram device (compressed memory; no disk, no network)
+    /// instead of a file, set up for the run and reset afterwards.
+    #[arg(long, value_name = "DEVICE", value_parser = ["zram"], conflicts_with = "swap_file")]
+    swap_device: Option<String>,
     /// mmap and direct: read sizes to sweep, comma-separated (e.g. 4K,32K,256K,1M); auto
     /// is run's default (256K, or 16K for a search on a banded graph).
     #[arg(long, value_delimiter = ',', default_value = "auto")]
@@ -400,8 +404,10 @@ fn validate(command: &BenchCommand) -> Result<(), CliError> {
             "--chunks {chunk:?}: each must be a multiple of 4K between 4K and 4M"
         )));
     }
-    if command.swap_size.is_some() && command.swap_file.is_none() {
-        return usage("--swap-size sizes the file made by --swap-file PATH; give both");
+    if command.swap_size.is_some() && command.swap_file.is_none() && command.swap_device.is_none() {
+        return usage(
+            "--swap-size sizes the file made by --swap-file PATH (or --swap-device zram); give both",
+        );
     }
     if let Some(size) = &command.swap_size
         && parse_size(size).is_none_or(|size| size < 1 << 20)
@@ -439,6 +445,7 @@ fn enforceable_modes(command: &BenchCommand, harness: &Harness) -> Vec<Mode> {
     }
     if modes.contains(&Mode::Swap)
         && command.swap_file.is_none()
+        && command.swap_device.is_none()
         && swap_file::enabled_swap_bytes() == 0
     {
         eprintln!(
@@ -452,14 +459,18 @@ fn enforceable_modes(command: &BenchCommand, harness: &Harness) -> Vec<Mode> {
 
 /// Makes the requested swap file, sized for the largest footprint unless told.
 fn prepare_swap(command: &BenchCommand, footprint: u64) -> Result<Option<SwapFile>, String> {
-    let Some(path) = &command.swap_file else {
-        return Ok(None);
-    };
     let size = command
         .swap_size
         .as_deref()
         .and_then(parse_size)
         .unwrap_or((footprint * 2).max(64 << 20));
+    if command.swap_device.is_some() {
+        eprintln!("setting up {} of swap on zram", bytes(size));
+        return SwapFile::zram(size).map(Some);
+    }
+    let Some(path) = &command.swap_file else {
+        return Ok(None);
+    };
     eprintln!("making a {} swap file at {}", bytes(size), path.display());
     SwapFile::create(path, size).map(Some)
 }

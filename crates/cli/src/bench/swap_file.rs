@@ -1,5 +1,7 @@
-//! A swap file the harness makes for the swap mode and removes afterwards. It never
-//! touches swap that was set up before: it only ever turns off the file it made.
+//! Swap space the harness sets up for the swap mode and removes afterwards: a new swap
+//! file, or the `zram0` device (swap in compressed memory: the kernel's fault path with
+//! no disk and no network, as far-memory swap systems use it). It never touches swap
+//! that was set up before: it only ever turns off what it made.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,11 +16,18 @@ pub fn enabled_swap_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-/// An active swap file; turned off and deleted when dropped.
+/// Active swap space; turned off (and the file deleted, or the device reset) when dropped.
 pub struct SwapFile {
     path: PathBuf,
     active: bool,
+    /// Whether `path` is the zram device, reset rather than deleted.
+    zram: bool,
 }
+
+/// The zram device the swap mode can use.
+const ZRAM_DEVICE: &str = "/dev/zram0";
+/// Its size control; 0 while unused.
+const ZRAM_DISKSIZE: &str = "/sys/block/zram0/disksize";
 
 impl SwapFile {
     /// Writes `size_bytes` of zeros at `path` (a new file: an existing one is refused),
@@ -38,6 +47,7 @@ impl SwapFile {
         let mut swap = SwapFile {
             path: path.to_path_buf(),
             active: false,
+            zram: false,
         };
         {
             use std::os::unix::fs::PermissionsExt;
@@ -56,6 +66,30 @@ impl SwapFile {
         file.sync_all()
             .map_err(|error| format!("cannot write swap file {}: {error}", path.display()))?;
         drop(file);
+        run_tool("mkswap", &swap.path)?;
+        run_tool("swapon", &swap.path)?;
+        swap.active = true;
+        Ok(swap)
+    }
+
+    /// Sizes the unused zram device to `size_bytes` of swap and enables it.
+    pub fn zram(size_bytes: u64) -> Result<SwapFile, String> {
+        let disksize = std::fs::read_to_string(ZRAM_DISKSIZE).map_err(|error| {
+            format!("there is no zram device here ({ZRAM_DISKSIZE}: {error}); load the zram module")
+        })?;
+        if disksize.trim() != "0" {
+            return Err(format!(
+                "{ZRAM_DEVICE} is in use (disksize {}); the harness only uses an unused device",
+                disksize.trim()
+            ));
+        }
+        let mut swap = SwapFile {
+            path: PathBuf::from(ZRAM_DEVICE),
+            active: false,
+            zram: true,
+        };
+        std::fs::write(ZRAM_DISKSIZE, size_bytes.to_string())
+            .map_err(|error| format!("cannot size {ZRAM_DEVICE}: {error}"))?;
         run_tool("mkswap", &swap.path)?;
         run_tool("swapon", &swap.path)?;
         swap.active = true;
@@ -93,6 +127,13 @@ impl Drop for SwapFile {
                 );
                 return;
             }
+        }
+        if self.zram {
+            // Frees the device's memory and leaves it unused, as it was found.
+            if let Err(error) = std::fs::write("/sys/block/zram0/reset", "1") {
+                eprintln!("warning: could not reset {ZRAM_DEVICE}: {error}");
+            }
+            return;
         }
         if let Err(error) = std::fs::remove_file(&self.path) {
             eprintln!(
