@@ -216,6 +216,39 @@ fn faults_end_a_far_run_in_one_sentence() {
         missing.contains("is missing") && missing.contains(key),
         "{missing}"
     );
+    // A value changed in place (same length): its page fails its checksum, and the
+    // run names the key; `check` finds it too. (The lost chunk pushed back first.)
+    let restored = far_swapless(dir, &["far", "push", arg(&local), &url], &password);
+    assert!(restored.status.success());
+    // Chunk 8 lies in the out-lists, which pr reads.
+    let key = server.cli(&[
+        "-a",
+        "sesame",
+        "--no-auth-warning",
+        "--scan",
+        "--pattern",
+        "swapless:kron:*:8",
+    ]);
+    let key = key.trim();
+    server.cli(&[
+        "-a",
+        "sesame",
+        "--no-auth-warning",
+        "setrange",
+        key,
+        "100",
+        "XYZ",
+    ]);
+    let damaged = far_fails(dir, &["run", "pr", &url, "--memory", &memory], &password);
+    assert!(
+        damaged.contains("is damaged") && damaged.contains(key),
+        "{damaged}"
+    );
+    let checked = far_fails(dir, &["check", &url], &password);
+    assert!(
+        checked.contains("is damaged") && checked.contains(key),
+        "{checked}"
+    );
     // The node stopped: one sentence naming it.
     server.kill();
     let unreachable = far_fails(dir, &["run", "pr", &url, "--memory", &memory], &password);

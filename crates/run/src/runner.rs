@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal};
 use swapless_engine::kernels::{Reads, pick_source};
-use swapless_format::{FileWatch, GraphFile};
+use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
 use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, StoreError, Tier};
 use swapless_system::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
@@ -138,21 +138,50 @@ fn run_in_pool(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<RunOutput, RunError> {
-    let contract = kernel.contract();
     let load_started = Instant::now();
     // A graph in far memory runs from its local cache of vertex sections, its lists
     // fetched from the cluster.
     let far = open_far(path, &options.far)?;
-    let shown = far
-        .as_ref()
-        .map_or_else(|| path.display().to_string(), FarGraph::display);
-    let path = far.as_ref().map_or(path, |far| far.path());
+    let run = run_graph(
+        path,
+        far.as_ref(),
+        kernel,
+        options,
+        threads,
+        progress,
+        load_started,
+    );
+    match (run, &far) {
+        // A page that fails its checksum came from the cluster, not from the cache file.
+        (Err(RunError::Format(FormatError::ChecksumMismatch { path, start, .. })), Some(far))
+            if path == far.path() =>
+        {
+            Err(StoreError::Far(far.damaged_at(start)).into())
+        }
+        (run, _) => run,
+    }
+}
+
+/// [`run_in_pool`] once a far graph (if `path` names one) is open.
+#[allow(clippy::too_many_arguments)]
+fn run_graph(
+    path: &Path,
+    far: Option<&FarGraph>,
+    kernel: Kernel,
+    options: &RunOptions,
+    threads: usize,
+    progress: &dyn Progress,
+    load_started: Instant,
+) -> Result<RunOutput, RunError> {
+    let contract = kernel.contract();
+    let shown = far.map_or_else(|| path.display().to_string(), FarGraph::display);
+    let path = far.map_or(path, |far| far.path());
     // Opened first, so that a write into the file at any later point is noticed.
     let watch = FileWatch::open(path)?;
     let graph = GraphFile::open(path)?;
     let mut placement = options.placement.clone();
     placement.threads = Some(threads);
-    if let Some(far) = &far {
+    if let Some(far) = far {
         placement.tier = match placement.tier {
             None | Some(Tier::Far) => Some(Tier::Far),
             Some(_) => {
@@ -167,9 +196,8 @@ fn run_in_pool(
     let plan = placement.plan(&graph, kernel)?;
     // A far graph's weights are not in its cache: its manifest says whether any is
     // negative.
-    let negative_far_weights = far
-        .as_ref()
-        .is_some_and(|far| contract.reads().weights && !far.manifest().non_negative_weights);
+    let negative_far_weights =
+        far.is_some_and(|far| contract.reads().weights && !far.manifest().non_negative_weights);
     // (The cache holds no weights to look at.)
     let refused = match far {
         Some(_) => negative_far_weights,
@@ -191,7 +219,7 @@ fn run_in_pool(
             source,
         })?;
     drop(graph);
-    let opened = open_store(path, far.as_ref(), &plan, contract.reads())?;
+    let opened = open_store(path, far, &plan, contract.reads())?;
     let watched = Watched {
         inner: &*opened,
         cancel: options.cancel.as_deref(),
@@ -350,7 +378,7 @@ fn run_in_pool(
         file_checks: watched.file_checks.load(Ordering::Relaxed) + 1,
         result: finished.summary(&kernel_options, &original),
         plan: PlanFigures::of(&plan),
-        far: far.as_ref().map(far_figures),
+        far: far.map(far_figures),
     };
     // Verification and the output array come only after the graph's data, the caches,
     // the buffers and the property arrays the result does not use are given back: the
@@ -368,7 +396,7 @@ fn run_in_pool(
         };
         // The verifier reads the file itself: a far graph's whole file is fetched into
         // the cache first (once; later runs find it there).
-        let graph = match &far {
+        let graph = match far {
             Some(far) => GraphFile::open_bounded(&far.fetch_whole()?, mapped_bytes)?,
             None => GraphFile::open_bounded(path, mapped_bytes)?,
         };

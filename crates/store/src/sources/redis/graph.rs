@@ -15,10 +15,9 @@ use std::time::Duration;
 
 use swapless_format::{GraphFile, SectionKind};
 
-use super::cluster::Cluster;
 use super::manifest::{Manifest, chunk_key, fetched_while_running, fingerprint_hex};
 use super::queue::{Fallback, FarShared, RedisQueue, explain, pieces};
-use super::upload::{per_node, read_manifest};
+use super::upload::{per_node, stored};
 use super::{FarAddress, FarError};
 use crate::aligned::AlignedBuffer;
 use crate::sources::{PageQueue, PageSource};
@@ -60,12 +59,7 @@ impl FarGraph {
     /// Finds the graph `address` names, and its vertex sections in the local cache
     /// (fetching them when they are not there yet).
     pub fn open(address: &FarAddress, options: &FarOptions) -> Result<FarGraph> {
-        let cluster = Cluster::discover(address, options.timeout)?;
-        let manifest =
-            read_manifest(&cluster, &address.name)?.ok_or_else(|| FarError::NotFound {
-                name: address.name.clone(),
-                cluster: address.seeds.join(","),
-            })?;
+        let (cluster, manifest) = stored(address, options.timeout)?;
         let folder = cache_folder();
         std::fs::create_dir_all(&folder).map_err(|source| FarError::Cache {
             path: folder.clone(),
@@ -158,6 +152,23 @@ impl FarGraph {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// The error for a page at file position `position` that failed its checksum: the
+    /// value of the chunk holding it is damaged on its node.
+    pub fn damaged_at(&self, position: u64) -> FarError {
+        let manifest = &self.shared.manifest;
+        let key = chunk_key(
+            &self.shared.cluster.address.name,
+            &manifest.fingerprint,
+            position / manifest.chunk_bytes,
+        );
+        let (_, node) = self.shared.cluster.owner_of(key.as_bytes());
+        FarError::Damaged {
+            node,
+            key,
+            detail: format!("the page at byte {position} of the file fails its checksum"),
+        }
+    }
+
     /// Reads and bytes the fallback file served.
     pub fn fallback_reads(&self) -> (u64, u64) {
         self.shared.fallback.as_ref().map_or((0, 0), |fallback| {
@@ -195,12 +206,7 @@ impl FarGraph {
             return Ok(whole);
         }
         let vertex_sections = GraphFile::open_bounded(&self.cache_path, 4 * FILL_WINDOW_BYTES)?;
-        let header_bytes = manifest
-            .sections
-            .iter()
-            .map(|s| s.offset)
-            .min()
-            .unwrap_or(0);
+        let header_bytes = manifest.header_bytes();
         let mut header = vec![0u8; header_bytes as usize];
         std::fs::File::open(&self.cache_path)
             .and_then(|file| file.read_exact_at(&mut header, 0))
@@ -255,12 +261,7 @@ impl FarGraph {
             .map_err(|source| self.cache_error(source))?;
         // The header and the checksums first: the fingerprint covers both, and every
         // later page is checked against the checksums.
-        let header_bytes = manifest
-            .sections
-            .iter()
-            .map(|s| s.offset)
-            .min()
-            .unwrap_or(0);
+        let header_bytes = manifest.header_bytes();
         let accept = |_: u64, _: &[u8]| Ok(());
         self.copy_region(file, 0, header_bytes, &accept)?;
         let checksums = manifest

@@ -138,6 +138,15 @@ impl Manifest {
         self.file_bytes.div_ceil(self.chunk_bytes)
     }
 
+    /// Bytes before the first section: the header and its section table.
+    pub(crate) fn header_bytes(&self) -> u64 {
+        self.sections
+            .iter()
+            .map(|section| section.offset)
+            .min()
+            .unwrap_or(0)
+    }
+
     /// The byte range of the file chunk `index` holds.
     pub(crate) fn chunk_range(&self, index: u64) -> std::ops::Range<u64> {
         let start = index * self.chunk_bytes;

@@ -292,18 +292,25 @@ pub fn list(address: &FarAddress, timeout: Duration) -> Result<Vec<StoredGraph>>
 /// Removes the graph `address` names: its chunks, then its manifest (so an interrupted
 /// removal can be run again). Returns its manifest.
 pub fn remove(address: &FarAddress, timeout: Duration) -> Result<Manifest> {
-    let cluster = Cluster::discover(address, timeout)?;
+    let (cluster, manifest) = stored(address, timeout)?;
     let name = &address.name;
-    let manifest = read_manifest(&cluster, name)?.ok_or_else(|| FarError::NotFound {
-        name: name.clone(),
-        cluster: address.seeds.join(","),
-    })?;
     let keys: Vec<String> = (0..manifest.chunks())
         .map(|index| chunk_key(name, &manifest.fingerprint, index))
         .collect();
     delete(&cluster, &keys)?;
     delete(&cluster, &[manifest_key(name)])?;
     Ok(manifest)
+}
+
+/// The cluster behind `address` and the manifest of the graph it names, which must be
+/// stored there.
+pub(crate) fn stored(address: &FarAddress, timeout: Duration) -> Result<(Cluster, Manifest)> {
+    let cluster = Cluster::discover(address, timeout)?;
+    let manifest = read_manifest(&cluster, &address.name)?.ok_or_else(|| FarError::NotFound {
+        name: address.name.clone(),
+        cluster: address.seeds.join(","),
+    })?;
+    Ok((cluster, manifest))
 }
 
 /// The manifest stored for `name`, if any.
@@ -415,12 +422,8 @@ pub(crate) fn per_node(
 /// Reads every chunk of the graph `address` names and checks it against the manifest's
 /// checksum, a window of chunks at a time; returns how many chunks were checked.
 pub fn check(address: &FarAddress, timeout: Duration) -> Result<u64> {
-    let cluster = Cluster::discover(address, timeout)?;
+    let (cluster, manifest) = stored(address, timeout)?;
     let name = &address.name;
-    let manifest = read_manifest(&cluster, name)?.ok_or_else(|| FarError::NotFound {
-        name: name.clone(),
-        cluster: address.seeds.join(","),
-    })?;
     // About 8 MiB of chunks at once.
     let window = ((8 << 20) / manifest.chunk_bytes).max(1);
     let mut index = 0;
