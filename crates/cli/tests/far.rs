@@ -273,11 +273,19 @@ fn a_three_master_cluster_spreads_chunks_and_serves_kernels() {
     }
     every_kernel_matches_dram(dir, &local, &url, &["pr", "bfs", "cc", "sssp"]);
     let (report, _) = run(dir, &url, "pr", &["--memory", "24M"]);
-    assert_eq!(
-        report["far"]["nodes"].as_array().unwrap().len(),
-        3,
-        "{}",
-        report["far"]
+    let nodes = report["far"]["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 3, "{}", report["far"]);
+    // The queue kept requests in flight to the nodes, and says how many.
+    assert!(
+        nodes
+            .iter()
+            .any(|node| node["max_in_flight"].as_u64().unwrap() > 1),
+        "{nodes:?}"
+    );
+    assert!(
+        nodes
+            .iter()
+            .all(|node| node["mean_in_flight"].as_f64().unwrap() >= 0.0)
     );
 }
 

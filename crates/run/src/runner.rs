@@ -104,8 +104,14 @@ fn far_figures(far: &FarGraph) -> serde_json::Value {
     let nodes: Vec<serde_json::Value> = far
         .traffic()
         .into_iter()
-        .map(|(node, bytes, requests)| {
-            serde_json::json!({"node": node, "bytes": bytes, "requests": requests})
+        .map(|node| {
+            serde_json::json!({
+                "node": node.node,
+                "bytes": node.bytes,
+                "requests": node.requests,
+                "mean_in_flight": node.mean_in_flight,
+                "max_in_flight": node.max_in_flight,
+            })
         })
         .collect();
     serde_json::json!({

@@ -48,6 +48,21 @@ impl Default for FarOptions {
     }
 }
 
+/// What one node served during a run.
+#[derive(Clone, Debug)]
+pub struct NodeFigures {
+    /// `host:port`.
+    pub node: String,
+    /// Bytes it sent.
+    pub bytes: u64,
+    /// Requests it answered.
+    pub requests: u64,
+    /// Requests in flight to it, on average while it was read from.
+    pub mean_in_flight: f64,
+    /// The most requests in flight to it at once.
+    pub max_in_flight: u64,
+}
+
 /// A far graph opened for runs.
 pub struct FarGraph {
     shared: Arc<FarShared>,
@@ -125,23 +140,26 @@ impl FarGraph {
         self.shared.cluster.address.display()
     }
 
-    /// Bytes and requests sent to each node so far, `host:port` first.
-    pub fn traffic(&self) -> Vec<(String, u64, u64)> {
+    /// What each node served so far, by `host:port`.
+    pub fn traffic(&self) -> Vec<NodeFigures> {
         let traffic = match self.shared.traffic.lock() {
             Ok(traffic) => traffic,
             Err(poisoned) => poisoned.into_inner(),
         };
-        let mut nodes: Vec<(String, u64, u64)> = traffic
+        let mut nodes: Vec<NodeFigures> = traffic
             .iter()
             .map(|(node, counters)| {
-                (
-                    node.clone(),
-                    counters.bytes.load(std::sync::atomic::Ordering::Relaxed),
-                    counters.requests.load(std::sync::atomic::Ordering::Relaxed),
-                )
+                let (mean_in_flight, max_in_flight) = counters.in_flight();
+                NodeFigures {
+                    node: node.clone(),
+                    bytes: counters.bytes.load(std::sync::atomic::Ordering::Relaxed),
+                    requests: counters.requests.load(std::sync::atomic::Ordering::Relaxed),
+                    mean_in_flight,
+                    max_in_flight,
+                }
             })
             .collect();
-        nodes.sort();
+        nodes.sort_by(|a, b| a.node.cmp(&b.node));
         nodes
     }
 

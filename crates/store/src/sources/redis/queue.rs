@@ -107,6 +107,53 @@ enum Completion {
 pub(crate) struct NodeTraffic {
     pub(crate) bytes: AtomicU64,
     pub(crate) requests: AtomicU64,
+    in_flight: std::sync::Mutex<InFlight>,
+}
+
+/// Requests sent to a node and not yet answered, over time.
+#[derive(Default)]
+struct InFlight {
+    now: u64,
+    most: u64,
+    /// The integral of `now` over time, in request-nanoseconds.
+    weighted_nanos: u128,
+    first: Option<Instant>,
+    since: Option<Instant>,
+}
+
+impl NodeTraffic {
+    /// Adds `change` to the node's requests in flight.
+    pub(crate) fn change_in_flight(&self, change: i64) {
+        let mut in_flight = match self.in_flight.lock() {
+            Ok(in_flight) => in_flight,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let now = Instant::now();
+        if let Some(since) = in_flight.since {
+            in_flight.weighted_nanos += in_flight.now as u128 * (now - since).as_nanos();
+        }
+        in_flight.first.get_or_insert(now);
+        in_flight.since = Some(now);
+        in_flight.now = in_flight.now.saturating_add_signed(change);
+        in_flight.most = in_flight.most.max(in_flight.now);
+    }
+
+    /// The mean requests in flight since the first was sent, and the most at once.
+    pub(crate) fn in_flight(&self) -> (f64, u64) {
+        let in_flight = match self.in_flight.lock() {
+            Ok(in_flight) => in_flight,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let span = match (in_flight.first, in_flight.since) {
+            (Some(first), Some(since)) => (since - first).as_nanos(),
+            _ => 0,
+        };
+        let mean = match span {
+            0 => 0.0,
+            span => in_flight.weighted_nanos as f64 / span as f64,
+        };
+        (mean, in_flight.most)
+    }
 }
 
 /// Shared by the queue and its workers.
@@ -240,6 +287,7 @@ impl RedisQueue {
             }
             self.workers.insert(node.clone(), senders);
         }
+        self.shared.traffic_of(&node).change_in_flight(1);
         let senders = &self.workers[&node];
         self.next_worker = self.next_worker.wrapping_add(1);
         // A worker's channel closes only when the queue is dropped.
@@ -431,7 +479,9 @@ impl Worker {
                     Err(_) => break,
                 }
             }
+            let count = batch.len() as i64;
             let report = self.fetch(&mut connection, batch);
+            self.traffic.change_in_flight(-count);
             if self.completions.send(report).is_err() {
                 return;
             }
