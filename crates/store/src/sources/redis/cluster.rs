@@ -3,7 +3,8 @@
 //! owns every key. The map is refreshed when a node redirects a request (`MOVED`,
 //! `ASK`), after a failover or a resharding.
 
-use std::sync::RwLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
 use super::{FarAddress, FarError};
@@ -38,6 +39,9 @@ pub(crate) struct Cluster {
     pub(crate) address: FarAddress,
     pub(crate) timeout: Duration,
     map: RwLock<SlotMap>,
+    /// Connections of the control path (manifests, the cache, small reads) kept for the
+    /// next call, one a node at most: a connection costs a round trip and a handshake.
+    idle: Mutex<HashMap<String, redis::Connection>>,
 }
 
 impl Cluster {
@@ -51,6 +55,7 @@ impl Cluster {
                 owner: Vec::new(),
                 clustered: false,
             }),
+            idle: Mutex::new(HashMap::new()),
         };
         cluster.refresh()?;
         Ok(cluster)
@@ -197,6 +202,22 @@ impl Cluster {
             .and_then(|()| connection.set_write_timeout(Some(self.timeout)))
             .map_err(|error| self.failure(node, &error))?;
         Ok(connection)
+    }
+
+    /// A connection to `node` kept from an earlier call, or a new one.
+    pub(crate) fn idle_connection(&self, node: &str) -> Result<redis::Connection, FarError> {
+        let kept = self.idle.lock().ok().and_then(|mut idle| idle.remove(node));
+        match kept {
+            Some(connection) => Ok(connection),
+            None => self.connect(node),
+        }
+    }
+
+    /// Keeps `connection` to `node` for the next call.
+    pub(crate) fn give_back(&self, node: &str, connection: redis::Connection) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.insert(node.to_string(), connection);
+        }
     }
 
     /// `error` from `node` as a far error.

@@ -374,7 +374,7 @@ pub(crate) fn per_node(
             if indices.is_empty() {
                 continue;
             }
-            let mut connection = match cluster.connect(node) {
+            let mut connection = match cluster.idle_connection(node) {
                 Ok(connection) => connection,
                 Err(error) => {
                     last_error = Some(error);
@@ -382,6 +382,7 @@ pub(crate) fn per_node(
                     continue;
                 }
             };
+            let mut healthy = true;
             for batch in indices.chunks(CONTROL_BATCH) {
                 let mut pipeline = redis::pipe();
                 for &index in batch {
@@ -394,11 +395,16 @@ pub(crate) fn per_node(
                         }
                     }
                     Err(error) if is_redirect(&error) || error.is_io_error() => {
+                        healthy &= !error.is_io_error();
                         last_error = Some(cluster.failure(node, &error));
                         retry.extend_from_slice(batch);
                     }
                     Err(error) => return Err(cluster.failure(node, &error)),
                 }
+            }
+            // A connection that failed on I/O is dropped; the others serve the next call.
+            if healthy {
+                cluster.give_back(node, connection);
             }
         }
         if retry.is_empty() {
