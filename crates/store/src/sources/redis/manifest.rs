@@ -120,6 +120,14 @@ impl Manifest {
                 manifest.format
             )));
         }
+        if manifest.fingerprint.len() != 32
+            || !manifest.fingerprint.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return Err(bad(format!(
+                "its fingerprint {:?} is not 32 hex digits",
+                manifest.fingerprint
+            )));
+        }
         if !(4096..=(64 << 20)).contains(&manifest.chunk_bytes)
             || manifest.chunks() != manifest.chunk_checksums.len() as u64
         {
@@ -178,4 +186,45 @@ pub(crate) const MANIFEST_PATTERN: &str = "swapless:*:manifest";
 /// The graph's name in a manifest key, if it is one.
 pub(crate) fn name_of_manifest_key(key: &str) -> Option<&str> {
     key.strip_prefix("swapless:")?.strip_suffix(":manifest")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_that_does_not_add_up_is_refused_in_one_sentence() {
+        let good = Manifest {
+            format: MANIFEST_FORMAT,
+            fingerprint: "0123456789abcdef0123456789abcdef".to_string(),
+            file_bytes: 10_000,
+            chunk_bytes: 4096,
+            vertices: 1,
+            arcs: 0,
+            directed: false,
+            weighted: false,
+            non_negative_weights: true,
+            sections: Vec::new(),
+            chunk_checksums: vec![0; 3],
+        };
+        let encode = |manifest: &Manifest| serde_json::to_vec(manifest).unwrap();
+        assert_eq!(Manifest::decode("g", &encode(&good)).unwrap(), good);
+        type Damage = fn(&mut Manifest);
+        let cases: [(&str, Damage); 4] = [
+            ("not 32 hex digits", |m| m.fingerprint = "short".to_string()),
+            ("do not add up", |m| m.chunk_checksums.truncate(2)),
+            ("do not add up", |m| m.chunk_bytes = 17),
+            ("this swapless reads format", |m| m.format = 99),
+        ];
+        for (says, damage) in cases {
+            let mut manifest = good.clone();
+            damage(&mut manifest);
+            let error = Manifest::decode("g", &encode(&manifest))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(says), "{error}");
+        }
+        let error = Manifest::decode("g", b"{not json").unwrap_err().to_string();
+        assert!(error.contains("manifest of \"g\""), "{error}");
+    }
 }
