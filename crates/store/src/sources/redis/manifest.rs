@@ -128,6 +128,17 @@ impl Manifest {
                 manifest.fingerprint
             )));
         }
+        if let Some(section) = manifest.sections.iter().find(|section| {
+            section
+                .offset
+                .checked_add(section.length)
+                .is_none_or(|end| end > manifest.file_bytes)
+        }) {
+            return Err(bad(format!(
+                "its section {:?} runs past the file's {} bytes",
+                section.name, manifest.file_bytes
+            )));
+        }
         if !(4096..=(64 << 20)).contains(&manifest.chunk_bytes)
             || manifest.chunks() != manifest.chunk_checksums.len() as u64
         {
@@ -210,7 +221,14 @@ mod tests {
         let encode = |manifest: &Manifest| serde_json::to_vec(manifest).unwrap();
         assert_eq!(Manifest::decode("g", &encode(&good)).unwrap(), good);
         type Damage = fn(&mut Manifest);
-        let cases: [(&str, Damage); 4] = [
+        let cases: [(&str, Damage); 5] = [
+            ("runs past the file", |m| {
+                m.sections.push(ManifestSection {
+                    name: "out_neighbors".to_string(),
+                    offset: 8192,
+                    length: u64::MAX,
+                })
+            }),
             ("not 32 hex digits", |m| m.fingerprint = "short".to_string()),
             ("do not add up", |m| m.chunk_checksums.truncate(2)),
             ("do not add up", |m| m.chunk_bytes = 17),
