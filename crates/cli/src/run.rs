@@ -161,8 +161,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     let mut placement = command.placement.placement()?;
     placement.verify = command.verify;
     if let Some(far) = &far {
-        placement.tier = Some(Tier::Far);
-        placement.network_bytes = far.buffer_bytes();
+        placement.place_on(far);
     }
     let plan = placement.plan(&graph, command.kernel)?;
     say!(

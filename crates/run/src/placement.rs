@@ -62,6 +62,12 @@ impl Placement {
         }
     }
 
+    /// Places the run on the far tier of `far`, with its connections' buffers counted.
+    pub fn place_on(&mut self, far: &swapless_store::far::FarGraph) {
+        self.tier = Some(Tier::Far);
+        self.network_bytes = far.buffer_bytes();
+    }
+
     /// The plan for `kernel` on `graph`.
     pub fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, RunError> {
         let contract = kernel.contract();
@@ -125,8 +131,7 @@ pub fn plan(path: &Path, kernel: Kernel, placement: &Placement) -> Result<Plan, 
         None => placement.plan(&GraphFile::open(path)?, kernel),
         Some(far) => {
             let mut placement = placement.clone();
-            placement.tier = Some(Tier::Far);
-            placement.network_bytes = far.buffer_bytes();
+            placement.place_on(&far);
             placement.plan(&GraphFile::open(far.path())?, kernel)
         }
     }

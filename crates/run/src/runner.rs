@@ -101,26 +101,21 @@ fn open_store(
 
 /// A far graph's traffic so far, for the report.
 fn far_figures(far: &FarGraph) -> serde_json::Value {
-    let nodes: Vec<serde_json::Value> = far
-        .traffic()
-        .into_iter()
-        .map(|node| {
-            serde_json::json!({
-                "node": node.node,
-                "bytes": node.bytes,
-                "requests": node.requests,
-                "mean_in_flight": node.mean_in_flight,
-                "max_in_flight": node.max_in_flight,
-            })
-        })
-        .collect();
+    let nodes = far.traffic();
+    let (fallback_reads, fallback_bytes) = far.fallback_reads();
     serde_json::json!({
-        "network_bytes": nodes.iter().map(|n| n["bytes"].as_u64().unwrap_or(0)).sum::<u64>(),
-        "network_requests": nodes.iter().map(|n| n["requests"].as_u64().unwrap_or(0)).sum::<u64>(),
-        "nodes": nodes,
+        "network_bytes": nodes.iter().map(|node| node.bytes).sum::<u64>(),
+        "network_requests": nodes.iter().map(|node| node.requests).sum::<u64>(),
+        "nodes": nodes.iter().map(|node| serde_json::json!({
+            "node": node.node,
+            "bytes": node.bytes,
+            "requests": node.requests,
+            "mean_in_flight": node.mean_in_flight,
+            "max_in_flight": node.max_in_flight,
+        })).collect::<Vec<_>>(),
         "retries": far.retries(),
-        "fallback_reads": far.fallback_reads().0,
-        "fallback_bytes": far.fallback_reads().1,
+        "fallback_reads": fallback_reads,
+        "fallback_bytes": fallback_bytes,
         "network_wait_seconds": far.wait_seconds(),
         "chunk_bytes": far.manifest().chunk_bytes,
     })
@@ -188,16 +183,13 @@ fn run_graph(
     let mut placement = options.placement.clone();
     placement.threads = Some(threads);
     if let Some(far) = far {
-        placement.tier = match placement.tier {
-            None | Some(Tier::Far) => Some(Tier::Far),
-            Some(_) => {
-                return Err(RunError::invalid(
-                    RunOption::Tier,
-                    "must be far for a graph in far memory",
-                ));
-            }
-        };
-        placement.network_bytes = far.buffer_bytes();
+        if !matches!(placement.tier, None | Some(Tier::Far)) {
+            return Err(RunError::invalid(
+                RunOption::Tier,
+                "must be far for a graph in far memory",
+            ));
+        }
+        placement.place_on(far);
     }
     let plan = placement.plan(&graph, kernel)?;
     // A far graph's weights are not in its cache: its manifest says whether any is

@@ -327,18 +327,13 @@ impl FarGraph {
         let mut at = 0;
         while at < length {
             let bytes = FILL_WINDOW_BYTES.min(length - at) as usize;
-            self.fetch_into(&mut window[..bytes], offset + at)?;
+            fetch_now(&self.shared, &mut window[..bytes], offset + at)?;
             check(at, &window[..bytes])?;
             file.write_all_at(&window[..bytes], offset + at)
                 .map_err(|source| self.cache_error(source))?;
             at += bytes as u64;
         }
         Ok(())
-    }
-
-    /// Reads `buffer.len()` bytes at file `position` from the cluster, on this thread.
-    fn fetch_into(&self, buffer: &mut [u8], position: u64) -> Result<usize> {
-        fetch_now(&self.shared, buffer, position)
     }
 
     /// A temporary file in the cache folder, renamed into place once whole.

@@ -37,6 +37,8 @@ pub(crate) struct Piece {
     destination: usize,
     /// How many times it was sent.
     attempts: u32,
+    /// Its chunk's key, named once when the queue first sends it (empty before).
+    key: String,
 }
 
 impl Piece {
@@ -84,6 +86,7 @@ pub(crate) fn pieces(
             length: (chunk_end - at) as u32,
             destination: destination + (at - position) as usize,
             attempts: 0,
+            key: String::new(),
         });
         at = chunk_end;
     }
@@ -230,12 +233,18 @@ struct Pending {
     bytes: u32,
 }
 
+/// One node's connections: their workers' channels, and the node's traffic counters.
+struct NodeWorkers {
+    senders: Vec<Sender<Piece>>,
+    traffic: Arc<NodeTraffic>,
+}
+
 /// The far source's queue.
 pub(crate) struct RedisQueue {
     shared: Arc<FarShared>,
     connections_per_node: usize,
     /// Workers per node, made when a node is first sent a piece.
-    workers: HashMap<String, Vec<Sender<Piece>>>,
+    workers: HashMap<String, NodeWorkers>,
     handles: Vec<std::thread::JoinHandle<()>>,
     next_worker: usize,
     completions: Receiver<Completion>,
@@ -262,15 +271,19 @@ impl RedisQueue {
         }
     }
 
-    /// Hands `piece` to a worker of the node that owns its chunk.
-    fn send(&mut self, piece: Piece) {
-        let key = chunk_key(
-            &self.shared.cluster.address.name,
-            &self.shared.manifest.fingerprint,
-            piece.chunk,
-        );
-        let (_, node) = self.shared.cluster.owner_of(key.as_bytes());
+    /// Hands `piece` to a worker of the node that owns its chunk (after a redirection,
+    /// the owner the slot map now names).
+    fn send(&mut self, mut piece: Piece) {
+        if piece.key.is_empty() {
+            piece.key = chunk_key(
+                &self.shared.cluster.address.name,
+                &self.shared.manifest.fingerprint,
+                piece.chunk,
+            );
+        }
+        let (_, node) = self.shared.cluster.owner_of(piece.key.as_bytes());
         if !self.workers.contains_key(&node) {
+            let traffic = self.shared.traffic_of(&node);
             let mut senders = Vec::new();
             for _ in 0..self.connections_per_node {
                 let (sender, receiver) = channel();
@@ -278,20 +291,21 @@ impl RedisQueue {
                 let worker = Worker {
                     shared: self.shared.clone(),
                     node: node.clone(),
-                    traffic: self.shared.traffic_of(&node),
+                    traffic: traffic.clone(),
                     completions: self.completion_sender.clone(),
                     stopped: self.stopped.clone(),
                 };
                 self.handles
                     .push(std::thread::spawn(move || worker.run(receiver)));
             }
-            self.workers.insert(node.clone(), senders);
+            self.workers
+                .insert(node.clone(), NodeWorkers { senders, traffic });
         }
-        self.shared.traffic_of(&node).change_in_flight(1);
-        let senders = &self.workers[&node];
+        let workers = &self.workers[&node];
+        workers.traffic.change_in_flight(1);
         self.next_worker = self.next_worker.wrapping_add(1);
         // A worker's channel closes only when the queue is dropped.
-        let _ = senders[self.next_worker % senders.len()].send(piece);
+        let _ = workers.senders[self.next_worker % workers.senders.len()].send(piece);
     }
 
     /// Counts a piece of read `tag` landed with `bytes`; 1 when that completes the read.
@@ -497,8 +511,6 @@ impl Worker {
         mut batch: Vec<Piece>,
     ) -> Completion {
         let cluster = &self.shared.cluster;
-        let name = &cluster.address.name;
-        let fingerprint = &self.shared.manifest.fingerprint;
         for piece in &mut batch {
             piece.attempts += 1;
         }
@@ -519,7 +531,7 @@ impl Worker {
         for piece in &batch {
             pipeline
                 .cmd("GETRANGE")
-                .arg(chunk_key(name, fingerprint, piece.chunk))
+                .arg(&piece.key)
                 .arg(piece.start)
                 .arg(piece.start + piece.length as u64 - 1);
         }
@@ -545,7 +557,7 @@ impl Worker {
                 .bytes
                 .fetch_add(reply.len() as u64, Ordering::Relaxed);
             if reply.len() != piece.length as usize {
-                let key = chunk_key(name, fingerprint, piece.chunk);
+                let key = piece.key.clone();
                 let asked = piece.length;
                 let unlanded = std::iter::once(piece)
                     .chain(landing.map(|(_, (piece, _))| piece))
