@@ -2,6 +2,7 @@
 //! this front end's words (its flags).
 
 use std::path::PathBuf;
+use swapless_run::checkpoint::CheckpointError;
 
 use swapless_build::BuildError;
 use swapless_format::FormatError;
@@ -136,6 +137,22 @@ fn far_sentence(error: &FarError) -> String {
     }
 }
 
+/// A checkpoint error with what to do, in flags.
+fn checkpoint_sentence(error: &CheckpointError) -> String {
+    match error {
+        CheckpointError::Occupied { .. } => {
+            format!("{error}; add --resume to continue from them, or remove them to start over")
+        }
+        CheckpointError::OtherRun { .. } => {
+            format!("{error}; run as it was run then, or give another --checkpoint folder")
+        }
+        CheckpointError::NoneIntact { .. } => {
+            format!("{error}; remove them to start over")
+        }
+        other => other.to_string(),
+    }
+}
+
 impl From<BuildError> for CliError {
     fn from(error: BuildError) -> Self {
         CliError::Build(error)
@@ -172,6 +189,7 @@ impl From<RunError> for CliError {
             RunError::Interrupted => {
                 CliError::Interrupted("interrupted; no output was written".to_string())
             }
+            RunError::Checkpoint(checkpoint) => CliError::Other(checkpoint_sentence(&checkpoint)),
             other => CliError::Other(other.to_string()),
         }
     }

@@ -94,6 +94,10 @@ impl RunProgress {
 }
 
 impl swapless_run::Progress for RunProgress {
+    fn note(&self, message: &str) {
+        self.bar.suspend(|| eprintln!("{message}"));
+    }
+
     fn pass_done(&self, passes: u64, bytes_read: u64) {
         let done = self.done.load(std::sync::atomic::Ordering::Relaxed);
         let seconds = self.started.elapsed().as_secs_f64().max(1e-3);

@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
 use swapless_format::GraphFile;
+use swapless_run::checkpoint::{CheckpointEvery, CheckpointOptions};
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
 use swapless_store::far::FarOptions;
 use swapless_store::{OffsetForm, Plan, Tier};
@@ -258,6 +259,25 @@ pub struct RunCommand {
     /// BC: number of sampled sources, or `all` for exact betweenness.
     #[arg(long, default_value = "1")]
     sources: String,
+    /// Write the kernel's state to checkpoints in this folder between steps, so that a
+    /// killed run can continue with `--resume`; the newest two are kept, and all are
+    /// removed once the run finishes.
+    #[arg(long, value_name = "DIR")]
+    checkpoint: Option<PathBuf>,
+    /// How often to write a checkpoint: a time (`90s`, `5m`, `1h`) or a number of steps
+    /// (`10`); `auto`: every 60 s, or 20 times a checkpoint's write time if that is
+    /// longer (so writing them costs at most 5% of the run).
+    #[arg(
+        long,
+        value_name = "TIME|STEPS",
+        default_value = "auto",
+        requires = "checkpoint"
+    )]
+    checkpoint_every: String,
+    /// Continue from the newest intact checkpoint in the --checkpoint folder (from the
+    /// beginning if it holds none yet).
+    #[arg(long, requires = "checkpoint")]
+    resume: bool,
     #[command(flatten)]
     placement: PlacementArgs,
 }
@@ -309,6 +329,19 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             crate::commands::INTERRUPT_GRACE,
         ))),
         far: command.placement.far_options()?,
+        checkpoint: match &command.checkpoint {
+            None => None,
+            Some(folder) => Some(CheckpointOptions {
+                folder: folder.clone(),
+                every: CheckpointEvery::parse(&command.checkpoint_every).ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "--checkpoint-every {:?} must be `auto`, a time such as 90s, 5m or 1h, or a number of steps",
+                        command.checkpoint_every
+                    ))
+                })?,
+                resume: command.resume,
+            }),
+        },
     };
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);

@@ -15,6 +15,11 @@ pub struct Bitmap {
 }
 
 impl Bitmap {
+    /// The words themselves, for a checkpoint to save and restore.
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
     /// Bytes a bitmap over `vertices` vertices holds.
     pub fn bytes(vertices: u64) -> u64 {
         vertices.div_ceil(64) * 8

@@ -15,6 +15,7 @@ use crate::kernels::{
     Reads, betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
     radii, sssp, triangle_count,
 };
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
 pub static KERNELS: [&dyn AnyKernel; 9] = [
@@ -213,6 +214,19 @@ pub trait Kernel: Sync + std::panic::RefUnwindSafe + 'static {
     fn step(&self, store: &dyn EdgeStore, state: &mut Self::State) -> Result<Step>;
     /// The result, once [`Kernel::step`] has said [`Step::Done`].
     fn finish(&self, state: Self::State) -> Self::Result;
+    /// Writes the state between two steps, for a checkpoint: every value a later step
+    /// reads, and nothing [`Kernel::restore`] can rebuild from the graph and options.
+    /// It changes nothing; the state is lent mutably only so that per-thread buffers,
+    /// which no other thread may then touch, can be walked.
+    fn save(&self, state: &mut Self::State, out: &mut StateWriter) -> std::io::Result<()>;
+    /// The state [`Kernel::save`] wrote, on the same graph with the same options; a
+    /// value no run could have saved is an error, never a panic later.
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<Self::State, StateError>;
     /// The result's figures for the report; `original` maps an internal id to the
     /// caller's.
     fn summary(
@@ -252,15 +266,51 @@ pub trait AnyKernel: Sync + std::panic::RefUnwindSafe {
     fn verifier_copies_lists(&self) -> bool;
     /// See [`Kernel::refusal`].
     fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>>;
-    /// Starts the kernel and takes its steps to the end, calling `between_steps` with
-    /// the number of steps taken after each step but the last; an error from it stops
-    /// the run there.
-    fn run(
+    /// The run before its first step.
+    fn start(
         &'static self,
         store: &dyn EdgeStore,
         options: &KernelOptions,
-        between_steps: &mut dyn FnMut(u64) -> Result<()>,
-    ) -> Result<Box<dyn Finished>>;
+    ) -> Result<Box<dyn Running>>;
+    /// The run a checkpoint saved (see [`Kernel::restore`]).
+    fn restore(
+        &'static self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<Box<dyn Running>, StateError>;
+}
+
+/// A run under way, its state between two steps: the runner takes its steps, saves it
+/// when a checkpoint is due, and finishes it.
+pub trait Running: Send {
+    /// See [`Kernel::step`].
+    fn step(&mut self, store: &dyn EdgeStore) -> Result<Step>;
+    /// See [`Kernel::save`].
+    fn save(&mut self, out: &mut StateWriter) -> std::io::Result<()>;
+    /// See [`Kernel::finish`].
+    fn finish(self: Box<Self>) -> Box<dyn Finished>;
+}
+
+/// A state and the kernel that steps it.
+struct RunningKernel<K: Kernel> {
+    kernel: &'static K,
+    state: K::State,
+}
+
+impl<K: Kernel> Running for RunningKernel<K> {
+    fn step(&mut self, store: &dyn EdgeStore) -> Result<Step> {
+        self.kernel.step(store, &mut self.state)
+    }
+    fn save(&mut self, out: &mut StateWriter) -> std::io::Result<()> {
+        self.kernel.save(&mut self.state, out)
+    }
+    fn finish(self: Box<Self>) -> Box<dyn Finished> {
+        Box::new(FinishedRun {
+            kernel: self.kernel,
+            result: self.kernel.finish(self.state),
+        })
+    }
 }
 
 /// A finished run's result, with its kernel.
@@ -330,21 +380,25 @@ impl<K: Kernel> AnyKernel for K {
         Kernel::refusal(self, graph)
     }
 
-    fn run(
+    fn start(
         &'static self,
         store: &dyn EdgeStore,
         options: &KernelOptions,
-        between_steps: &mut dyn FnMut(u64) -> Result<()>,
-    ) -> Result<Box<dyn Finished>> {
-        let mut state = self.start(store, options)?;
-        let mut steps = 0;
-        while self.step(store, &mut state)? == Step::More {
-            steps += 1;
-            between_steps(steps)?;
-        }
-        Ok(Box::new(FinishedRun {
+    ) -> Result<Box<dyn Running>> {
+        Ok(Box::new(RunningKernel {
             kernel: self,
-            result: self.finish(state),
+            state: Kernel::start(self, store, options)?,
+        }))
+    }
+    fn restore(
+        &'static self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<Box<dyn Running>, StateError> {
+        Ok(Box::new(RunningKernel {
+            kernel: self,
+            state: Kernel::restore(self, store, options, saved)?,
         }))
     }
 }

@@ -8,5 +8,6 @@ pub mod frontier;
 pub mod kernel;
 pub mod kernels;
 pub mod property;
+pub mod saved_state;
 
 pub use kernels::pick_source;

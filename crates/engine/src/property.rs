@@ -444,6 +444,10 @@ pub fn prefetch<T>(values: &[T], index: usize) {
 pub struct U32Array(PropertyVec<AtomicU32>);
 
 impl U32Array {
+    /// The cells themselves, for a checkpoint to save and restore.
+    pub fn cells(&self) -> &[AtomicU32] {
+        &self.0
+    }
     /// `vertices` entries, all `value`.
     pub fn filled(vertices: usize, value: u32) -> U32Array {
         U32Array(property_vec(vertices, || AtomicU32::new(value)))
@@ -488,6 +492,10 @@ impl U32Array {
 pub struct F32Array(PropertyVec<AtomicU32>);
 
 impl F32Array {
+    /// The cells themselves, for a checkpoint to save and restore.
+    pub fn cells(&self) -> &[AtomicU32] {
+        &self.0
+    }
     /// `vertices` entries, all `value`.
     pub fn filled(vertices: usize, value: f32) -> F32Array {
         F32Array(property_vec(vertices, || AtomicU32::new(value.to_bits())))
@@ -522,6 +530,10 @@ impl F32Array {
 pub struct F64Array(PropertyVec<AtomicU64>);
 
 impl F64Array {
+    /// The cells themselves, for a checkpoint to save and restore.
+    pub fn cells(&self) -> &[AtomicU64] {
+        &self.0
+    }
     /// `vertices` entries, all `value`.
     pub fn filled(vertices: usize, value: f64) -> F64Array {
         F64Array(property_vec(vertices, || AtomicU64::new(value.to_bits())))

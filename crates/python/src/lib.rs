@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use swapless_run::checkpoint::CheckpointError;
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::create_exception;
@@ -117,6 +118,10 @@ fn run_error(error: RunError) -> PyErr {
         RunError::Interrupted => {
             pyo3::exceptions::PyKeyboardInterrupt::new_err("the run was interrupted")
         }
+        RunError::Checkpoint(
+            error @ (CheckpointError::Folder { .. } | CheckpointError::Write { .. }),
+        ) => PyOSError::new_err(error.to_string()),
+        RunError::Checkpoint(error) => PyValueError::new_err(error.to_string()),
     }
 }
 

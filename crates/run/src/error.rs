@@ -136,6 +136,9 @@ pub enum RunError {
     /// The serial verifier disagreed with the kernel.
     #[error("verification failed: {0}")]
     Verification(String),
+    /// Checkpoints could not be written, or the run could not resume from them.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::checkpoint::CheckpointError),
     /// The run's cancel flag was set; it stopped at the next scan or gather.
     #[error("interrupted")]
     Interrupted,

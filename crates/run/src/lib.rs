@@ -4,11 +4,13 @@
 //! means the same thing from either. The runner knows no kernel by name: it drives
 //! whatever the engine's registry holds through the kernel contract.
 
+pub mod checkpoint;
 mod error;
 mod kernel;
 mod options;
 mod placement;
 mod report;
+mod resume;
 mod runner;
 mod watched;
 
@@ -34,6 +36,9 @@ pub trait Progress: Sync {
     /// PageRank iteration, a BFS level) and the store has read `bytes_read` in all;
     /// called at most every 100 ms.
     fn pass_done(&self, _passes: u64, _bytes_read: u64) {}
+    /// Something the user should hear of that is not an error (where a run resumed, a
+    /// damaged checkpoint it passed over).
+    fn note(&self, _message: &str) {}
 }
 
 /// Shows nothing.

@@ -33,6 +33,8 @@ pub struct RunOptions {
     pub cancel: Option<Arc<AtomicBool>>,
     /// How a graph in far memory is reached (timeout, connections a node).
     pub far: swapless_store::far::FarOptions,
+    /// Where and how often to write checkpoints, and whether to resume from them.
+    pub checkpoint: Option<crate::checkpoint::CheckpointOptions>,
 }
 
 impl Default for RunOptions {
@@ -50,6 +52,7 @@ impl Default for RunOptions {
             huge_page_fraction: 1.0,
             cancel: None,
             far: swapless_store::far::FarOptions::default(),
+            checkpoint: None,
         }
     }
 }
@@ -93,6 +96,12 @@ pub(crate) fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunEr
             "must be at least 1",
         ),
     ];
+    if options.checkpoint.is_some() && options.trials > 1 {
+        return Err(RunError::invalid(
+            Trials,
+            "must be 1 for a run that writes checkpoints (a trial resumed from one would time only its tail)",
+        ));
+    }
     if let Some((_, option, detail)) = checks.into_iter().find(|(wrong, _, _)| *wrong) {
         return Err(RunError::invalid(option, detail));
     }

@@ -77,6 +77,12 @@ pub struct RunReport {
     /// For a graph in far memory, its traffic over the whole run: bytes and requests per
     /// node, requests sent again after a redirection or failover, and the seconds the
     /// reads waited on the network.
+    /// The step a run resumed after, from a checkpoint; `None` for a run from the start.
+    pub resumed_from_step: Option<u64>,
+    /// Checkpoints this run wrote.
+    pub checkpoints_written: u64,
+    /// Seconds spent writing them (within `seconds`).
+    pub checkpoint_seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub far: Option<Value>,
     /// The plan's figures.

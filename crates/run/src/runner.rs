@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal};
+use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal, Step};
 use swapless_engine::kernels::{Reads, pick_source};
 use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
@@ -15,6 +15,7 @@ use swapless_system::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
 
 use crate::options::validate;
 use crate::report::{PlanFigures, RunReport};
+use crate::resume::{Checkpoints, run_identity};
 use crate::watched::{Pattern, PatternIo, Watched};
 use crate::{Kernel, Progress, ResultArray, RunError, RunOption, RunOptions, median, usable_cores};
 
@@ -192,6 +193,7 @@ fn run_graph(
         placement.place_on(far);
     }
     let plan = placement.plan(&graph, kernel)?;
+    let fingerprint = graph.fingerprint();
     // A far graph's weights are not in its cache: its manifest says whether any is
     // negative.
     let negative_far_weights =
@@ -270,21 +272,40 @@ fn run_graph(
     };
     let mut trial_seconds = Vec::new();
     let mut finished: Option<Box<dyn Finished>> = None;
+    let mut checkpoints = match &options.checkpoint {
+        Some(checkpoint) => Some(Checkpoints::open(
+            checkpoint,
+            run_identity(kernel, fingerprint, &kernel_options),
+            progress,
+        )?),
+        None => None,
+    };
     for _ in 0..options.trials {
         // The previous trial's result goes first, so trials never hold two at once.
         drop(finished.take());
         let started = Instant::now();
-        // Between two steps the run stops if asked to; the store also checks at every
-        // scan and gather, within a step.
-        let mut between_steps = |_steps: u64| match options
-            .cancel
-            .as_deref()
-            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
-        {
-            true => Err(swapless_store::StoreError::Interrupted),
-            false => Ok(()),
+        let trial = || -> Result<Box<dyn Finished>, RunError> {
+            let (mut running, mut steps) = match checkpoints.as_mut() {
+                Some(checkpoints) => checkpoints.start(contract, store, &kernel_options)?,
+                None => (contract.start(store, &kernel_options)?, 0),
+            };
+            while running.step(store)? == Step::More {
+                steps += 1;
+                // Between two steps the run stops if asked to; the store also checks at
+                // every scan and gather, within a step.
+                if options
+                    .cancel
+                    .as_deref()
+                    .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+                {
+                    return Err(RunError::Interrupted);
+                }
+                if let Some(checkpoints) = checkpoints.as_mut() {
+                    checkpoints.writer.after_step(steps, &mut *running)?;
+                }
+            }
+            Ok(running.finish())
         };
-        let trial = || contract.run(store, &kernel_options, &mut between_steps);
         // A page is checked once a run, when first read: a kernel that meets ids out of
         // range (an index out of bounds) in a page written since may panic. That is the
         // file's doing, not a bug, and is said so.
@@ -300,7 +321,7 @@ fn run_graph(
             Ok(result) => result,
             Err(error) => {
                 stop_sampling();
-                return Err(error.into());
+                return Err(error);
             }
         };
         trial_seconds.push(started.elapsed().as_secs_f64());
@@ -377,6 +398,9 @@ fn run_graph(
         result: finished.summary(&kernel_options, &original),
         plan: PlanFigures::of(&plan),
         far: far.map(far_figures),
+        resumed_from_step: checkpoints.as_ref().and_then(|c| c.resumed_from),
+        checkpoints_written: checkpoints.as_ref().map_or(0, |c| c.writer.written),
+        checkpoint_seconds: checkpoints.as_ref().map_or(0.0, |c| c.writer.seconds),
     };
     // Verification and the output array come only after the graph's data, the caches,
     // the buffers and the property arrays the result does not use are given back: the
@@ -410,6 +434,9 @@ fn run_graph(
         false => ResultArray::None,
     };
     drop(permutation);
+    if let Some(checkpoints) = &checkpoints {
+        checkpoints.writer.finished();
+    }
     // The peak of the whole run, the phases after it included.
     report.peak_rss_bytes = peak_rss_bytes().unwrap_or(0);
     Ok(RunOutput {

@@ -15,6 +15,7 @@ use crate::kernel::{
     reorder_property,
 };
 use crate::kernels::pick_sources;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -168,6 +169,27 @@ impl Kernel for Betweenness {
         Ok(match state.done < state.sources.len() {
             true => Step::More,
             false => Step::Done,
+        })
+    }
+    fn save(&self, state: &mut BetweennessState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("scores", state.scores.cells())?;
+        out.array("sources", &state.sources)?;
+        out.number("done", state.done as u64)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        _: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<BetweennessState, StateError> {
+        let scores = F64Array::filled(store.num_vertices(), 0.0);
+        saved.fill("scores", scores.cells())?;
+        let sources = saved.vertices("sources", store.num_vertices())?;
+        let done = saved.number_at_most("done", sources.len() as u64)?;
+        Ok(BetweennessState {
+            scores,
+            sources,
+            done: done as usize,
         })
     }
     fn finish(&self, state: BetweennessState) -> BetweennessResult {

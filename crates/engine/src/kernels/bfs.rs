@@ -16,6 +16,7 @@ use super::Reads;
 use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result};
@@ -502,6 +503,79 @@ impl Kernel for Bfs {
     /// One level of the search.
     fn step(&self, store: &dyn EdgeStore, state: &mut BfsState) -> Result<Step> {
         state.level(store)
+    }
+    /// What a bottom-up phase's pull kept is not saved: a restored phase's first pass
+    /// scans for the unvisited again.
+    fn save(&self, state: &mut BfsState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("parents", state.parents.cells())?;
+        match &state.frontier {
+            Frontier::List(list) => {
+                out.number("frontier_in_bits", 0)?;
+                out.array("frontier", list)?;
+            }
+            Frontier::Bits => {
+                out.number("frontier_in_bits", 1)?;
+                out.array("frontier", state.front.words())?;
+            }
+        }
+        for (name, value) in [
+            ("frontier_size", state.frontier_size),
+            ("edges_to_check", state.edges_to_check),
+            ("scout_count", state.scout_count),
+            ("frontier_edges", state.frontier_edges),
+            ("reached", state.reached),
+            ("levels", state.levels as u64),
+            ("done", state.done as u64),
+            ("bottom_up", state.bottom_up.is_some() as u64),
+            (
+                "awake",
+                state.bottom_up.as_ref().map_or(0, |phase| phase.awake),
+            ),
+        ] {
+            out.number(name, value)?;
+        }
+        Ok(())
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<BfsState, StateError> {
+        let vertices = store.num_vertices();
+        let mut state = Kernel::start(self, store, options)?;
+        saved.fill("parents", state.parents.cells())?;
+        let past_graph = (0..vertices as u32)
+            .into_par_iter()
+            .map(|vertex| state.parents.get(vertex))
+            .find_any(|&parent| parent != UNVISITED && parent as usize >= vertices);
+        if let Some(parent) = past_graph {
+            return Err(StateError::Invalid {
+                name: "parents".to_string(),
+                detail: format!("vertex {parent} of a graph of {vertices}"),
+            });
+        }
+        state.frontier = match saved.number_at_most("frontier_in_bits", 1)? {
+            0 => Frontier::List(saved.vertices("frontier", vertices)?),
+            _ => {
+                saved.fill("frontier", state.front.words())?;
+                Frontier::Bits
+            }
+        };
+        state.frontier_size = saved.number("frontier_size")?;
+        state.edges_to_check = saved.number("edges_to_check")?;
+        state.scout_count = saved.number("scout_count")?;
+        state.frontier_edges = saved.number("frontier_edges")?;
+        state.reached = saved.number_at_most("reached", vertices as u64)?;
+        state.levels = saved.number_at_most("levels", u32::MAX as u64)? as u32;
+        state.done = saved.number_at_most("done", 1)? == 1;
+        let bottom_up = saved.number_at_most("bottom_up", 1)? == 1;
+        let awake = saved.number("awake")?;
+        state.bottom_up = bottom_up.then(|| BottomUp {
+            awake,
+            pull: Pull::new(EdgeDirection::In, state.limit, state.keep_lists),
+        });
+        Ok(state)
     }
     fn finish(&self, state: BfsState) -> BfsResult {
         BfsResult {

@@ -16,6 +16,7 @@ use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, OffsetSlice, Result};
@@ -394,6 +395,36 @@ impl Kernel for ConnectedComponents {
             Phase::Done => Step::Done,
             _ => Step::More,
         })
+    }
+    fn save(&self, state: &mut ComponentsState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("labels", state.labels.cells())?;
+        out.number("phase", state.phase as u64)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        _: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<ComponentsState, StateError> {
+        let vertices = store.num_vertices();
+        let labels = U32Array::filled(vertices, 0);
+        saved.fill("labels", labels.cells())?;
+        // A label past the graph would send a later link out of bounds.
+        if let Some(label) = (0..vertices as u32)
+            .map(|v| labels.get(v))
+            .find(|&l| l as usize >= vertices)
+        {
+            return Err(StateError::Invalid {
+                name: "labels".to_string(),
+                detail: format!("vertex {label} of a graph of {vertices}"),
+            });
+        }
+        let phase = match saved.number_at_most("phase", Phase::Done as u64)? {
+            0 => Phase::Heads,
+            1 => Phase::Rest,
+            _ => Phase::Done,
+        };
+        Ok(ComponentsState { labels, phase })
     }
     fn finish(&self, state: ComponentsState) -> ComponentsResult {
         let labels = state.labels.into_values();

@@ -27,6 +27,7 @@ use crate::frontier::{Bitmap, ThreadBuffers};
 use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
 use crate::kernels::to_original_order;
 use crate::property::{PropertyVec, property_vec};
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -258,6 +259,37 @@ impl Kernel for CoreNumber {
     /// One level of the peeling.
     fn step(&self, store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
         peel_level(store, state)
+    }
+    fn save(&self, state: &mut CoreState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("degrees", &state.degrees)?;
+        out.array("removed", state.removed.words())?;
+        out.number("level", state.level as u64)?;
+        out.number("levels", state.levels as u64)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        _: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<CoreState, StateError> {
+        let vertices = store.num_vertices();
+        let degrees = property_vec(vertices, || AtomicU32::new(0));
+        saved.fill("degrees", &degrees)?;
+        let removed = Bitmap::new(vertices);
+        saved.fill("removed", removed.words())?;
+        // The vertices still in are those not removed, ascending, as the next level's
+        // start leaves them.
+        let remaining = (0..vertices as u32)
+            .into_par_iter()
+            .filter(|&vertex| !removed.contains(vertex))
+            .collect();
+        Ok(CoreState {
+            degrees,
+            removed,
+            remaining,
+            level: saved.number_at_most("level", u32::MAX as u64)? as u32,
+            levels: saved.number_at_most("levels", u32::MAX as u64)? as u32,
+        })
     }
     fn finish(&self, state: CoreState) -> CoreResult {
         let cores = state

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use super::Reads;
 use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
 use crate::kernels::to_original_order;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -204,6 +205,34 @@ impl Kernel for MaximalIndependentSet {
     /// One round of joining and dropping out.
     fn step(&self, store: &dyn EdgeStore, state: &mut MisState) -> Result<Step> {
         round(store, state)
+    }
+    fn save(&self, state: &mut MisState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("state", &state.state)?;
+        out.number("rounds", state.rounds as u64)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<MisState, StateError> {
+        // The ranks are the graph's and `joins` is made afresh each round: only the
+        // decisions are saved.
+        let mut state = Kernel::start(self, store, options)?;
+        saved.fill("state", &state.state)?;
+        if let Some(value) = state
+            .state
+            .iter()
+            .map(|s| s.load(Ordering::Relaxed))
+            .find(|&s| s > OUT_OF_SET)
+        {
+            return Err(StateError::Invalid {
+                name: "state".to_string(),
+                detail: format!("a vertex state {value}"),
+            });
+        }
+        state.rounds = saved.number_at_most("rounds", u32::MAX as u64)? as u32;
+        Ok(state)
     }
     fn finish(&self, state: MisState) -> MisResult {
         let members: Vec<bool> = state

@@ -23,6 +23,7 @@ use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
 use crate::property::{F32Array, PropertyVec};
+use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -266,6 +267,37 @@ impl Kernel for PageRank {
         let done =
             state.last_change < options.tolerance || state.iterations >= options.max_iterations;
         Ok(if done { Step::Done } else { Step::More })
+    }
+
+    fn save(&self, state: &mut PageRankState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("scores", state.scores.cells())?;
+        out.array("contributions", state.contributions.cells())?;
+        out.number("uncarried", state.uncarried.to_bits())?;
+        out.number("score_sum", state.score_sum.to_bits())?;
+        out.number("iterations", state.iterations as u64)?;
+        out.number("last_change", state.last_change.to_bits())
+    }
+
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<PageRankState, StateError> {
+        let vertices = store.num_vertices();
+        let scores = F32Array::filled(vertices, 0.0);
+        saved.fill("scores", scores.cells())?;
+        let contributions = F32Array::filled(vertices, 0.0);
+        saved.fill("contributions", contributions.cells())?;
+        Ok(PageRankState {
+            options: options.pagerank,
+            scores,
+            contributions,
+            uncarried: f64::from_bits(saved.number("uncarried")?),
+            score_sum: f64::from_bits(saved.number("score_sum")?),
+            iterations: saved.number("iterations")?.min(u32::MAX as u64) as u32,
+            last_change: f64::from_bits(saved.number("last_change")?),
+        })
     }
 
     fn finish(&self, state: PageRankState) -> PageRankResult {

@@ -16,6 +16,7 @@ use crate::kernel::{
     GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
 use crate::kernels::pick_sources;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -271,6 +272,46 @@ impl Kernel for Radii {
     /// One round of the multi-source BFS.
     fn step(&self, store: &dyn EdgeStore, state: &mut RadiiState) -> Result<Step> {
         round(store, state)
+    }
+    fn save(&self, state: &mut RadiiState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("visited", &state.visited)?;
+        out.array("next_visited", &state.next_visited)?;
+        out.array("radii", state.radii.cells())?;
+        out.array("sources", &state.sources)?;
+        out.array("frontier", &state.frontier)?;
+        out.number("rounds", state.rounds as u64)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        _: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<RadiiState, StateError> {
+        let vertices = store.num_vertices();
+        let visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+        saved.fill("visited", &visited)?;
+        let next_visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+        saved.fill("next_visited", &next_visited)?;
+        let radii = U32Array::filled(vertices, UNREACHED);
+        saved.fill("radii", radii.cells())?;
+        let sources = saved.vertices("sources", vertices)?;
+        if sources.len() > MAX_SOURCES {
+            return Err(StateError::Invalid {
+                name: "sources".to_string(),
+                detail: format!(
+                    "{} sources, above the {MAX_SOURCES} a mask holds",
+                    sources.len()
+                ),
+            });
+        }
+        Ok(RadiiState {
+            visited,
+            next_visited,
+            radii,
+            sources,
+            frontier: saved.vertices("frontier", vertices)?,
+            rounds: saved.number_at_most("rounds", u32::MAX as u64)? as u32,
+        })
     }
     fn finish(&self, state: RadiiState) -> RadiiResult {
         RadiiResult {

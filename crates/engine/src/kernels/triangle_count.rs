@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::Reads;
 use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -425,6 +426,25 @@ impl Kernel for TriangleCount {
         Ok(match end < vertices {
             true => Step::More,
             false => Step::Done,
+        })
+    }
+    /// The oriented lists are not saved: they are the graph's, rebuilt on restore.
+    fn save(&self, state: &mut TriangleState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.number("counted", state.counted as u64)?;
+        out.number("triangles", state.triangles)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        _: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<TriangleState, StateError> {
+        let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
+        let triangles = saved.number("triangles")?;
+        Ok(TriangleState {
+            oriented: Some(oriented_lists(store)?),
+            counted,
+            triangles,
         })
     }
     fn finish(&self, state: TriangleState) -> u64 {

@@ -12,6 +12,7 @@
 use super::Reads;
 use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Refusal, Step};
 use crate::kernels::to_original_order;
+use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeStore, Result};
@@ -141,6 +142,33 @@ impl Kernel for Sssp {
                 Ok(Step::More)
             }
         }
+    }
+    fn save(&self, state: &mut SsspState, out: &mut StateWriter) -> std::io::Result<()> {
+        match &mut state.0 {
+            Searches::Integer(search, _) => {
+                out.number("distances_as_f64", 0)?;
+                search.save(out)
+            }
+            Searches::Float(search) => {
+                out.number("distances_as_f64", 1)?;
+                search.save(out)
+            }
+            Searches::Restarting => unreachable!("a step never ends between two searches"),
+        }
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+        saved: &mut StateReader,
+    ) -> std::result::Result<SsspState, StateError> {
+        let delta = options.delta;
+        Ok(SsspState(
+            match saved.number_at_most("distances_as_f64", 1)? {
+                0 => Searches::Integer(Search::restore(store, delta, saved)?, options.source),
+                _ => Searches::Float(Search::restore(store, delta, saved)?),
+            },
+        ))
     }
     fn finish(&self, state: SsspState) -> SsspResult {
         match state.0 {

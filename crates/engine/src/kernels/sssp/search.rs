@@ -12,11 +12,12 @@ use super::SsspResult;
 use crate::edge_map::edge_map;
 use crate::frontier::Bitmap;
 use crate::property::{PropertyVec, prefetch, property_vec};
+use crate::saved_state::{Restore, StateError, StateReader, StateWriter};
 
 /// A type the search can hold distances in while it runs.
 pub(super) trait Distance: Copy + PartialOrd + Send + Sync {
     /// The atomic cell one vertex's distance lives in.
-    type Cell: Send + Sync;
+    type Cell: Send + Sync + Restore;
     /// The distance of unreached vertices.
     const UNREACHED: Self;
     /// The source's distance.
@@ -317,6 +318,79 @@ impl<D: Distance> Search<D> {
         self.frontier = frontier;
         (self.window, self.bin, self.steps) = (window, bin, steps);
         Ok(BinPass::More)
+    }
+
+    /// Writes the search between two bins: the distances, the next bin's frontier, and
+    /// every entry queued in a later bin, from every thread's bins.
+    pub(super) fn save(&mut self, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("distances", &self.distances)?;
+        out.array("frontier", &self.frontier)?;
+        out.number("window", self.window)?;
+        out.number("bin", self.bin)?;
+        out.number("steps", self.steps)?;
+        let locals: Vec<&mut Bins> = self.bins.iter_mut().map(RefCell::get_mut).collect();
+        let queued = locals
+            .iter()
+            .map(|local| local.near.iter().map(Vec::len).sum::<usize>() + local.far.len())
+            .sum::<usize>();
+        let window = self.window;
+        let entries = locals.iter().flat_map(|local| {
+            let near = local
+                .near
+                .iter()
+                .enumerate()
+                .flat_map(move |(index, vertices)| {
+                    vertices
+                        .iter()
+                        .map(move |&vertex| (window + index as u64, vertex))
+                });
+            near.chain(local.far.iter().copied())
+        });
+        out.items::<(u64, u32), _>("queued", queued as u64, entries)
+    }
+
+    /// The search [`Search::save`] wrote, with bins `delta` wide.
+    pub(super) fn restore(
+        store: &dyn EdgeStore,
+        delta: f64,
+        saved: &mut StateReader,
+    ) -> std::result::Result<Search<D>, StateError> {
+        let vertices = store.num_vertices();
+        let distances: PropertyVec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
+        saved.fill("distances", &distances)?;
+        let frontier = saved.vertices("frontier", vertices)?;
+        let window = saved.number("window")?;
+        let bin = saved.number("bin")?;
+        let steps = saved.number("steps")?;
+        let queued: Vec<(u64, u32)> = saved.items("queued", None)?;
+        if let Some(&(entry_bin, vertex)) = queued
+            .iter()
+            .find(|&&(entry_bin, vertex)| entry_bin < window || vertex as usize >= vertices)
+        {
+            return Err(StateError::Invalid {
+                name: "queued".to_string(),
+                detail: format!(
+                    "vertex {vertex} in bin {entry_bin}, before the window at {window} or past the graph"
+                ),
+            });
+        }
+        let bins: ThreadLocal<RefCell<Bins>> = ThreadLocal::new();
+        {
+            let mut local = bins.get_or_default().borrow_mut();
+            for (entry_bin, vertex) in queued {
+                local.push(window, entry_bin, vertex);
+            }
+        }
+        Ok(Search {
+            distances,
+            delta,
+            inexact: AtomicBool::new(false),
+            bins,
+            frontier,
+            window,
+            bin,
+            steps,
+        })
     }
 
     /// The distances found, as f64, with the figures of the search.

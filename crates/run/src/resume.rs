@@ -1,0 +1,103 @@
+//! A run's checkpoints as the runner uses them: bound to the run, written between
+//! steps, and resumed from at the start of the trial.
+
+use swapless_engine::kernel::{AnyKernel, KernelOptions, Running};
+use swapless_store::EdgeStore;
+
+use crate::checkpoint::{
+    CheckpointOptions, Checkpointer, RunIdentity, newest_intact, prepare_folder,
+};
+use crate::{Kernel, Progress, RunError};
+
+/// What binds a checkpoint of `kernel` on the graph `fingerprint` to this run.
+pub(crate) fn run_identity(
+    kernel: Kernel,
+    fingerprint: u128,
+    options: &KernelOptions,
+) -> RunIdentity {
+    let pagerank = options.pagerank;
+    RunIdentity {
+        swapless: env!("CARGO_PKG_VERSION").to_string(),
+        kernel: kernel.name().to_string(),
+        graph: format!("{fingerprint:032x}"),
+        // Every option a kernel reads (whether this one reads it or not: a default
+        // is the same on both sides); how much memory the plan held is not one.
+        options: format!(
+            "source {} damping {} tolerance {} max_iterations {} method {:?} delta {} sources {:?}",
+            options.source,
+            pagerank.damping,
+            pagerank.tolerance,
+            pagerank.max_iterations,
+            pagerank.method,
+            options.delta,
+            options.betweenness_sources,
+        ),
+    }
+}
+
+/// A run's checkpoints: the writer, and where the run resumed.
+pub(crate) struct Checkpoints<'a> {
+    /// Writes them between steps.
+    pub writer: Checkpointer,
+    /// The step the run resumed after, once it has.
+    pub resumed_from: Option<u64>,
+    options: CheckpointOptions,
+    run: RunIdentity,
+    progress: &'a dyn Progress,
+}
+
+impl<'a> Checkpoints<'a> {
+    /// The checkpoints of `run` in the folder `options` names, made ready.
+    pub fn open(
+        options: &CheckpointOptions,
+        run: RunIdentity,
+        progress: &'a dyn Progress,
+    ) -> Result<Checkpoints<'a>, RunError> {
+        prepare_folder(options)?;
+        Ok(Checkpoints {
+            writer: Checkpointer::new(options.clone(), run.clone(), 0),
+            resumed_from: None,
+            options: options.clone(),
+            run,
+            progress,
+        })
+    }
+
+    /// The run from its newest intact checkpoint when asked to resume and there is one,
+    /// else from the start; with the steps it had taken.
+    pub fn start(
+        &mut self,
+        contract: &'static dyn AnyKernel,
+        store: &dyn EdgeStore,
+        options: &KernelOptions,
+    ) -> Result<(Box<dyn Running>, u64), RunError> {
+        let intact = match self.options.resume {
+            true => newest_intact(&self.options.folder, &self.run)?,
+            false => None,
+        };
+        let Some(intact) = intact else {
+            if self.options.resume {
+                self.progress.note(&format!(
+                    "no checkpoint in {} yet: starting from the beginning",
+                    self.options.folder.display()
+                ));
+            }
+            return Ok((contract.start(store, options)?, 0));
+        };
+        for (path, reason) in &intact.skipped {
+            self.progress.note(&format!(
+                "the checkpoint {} is damaged ({reason}); resuming from the one before",
+                path.display()
+            ));
+        }
+        let running = intact.restore(|saved| contract.restore(store, options, saved))?;
+        self.progress.note(&format!(
+            "resuming after step {} from {}",
+            intact.steps,
+            intact.path.display()
+        ));
+        self.resumed_from = Some(intact.steps);
+        self.writer = Checkpointer::new(self.options.clone(), self.run.clone(), intact.steps);
+        Ok((running, intact.steps))
+    }
+}
