@@ -572,3 +572,49 @@ fn tls_and_an_acl_user_from_the_environment() {
     assert!(wrong.contains("refused the credentials"), "{wrong}");
     drop(server);
 }
+
+#[test]
+fn a_far_run_killed_after_a_checkpoint_resumes_to_the_same_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let server = RedisServer::start(dir, &[]);
+    let url = format!("redis://{}/kron", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &url]);
+    let pagerank = ["--tolerance", "0", "--max-iters", "8"];
+    let whole = run(
+        dir,
+        arg(&local),
+        "pr",
+        &[&pagerank[..], &["--tier", "dram"]].concat(),
+    );
+    let budget = format!("{}K", (least(dir, &url, "pr") >> 10) + 64);
+    let folder = dir.join("checkpoints");
+    let (json, out) = (dir.join("far-resumed.json"), dir.join("far-resumed.npy"));
+    let mut args = vec!["run", "pr", &url, "--json", arg(&json), "--out", arg(&out)];
+    args.extend(pagerank);
+    args.extend([
+        "--memory",
+        &budget,
+        "--checkpoint",
+        arg(&folder),
+        "--checkpoint-every",
+        "1",
+    ]);
+    let killed = far_swapless(dir, &args, &[("SWAPLESS_TEST_KILL", "after-checkpoint:3")]);
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&killed.status),
+        Some(libc::SIGKILL)
+    );
+    args.push("--resume");
+    far_ok(dir, &args);
+    let resumed = json_report(&json);
+    assert_eq!(resumed["tier"], "far");
+    assert_eq!(resumed["resumed_from_step"], 3);
+    assert_eq!(resumed["result"], whole.0["result"]);
+    assert_eq!(
+        npy_payload(&out),
+        whole.1,
+        "pr on far after a resume: not bit for bit"
+    );
+}

@@ -105,6 +105,12 @@ pub enum CheckpointError {
         /// What went wrong.
         detail: String,
     },
+    /// Another run is using the folder now.
+    #[error("another run is writing checkpoints to {folder} now")]
+    InUse {
+        /// The folder.
+        folder: PathBuf,
+    },
     /// The folder already holds checkpoints and the run was not asked to resume.
     #[error("{folder} already holds {count} checkpoint(s) of an earlier run")]
     Occupied {
@@ -114,9 +120,7 @@ pub enum CheckpointError {
         count: usize,
     },
     /// The newest checkpoint that verifies belongs to another run.
-    #[error(
-        "the checkpoint {path} is of another run: its {field} is {saved}, this run's is {this}"
-    )]
+    #[error("the checkpoint {path} is of another run (its {field}: {saved}; this run's: {this})")]
     OtherRun {
         /// The file.
         path: PathBuf,
@@ -318,22 +322,39 @@ pub fn newest_intact(folder: &Path, run: &RunIdentity) -> Result<Option<Intact>,
     })
 }
 
-/// Makes `folder` ready for a run's checkpoints: made if missing, the temporaries of
-/// killed writes removed; without `resume`, refused if it holds checkpoints already.
-pub fn prepare_folder(options: &CheckpointOptions) -> Result<(), CheckpointError> {
+/// The file in a checkpoint folder that the run using it holds locked.
+const FOLDER_LOCK: &str = ".owner.lock";
+
+/// Makes `folder` ready for a run's checkpoints: made if missing, locked for this run
+/// (the lock is held while the returned file lives), the temporaries of killed writes
+/// removed; without `resume`, refused if it holds checkpoints already.
+pub fn prepare_folder(options: &CheckpointOptions) -> Result<File, CheckpointError> {
     let folder = &options.folder;
     let folder_error = |source| CheckpointError::Folder {
         folder: folder.clone(),
         source,
     };
     std::fs::create_dir_all(folder).map_err(folder_error)?;
+    let lock = File::create(folder.join(FOLDER_LOCK)).map_err(folder_error)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(CheckpointError::InUse {
+                folder: folder.clone(),
+            });
+        }
+        // A file system without locks: runs sharing a folder are then the user's to avoid.
+        Err(std::fs::TryLockError::Error(_)) => {}
+    }
     for entry in std::fs::read_dir(folder).map_err(folder_error)? {
         let path = entry.map_err(folder_error)?.path();
         let name = path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned());
         if name.is_some_and(|name| name.starts_with(".step-") && name.ends_with(PARTIAL_SUFFIX))
-            && owner_is_gone(&path, Duration::from_secs(1))
+            // No grace for a young one: this run holds the folder's lock, and a
+            // writer locks its temporary as soon as it makes it.
+            && owner_is_gone(&path, Duration::ZERO)
         {
             let _ = std::fs::remove_file(&path);
         }
@@ -345,7 +366,7 @@ pub fn prepare_folder(options: &CheckpointOptions) -> Result<(), CheckpointError
             count,
         });
     }
-    Ok(())
+    Ok(lock)
 }
 
 /// A writer over `inner` that hashes what passes through it.

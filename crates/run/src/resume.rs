@@ -44,6 +44,8 @@ pub(crate) struct Checkpoints<'a> {
     options: CheckpointOptions,
     run: RunIdentity,
     progress: &'a dyn Progress,
+    /// Holds the folder for this run while it lives.
+    _lock: std::fs::File,
 }
 
 impl<'a> Checkpoints<'a> {
@@ -53,8 +55,9 @@ impl<'a> Checkpoints<'a> {
         run: RunIdentity,
         progress: &'a dyn Progress,
     ) -> Result<Checkpoints<'a>, RunError> {
-        prepare_folder(options)?;
+        let lock = prepare_folder(options)?;
         Ok(Checkpoints {
+            _lock: lock,
             writer: Checkpointer::new(options.clone(), run.clone(), 0),
             resumed_from: None,
             options: options.clone(),
