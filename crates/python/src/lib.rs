@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use swapless_run::checkpoint::CheckpointError;
+use swapless_run::checkpoint::{CheckpointError, CheckpointEvery, CheckpointOptions};
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::create_exception;
@@ -388,6 +388,19 @@ fn run(
         run_options.huge_page_fraction = fraction;
     }
     run_options.placement.verify = options["verify"].as_bool().unwrap_or(false);
+    if let Some(folder) = text("checkpoint") {
+        let every = text("checkpoint_every").unwrap_or_else(|| "auto".to_string());
+        run_options.checkpoint = Some(CheckpointOptions {
+            folder: PathBuf::from(folder),
+            every: CheckpointEvery::parse(&every).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "checkpoint_every={every:?} must be \"auto\", a time like \"90s\", \"5m\" or \"1h\", or a number of steps"
+                ))
+            })?,
+            // A folder that holds a checkpoint of the same run is resumed from.
+            resume: true,
+        });
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     run_options.cancel = Some(cancel.clone());

@@ -12,6 +12,12 @@ answers as an in-memory run, and runs as close to in-memory speed as the storage
 Every kernel returns results indexed by original vertex id and leaves the run's report
 (times, memory, bytes read, queue depth, faults) in ``g.last_report``. The engine runs
 with the GIL released; Ctrl-C raises KeyboardInterrupt.
+
+Every kernel takes ``checkpoint=FOLDER``: the run writes its state there between steps
+(every 60 s by default, ``checkpoint_every="5m"`` or a number of steps), and a later
+call with the same folder resumes from the newest intact checkpoint of the same run
+(``g.last_report["resumed_from_step"]``); a finished run removes them. A checkpoint of
+another graph, kernel or option set raises ValueError.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ __all__ = [
 ]
 
 Size = Union[str, int, None]
+PathLike = Union[str, os.PathLike]
 TIERS = (None, "dram", "mmap", "direct", "far")
 
 
@@ -258,6 +265,17 @@ def _number(value: Any, name: str, low: float, high: float, open_low: bool = Fal
     return value
 
 
+def _checkpointing(checkpoint: Optional[PathLike], every: Union[str, int]) -> dict:
+    """The run options that write checkpoints to ``checkpoint`` (a folder) and resume
+    from the newest intact one there, if any."""
+    if checkpoint is None:
+        return {}
+    if isinstance(every, bool) or not isinstance(every, (str, int)):
+        raise TypeError(f"checkpoint_every must be \"auto\", a time like \"90s\" or a number "
+                        f"of steps, not {every!r}")
+    return {"checkpoint": os.fspath(checkpoint), "checkpoint_every": str(every)}
+
+
 def _threads(threads: Optional[int]) -> Optional[int]:
     return _integer(threads, "threads", 1, 2**16, none=True)
 
@@ -270,25 +288,31 @@ def _source(source: Optional[int]) -> Optional[int]:
     return int(source)
 
 
+Every = Union[str, int]
+
+
 def bfs(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None,
-        verify: bool = False) -> np.ndarray:
+        verify: bool = False, checkpoint: Optional[PathLike] = None,
+        checkpoint_every: Every = "auto") -> np.ndarray:
     """Breadth-first search (direction-optimizing): int64 parent per vertex, the source
     its own parent, -1 unreached. ``source=None`` picks a vertex with edges reproducibly."""
-    return g._run("bfs", source=_source(source), threads=_threads(threads), verify=verify)
+    return g._run("bfs", source=_source(source), threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
 def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, *,
-         threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+         threads: Optional[int] = None, verify: bool = False,
+         checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
     """Single-source shortest paths by delta-stepping: float64 distance, +inf unreached.
     Unweighted graphs use weight 1; ``delta`` is the bucket width (default 1)."""
     delta = _number(delta, "delta", 0.0, 1e308, open_low=True, none=True)
     return g._run("sssp", source=_source(source), delta=delta, threads=_threads(threads),
-                  verify=verify)
+                  verify=verify, **_checkpointing(checkpoint, checkpoint_every))
 
 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 100, *,
-             method: str = "power", threads: Optional[int] = None,
-             verify: bool = False) -> np.ndarray:
+             method: str = "power", threads: Optional[int] = None, verify: bool = False,
+             checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
     """PageRank (pull; dangling mass spread uniformly, as networkx): float64 scores summing
     to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations
     (then with a RuntimeWarning; ``g.last_report["result"]["converged"]`` says which).
@@ -300,7 +324,8 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
     tol = _number(tol, "tol", 0.0, 1e308)
     max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
     scores = g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
-                    threads=_threads(threads), verify=verify)
+                    threads=_threads(threads), verify=verify,
+                    **_checkpointing(checkpoint, checkpoint_every))
     result = g.last_report["result"]
     if not result.get("converged", True):
         _warnings.warn(f"PageRank stopped at max_iter={max_iter} with a change of "
@@ -309,42 +334,54 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
     return scores
 
 
-def connected_components(g: Graph, *, threads: Optional[int] = None,
-                         verify: bool = False) -> np.ndarray:
+def connected_components(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+                         checkpoint: Optional[PathLike] = None,
+                         checkpoint_every: Every = "auto") -> np.ndarray:
     """Connected components (weak, for directed graphs): int64 label per vertex, equal iff
     the vertices share a component."""
-    return g._run("cc", threads=_threads(threads), verify=verify)
+    return g._run("cc", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
 def betweenness(g: Graph, sources: Union[int, str] = 1, *, threads: Optional[int] = None,
-                verify: bool = False) -> np.ndarray:
+                verify: bool = False, checkpoint: Optional[PathLike] = None,
+                checkpoint_every: Every = "auto") -> np.ndarray:
     """Brandes betweenness from ``sources`` sampled sources (or "all" for exact):
     float64 per vertex, normalized by the maximum."""
     if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
         raise ValueError(f"sources must be a positive integer or \"all\", not {sources!r}")
-    return g._run("bc", sources=sources, threads=_threads(threads), verify=verify)
+    return g._run("bc", sources=sources, threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
-def triangle_count(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> int:
+def triangle_count(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+                   checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> int:
     """Triangles of the undirected view."""
-    g._run("tc", threads=_threads(threads), verify=verify)
+    g._run("tc", threads=_threads(threads), verify=verify,
+           **_checkpointing(checkpoint, checkpoint_every))
     return int(g.last_report["result"]["triangles"])
 
 
-def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+          checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
     """Eccentricity estimates from a multi-source BFS of up to 64 sampled sources:
     int64 per vertex, -1 unreached."""
-    return g._run("radii", threads=_threads(threads), verify=verify)
+    return g._run("radii", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
-def maximal_independent_set(g: Graph, *, threads: Optional[int] = None,
-                            verify: bool = False) -> np.ndarray:
+def maximal_independent_set(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+                            checkpoint: Optional[PathLike] = None,
+                            checkpoint_every: Every = "auto") -> np.ndarray:
     """A maximal independent set: int8 membership (1 in the set) per vertex."""
-    return g._run("mis", threads=_threads(threads), verify=verify)
+    return g._run("mis", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
-def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False) -> np.ndarray:
+def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+                checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
     """Core numbers (k-core decomposition) on the undirected view: int64 per vertex, the
     largest k such that the vertex is in a subgraph where every degree is at least k. A
     directed graph's degree counts in- and out-arcs, as networkx's ``core_number``."""
-    return g._run("kcore", threads=_threads(threads), verify=verify)
+    return g._run("kcore", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
