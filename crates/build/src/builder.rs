@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, SectionKind, SectionWriter};
 
+use crate::journal::{BuildFolder, Journal, RunFile, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
 use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate, write_run};
@@ -64,6 +65,13 @@ pub struct BuildOptions {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Progress receiver.
     pub progress: Option<Arc<dyn BuildProgress>>,
+    /// What the build reads and how (the input, its length and time, the options,
+    /// the output), as the caller names it: with a key, the build keeps a journal of
+    /// its sorted runs, and a killed build of the same key can be resumed. `None` for
+    /// an input that cannot be read again the same way (standard input, arrays).
+    pub resume_key: Option<String>,
+    /// Whether to resume a killed build of the same `resume_key` from its runs.
+    pub resume: bool,
 }
 
 impl BuildOptions {
@@ -76,6 +84,8 @@ impl BuildOptions {
             out_heads: OutHeads::Auto,
             cancel: None,
             progress: None,
+            resume_key: None,
+            resume: false,
         }
     }
 }
@@ -100,6 +110,10 @@ pub(crate) struct Context<'a> {
     pub(crate) temp_dir: PathBuf,
     pub(crate) working_bytes: u64,
     next_run_id: u64,
+    /// The journal of the runs spilled, when the build keeps one (see `journal`).
+    journal: Option<Journal>,
+    /// Spills this process has journaled.
+    spills_journaled: u64,
     pub(crate) report: BuildReport,
     phase_started: Instant,
 }
@@ -126,6 +140,12 @@ impl Context<'_> {
             *seconds = (now - self.phase_started).as_secs_f64();
         }
         self.phase_started = now;
+    }
+
+    fn warning(&self, message: &str) {
+        if let Some(progress) = &self.options.progress {
+            progress.warning(message);
+        }
     }
 
     fn position(&self, done: u64) {
@@ -164,19 +184,18 @@ pub fn build_graph(
         (None, Some(parent)) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // A killed build of the same input and options is claimed before the sweep below
+    // could remove it.
+    let resumable = options.reorder == Reorder::None;
+    let resumed = match (&options.resume_key, options.resume, resumable) {
+        (Some(key), true, true) => find_killed_build(&temp_parent, key),
+        _ => None,
+    };
     // What builds killed before this one left behind (a kill skips every clean-up).
     let removed = crate::stale::remove_abandoned_in(&[
         temp_parent.clone(),
         swapless_format::output::folder_of(output),
     ]);
-    // Dropping the TempDir removes every run, on success, on error and on Ctrl-C; the
-    // lock tells a later build that this folder's owner still lives.
-    let temp = tempfile::Builder::new()
-        .prefix(crate::stale::BUILD_FOLDER_PREFIX)
-        .tempdir_in(&temp_parent)
-        .map_err(|source| BuildError::io(&temp_parent, source))?;
-    let _owner = crate::stale::claim_build_folder(temp.path())
-        .map_err(|source| BuildError::io(temp.path(), source))?;
     let fixed = RESERVED_BYTES + source.memory_bytes();
     let working_bytes = options.memory_bytes.saturating_sub(fixed);
     if working_bytes < MIN_WORKING_BYTES {
@@ -185,11 +204,31 @@ pub fn build_graph(
             needed_bytes: fixed + MIN_WORKING_BYTES,
         });
     }
+    // The folder and every run in it are removed when this is dropped, on success, on
+    // error and on Ctrl-C; only a kill leaves them, for `--resume`.
+    let (folder, journal) = match resumed {
+        Some(resumed) => {
+            let journal = resumed.journal.clone();
+            (BuildFolder::adopt(resumed), Some(journal))
+        }
+        None => {
+            let journal = match (&options.resume_key, resumable) {
+                (Some(key), true) => Some(Journal {
+                    key: key.clone(),
+                    spills: Vec::new(),
+                }),
+                _ => None,
+            };
+            (BuildFolder::create(&temp_parent)?, journal)
+        }
+    };
     let mut context = Context {
         options,
-        temp_dir: temp.path().to_path_buf(),
+        temp_dir: folder.path.clone(),
         working_bytes,
-        next_run_id: 0,
+        next_run_id: journal.as_ref().map_or(0, Journal::largest_run_id),
+        journal,
+        spills_journaled: 0,
         report: BuildReport {
             memory_budget_bytes: options.memory_bytes,
             working_memory_bytes: working_bytes,
@@ -197,6 +236,20 @@ pub fn build_graph(
         },
         phase_started: Instant::now(),
     };
+    if options.resume {
+        match (&options.resume_key, resumable, context.journal.as_ref()) {
+            (_, false, _) => context.warning(
+                "a build with --reorder cannot be resumed yet; building from the beginning",
+            ),
+            (None, _, _) => context.warning(
+                "this input cannot be read again the same way, so its build cannot be resumed; building from the beginning",
+            ),
+            (Some(_), true, Some(journal)) if journal.spills.is_empty() => context.warning(
+                "no killed build of this output with intact runs was found; building from the beginning",
+            ),
+            _ => {}
+        }
+    }
     let result = match options.reorder {
         Reorder::None => build_sorted(source, output, None, &mut context),
         Reorder::DegreeBasedGrouping => {
@@ -212,7 +265,7 @@ pub fn build_graph(
         .map_err(|source| BuildError::io(output, source))?
         .len();
     report.seconds = started.elapsed().as_secs_f64();
-    drop(temp);
+    drop(folder);
     Ok(report)
 }
 
@@ -247,10 +300,9 @@ impl<R: Record> ArcCollector<R> {
         }
     }
 
+    /// Adds `record`; the caller spills first when the buffer has no room for it.
     fn push(&mut self, record: R, context: &mut Context) -> Result<()> {
-        if self.buffer.len() == self.capacity {
-            self.spill(context)?;
-        }
+        debug_assert!(self.buffer.len() < self.capacity);
         if self.buffer.capacity() == 0 {
             // A budget beyond what the system will map (`--memory 100T`, which is warned
             // of) is refused here in a sentence rather than aborting the process.
@@ -267,19 +319,62 @@ impl<R: Record> ArcCollector<R> {
         Ok(())
     }
 
-    fn spill(&mut self, context: &mut Context) -> Result<()> {
+    /// Whether `arcs` more arcs fit in the buffer.
+    fn has_room_for(&self, arcs: usize) -> bool {
+        self.buffer.len() + arcs <= self.capacity
+    }
+
+    /// Sorts the buffer and writes it as a run; its journal entry, if it held any arcs.
+    fn spill(&mut self, context: &mut Context) -> Result<Option<RunFile>> {
         if self.buffer.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         context.check_cancelled()?;
         sort_and_deduplicate(&mut self.buffer);
         let path = context.new_run_path();
-        write_run(&self.buffer, &path)?;
+        let run = write_run(&self.buffer, &path)?;
         self.runs.push(path);
         context.report.runs_spilled += 1;
         self.buffer.clear();
-        Ok(())
+        Ok(Some(run))
     }
+}
+
+/// The input read so far, as a spill records it.
+#[derive(Clone, Copy, Default)]
+struct ReadSoFar {
+    /// Input edges consumed (self-loops included).
+    edges: u64,
+    /// The largest id seen.
+    max_id: Option<u32>,
+}
+
+/// Spills both directions' buffers at an input-edge boundary and journals the spill.
+fn spill_both<R: Record>(
+    out_arcs: &mut ArcCollector<R>,
+    in_arcs: &mut ArcCollector<R>,
+    read: ReadSoFar,
+    reading_done: bool,
+    context: &mut Context,
+) -> Result<()> {
+    let out_run = out_arcs.spill(context)?;
+    let in_run = in_arcs.spill(context)?;
+    let self_loops_dropped = context.report.self_loops_dropped;
+    if let Some(journal) = context.journal.as_mut() {
+        journal.spills.push(Spill {
+            out_run,
+            in_run,
+            input_edges: read.edges,
+            self_loops_dropped,
+            max_id: read.max_id,
+            arcs_pushed: [out_arcs.pushed, in_arcs.pushed],
+            reading_done,
+        });
+        journal.save(&context.temp_dir)?;
+        context.spills_journaled += 1;
+        swapless_system::kill_at_test_point("after-spill", context.spills_journaled);
+    }
+    Ok(())
 }
 
 fn build_with<R: Record>(
@@ -296,29 +391,88 @@ fn build_with<R: Record>(
     let mut out_arcs = ArcCollector::<R>::new(capacity);
     let mut in_arcs = ArcCollector::<R>::new(if directed { capacity } else { 0 });
 
-    context.phase("reading", source.progress_bytes().1);
-    let mut batch: Vec<InputEdge> = Vec::with_capacity(crate::builder::BATCH_EDGES);
-    let mut max_id: Option<u32> = None;
-    while source.next_batch(&mut batch)? {
-        context.check_cancelled()?;
-        for edge in &batch {
-            context.report.input_edges += 1;
-            let larger = edge.source.max(edge.destination);
-            max_id = Some(max_id.map_or(larger, |m| m.max(larger)));
-            if edge.source == edge.destination {
-                context.report.self_loops_dropped += 1;
-                continue;
-            }
-            out_arcs.push(R::new(edge.source, edge.destination, edge.weight), context)?;
-            let reverse = R::new(edge.destination, edge.source, edge.weight);
-            if directed {
-                in_arcs.push(reverse, context)?;
-            } else {
-                out_arcs.push(reverse, context)?;
-            }
+    // A resumed build starts with the runs its journal holds, past the input they cover.
+    let mut read = ReadSoFar::default();
+    let mut reading_done = false;
+    if let Some(last) = context
+        .journal
+        .as_ref()
+        .and_then(|journal| journal.spills.last())
+    {
+        read = ReadSoFar {
+            edges: last.input_edges,
+            max_id: last.max_id,
+        };
+        reading_done = last.reading_done;
+        context.report.input_edges = last.input_edges;
+        context.report.self_loops_dropped = last.self_loops_dropped;
+        let spills = context
+            .journal
+            .as_ref()
+            .map_or(&[][..], |journal| &journal.spills[..]);
+        for spill in spills {
+            let folder = &context.temp_dir;
+            out_arcs
+                .runs
+                .extend(spill.out_run.iter().map(|run| folder.join(&run.file)));
+            in_arcs
+                .runs
+                .extend(spill.in_run.iter().map(|run| folder.join(&run.file)));
         }
-        context.report_reading(source, context.report.input_edges);
+        context.report.runs_spilled = (out_arcs.runs.len() + in_arcs.runs.len()) as u64;
+        context.report.resumed_runs = context.report.runs_spilled;
+        context.report.resumed_input_edges = last.input_edges;
+        [out_arcs.pushed, in_arcs.pushed] = last.arcs_pushed;
     }
+    // Arcs each input edge adds to the out-arcs' buffer.
+    let arcs_per_edge = if directed { 1 } else { 2 };
+    let mut batch: Vec<InputEdge> = Vec::with_capacity(crate::builder::BATCH_EDGES);
+    if !reading_done {
+        context.phase("reading", source.progress_bytes().1);
+        let skip = read.edges;
+        let mut seen = 0u64;
+        while source.next_batch(&mut batch)? {
+            context.check_cancelled()?;
+            // Edges the reused runs hold are read past, not sorted again.
+            let fresh = (skip.saturating_sub(seen) as usize).min(batch.len());
+            seen += batch.len() as u64;
+            for edge in &batch[fresh..] {
+                if !out_arcs.has_room_for(arcs_per_edge) {
+                    spill_both(&mut out_arcs, &mut in_arcs, read, false, context)?;
+                }
+                read.edges += 1;
+                context.report.input_edges += 1;
+                let larger = edge.source.max(edge.destination);
+                read.max_id = Some(read.max_id.map_or(larger, |m| m.max(larger)));
+                if edge.source == edge.destination {
+                    context.report.self_loops_dropped += 1;
+                    continue;
+                }
+                out_arcs.push(R::new(edge.source, edge.destination, edge.weight), context)?;
+                let reverse = R::new(edge.destination, edge.source, edge.weight);
+                if directed {
+                    in_arcs.push(reverse, context)?;
+                } else {
+                    out_arcs.push(reverse, context)?;
+                }
+            }
+            context.report_reading(source, seen);
+        }
+        if seen < skip {
+            return Err(BuildError::bad_input(
+                source.name(),
+                format!(
+                    "the input now holds {seen} edges, fewer than the {skip} its build's runs hold: it changed since the build was killed; build again without --resume"
+                ),
+            ));
+        }
+        // With runs on disk, what the buffers hold is spilled now, so that a build
+        // killed while merging resumes without reading the input at all.
+        if !out_arcs.runs.is_empty() {
+            spill_both(&mut out_arcs, &mut in_arcs, read, true, context)?;
+        }
+    }
+    let max_id = read.max_id;
     if context.report.input_edges == 0 {
         return Err(BuildError::bad_input(
             source.name(),

@@ -8,6 +8,7 @@ mod builder;
 mod error;
 pub mod generators;
 pub mod importers;
+mod journal;
 
 mod record;
 mod reorder;

@@ -40,6 +40,10 @@ pub struct BuildReport {
     pub seconds: f64,
     /// Seconds spent in each phase (reading, sorting, merging, ...), in order.
     pub phase_seconds: Vec<(String, f64)>,
+    /// Sorted runs of a killed build that this one resumed from, reused.
+    pub resumed_runs: u64,
+    /// Input edges those runs held, which this build read past instead of sorting again.
+    pub resumed_input_edges: u64,
     /// Temporaries of earlier builds that were killed, removed before this one began.
     pub abandoned_temporaries_removed: crate::stale::Removed,
 }
@@ -60,6 +64,8 @@ impl BuildReport {
             "duplicate_edges_dropped": self.duplicate_edges_dropped,
             "runs_spilled": self.runs_spilled,
             "merge_passes": self.merge_passes,
+            "resumed_runs": self.resumed_runs,
+            "resumed_input_edges": self.resumed_input_edges,
             "output_bytes": self.output_bytes,
             "memory_budget_bytes": self.memory_budget_bytes,
             "working_memory_bytes": self.working_memory_bytes,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::slice::ParallelSliceMut;
 
+use crate::journal::{RunFile, checksum, run_file_entry};
 use crate::record::Record;
 use crate::{BuildError, Result};
 
@@ -19,14 +20,16 @@ pub fn sort_and_deduplicate<R: Record>(records: &mut Vec<R>) {
     records.dedup_by_key(|record| record.arc());
 }
 
-/// Writes `records` (already sorted) as a run file.
-pub fn write_run<R: Record>(records: &[R], path: &Path) -> Result<()> {
+/// Writes `records` (already sorted) as a run file; returns its journal entry.
+pub fn write_run<R: Record>(records: &[R], path: &Path) -> Result<RunFile> {
+    let bytes: &[u8] = bytemuck::cast_slice(records);
     let file = File::create(path).map_err(|source| BuildError::io(path, source))?;
     let mut writer = BufWriter::with_capacity(1 << 20, file);
     writer
-        .write_all(bytemuck::cast_slice(records))
+        .write_all(bytes)
         .and_then(|_| writer.flush())
-        .map_err(|source| BuildError::io(path, source))
+        .map_err(|source| BuildError::io(path, source))?;
+    Ok(run_file_entry(path, bytes.len() as u64, checksum(bytes)))
 }
 
 /// Streams the records of one run file through a fixed-size buffer.

@@ -123,7 +123,7 @@ fn synthetic(
     kind: SyntheticKind,
     args: SyntheticArgs,
     name: &str,
-) -> Result<(Box<dyn EdgeSource>, GenerateArgs, String), CliError> {
+) -> Result<(Box<dyn EdgeSource>, GenerateArgs, String, String), CliError> {
     let source = SyntheticSource::new(
         kind,
         args.scale,
@@ -131,41 +131,58 @@ fn synthetic(
         args.common.weighted,
         args.common.seed,
     )?;
+    let key = format!(
+        "generate {name} scale {} degree {} weighted {} seed {}",
+        args.scale, args.degree, args.common.weighted, args.common.seed
+    );
     Ok((
         Box::new(source),
         args.common,
         format!("{name}{}.sl", args.scale),
+        key,
     ))
 }
 
 /// `swapless generate ...`
 pub fn generate(generator: Generator) -> CliResult {
-    let (mut source, common, default_name): (Box<dyn EdgeSource>, _, String) = match generator {
-        Generator::Kron(args) => synthetic(SyntheticKind::Kronecker, args, "kron")?,
-        Generator::Urand(args) => synthetic(SyntheticKind::UniformRandom, args, "urand")?,
-        Generator::Grid(args) => {
-            let shortcuts = args
-                .shortcuts
-                .unwrap_or_else(|| GridSource::default_shortcuts(args.rows, args.cols));
-            (
-                Box::new(GridSource::new(
-                    args.rows,
-                    args.cols,
-                    shortcuts,
-                    args.common.weighted,
-                    args.common.seed,
-                )?),
-                args.common,
-                format!("grid{}x{}.sl", args.rows, args.cols),
-            )
-        }
-    };
+    let (mut source, common, default_name, key): (Box<dyn EdgeSource>, _, String, String) =
+        match generator {
+            Generator::Kron(args) => synthetic(SyntheticKind::Kronecker, args, "kron")?,
+            Generator::Urand(args) => synthetic(SyntheticKind::UniformRandom, args, "urand")?,
+            Generator::Grid(args) => {
+                let shortcuts = args
+                    .shortcuts
+                    .unwrap_or_else(|| GridSource::default_shortcuts(args.rows, args.cols));
+                let key = format!(
+                    "generate grid {} x {} shortcuts {shortcuts} weighted {} seed {}",
+                    args.rows, args.cols, args.common.weighted, args.common.seed
+                );
+                (
+                    Box::new(GridSource::new(
+                        args.rows,
+                        args.cols,
+                        shortcuts,
+                        args.common.weighted,
+                        args.common.seed,
+                    )?),
+                    args.common,
+                    format!("grid{}x{}.sl", args.rows, args.cols),
+                    key,
+                )
+            }
+        };
     let output = common
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(default_name));
     let budget = memory_budget(common.output_options.memory.as_deref())?;
-    run_build(source.as_mut(), &output, &common.output_options, budget)
+    run_build(
+        source.as_mut(),
+        &output,
+        &common.output_options,
+        budget,
+        Some(key),
+    )
 }
 
 /// `swapless build INPUT -o OUTPUT`
@@ -183,12 +200,40 @@ pub fn build(command: BuildCommand) -> CliResult {
     };
     let budget = memory_budget(command.output_options.memory.as_deref())?;
     let mut source = open_input_within(&command.input, options, Some(budget))?;
+    let key = input_key(&command.input).map(|input| {
+        format!(
+            "build {input} undirected {} weighted {}",
+            command.undirected, command.weighted
+        )
+    });
     run_build(
         source.as_mut(),
         &command.output,
         &command.output_options,
         budget,
+        key,
     )
+}
+
+/// The input file as a build's resume key names it: where it is, its length and when
+/// it was last written; `None` for what cannot be read again the same way (a pipe).
+fn input_key(input: &Path) -> Option<String> {
+    let metadata = std::fs::metadata(input)
+        .ok()
+        .filter(|metadata| metadata.is_file())?;
+    let modified = metadata
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let path = std::fs::canonicalize(input).ok()?;
+    Some(format!(
+        "{} length {} modified {}.{:09}",
+        path.display(),
+        metadata.len(),
+        modified.as_secs(),
+        modified.subsec_nanos()
+    ))
 }
 
 /// Builds `output` from `source` within `budget_bytes` (the `--memory` of `options`,
@@ -198,6 +243,7 @@ fn run_build(
     output: &Path,
     options: &OutputOptions,
     budget_bytes: u64,
+    input_key: Option<String>,
 ) -> CliResult {
     // Every output is checked before the input is read.
     seekable_output_target(output)?;
@@ -223,6 +269,20 @@ fn run_build(
     };
     build_options.cancel = Some(interrupt_flag(Some(INTERRUPT_GRACE)));
     build_options.progress = Some(progress.clone());
+    // The runs of a killed build are reused only by a build of the same input into the
+    // same output with the same options (the budget aside: runs are runs).
+    build_options.resume_key = input_key.map(|input| {
+        let output_folder =
+            std::fs::canonicalize(swapless_format::output::folder_of(output)).unwrap_or_default();
+        let output_name = output.file_name().unwrap_or_default().to_string_lossy();
+        format!(
+            "{input}; reorder {:?}; out_heads {:?}; output {}",
+            build_options.reorder,
+            build_options.out_heads,
+            output_folder.join(&*output_name).display()
+        )
+    });
+    build_options.resume = options.resume;
     let result = build_graph(source, output, &build_options);
     progress.finish();
     let report = result?;

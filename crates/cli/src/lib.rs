@@ -146,6 +146,11 @@ struct OutputOptions {
     /// Also write the build report as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Continue a build of this output from the same input and options that was killed,
+    /// reusing the sorted runs it spilled and reading past the input they hold (from
+    /// the beginning if there is none).
+    #[arg(long)]
+    resume: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -447,7 +447,7 @@ impl Checkpointer {
         self.written += 1;
         self.last = Instant::now();
         self.last_steps = steps;
-        test_hook::after_checkpoint(self.written);
+        swapless_system::kill_at_test_point("after-checkpoint", self.written);
         Ok(())
     }
 
@@ -475,7 +475,8 @@ impl Checkpointer {
         out.write_all(&(header.len() as u32).to_le_bytes())
             .map_err(io)?;
         out.write_all(&header).map_err(io)?;
-        test_hook::inside_checkpoint(self.written + 1);
+        // Halfway through: the tests' kill here leaves a temporary and no checkpoint.
+        swapless_system::kill_at_test_point("inside-checkpoint", self.written + 1);
         running.save(&mut StateWriter::new(&mut out)).map_err(io)?;
         let digest = out.hasher.digest();
         let mut output = out.inner;
@@ -499,31 +500,5 @@ impl Checkpointer {
                 let _ = std::fs::remove_file(path);
             }
         }
-    }
-}
-
-/// Kills the process at chosen points, for the tests that check a run resumes from
-/// wherever a kill leaves it: `SWAPLESS_TEST_KILL=after-checkpoint:N` after the Nth
-/// checkpoint this process writes, `inside-checkpoint:N` halfway through writing it.
-mod test_hook {
-    fn kill_if(point: &str, count: u64) {
-        let Ok(asked) = std::env::var("SWAPLESS_TEST_KILL") else {
-            return;
-        };
-        if asked == format!("{point}:{count}") {
-            // SAFETY: kill(2) with this process's own id and SIGKILL has no memory
-            // effects; the process ends as a kill from outside would end it.
-            unsafe {
-                libc::kill(libc::getpid(), libc::SIGKILL);
-            }
-        }
-    }
-
-    pub(super) fn after_checkpoint(written: u64) {
-        kill_if("after-checkpoint", written);
-    }
-
-    pub(super) fn inside_checkpoint(writing: u64) {
-        kill_if("inside-checkpoint", writing);
     }
 }

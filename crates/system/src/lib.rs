@@ -250,6 +250,22 @@ pub fn page_faults() -> Option<(u64, u64)> {
     Some((fields.get(9)?.parse().ok()?, fields.get(7)?.parse().ok()?))
 }
 
+/// Kills this process with SIGKILL when `SWAPLESS_TEST_KILL` is `POINT:COUNT`, for the
+/// tests that check a run or build resumes from wherever a kill leaves it (the points:
+/// `after-checkpoint`, `inside-checkpoint`, `after-spill`).
+pub fn kill_at_test_point(point: &str, count: u64) {
+    let Ok(asked) = std::env::var("SWAPLESS_TEST_KILL") else {
+        return;
+    };
+    if asked.split_once(':') == Some((point, &count.to_string())) {
+        // SAFETY: kill(2) on this process's own id with SIGKILL touches no memory; the
+        // process ends as a kill from outside would end it.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

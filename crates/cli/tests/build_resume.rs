@@ -1,0 +1,203 @@
+//! Builds killed after spilling sorted runs resume with `--resume`, reuse every intact
+//! run, and write a file byte-identical to an uninterrupted build's.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+/// `swapless args` killed by the test hook at `kill` (none if empty).
+fn swapless_killed_at(args: &[&str], kill: &str) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
+    command.args(args);
+    match kill {
+        "" => command.env_remove("SWAPLESS_TEST_KILL"),
+        kill => command.env("SWAPLESS_TEST_KILL", kill),
+    };
+    command.output().expect("the swapless binary runs")
+}
+
+fn was_killed(output: &Output) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    output.status.signal() == Some(libc::SIGKILL)
+}
+
+/// The build folders left in `dir`.
+fn build_folders(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(".swapless-build-"))
+        })
+        .collect()
+}
+
+/// `generate kron` arguments that spill several runs at the least budget.
+fn kron_args<'a>(output: &'a Path, json: &'a Path) -> Vec<&'a str> {
+    vec![
+        "generate",
+        "kron",
+        "--scale",
+        "16",
+        "--degree",
+        "32",
+        "--weighted",
+        "--memory",
+        "57M",
+        "-o",
+        arg(output),
+        "--json",
+        arg(json),
+    ]
+}
+
+#[test]
+fn a_build_killed_after_any_spill_resumes_to_a_byte_identical_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.sl");
+    let json = dir.path().join("build.json");
+    swapless_ok(&kron_args(&whole, &json));
+    let spills = json_report(&json)["runs_spilled"].as_u64().unwrap();
+    assert!(spills >= 3, "the budget spills only {spills} runs");
+    let resumed = dir.path().join("resumed.sl");
+    let args = kron_args(&resumed, &json);
+    // Killed after each spill in turn; the last is the one made once reading is done,
+    // after which a resumed build reads no input at all.
+    for kill in 1..=spills {
+        assert!(was_killed(&swapless_killed_at(
+            &args,
+            &format!("after-spill:{kill}")
+        )));
+        assert!(!resumed.exists());
+        assert_eq!(build_folders(dir.path()).len(), 1);
+        let resume = [&args[..], &["--resume"]].concat();
+        let output = swapless_killed_at(&resume, "");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report = json_report(&json);
+        assert_eq!(report["resumed_runs"], kill, "killed after spill {kill}");
+        let phases: Vec<String> = report["phase_seconds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|phase| phase["phase"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            phases.contains(&"reading".to_string()),
+            kill < spills,
+            "{phases:?}"
+        );
+        assert_eq!(report["input_edges"], 1u64 << 21);
+        assert_eq!(
+            std::fs::read(&resumed).unwrap(),
+            std::fs::read(&whole).unwrap(),
+            "killed after spill {kill}"
+        );
+        assert!(build_folders(dir.path()).is_empty());
+        std::fs::remove_file(&resumed).unwrap();
+    }
+    // Killed after every spill, one process after another.
+    let mut kills = 0;
+    loop {
+        let mut attempt = args.clone();
+        if kills > 0 {
+            attempt.push("--resume");
+        }
+        let output = swapless_killed_at(&attempt, "after-spill:1");
+        if !was_killed(&output) {
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            break;
+        }
+        kills += 1;
+        assert!(kills <= spills);
+    }
+    assert_eq!(kills, spills);
+    assert_eq!(
+        std::fs::read(&resumed).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+}
+
+#[test]
+fn a_damaged_run_or_a_changed_input_is_not_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directed, weighted edge list with duplicates and self-loops.
+    let input = dir.path().join("edges.el");
+    let mut text = String::new();
+    for (source, destination, weight) in random_edges(2_000_000, 200_000, 11) {
+        text.push_str(&format!("{source} {destination} {weight}\n"));
+    }
+    text.push_str("7 7 1\n7 8 2\n7 8 1\n");
+    std::fs::write(&input, &text).unwrap();
+    let build_args = |output: &Path, json: &Path| -> Vec<String> {
+        [
+            "build",
+            arg(&input),
+            "--weighted",
+            "--memory",
+            "57M",
+            "-o",
+            arg(output),
+            "--json",
+            arg(json),
+        ]
+        .map(str::to_string)
+        .to_vec()
+    };
+    let (whole, json) = (dir.path().join("whole.sl"), dir.path().join("build.json"));
+    let args = build_args(&whole, &json);
+    swapless_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(json_report(&json)["runs_spilled"].as_u64().unwrap() >= 4);
+    let resumed = dir.path().join("resumed.sl");
+    let args = build_args(&resumed, &json);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let resume = [&args[..], &["--resume"]].concat();
+
+    // The second spill's out-run damaged: only the first spill is reused.
+    assert!(was_killed(&swapless_killed_at(&args, "after-spill:3")));
+    let folder = &build_folders(dir.path())[0];
+    let journal: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(folder.join("journal.json")).unwrap()).unwrap();
+    let damaged = folder.join(journal["spills"][1]["out_run"]["file"].as_str().unwrap());
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&damaged, bytes).unwrap();
+    swapless_ok(&resume);
+    // A directed build spills out- and in-arcs together: two runs a spill.
+    assert_eq!(json_report(&json)["resumed_runs"], 2);
+    assert_eq!(
+        std::fs::read(&resumed).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    std::fs::remove_file(&resumed).unwrap();
+
+    // The input written again after the kill: its runs are not this input's.
+    assert!(was_killed(&swapless_killed_at(&args, "after-spill:2")));
+    text.push_str("1 2 3\n");
+    std::fs::write(&input, &text).unwrap();
+    let output = swapless_killed_at(&resume, "");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no killed build of this output with intact runs was found"),
+        "{stderr}"
+    );
+    let report = json_report(&json);
+    assert_eq!(report["resumed_runs"], 0);
+    assert_eq!(report["input_edges"], 2_000_004);
+}
