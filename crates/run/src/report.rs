@@ -83,6 +83,9 @@ pub struct RunReport {
     pub checkpoints_written: u64,
     /// Seconds spent writing them (within `seconds`).
     pub checkpoint_seconds: f64,
+    /// Seconds spent checking and reading the checkpoint the run resumed from (within
+    /// `seconds`).
+    pub restore_seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub far: Option<Value>,
     /// The plan's figures.

@@ -41,6 +41,8 @@ pub(crate) struct Checkpoints<'a> {
     pub writer: Checkpointer,
     /// The step the run resumed after, once it has.
     pub resumed_from: Option<u64>,
+    /// Seconds spent finding, checking and reading the checkpoint it resumed from.
+    pub restore_seconds: f64,
     options: CheckpointOptions,
     run: RunIdentity,
     progress: &'a dyn Progress,
@@ -60,6 +62,7 @@ impl<'a> Checkpoints<'a> {
             _lock: lock,
             writer: Checkpointer::new(options.clone(), run.clone(), 0),
             resumed_from: None,
+            restore_seconds: 0.0,
             options: options.clone(),
             run,
             progress,
@@ -74,6 +77,7 @@ impl<'a> Checkpoints<'a> {
         store: &dyn EdgeStore,
         options: &KernelOptions,
     ) -> Result<(Box<dyn Running>, u64), RunError> {
+        let started = std::time::Instant::now();
         let intact = match self.options.resume {
             true => newest_intact(&self.options.folder, &self.run)?,
             false => None,
@@ -100,6 +104,7 @@ impl<'a> Checkpoints<'a> {
             intact.path.display()
         ));
         self.resumed_from = Some(intact.steps);
+        self.restore_seconds = started.elapsed().as_secs_f64();
         self.writer = Checkpointer::new(self.options.clone(), self.run.clone(), intact.steps);
         Ok((running, intact.steps))
     }

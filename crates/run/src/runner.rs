@@ -401,6 +401,7 @@ fn run_graph(
         resumed_from_step: checkpoints.as_ref().and_then(|c| c.resumed_from),
         checkpoints_written: checkpoints.as_ref().map_or(0, |c| c.writer.written),
         checkpoint_seconds: checkpoints.as_ref().map_or(0.0, |c| c.writer.seconds),
+        restore_seconds: checkpoints.as_ref().map_or(0.0, |c| c.restore_seconds),
     };
     // Verification and the output array come only after the graph's data, the caches,
     // the buffers and the property arrays the result does not use are given back: the
