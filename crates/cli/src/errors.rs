@@ -149,6 +149,12 @@ fn checkpoint_sentence(error: &CheckpointError) -> String {
         CheckpointError::NoneIntact { .. } => {
             format!("{error}; remove them to start over")
         }
+        CheckpointError::Write { .. } => format!(
+            "{error}; once it can be written, --resume continues from the checkpoint before"
+        ),
+        CheckpointError::InUse { .. } => {
+            format!("{error}; wait for it or give another --checkpoint folder")
+        }
         other => other.to_string(),
     }
 }

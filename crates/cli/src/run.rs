@@ -265,8 +265,8 @@ pub struct RunCommand {
     #[arg(long, value_name = "DIR")]
     checkpoint: Option<PathBuf>,
     /// How often to write a checkpoint: a time (`90s`, `5m`, `1h`) or a number of steps
-    /// (`10`); `auto`: every 60 s, or 20 times a checkpoint's write time if that is
-    /// longer (so writing them costs at most 5% of the run).
+    /// (`10`); `auto`: the first after 60 s, then by Young's rule from the time the last
+    /// one took and one failure in 6 hours, never costing more than 5% of the run.
     #[arg(
         long,
         value_name = "TIME|STEPS",

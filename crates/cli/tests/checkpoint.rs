@@ -184,6 +184,12 @@ fn every_kernel_killed_at_every_step_resumes_to_the_uninterrupted_answer_on_ever
                 "{kernel} on {tier}"
             );
             assert_eq!(resumed.0["tier"], tier);
+            // Restoring and writing checkpoints stay within the budget, with no allowance.
+            let peak = resumed.0["peak_rss_bytes"].as_u64().unwrap();
+            assert!(
+                peak <= budget.div_ceil(1024) * 1024,
+                "{kernel} on {tier}: peak {peak} over {budget}"
+            );
             assert_same_as_uninterrupted(
                 kernel,
                 tier,

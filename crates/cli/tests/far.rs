@@ -391,6 +391,44 @@ fn a_fallback_file_serves_what_the_cluster_lost_and_a_replaced_graph_is_named() 
     let restored = far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
     assert!(restored.contains("stored"), "{restored}");
     run(dir, &url, "pr", &["--memory", &memory]);
+    // A value damaged in place (same length): its pages fail their checksums, and the
+    // fallback file serves them; every later read of them is checked again, so the
+    // damaged bytes never reach the kernel. Four iterations read each page four times.
+    let key = server.cli(&["--scan", "--pattern", "swapless:kron:*:40"]);
+    let key = key.trim();
+    assert!(!key.is_empty());
+    server.cli(&["setrange", key, "100", "XYZ"]);
+    let damaged = far_fails(dir, &["run", "pr", &url, "--memory", &memory], &[]);
+    assert!(
+        damaged.contains("is damaged") && damaged.contains(key),
+        "{damaged}"
+    );
+    let pagerank = ["--tolerance", "0", "--max-iters", "4"];
+    let dram = run(
+        dir,
+        arg(&local),
+        "pr",
+        &[&pagerank[..], &["--tier", "dram"]].concat(),
+    );
+    let (report, result) = run(
+        dir,
+        &url,
+        "pr",
+        &[
+            &pagerank[..],
+            &["--memory", &memory, "--fallback", arg(&local)],
+        ]
+        .concat(),
+    );
+    assert!(
+        report["far"]["fallback_reads"].as_u64().unwrap() >= 4,
+        "{}",
+        report["far"]
+    );
+    assert_same_answer_on(&local, "pr", "far", (&report, &result), (&dram.0, &dram.1));
+    // A push restores missing chunks, not damaged ones: the damaged one goes first.
+    server.cli(&["del", key]);
+    far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
     // Replaced while a run reads it: the run says so.
     let json = dir.join("replaced.json");
     let child = Command::new(env!("CARGO_BIN_EXE_swapless"))

@@ -125,6 +125,56 @@ fn run_error(error: RunError) -> PyErr {
     }
 }
 
+/// A progress line on standard error, redrawn at most ten times a second, when standard
+/// error is a terminal; silent otherwise (a notebook, a log, a pipe).
+struct TerminalLine {
+    verb: &'static str,
+    started: std::time::Instant,
+    /// When the line was last drawn (`None` off a terminal).
+    drawn: Option<std::sync::Mutex<std::time::Instant>>,
+}
+
+impl TerminalLine {
+    fn new(verb: &'static str) -> TerminalLine {
+        use std::io::IsTerminal;
+        let started = std::time::Instant::now();
+        let drawn = std::io::stderr()
+            .is_terminal()
+            .then(|| std::sync::Mutex::new(started));
+        TerminalLine {
+            verb,
+            started,
+            drawn,
+        }
+    }
+
+    /// Shows `done` of `total` bytes and the rate so far.
+    fn show(&self, done: u64, total: u64) {
+        let Some(drawn) = &self.drawn else { return };
+        let Ok(mut last) = drawn.lock() else { return };
+        if last.elapsed() < std::time::Duration::from_millis(100) && done < total {
+            return;
+        }
+        *last = std::time::Instant::now();
+        let mebibytes = |bytes: u64| bytes as f64 / (1 << 20) as f64;
+        let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
+        eprint!(
+            "\r{} {:.1} of {:.1} MiB ({:.0} MiB/s)   ",
+            self.verb,
+            mebibytes(done),
+            mebibytes(total),
+            mebibytes(done) / seconds
+        );
+    }
+
+    /// Ends the line, if one was drawn.
+    fn finish(&self) {
+        if self.drawn.is_some() {
+            eprintln!();
+        }
+    }
+}
+
 /// A far-memory error as the OSError subclass that says what kind it is.
 fn far_error(error: swapless_store::far::FarError) -> PyErr {
     use swapless_store::far::{FarError, PASSWORD_VARIABLE};
@@ -649,9 +699,15 @@ fn far_push(
         buffer_bytes,
         timeout: std::time::Duration::from_secs_f64(timeout),
     };
+    let progress = TerminalLine::new("pushed");
     let report = py
-        .detach(|| swapless_store::far::push(&path, &address, &options, &|_, _| {}))
+        .detach(|| {
+            swapless_store::far::push(&path, &address, &options, &|sent, total| {
+                progress.show(sent, total)
+            })
+        })
         .map_err(far_store_error)?;
+    progress.finish();
     Ok(json!({
         "url": address.display(),
         "already_stored": report.already_stored,

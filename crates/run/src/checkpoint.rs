@@ -32,18 +32,32 @@ const KEPT: usize = 2;
 /// Bytes read at a time while a file's checksum is checked.
 const READ_BYTES: usize = 64 << 10;
 
-/// The interval when none is given: the first checkpoint after this long, and later
-/// ones at least this far apart (see [`Checkpointer::due`]).
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+/// When no interval is given, the first checkpoint comes this long after the start,
+/// before any write has been timed.
+pub const FIRST_INTERVAL: Duration = Duration::from_secs(60);
+
+/// The mean time between failures the default interval is chosen for: kills of a long
+/// job on a shared machine (the OOM killer acting for a neighbour, preemption, a
+/// reboot) come hours apart, not days.
+pub const ASSUMED_MTBF: Duration = Duration::from_secs(6 * 3600);
 
 /// How many times its own write time the interval is at least, so that writing
 /// checkpoints costs at most 1/20 (5%) of the run.
 const INTERVAL_OVER_WRITE_TIME: f64 = 20.0;
 
+/// The default interval after a checkpoint that took `write_seconds` to write: Young's
+/// rule, the square root of twice the write time and the mean time between failures
+/// (which minimizes the time lost to writing and to redoing work after a failure),
+/// and never below 20 write times.
+pub fn default_interval(write_seconds: f64) -> Duration {
+    let young = (2.0 * write_seconds * ASSUMED_MTBF.as_secs_f64()).sqrt();
+    Duration::from_secs_f64(young.max(INTERVAL_OVER_WRITE_TIME * write_seconds))
+}
+
 /// When checkpoints are written.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CheckpointEvery {
-    /// Every [`DEFAULT_INTERVAL`], or 20 times the last write's time if longer.
+    /// The first after [`FIRST_INTERVAL`], later ones [`default_interval`] apart.
     Auto,
     /// After the first step that ends this long after the last checkpoint (or the start).
     Interval(Duration),
@@ -190,11 +204,12 @@ pub struct Intact {
 }
 
 impl Intact {
-    /// Restores the run it saved, through `restore`.
+    /// Restores the run it saved, through `restore`; a graph that cannot be read while
+    /// the state is rebuilt is the store's error, anything else the checkpoint's.
     pub fn restore(
         &self,
         restore: impl FnOnce(&mut StateReader) -> Result<Box<dyn Running>, StateError>,
-    ) -> Result<Box<dyn Running>, CheckpointError> {
+    ) -> Result<Box<dyn Running>, crate::RunError> {
         let damaged = |detail: String| CheckpointError::NoneIntact {
             folder: folder_of(&self.path),
             detail: format!("{}: {detail}", self.path.display()),
@@ -204,7 +219,11 @@ impl Intact {
             .map_err(|error| damaged(error.to_string()))?;
         let mut input = BufReader::with_capacity(READ_BYTES, file);
         let mut reader = StateReader::new(&mut input, self.sections.1);
-        restore(&mut reader).map_err(|error| damaged(error.to_string()))
+        match restore(&mut reader) {
+            Ok(running) => Ok(running),
+            Err(StateError::Store(error)) => Err(error.into()),
+            Err(error) => Err(damaged(error.to_string()).into()),
+        }
     }
 }
 
@@ -423,10 +442,11 @@ impl Checkpointer {
             CheckpointEvery::Steps(every) => steps >= self.last_steps + every.max(1),
             CheckpointEvery::Interval(interval) => since >= interval.as_secs_f64(),
             CheckpointEvery::Auto => {
-                let interval = DEFAULT_INTERVAL
-                    .as_secs_f64()
-                    .max(INTERVAL_OVER_WRITE_TIME * self.last_write_seconds);
-                since >= interval
+                let interval = match self.written {
+                    0 => FIRST_INTERVAL,
+                    _ => default_interval(self.last_write_seconds),
+                };
+                since >= interval.as_secs_f64()
             }
         }
     }
@@ -500,5 +520,73 @@ impl Checkpointer {
                 let _ = std::fs::remove_file(path);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_are_read_as_documented() {
+        let cases = [
+            ("auto", Some(CheckpointEvery::Auto)),
+            ("10", Some(CheckpointEvery::Steps(10))),
+            (
+                "90s",
+                Some(CheckpointEvery::Interval(Duration::from_secs(90))),
+            ),
+            (
+                "1.5m",
+                Some(CheckpointEvery::Interval(Duration::from_secs(90))),
+            ),
+            (
+                "2h",
+                Some(CheckpointEvery::Interval(Duration::from_secs(7200))),
+            ),
+            ("0", None),
+            ("0s", None),
+            ("-5s", None),
+            ("soon", None),
+            ("s", None),
+            ("5d", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(CheckpointEvery::parse(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_default_interval_follows_young_and_caps_the_cost_at_five_percent() {
+        // A write of 0.3 s against six hours between failures: about two minutes.
+        let interval = default_interval(0.3).as_secs_f64();
+        assert!((interval - (2.0f64 * 0.3 * 21_600.0).sqrt()).abs() < 1e-9);
+        // A write so slow that Young's interval would spend more than 5% writing.
+        assert_eq!(default_interval(1000.0), Duration::from_secs(20_000));
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_whole_checkpoint_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("step-0000000001.slck");
+        let cases: [(&[u8], &str); 3] = [
+            (b"short", "only 5 bytes long"),
+            (&[0u8; 64], "its checksum does not match"),
+            (
+                b"SLCKPT01\xff\xff\xff\x7f0123456789abcdef",
+                "its checksum does not match",
+            ),
+        ];
+        for (bytes, expected) in cases {
+            std::fs::write(&path, bytes).unwrap();
+            let error = check_file(&path).unwrap_err();
+            assert!(error.contains(expected), "{error}");
+        }
+        // Whole and sealed, but its header claims more than the file holds.
+        let mut bytes = b"SLCKPT01\xff\xff\xff\x7f".to_vec();
+        bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&bytes).to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(check_file(&path).unwrap_err().contains("runs past its end"));
     }
 }

@@ -8,7 +8,7 @@
 //! checking every list at every delivery instead took 4% of a streamed PageRank's time.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
@@ -31,6 +31,9 @@ pub(crate) struct PageChecks {
     checked: Vec<AtomicU64>,
     /// For a section of ids (neighbors, heads): the vertex count every id is below.
     ids_below: Option<usize>,
+    /// Set once a page has failed and been read again from a second copy: the source
+    /// may serve the damaged bytes again, so from then on every read is checked.
+    distrusted: AtomicBool,
 }
 
 impl PageChecks {
@@ -51,6 +54,7 @@ impl PageChecks {
             checksums: Vec::new(),
             checked: Vec::new(),
             ids_below: None,
+            distrusted: AtomicBool::new(false),
         }
     }
 
@@ -81,6 +85,7 @@ impl PageChecks {
             checksums,
             checked,
             ids_below: holds_ids.then(|| graph.num_vertices()),
+            distrusted: AtomicBool::new(false),
         })
     }
 
@@ -140,8 +145,10 @@ impl PageChecks {
     }
 
     fn is_checked(&self, page_index: u64) -> bool {
-        self.checked[(page_index / 64) as usize].load(Ordering::Relaxed) & (1 << (page_index % 64))
-            != 0
+        !self.distrusted.load(Ordering::Relaxed)
+            && self.checked[(page_index / 64) as usize].load(Ordering::Relaxed)
+                & (1 << (page_index % 64))
+                != 0
     }
 
     /// The error for a page whose checksum matches but which holds an id that is no vertex
@@ -226,6 +233,14 @@ impl ListChecks {
         })
     }
 
+    /// Checks every read from now on, not only each page's first: a page failed and was
+    /// read from a second copy, and the first may serve its damaged bytes again.
+    pub fn distrust(&self) {
+        for checks in std::iter::once(&self.neighbors).chain(&self.weights) {
+            checks.distrusted.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Checks a read of the lists from section position `start`: `neighbors`, and
     /// `weights` (the same positions of the weight section). Returns whether every id
     /// the read holds has passed (see [`PageChecks::check`]).
@@ -272,6 +287,7 @@ mod tests {
                 .collect(),
             checksums,
             ids_below: None,
+            distrusted: AtomicBool::new(false),
         }
     }
 

@@ -14,7 +14,8 @@ Every kernel returns results indexed by original vertex id and leaves the run's 
 with the GIL released; Ctrl-C raises KeyboardInterrupt.
 
 Every kernel takes ``checkpoint=FOLDER``: the run writes its state there between steps
-(every 60 s by default, ``checkpoint_every="5m"`` or a number of steps), and a later
+(by default the first after 60 s and then by Young's rule, at most 5% of the run;
+or ``checkpoint_every="5m"`` or a number of steps), and a later
 call with the same folder resumes from the newest intact checkpoint of the same run
 (``g.last_report["resumed_from_step"]``); a finished run removes them. A checkpoint of
 another graph, kernel or option set raises ValueError.

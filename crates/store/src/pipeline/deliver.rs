@@ -10,12 +10,29 @@ use rayon::prelude::*;
 use super::lists::Lists;
 use super::split::{Side, SplitLists};
 use super::{Batch, DirectStore};
+use crate::aligned::AlignedBuffer;
 use crate::delivery::{IdCheck, deliver_list, visit_read};
 use crate::error::IoUringFailure;
 use crate::page_cache::CacheView;
 use crate::read_plan::{Members, Read, page_range};
 use crate::stats::IoCounters;
 use crate::{Result, StoreError, VisitBlock};
+use swapless_format::FormatError;
+
+/// Checks a second copy's pages before `land` does, so that a damaged second copy fails
+/// the run rather than being read a third time.
+fn lists_checked(
+    batch: &Batch,
+    start: u64,
+    neighbors: &[u8],
+    weights: Option<&[u8]>,
+) -> Result<()> {
+    batch
+        .lists
+        .checks
+        .check(start, neighbors, weights)
+        .map(|_| ())
+}
 
 impl DirectStore {
     /// Ids checked at delivery, for lists not vouched for by their pages' checks.
@@ -38,7 +55,14 @@ impl DirectStore {
     ) -> Result<()> {
         let (lists, reads) = (batch.lists, batch.reads);
         let read = &reads[index];
-        let pages_passed = lists.checks.check(read.bytes.start, neighbors, weights)?;
+        let pages_passed = match lists.checks.check(read.bytes.start, neighbors, weights) {
+            Err(StoreError::Format(FormatError::ChecksumMismatch { .. }))
+                if self.land_second_copy(batch, index)? =>
+            {
+                return Ok(());
+            }
+            passed => passed?,
+        };
         let ids = IdCheck::unless_passed(pages_passed, self.facts.vertices, self.source.path());
         let delivered = visit_read(
             &lists.layout,
@@ -55,6 +79,36 @@ impl DirectStore {
             self.keep_pages(lists, read, neighbors, weights);
         }
         Ok(())
+    }
+
+    /// Delivers read `index` of the batch from the source's second copy (a far graph's
+    /// fallback file), its first copy having failed its checksums; false when there is
+    /// no second copy. The copy is checked as the first was: a damaged one fails the run.
+    fn land_second_copy(&self, batch: &Batch, index: usize) -> Result<bool> {
+        let (layout, read) = (&batch.lists.layout, &batch.reads[index]);
+        let length = read.bytes.end - read.bytes.start;
+        let needed = (read.bytes.end.min(layout.section_bytes()) - read.bytes.start) as usize;
+        let mut neighbors = AlignedBuffer::zeroed(length)?;
+        let position = layout.neighbors_at + read.bytes.start;
+        if !self
+            .source
+            .read_second_copy(neighbors.as_mut_slice(), position, needed)?
+        {
+            return Ok(false);
+        }
+        let mut weights = None;
+        if let Some(at) = layout.weights_at {
+            let mut buffer = AlignedBuffer::zeroed(length)?;
+            self.source
+                .read_second_copy(buffer.as_mut_slice(), at + read.bytes.start, needed)?;
+            weights = Some(buffer);
+        }
+        let neighbors = &neighbors.as_slice()[..length as usize];
+        let weights = weights.as_ref().map(|w| &w.as_slice()[..length as usize]);
+        batch.lists.checks.distrust();
+        lists_checked(batch, read.bytes.start, neighbors, weights)?;
+        self.land(batch, index, neighbors, weights)?;
+        Ok(true)
     }
 
     /// Offers read `index`'s sides of the lists it splits with the reads beside it, and

@@ -31,6 +31,12 @@ pub(crate) trait PageSource: Send + Sync {
     /// A queue that reads into `arena` with up to `entries` requests in flight: set up
     /// once, used by one call at a time.
     fn queue(&self, arena: &AlignedBuffer, entries: u32) -> Result<Box<dyn PageQueue>>;
+    /// Reads pages that failed their checksums again from a second copy of the graph
+    /// (a far graph's fallback file), at least `needed` bytes at `position`; false when
+    /// the source has no second copy, and the failure stands.
+    fn read_second_copy(&self, _buffer: &mut [u8], _position: u64, _needed: usize) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 /// A source's reads in flight.

@@ -423,6 +423,21 @@ impl PageSource for RedisSource {
             self.connections_per_node,
         )))
     }
+
+    /// A value the cluster holds damaged is read from the fallback file, if there is one.
+    fn read_second_copy(&self, buffer: &mut [u8], position: u64, needed: usize) -> Result<bool> {
+        let Some(fallback) = &self.shared.fallback else {
+            return Ok(false);
+        };
+        let landed = fallback.read(buffer, position)?;
+        if landed < needed {
+            return Err(StoreError::Io {
+                path: fallback.path.clone(),
+                source: std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+            });
+        }
+        Ok(true)
+    }
 }
 
 /// Reads `buffer.len()` bytes at file `position` (fewer at the file's end) from the
