@@ -4,25 +4,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use common::*;
-
-/// `swapless args` killed by the test hook at `kill` (none if empty).
-fn swapless_killed_at(args: &[&str], kill: &str) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
-    command.args(args);
-    match kill {
-        "" => command.env_remove("SWAPLESS_TEST_KILL"),
-        kill => command.env("SWAPLESS_TEST_KILL", kill),
-    };
-    command.output().expect("the swapless binary runs")
-}
-
-fn was_killed(output: &Output) -> bool {
-    use std::os::unix::process::ExitStatusExt;
-    output.status.signal() == Some(libc::SIGKILL)
-}
 
 /// The build folders left in `dir`.
 fn build_folders(dir: &Path) -> Vec<PathBuf> {

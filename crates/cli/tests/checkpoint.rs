@@ -5,27 +5,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use common::hostile::hidden_entries;
 use common::*;
-
-/// `swapless args` with `SWAPLESS_TEST_KILL` set to `kill` (none if empty).
-fn swapless_killed_at(args: &[&str], kill: &str) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
-    command.args(args);
-    match kill {
-        "" => command.env_remove("SWAPLESS_TEST_KILL"),
-        kill => command.env("SWAPLESS_TEST_KILL", kill),
-    };
-    command.output().expect("the swapless binary runs")
-}
-
-/// Whether `output` is of a process killed by SIGKILL.
-fn was_killed(output: &Output) -> bool {
-    use std::os::unix::process::ExitStatusExt;
-    output.status.signal() == Some(libc::SIGKILL)
-}
 
 /// Arguments of a run of `kernel` on `graph` writing its report to `json` and its
 /// result to `out`, with `extra`.

@@ -24,6 +24,24 @@ pub fn swapless(args: &[&str]) -> Output {
         .expect("the swapless binary runs")
 }
 
+/// Runs `swapless` with the test hook `SWAPLESS_TEST_KILL` set to `kill` (unset if
+/// empty), which kills it with SIGKILL at that point (`after-checkpoint:N`, ...).
+pub fn swapless_killed_at(args: &[&str], kill: &str) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
+    command.args(args);
+    match kill {
+        "" => command.env_remove("SWAPLESS_TEST_KILL"),
+        kill => command.env("SWAPLESS_TEST_KILL", kill),
+    };
+    command.output().expect("the swapless binary runs")
+}
+
+/// Whether `output` is of a process killed by SIGKILL.
+pub fn was_killed(output: &Output) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    output.status.signal() == Some(libc::SIGKILL)
+}
+
 /// Runs `swapless` and insists that it succeeds.
 pub fn swapless_ok(args: &[&str]) -> String {
     let output = swapless(args);
