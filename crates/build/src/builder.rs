@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, SectionKind, SectionWriter};
 
+pub(crate) use crate::journal::RawCopy;
 use crate::journal::{BuildFolder, Journal, RunFile, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
@@ -106,12 +107,12 @@ pub enum OutHeads {
 
 /// A build's options, temporaries and report, as its phases share them.
 pub(crate) struct Context<'a> {
+    /// The journal of the runs spilled, when the build keeps one (see `journal`).
+    pub(crate) journal: Option<Journal>,
     pub(crate) options: &'a BuildOptions,
     pub(crate) temp_dir: PathBuf,
     pub(crate) working_bytes: u64,
     next_run_id: u64,
-    /// The journal of the runs spilled, when the build keeps one (see `journal`).
-    journal: Option<Journal>,
     /// Spills this process has journaled.
     spills_journaled: u64,
     pub(crate) report: BuildReport,
@@ -186,9 +187,8 @@ pub fn build_graph(
     };
     // A killed build of the same input and options is claimed before the sweep below
     // could remove it.
-    let resumable = options.reorder == Reorder::None;
-    let resumed = match (&options.resume_key, options.resume, resumable) {
-        (Some(key), true, true) => find_killed_build(&temp_parent, key),
+    let resumed = match (&options.resume_key, options.resume) {
+        (Some(key), true) => find_killed_build(&temp_parent, key),
         _ => None,
     };
     // What builds killed before this one left behind (a kill skips every clean-up).
@@ -212,13 +212,11 @@ pub fn build_graph(
             (BuildFolder::adopt(resumed), Some(journal))
         }
         None => {
-            let journal = match (&options.resume_key, resumable) {
-                (Some(key), true) => Some(Journal {
-                    key: key.clone(),
-                    spills: Vec::new(),
-                }),
-                _ => None,
-            };
+            let journal = options.resume_key.as_ref().map(|key| Journal {
+                key: key.clone(),
+                raw: None,
+                spills: Vec::new(),
+            });
             (BuildFolder::create(&temp_parent)?, journal)
         }
     };
@@ -237,14 +235,11 @@ pub fn build_graph(
         phase_started: Instant::now(),
     };
     if options.resume {
-        match (&options.resume_key, resumable, context.journal.as_ref()) {
-            (_, false, _) => context.warning(
-                "a build with --reorder cannot be resumed yet; building from the beginning",
-            ),
-            (None, _, _) => context.warning(
+        match context.journal.as_ref() {
+            None => context.warning(
                 "this input cannot be read again the same way, so its build cannot be resumed; building from the beginning",
             ),
-            (Some(_), true, Some(journal)) if journal.spills.is_empty() => context.warning(
+            Some(journal) if journal.spills.is_empty() && journal.raw.is_none() => context.warning(
                 "no killed build of this output with intact runs was found; building from the beginning",
             ),
             _ => {}
@@ -404,7 +399,8 @@ fn build_with<R: Record>(
             max_id: last.max_id,
         };
         reading_done = last.reading_done;
-        context.report.input_edges = last.input_edges;
+        // (A reordering build has counted its input's self-loops already.)
+        context.report.input_edges += last.input_edges;
         context.report.self_loops_dropped = last.self_loops_dropped;
         let spills = context
             .journal

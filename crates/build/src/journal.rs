@@ -52,12 +52,28 @@ pub(crate) struct Spill {
     pub reading_done: bool,
 }
 
+/// A reordering build's copy of its whole input (`input.raw`), once complete: what a
+/// resumed build reads instead of the input.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct RawCopy {
+    /// The copy's length and checksum.
+    pub file: RunFile,
+    /// Input edges from a vertex to itself, which the copy leaves out.
+    pub self_loops_dropped: u64,
+    /// Vertices the input's ids reach (the largest id plus one).
+    pub vertices_seen: u64,
+}
+
 /// What a build folder's journal holds.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Journal {
     /// What the build reads and how it builds (input, its size and time, options, output):
     /// a folder is resumed only by a build with the same key.
     pub key: String,
+    /// A reordering build's complete copy of its input; the spills after it are of the
+    /// copy, renumbered.
+    #[serde(default)]
+    pub raw: Option<RawCopy>,
     /// Every spill so far, in order.
     pub spills: Vec<Spill>,
 }
@@ -101,6 +117,14 @@ impl Journal {
     /// first that does not (later ones cover input after it, which must be read again);
     /// the run files past them are removed.
     fn intact_prefix(mut self, folder: &Path) -> Journal {
+        // The spills of a reordering build are of its copy of the input: without the
+        // copy, none of them can be used.
+        if let Some(raw) = &self.raw
+            && !run_matches(&folder.join(&raw.file.file), &raw.file)
+        {
+            self.raw = None;
+            self.spills.truncate(0);
+        }
         let intact = self
             .spills
             .iter()

@@ -4,9 +4,12 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::builder::{BATCH_EDGES, Context};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::builder::{BATCH_EDGES, Context, RawCopy};
+use crate::journal::run_file_entry;
 use crate::reorder::{degree_based_grouping, invert_permutation};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
@@ -19,48 +22,22 @@ pub(crate) fn spill_and_reorder(
     context: &mut Context,
 ) -> Result<(RawReplay, Vec<u32>)> {
     let path = context.temp_dir.join("input.raw");
-    let file = File::create(&path).map_err(|error| BuildError::io(&path, error))?;
-    let mut spill = BufWriter::with_capacity(1 << 20, file);
-    let mut degrees: Vec<u32> = Vec::new();
-    let mut batch = Vec::with_capacity(BATCH_EDGES);
-    let mut edges = 0u64;
     // Degrees now, two id maps later: 12 bytes per vertex must leave room for the arc buffers.
     let max_vertices = (context.working_bytes / 2 / 12) as usize;
-    context.phase("reading (counting degrees)", source.progress_bytes().1);
-    while source.next_batch(&mut batch)? {
-        context.check_cancelled()?;
-        for edge in &batch {
-            let larger = edge.source.max(edge.destination) as usize;
-            if larger >= degrees.len() {
-                if larger >= max_vertices {
-                    return Err(BuildError::BudgetTooSmall {
-                        budget_bytes: context.options.memory_bytes,
-                        needed_bytes: context.options.memory_bytes - context.working_bytes
-                            + (larger as u64 + 1) * 24,
-                    });
-                }
-                degrees.resize(larger + 1, 0);
-            }
-            if edge.source == edge.destination {
-                context.report.input_edges += 1;
-                context.report.self_loops_dropped += 1;
-                continue;
-            }
-            degrees[edge.source as usize] = degrees[edge.source as usize].saturating_add(1);
-            degrees[edge.destination as usize] =
-                degrees[edge.destination as usize].saturating_add(1);
-            let raw = [edge.source, edge.destination, edge.weight.to_bits()];
-            spill
-                .write_all(bytemuck::cast_slice(&raw))
-                .map_err(|error| BuildError::io(&path, error))?;
-            edges += 1;
+    let resumed = context
+        .journal
+        .as_ref()
+        .and_then(|journal| journal.raw.clone());
+    let (mut degrees, edges) = match resumed {
+        // A resumed build counts the degrees from its copy of the input, not the input.
+        Some(raw) => {
+            context.report.input_edges = raw.self_loops_dropped;
+            context.report.self_loops_dropped = raw.self_loops_dropped;
+            let degrees = degrees_of_copy(&path, raw.vertices_seen, context)?;
+            (degrees, raw.file.bytes / 12)
         }
-        context.report_reading(source, context.report.input_edges + edges);
-    }
-    spill
-        .flush()
-        .map_err(|error| BuildError::io(&path, error))?;
-    drop(spill);
+        None => copy_input(source, &path, max_vertices, context)?,
+    };
     if let Some(declared) = source.declared_vertices() {
         if (declared as usize) < degrees.len() {
             return Err(BuildError::bad_input(
@@ -156,4 +133,111 @@ impl EdgeSource for RawReplay {
         }
         Ok(!batch.is_empty())
     }
+}
+
+/// Copies the input to `path` as raw edges (self-loops left out) while counting every
+/// vertex's degree; journals the complete copy. The degrees and the edges copied.
+fn copy_input(
+    source: &mut dyn EdgeSource,
+    path: &Path,
+    max_vertices: usize,
+    context: &mut Context,
+) -> Result<(Vec<u32>, u64)> {
+    let file = File::create(path).map_err(|error| BuildError::io(path, error))?;
+    let mut spill = BufWriter::with_capacity(1 << 20, file);
+    let mut hasher = Xxh3::new();
+    let mut degrees: Vec<u32> = Vec::new();
+    let mut batch = Vec::with_capacity(BATCH_EDGES);
+    let mut raw: Vec<[u32; 3]> = Vec::with_capacity(BATCH_EDGES);
+    let mut edges = 0u64;
+    context.phase("reading (counting degrees)", source.progress_bytes().1);
+    while source.next_batch(&mut batch)? {
+        context.check_cancelled()?;
+        raw.clear();
+        for edge in &batch {
+            let larger = edge.source.max(edge.destination) as usize;
+            if larger >= degrees.len() {
+                if larger >= max_vertices {
+                    return Err(BuildError::BudgetTooSmall {
+                        budget_bytes: context.options.memory_bytes,
+                        needed_bytes: context.options.memory_bytes - context.working_bytes
+                            + (larger as u64 + 1) * 24,
+                    });
+                }
+                degrees.resize(larger + 1, 0);
+            }
+            if edge.source == edge.destination {
+                context.report.input_edges += 1;
+                context.report.self_loops_dropped += 1;
+                continue;
+            }
+            degrees[edge.source as usize] = degrees[edge.source as usize].saturating_add(1);
+            degrees[edge.destination as usize] =
+                degrees[edge.destination as usize].saturating_add(1);
+            raw.push([edge.source, edge.destination, edge.weight.to_bits()]);
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(&raw);
+        hasher.update(bytes);
+        spill
+            .write_all(bytes)
+            .map_err(|error| BuildError::io(path, error))?;
+        edges += raw.len() as u64;
+        context.report_reading(source, context.report.input_edges + edges);
+    }
+    spill.flush().map_err(|error| BuildError::io(path, error))?;
+    drop(spill);
+    let copy = RawCopy {
+        file: run_file_entry(path, edges * 12, hasher.digest()),
+        self_loops_dropped: context.report.self_loops_dropped,
+        vertices_seen: degrees.len() as u64,
+    };
+    if let Some(journal) = context.journal.as_mut() {
+        journal.raw = Some(copy);
+        journal.save(&context.temp_dir)?;
+        swapless_system::kill_at_test_point("after-copy", 1);
+    }
+    Ok((degrees, edges))
+}
+
+/// The degrees of the `vertices_seen` vertices of the raw copy at `path`.
+fn degrees_of_copy(path: &Path, vertices_seen: u64, context: &mut Context) -> Result<Vec<u32>> {
+    context.phase("counting degrees (from the copy of a killed build)", None);
+    let file = File::open(path).map_err(|error| BuildError::io(path, error))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut degrees = vec![0u32; vertices_seen as usize];
+    let mut raw = vec![[0u32; 3]; BATCH_EDGES];
+    loop {
+        let filled = read_full(&mut reader, bytemuck::cast_slice_mut(&mut raw))
+            .map_err(|error| BuildError::io(path, error))?;
+        if filled == 0 {
+            return Ok(degrees);
+        }
+        context.check_cancelled()?;
+        for &[source, destination, _] in &raw[..filled / 12] {
+            // The copy passed its checksum; an id past the count would be this build's bug.
+            for vertex in [source, destination] {
+                let degree = degrees.get_mut(vertex as usize).ok_or_else(|| {
+                    BuildError::bad_input(
+                        path,
+                        "the copy of the input holds an id past its vertex count",
+                    )
+                })?;
+                *degree = degree.saturating_add(1);
+            }
+        }
+    }
+}
+
+/// Reads into `bytes` until it is full or the reader ends; the bytes read.
+fn read_full(reader: &mut impl Read, bytes: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match reader.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
 }

@@ -184,3 +184,46 @@ fn a_damaged_run_or_a_changed_input_is_not_reused() {
     assert_eq!(report["resumed_runs"], 0);
     assert_eq!(report["input_edges"], 2_000_004);
 }
+
+#[test]
+fn a_reordered_build_resumes_from_its_copy_of_the_input_and_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, json) = (dir.path().join("whole.sl"), dir.path().join("build.json"));
+    let mut args = kron_args(&whole, &json);
+    args.extend(["--reorder", "dbg"]);
+    swapless_ok(&args);
+    let spills = json_report(&json)["runs_spilled"].as_u64().unwrap();
+    assert!(spills >= 3, "{spills}");
+    let resumed = dir.path().join("resumed.sl");
+    let mut args = kron_args(&resumed, &json);
+    args.extend(["--reorder", "dbg"]);
+    let resume = [&args[..], &["--resume"]].concat();
+    // Killed once its copy of the input is whole (nothing spilled), and after spills.
+    for (kill, reused) in [
+        ("after-copy:1", 0),
+        ("after-spill:2", 2),
+        (&format!("after-spill:{spills}"), spills),
+    ] {
+        assert!(was_killed(&swapless_killed_at(&args, kill)), "{kill}");
+        let output = swapless_killed_at(&resume, "");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report = json_report(&json);
+        assert_eq!(report["resumed_runs"], reused, "{kill}");
+        assert_eq!(report["reordered"], true);
+        let phases = report["phase_seconds"].to_string();
+        assert!(
+            phases.contains("from the copy of a killed build"),
+            "{kill}: {phases}"
+        );
+        assert_eq!(
+            std::fs::read(&resumed).unwrap(),
+            std::fs::read(&whole).unwrap(),
+            "{kill}"
+        );
+        std::fs::remove_file(&resumed).unwrap();
+    }
+}

@@ -252,7 +252,7 @@ pub fn page_faults() -> Option<(u64, u64)> {
 
 /// Kills this process with SIGKILL when `SWAPLESS_TEST_KILL` is `POINT:COUNT`, for the
 /// tests that check a run or build resumes from wherever a kill leaves it (the points:
-/// `after-checkpoint`, `inside-checkpoint`, `after-spill`).
+/// `after-checkpoint`, `inside-checkpoint`, `after-spill`, `after-copy`).
 pub fn kill_at_test_point(point: &str, count: u64) {
     let Ok(asked) = std::env::var("SWAPLESS_TEST_KILL") else {
         return;
