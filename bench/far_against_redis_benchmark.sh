@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Far reads against what redis-benchmark gets from the same server in the same run: starts
+# Far reads against what redis-benchmark gets from the same server in the same run (GETs of
+# the far run's mean request size, over as many connections): starts
 # one redis-server on a free loopback port, pushes GRAPH, runs KERNEL on it at MEMORY, then
 # redis-benchmark GETs of the chunk size over the same number of connections, and prints
 # both rates and the server's CPU seconds during the kernel's run. Stops the server by pid.
-#   bash bench/far_against_redis_benchmark.sh GRAPH.sl KERNEL MEMORY [SWAPLESS]
+# With PIN=1 the server runs on CPU 1 and the client side (the kernel, with one thread, and
+# then redis-benchmark) on CPU 0, so both clients get the same core and neither shares the
+# server's.
+#   [PIN=1] bash bench/far_against_redis_benchmark.sh GRAPH.sl KERNEL MEMORY [SWAPLESS]
 set -euo pipefail
 graph=$1; kernel=$2; memory=$3; swapless=${4:-target/release/swapless}
+server_cpu=(); client_cpu=(); threads=2
+if [ "${PIN:-0}" = 1 ]; then server_cpu=(taskset -c 1); client_cpu=(taskset -c 0); threads=1; fi
 work=$(mktemp -d)
 port=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+${server_cpu[@]+"${server_cpu[@]}"} redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
   > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
@@ -18,7 +24,8 @@ url="redis://127.0.0.1:$port/graph"
 "$swapless" far push "$graph" "$url" > /dev/null
 cpu() { awk '{print ($14 + $15) / 100}' "/proc/$server/stat"; }
 before=$(cpu)
-"$swapless" run "$kernel" "$url" --memory "$memory" --threads 2 --json "$work/far.json" > /dev/null
+${client_cpu[@]+"${client_cpu[@]}"} "$swapless" run "$kernel" "$url" --memory "$memory" --threads "$threads" \
+  --json "$work/far.json" > /dev/null
 after=$(cpu)
 python3 - "$work/far.json" "$before" "$after" <<'PY'
 import json, sys
@@ -28,10 +35,14 @@ seconds = report["seconds"]
 print(f"far: {far['network_bytes'] / 2**20:.0f} MiB in {far['network_requests']} requests over "
       f"{seconds:.2f} s of kernel ({far['network_bytes'] / 2**20 / seconds:.0f} MiB/s while computing), "
       f"server CPU {float(sys.argv[3]) - float(sys.argv[2]):.2f} s")
+for pattern in ("scan_io", "gather_io"):
+    print(f"  {pattern}: {json.dumps(report[pattern])}")
 PY
-chunk=$(python3 -c "import json; print(json.load(open('$work/far.json'))['far']['chunk_bytes'])")
+# GETs of the far run's mean request size (a gather's requests are page-exact, smaller
+# than a chunk).
+chunk=$(python3 -c "import json; f = json.load(open('$work/far.json'))['far']; print(f['network_bytes'] // max(f['network_requests'], 1))")
 redis-cli -p "$port" flushall > /dev/null
 redis-benchmark -p "$port" -t set -d "$chunk" -n 2000 -c 4 -r 64 -q > /dev/null
-redis-benchmark -p "$port" -t get -d "$chunk" -n 8000 -c 4 -r 64 -P 4 -q 2>/dev/null \
+${client_cpu[@]+"${client_cpu[@]}"} redis-benchmark -p "$port" -t get -d "$chunk" -n 8000 -c 4 -r 64 -P 4 -q 2>/dev/null \
   | tr '\r' '\n' | grep "requests per second" | tail -1 \
   | awk -v chunk="$chunk" '{printf "redis-benchmark: %s GETs/s of %d bytes = %.0f MiB/s (4 connections, pipeline 4)\n", $2, chunk, $2 * chunk / 1048576}'
