@@ -58,12 +58,7 @@ fn a_build_killed_after_any_spill_resumes_to_a_byte_identical_file() {
         assert!(!resumed.exists());
         assert_eq!(build_folders(dir.path()).len(), 1);
         let resume = [&args[..], &["--resume"]].concat();
-        let output = swapless_killed_at(&resume, "");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        succeeded(swapless_killed_at(&resume, ""));
         let report = json_report(&json);
         assert_eq!(report["resumed_runs"], kill, "killed after spill {kill}");
         let phases: Vec<String> = report["phase_seconds"]
@@ -169,13 +164,7 @@ fn a_damaged_run_or_a_changed_input_is_not_reused() {
     assert!(was_killed(&swapless_killed_at(&args, "after-spill:2")));
     text.push_str("1 2 3\n");
     std::fs::write(&input, &text).unwrap();
-    let output = swapless_killed_at(&resume, "");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = succeeded(swapless_killed_at(&resume, ""));
     assert!(
         stderr.contains("no killed build of this output with intact runs was found"),
         "{stderr}"
@@ -205,12 +194,7 @@ fn a_reordered_build_resumes_from_its_copy_of_the_input_and_its_runs() {
         (&format!("after-spill:{spills}"), spills),
     ] {
         assert!(was_killed(&swapless_killed_at(&args, kill)), "{kill}");
-        let output = swapless_killed_at(&resume, "");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        succeeded(swapless_killed_at(&resume, ""));
         let report = json_report(&json);
         assert_eq!(report["resumed_runs"], reused, "{kill}");
         assert_eq!(report["reordered"], true);

@@ -235,12 +235,7 @@ fn a_kill_while_a_checkpoint_is_written_or_a_damaged_one_falls_back_to_the_one_b
         "{names:?}"
     );
     let resume = [&args[..], &["--resume"]].concat();
-    let output = swapless_killed_at(&resume, "");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeded(swapless_killed_at(&resume, ""));
     let resumed = answer("pr", &json, &out);
     assert_eq!(resumed.0["resumed_from_step"], 2);
     assert_same_as_uninterrupted("pr", "dram", (&resumed.0, &resumed.1), (&whole.0, &whole.1));
@@ -256,13 +251,7 @@ fn a_kill_while_a_checkpoint_is_written_or_a_damaged_one_falls_back_to_the_one_b
     bytes[middle] ^= 0x40;
     std::fs::write(&newest, bytes).unwrap();
     let resume = [&args[..], &["--resume"]].concat();
-    let output = swapless_killed_at(&resume, "");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = succeeded(swapless_killed_at(&resume, ""));
     assert!(
         stderr.contains("step-0000000003.slck is damaged"),
         "{stderr}"

@@ -36,6 +36,13 @@ pub fn swapless_killed_at(args: &[&str], kill: &str) -> Output {
     command.output().expect("the swapless binary runs")
 }
 
+/// Insists that `output` is of a run that succeeded; its standard error.
+pub fn succeeded(output: Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    stderr
+}
+
 /// Whether `output` is of a process killed by SIGKILL.
 pub fn was_killed(output: &Output) -> bool {
     use std::os::unix::process::ExitStatusExt;
