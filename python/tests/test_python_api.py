@@ -353,3 +353,12 @@ def test_a_runs_peak_is_its_own_and_what_it_adds_stays_within_memory(tmp_path):
         assert report["rss_at_start_bytes"] > 0
         added = report["peak_rss_bytes"] - report["rss_at_start_bytes"]
         assert added <= 18 << 20, (kernel.__name__, tier, added)
+
+
+def test_the_package_says_its_version_and_keeps_its_helpers_private():
+    version = subprocess.run([os.environ.get("SWAPLESS_BIN", "swapless"), "--version"],
+                             capture_output=True, text=True).stdout.split()
+    assert sl.__version__ == version[-1]
+    public = {name for name in dir(sl) if not name.startswith("_")}
+    assert not public & {"np", "os", "json", "tempfile", "warnings"}
+    assert set(sl.__all__) <= public

@@ -742,6 +742,7 @@ fn check(path: PathBuf) -> PyResult<()> {
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add("FormatError", py.get_type::<FormatError>())?;
     module.add("BudgetError", py.get_type::<BudgetError>())?;
     module.add("VerificationError", py.get_type::<VerificationError>())?;

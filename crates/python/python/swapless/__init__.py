@@ -23,16 +23,18 @@ another graph, kernel or option set raises ValueError.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
+import json as _json
+import os as _os
+import tempfile as _tempfile
 import warnings as _warnings
 from typing import Any, Optional, Union
 
-import numpy as np
+import numpy as _np
 
 from . import _core
 from ._core import BudgetError, FormatError, VerificationError
+
+__version__: str = _core.__version__
 
 __all__ = [
     "Graph",
@@ -57,7 +59,7 @@ __all__ = [
 ]
 
 Size = Union[str, int, None]
-PathLike = Union[str, os.PathLike]
+PathLike = Union[str, "_os.PathLike[str]"]
 TIERS = (None, "dram", "mmap", "direct", "far")
 
 
@@ -81,18 +83,18 @@ class Graph:
     ``weighted``, and ``last_report``, the report of the last kernel run on it.
     """
 
-    def __init__(self, path: Union[str, os.PathLike], memory: Size = None,
+    def __init__(self, path: PathLike, memory: Size = None,
                  tier: Optional[str] = None, _keep: Any = None) -> None:
         if tier not in TIERS:
             raise ValueError(
                 f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\", \"far\" or None")
-        self.path = os.fspath(path)
+        self.path = _os.fspath(path)
         if self.path.startswith(("redis://", "rediss://")) and tier not in (None, "far"):
             raise ValueError(f"tier={tier!r}: a graph in far memory runs on tier \"far\"")
         self.memory = _size(memory)
         _core.memory_bytes(self.memory)
         self.tier = tier
-        self._info = json.loads(_core.graph_info(self.path))
+        self._info = _json.loads(_core.graph_info(self.path))
         self.n: int = self._info["vertices"]
         self.m: int = self._info["edges"]
         self.directed: bool = self._info["directed"]
@@ -116,7 +118,7 @@ class Graph:
         ``verify=True`` plans a run with ``verify=True``: its serial verifier is a phase
         after the run, within the same budget (the "verification" segment).
         """
-        return json.loads(_core.plan(self.path, kernel, self.memory, self.tier, verify))
+        return _json.loads(_core.plan(self.path, kernel, self.memory, self.tier, verify))
 
     def check(self) -> None:
         """Verifies every checksum and structural invariant; raises FormatError if one fails."""
@@ -124,18 +126,18 @@ class Graph:
 
     def _run(self, kernel: str, **options: Any) -> Any:
         options.update(memory=self.memory, tier=self.tier)
-        array, report = _core.run(self.path, kernel, json.dumps(options))
-        self.last_report = json.loads(report)
+        array, report = _core.run(self.path, kernel, _json.dumps(options))
+        self.last_report = _json.loads(report)
         return array
 
 
-def open(path: Union[str, os.PathLike], memory: Size = None, tier: Optional[str] = None) -> Graph:
+def open(path: PathLike, memory: Size = None, tier: Optional[str] = None) -> Graph:
     """Opens a .sl graph, or one stored in far memory (``"redis://HOST:PORT/NAME"``, see
     :func:`far_push`); kernels on it run within ``memory`` on ``tier``."""
     return Graph(path, memory=memory, tier=tier)
 
 
-def far_push(graph: Union["Graph", str, os.PathLike], url: str, chunk: str = "256K",
+def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "256K",
              replace: bool = False, memory: Size = "64M", timeout: float = 10.0) -> dict:
     """Stores a .sl graph (a path or a :class:`Graph`) in the memory of a Redis server
     or cluster at ``url`` (``redis://HOST:PORT[,HOST:PORT...]/NAME``; the password in
@@ -146,11 +148,11 @@ def far_push(graph: Union["Graph", str, os.PathLike], url: str, chunk: str = "25
     ConnectionError, refused credentials PermissionError. Open it with
     ``sl.open(url, memory=...)``.
     """
-    path = graph.path if isinstance(graph, Graph) else os.fspath(graph)
-    return json.loads(_core.far_push(path, url, chunk, replace, _size(memory) or "64M", timeout))
+    path = graph.path if isinstance(graph, Graph) else _os.fspath(graph)
+    return _json.loads(_core.far_push(path, url, chunk, replace, _size(memory) or "64M", timeout))
 
 
-def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memory: Size = None,
+def build(input: PathLike, output: PathLike, memory: Size = None,
           undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None,
           out_heads: str = "auto") -> Graph:
     """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
@@ -163,14 +165,14 @@ def build(input: Union[str, os.PathLike], output: Union[str, os.PathLike], memor
     average 8 entries or more). Returns the new graph (open it again with
     ``sl.open(output, memory=...)`` to run within a budget).
     """
-    _core.build(os.fspath(input), os.fspath(output), _size(memory), undirected, weighted, reorder,
+    _core.build(_os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
                 out_heads)
     return Graph(output)
 
 
 def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
              rows: Optional[int] = None, cols: Optional[int] = None,
-             output: Union[str, os.PathLike, None] = None, weighted: bool = False,
+             output: Optional[PathLike] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Size = None,
              reorder: Optional[str] = None, out_heads: str = "auto") -> Graph:
     """Generates a synthetic graph with GAP's definitions straight into a .sl file.
@@ -182,24 +184,24 @@ def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
     """
     if output is None:
         output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
-    _core.generate(kind, os.fspath(output), scale, degree, rows, cols, weighted, seed,
+    _core.generate(kind, _os.fspath(output), scale, degree, rows, cols, weighted, seed,
                    _size(memory), reorder, out_heads)
     return Graph(output)
 
 
-def _vertex_ids(values: Any, name: str) -> np.ndarray:
-    array = np.asarray(values)
+def _vertex_ids(values: Any, name: str) -> _np.ndarray:
+    array = _np.asarray(values)
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, not of shape {array.shape}")
-    if array.size and not np.issubdtype(array.dtype, np.integer):
+    if array.size and not _np.issubdtype(array.dtype, _np.integer):
         raise TypeError(f"{name} must hold integer vertex ids, not {array.dtype}")
     if array.size and (array.min() < 0 or array.max() > 2**32 - 2):
         raise ValueError(f"{name} holds ids outside 0..{2**32 - 2}")
-    return np.ascontiguousarray(array, dtype=np.uint32)
+    return _np.ascontiguousarray(array, dtype=_np.uint32)
 
 
 def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
-               path: Union[str, os.PathLike, None] = None, num_vertices: Optional[int] = None,
+               path: Optional[PathLike] = None, num_vertices: Optional[int] = None,
                memory: Size = None, tier: Optional[str] = None) -> Graph:
     """Writes the edges ``src[i] -> dst[i]`` (with ``weights[i]``) to a .sl file and opens it.
 
@@ -212,20 +214,20 @@ def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
     weight_array = None
     if weights is not None:
         # float64 here; the engine checks each weight as it checks a text file's.
-        weight_array = np.ascontiguousarray(np.asarray(weights, dtype=np.float64))
+        weight_array = _np.ascontiguousarray(_np.asarray(weights, dtype=_np.float64))
         if weight_array.ndim != 1:
             raise ValueError("weights must be one-dimensional")
     keep = None
     if path is None:
-        keep = tempfile.TemporaryDirectory(prefix="swapless-")
-        path = os.path.join(keep.name, "graph.sl")
-    _core.from_edges(sources, destinations, weight_array, directed, os.fspath(path),
+        keep = _tempfile.TemporaryDirectory(prefix="swapless-")
+        path = _os.path.join(keep.name, "graph.sl")
+    _core.from_edges(sources, destinations, weight_array, directed, _os.fspath(path),
                      num_vertices, _size(memory), None)
     return Graph(path, memory=memory, tier=tier, _keep=keep)
 
 
 def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = None,
-               path: Union[str, os.PathLike, None] = None, memory: Size = None,
+               path: Optional[PathLike] = None, memory: Size = None,
                tier: Optional[str] = None) -> Graph:
     """A graph from a scipy sparse matrix: entry (i, j) is the edge i -> j.
 
@@ -234,9 +236,9 @@ def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = No
     coo = matrix.tocoo()
     if coo.shape[0] != coo.shape[1]:
         raise ValueError(f"an adjacency matrix is square, not of shape {coo.shape}")
-    data = np.asarray(coo.data)
+    data = _np.asarray(coo.data)
     if weighted is None:
-        weighted = bool(data.size) and not np.all(data == 1)
+        weighted = bool(data.size) and not _np.all(data == 1)
     return from_edges(coo.row, coo.col, data if weighted else None, directed=directed,
                       path=path, num_vertices=coo.shape[0], memory=memory, tier=tier)
 
@@ -245,7 +247,7 @@ def _integer(value: Any, name: str, low: int, high: int, none: bool = False) -> 
     """An integer option in ``low..=high`` (None passes when ``none``)."""
     if value is None and none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
         raise TypeError(f"{name} must be an integer, not {value!r}")
     if not low <= value <= high:
         raise ValueError(f"{name} must be between {low} and {high}, not {value}")
@@ -257,10 +259,10 @@ def _number(value: Any, name: str, low: float, high: float, open_low: bool = Fal
     """A finite number option in ``low..=high`` (above ``low`` when ``open_low``)."""
     if value is None and none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, _np.integer, _np.floating)):
         raise TypeError(f"{name} must be a number, not {value!r}")
     value = float(value)
-    if not np.isfinite(value) or value < low or value > high or (open_low and value == low):
+    if not _np.isfinite(value) or value < low or value > high or (open_low and value == low):
         bound = f"above {low}" if open_low else f"at least {low}"
         raise ValueError(f"{name} must be a finite number {bound} and at most {high}, not {value}")
     return value
@@ -274,7 +276,7 @@ def _checkpointing(checkpoint: Optional[PathLike], every: Union[str, int]) -> di
     if isinstance(every, bool) or not isinstance(every, (str, int)):
         raise TypeError(f"checkpoint_every must be \"auto\", a time like \"90s\" or a number "
                         f"of steps, not {every!r}")
-    return {"checkpoint": os.fspath(checkpoint), "checkpoint_every": str(every)}
+    return {"checkpoint": _os.fspath(checkpoint), "checkpoint_every": str(every)}
 
 
 def _threads(threads: Optional[int]) -> Optional[int]:
@@ -284,7 +286,7 @@ def _threads(threads: Optional[int]) -> Optional[int]:
 def _source(source: Optional[int]) -> Optional[int]:
     if source is None:
         return None
-    if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or source < 0:
+    if isinstance(source, bool) or not isinstance(source, (int, _np.integer)) or source < 0:
         raise ValueError(f"source must be a vertex id (a non-negative integer), not {source!r}")
     return int(source)
 
@@ -294,7 +296,7 @@ Every = Union[str, int]
 
 def bfs(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None,
         verify: bool = False, checkpoint: Optional[PathLike] = None,
-        checkpoint_every: Every = "auto") -> np.ndarray:
+        checkpoint_every: Every = "auto") -> _np.ndarray:
     """Breadth-first search (direction-optimizing): int64 parent per vertex, the source
     its own parent, -1 unreached. ``source=None`` picks a vertex with edges reproducibly."""
     return g._run("bfs", source=_source(source), threads=_threads(threads), verify=verify,
@@ -303,7 +305,7 @@ def bfs(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None
 
 def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, *,
          threads: Optional[int] = None, verify: bool = False,
-         checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
+         checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
     """Single-source shortest paths by delta-stepping: float64 distance, +inf unreached.
     Unweighted graphs use weight 1; ``delta`` is the bucket width (default 1)."""
     delta = _number(delta, "delta", 0.0, 1e308, open_low=True, none=True)
@@ -313,7 +315,7 @@ def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, 
 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 100, *,
              method: str = "power", threads: Optional[int] = None, verify: bool = False,
-             checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
+             checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
     """PageRank (pull; dangling mass spread uniformly, as networkx): float64 scores summing
     to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations
     (then with a RuntimeWarning; ``g.last_report["result"]["converged"]`` says which).
@@ -337,7 +339,7 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
 
 def connected_components(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
                          checkpoint: Optional[PathLike] = None,
-                         checkpoint_every: Every = "auto") -> np.ndarray:
+                         checkpoint_every: Every = "auto") -> _np.ndarray:
     """Connected components (weak, for directed graphs): int64 label per vertex, equal iff
     the vertices share a component."""
     return g._run("cc", threads=_threads(threads), verify=verify,
@@ -346,7 +348,7 @@ def connected_components(g: Graph, *, threads: Optional[int] = None, verify: boo
 
 def betweenness(g: Graph, sources: Union[int, str] = 1, *, threads: Optional[int] = None,
                 verify: bool = False, checkpoint: Optional[PathLike] = None,
-                checkpoint_every: Every = "auto") -> np.ndarray:
+                checkpoint_every: Every = "auto") -> _np.ndarray:
     """Brandes betweenness from ``sources`` sampled sources (or "all" for exact):
     float64 per vertex, normalized by the maximum."""
     if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
@@ -364,7 +366,7 @@ def triangle_count(g: Graph, *, threads: Optional[int] = None, verify: bool = Fa
 
 
 def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
-          checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
+          checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
     """Eccentricity estimates from a multi-source BFS of up to 64 sampled sources:
     int64 per vertex, -1 unreached."""
     return g._run("radii", threads=_threads(threads), verify=verify,
@@ -373,14 +375,14 @@ def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
 
 def maximal_independent_set(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
                             checkpoint: Optional[PathLike] = None,
-                            checkpoint_every: Every = "auto") -> np.ndarray:
+                            checkpoint_every: Every = "auto") -> _np.ndarray:
     """A maximal independent set: int8 membership (1 in the set) per vertex."""
     return g._run("mis", threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 
 def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
-                checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> np.ndarray:
+                checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
     """Core numbers (k-core decomposition) on the undirected view: int64 per vertex, the
     largest k such that the vertex is in a subgraph where every degree is at least k. A
     directed graph's degree counts in- and out-arcs, as networkx's ``core_number``."""
