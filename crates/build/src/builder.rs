@@ -107,12 +107,12 @@ pub enum OutHeads {
 
 /// A build's options, temporaries and report, as its phases share them.
 pub(crate) struct Context<'a> {
-    /// The journal of the runs spilled, when the build keeps one (see `journal`).
-    pub(crate) journal: Option<Journal>,
     pub(crate) options: &'a BuildOptions,
     pub(crate) temp_dir: PathBuf,
     pub(crate) working_bytes: u64,
     next_run_id: u64,
+    /// The journal of the runs spilled, when the build keeps one (see `journal`).
+    pub(crate) journal: Option<Journal>,
     /// Spills this process has journaled.
     spills_journaled: u64,
     pub(crate) report: BuildReport,
@@ -389,11 +389,11 @@ fn build_with<R: Record>(
     // A resumed build starts with the runs its journal holds, past the input they cover.
     let mut read = ReadSoFar::default();
     let mut reading_done = false;
-    if let Some(last) = context
+    let spills = context
         .journal
         .as_ref()
-        .and_then(|journal| journal.spills.last())
-    {
+        .map_or(&[][..], |journal| &journal.spills[..]);
+    if let Some(last) = spills.last() {
         read = ReadSoFar {
             edges: last.input_edges,
             max_id: last.max_id,
@@ -402,12 +402,8 @@ fn build_with<R: Record>(
         // (A reordering build has counted its input's self-loops already.)
         context.report.input_edges += last.input_edges;
         context.report.self_loops_dropped = last.self_loops_dropped;
-        let spills = context
-            .journal
-            .as_ref()
-            .map_or(&[][..], |journal| &journal.spills[..]);
+        let folder = &context.temp_dir;
         for spill in spills {
-            let folder = &context.temp_dir;
             out_arcs
                 .runs
                 .extend(spill.out_run.iter().map(|run| folder.join(&run.file)));

@@ -3,7 +3,7 @@
 //! which is then replayed, renumbered, as the builder's source.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
@@ -11,6 +11,7 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::builder::{BATCH_EDGES, Context, RawCopy};
 use crate::journal::run_file_entry;
 use crate::reorder::{degree_based_grouping, invert_permutation};
+use crate::runs::read_full;
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
 
@@ -112,18 +113,8 @@ impl EdgeSource for RawReplay {
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
         batch.clear();
         let mut raw = vec![[0u32; 3]; BATCH_EDGES];
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut raw);
-        let mut filled = 0;
-        while filled < bytes.len() {
-            let read = self
-                .reader
-                .read(&mut bytes[filled..])
-                .map_err(|error| BuildError::io(&self.path, error))?;
-            if read == 0 {
-                break;
-            }
-            filled += read;
-        }
+        let filled = read_full(&mut self.reader, bytemuck::cast_slice_mut(&mut raw))
+            .map_err(|error| BuildError::io(&self.path, error))?;
         for &[source, destination, weight] in &raw[..filled / 12] {
             batch.push(InputEdge {
                 source: self.old_to_new[source as usize],
@@ -226,18 +217,4 @@ fn degrees_of_copy(path: &Path, vertices_seen: u64, context: &mut Context) -> Re
             }
         }
     }
-}
-
-/// Reads into `bytes` until it is full or the reader ends; the bytes read.
-fn read_full(reader: &mut impl Read, bytes: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < bytes.len() {
-        match reader.read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(read) => filled += read,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(filled)
 }

@@ -32,6 +32,20 @@ pub fn write_run<R: Record>(records: &[R], path: &Path) -> Result<RunFile> {
     Ok(run_file_entry(path, bytes.len() as u64, checksum(bytes)))
 }
 
+/// Reads into `bytes` until it is full or the reader ends; the bytes read.
+pub(crate) fn read_full(reader: &mut impl Read, bytes: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match reader.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
 /// Streams the records of one run file through a fixed-size buffer.
 struct RunReader<R: Record> {
     file: File,
@@ -63,16 +77,8 @@ impl<R: Record> RunReader<R> {
     fn refill(&mut self) -> Result<bool> {
         let capacity = self.buffer.capacity();
         self.buffer.resize(capacity, R::zeroed());
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buffer);
-        let mut filled = 0;
-        while filled < bytes.len() {
-            match self.file.read(&mut bytes[filled..]) {
-                Ok(0) => break,
-                Ok(read) => filled += read,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(source) => return Err(BuildError::io(&self.path, source)),
-            }
-        }
+        let filled = read_full(&mut self.file, bytemuck::cast_slice_mut(&mut self.buffer))
+            .map_err(|source| BuildError::io(&self.path, source))?;
         let record_bytes = std::mem::size_of::<R>();
         if filled % record_bytes != 0 {
             return Err(BuildError::bad_input(

@@ -422,17 +422,33 @@ pub struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Checkpoints of `run` into the prepared folder, the first due from `steps` on.
-    pub fn new(options: CheckpointOptions, run: RunIdentity, steps: u64) -> Checkpointer {
+    /// Checkpoints of `run` into the prepared folder, the first due from now on.
+    pub fn new(options: CheckpointOptions, run: RunIdentity) -> Checkpointer {
         Checkpointer {
             options,
             run,
             last: Instant::now(),
-            last_steps: steps,
+            last_steps: 0,
             written: 0,
             seconds: 0.0,
             last_write_seconds: 0.0,
         }
+    }
+
+    /// Where and how often it writes them, and whether the run resumes.
+    pub fn options(&self) -> &CheckpointOptions {
+        &self.options
+    }
+
+    /// The run its checkpoints are bound to.
+    pub fn run(&self) -> &RunIdentity {
+        &self.run
+    }
+
+    /// Counts the next interval from now and `steps`: the run resumed after that step.
+    pub fn resumed_after(&mut self, steps: u64) {
+        self.last = Instant::now();
+        self.last_steps = steps;
     }
 
     /// Whether a checkpoint is due now that `steps` steps are done.

@@ -43,8 +43,6 @@ pub(crate) struct Checkpoints<'a> {
     pub resumed_from: Option<u64>,
     /// Seconds spent finding, checking and reading the checkpoint it resumed from.
     pub restore_seconds: f64,
-    options: CheckpointOptions,
-    run: RunIdentity,
     progress: &'a dyn Progress,
     /// Holds the folder for this run while it lives.
     _lock: std::fs::File,
@@ -60,11 +58,9 @@ impl<'a> Checkpoints<'a> {
         let lock = prepare_folder(options)?;
         Ok(Checkpoints {
             _lock: lock,
-            writer: Checkpointer::new(options.clone(), run.clone(), 0),
+            writer: Checkpointer::new(options.clone(), run),
             resumed_from: None,
             restore_seconds: 0.0,
-            options: options.clone(),
-            run,
             progress,
         })
     }
@@ -78,15 +74,17 @@ impl<'a> Checkpoints<'a> {
         options: &KernelOptions,
     ) -> Result<(Box<dyn Running>, u64), RunError> {
         let started = std::time::Instant::now();
-        let intact = match self.options.resume {
-            true => newest_intact(&self.options.folder, &self.run)?,
+        let folder = &self.writer.options().folder;
+        let resume = self.writer.options().resume;
+        let intact = match resume {
+            true => newest_intact(folder, self.writer.run())?,
             false => None,
         };
         let Some(intact) = intact else {
-            if self.options.resume {
+            if resume {
                 self.progress.note(&format!(
                     "no checkpoint in {} yet: starting from the beginning",
-                    self.options.folder.display()
+                    folder.display()
                 ));
             }
             return Ok((contract.start(store, options)?, 0));
@@ -105,7 +103,7 @@ impl<'a> Checkpoints<'a> {
         ));
         self.resumed_from = Some(intact.steps);
         self.restore_seconds = started.elapsed().as_secs_f64();
-        self.writer = Checkpointer::new(self.options.clone(), self.run.clone(), intact.steps);
+        self.writer.resumed_after(intact.steps);
         Ok((running, intact.steps))
     }
 }

@@ -19,21 +19,6 @@ use crate::stats::IoCounters;
 use crate::{Result, StoreError, VisitBlock};
 use swapless_format::FormatError;
 
-/// Checks a second copy's pages before `land` does, so that a damaged second copy fails
-/// the run rather than being read a third time.
-fn lists_checked(
-    batch: &Batch,
-    start: u64,
-    neighbors: &[u8],
-    weights: Option<&[u8]>,
-) -> Result<()> {
-    batch
-        .lists
-        .checks
-        .check(start, neighbors, weights)
-        .map(|_| ())
-}
-
 impl DirectStore {
     /// Ids checked at delivery, for lists not vouched for by their pages' checks.
     fn ids_at_delivery(&self) -> IdCheck<'_> {
@@ -44,8 +29,9 @@ impl DirectStore {
     }
 
     /// Delivers what read `index` of the batch holds, from `neighbors` (its pages of
-    /// the neighbor section) and `weights` (the same pages of the weight section), and
-    /// keeps the pages for later gathers when the batch says so.
+    /// the neighbor section) and `weights` (the same pages of the weight section), once
+    /// its pages pass their checks (or a second copy's do), and keeps the pages for
+    /// later gathers when the batch says so.
     pub(super) fn land(
         &self,
         batch: &Batch,
@@ -53,16 +39,28 @@ impl DirectStore {
         neighbors: &[u8],
         weights: Option<&[u8]>,
     ) -> Result<()> {
-        let (lists, reads) = (batch.lists, batch.reads);
-        let read = &reads[index];
-        let pages_passed = match lists.checks.check(read.bytes.start, neighbors, weights) {
+        let start = batch.reads[index].bytes.start;
+        match batch.lists.checks.check(start, neighbors, weights) {
             Err(StoreError::Format(FormatError::ChecksumMismatch { .. }))
                 if self.land_second_copy(batch, index)? =>
             {
-                return Ok(());
+                Ok(())
             }
-            passed => passed?,
-        };
+            passed => self.deliver_checked(batch, index, neighbors, weights, passed?),
+        }
+    }
+
+    /// [`DirectStore::land`] once the pages are checked; `pages_passed` says whether
+    /// every id they hold has passed too.
+    fn deliver_checked(
+        &self,
+        batch: &Batch,
+        index: usize,
+        neighbors: &[u8],
+        weights: Option<&[u8]>,
+        pages_passed: bool,
+    ) -> Result<()> {
+        let (lists, read) = (batch.lists, &batch.reads[index]);
         let ids = IdCheck::unless_passed(pages_passed, self.facts.vertices, self.source.path());
         let delivered = visit_read(
             &lists.layout,
@@ -87,7 +85,7 @@ impl DirectStore {
     fn land_second_copy(&self, batch: &Batch, index: usize) -> Result<bool> {
         let (layout, read) = (&batch.lists.layout, &batch.reads[index]);
         let length = read.bytes.end - read.bytes.start;
-        let needed = (read.bytes.end.min(layout.section_bytes()) - read.bytes.start) as usize;
+        let needed = Self::needed_bytes(batch, index);
         let mut neighbors = AlignedBuffer::zeroed(length)?;
         let position = layout.neighbors_at + read.bytes.start;
         if !self
@@ -106,8 +104,12 @@ impl DirectStore {
         let neighbors = &neighbors.as_slice()[..length as usize];
         let weights = weights.as_ref().map(|w| &w.as_slice()[..length as usize]);
         batch.lists.checks.distrust();
-        lists_checked(batch, read.bytes.start, neighbors, weights)?;
-        self.land(batch, index, neighbors, weights)?;
+        // Checked as the first copy was; a damaged second copy fails the run.
+        let passed = batch
+            .lists
+            .checks
+            .check(read.bytes.start, neighbors, weights)?;
+        self.deliver_checked(batch, index, neighbors, weights, passed)?;
         Ok(true)
     }
 

@@ -68,7 +68,7 @@ struct Flights<'a> {
 
 impl DirectStore {
     /// Bytes of `read` that must arrive (the section may end before its last page).
-    fn needed_bytes(batch: &Batch, index: usize) -> usize {
+    pub(super) fn needed_bytes(batch: &Batch, index: usize) -> usize {
         let read = &batch.reads[index];
         (read.bytes.end.min(batch.lists.layout.section_bytes()) - read.bytes.start) as usize
     }
