@@ -12,6 +12,7 @@ mod graph;
 mod manifest;
 mod queue;
 mod upload;
+mod wire;
 
 pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
 pub use error::FarError;
