@@ -5,6 +5,8 @@
 # footprint (direct tier: O_DIRECT reads through io_uring) and compare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/system-packages.sh
+need_packages python3:python3   # reads the JSON reports
 
 cargo build --release --quiet -p swapless-cli
 swapless=target/release/swapless
@@ -14,11 +16,7 @@ mkdir -p "$out"
 echo "== generate a Kronecker graph (scale 20, 16 edges per vertex) within a 256 MiB budget, hottest vertices first"
 "$swapless" generate kron --scale 20 --degree 16 --memory 256M --reorder dbg -o "$out/kron20.sl"
 
-enron=../shared/data/email-Enron.el.gz
-if [ ! -f "$enron" ]; then
-  echo "error: $enron is missing: run this from a checkout that sits beside shared/" >&2
-  exit 1
-fi
+enron=data/email-Enron.el.gz
 echo
 echo "== import a real graph: the Enron e-mail network, undirected, reordered by degree"
 "$swapless" build "$enron" --undirected --reorder dbg -o "$out/email-Enron.sl"

@@ -1,5 +1,5 @@
 """Every kernel of `swapless run` against networkx on the same input: the real
-graphs in shared/data and generated ones (directed, weighted, reordered)."""
+graphs in data/ and generated ones (directed, weighted, reordered)."""
 
 import gzip
 import json
@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from slfile import networkx_graph, shared_edge_lists
+from slfile import networkx_graph, real_edge_lists
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SWAPLESS = os.environ.get("SWAPLESS_BIN", str(ROOT / "target" / "release" / "swapless"))
@@ -37,7 +37,7 @@ def run(kernel, graph, tmp_path, *extra):
 def graphs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("graphs")
     made = []
-    for source, undirected in shared_edge_lists():
+    for source, undirected in real_edge_lists():
         output = folder / source.name.replace(".el.gz", ".sl")
         swapless("build", source, "-o", output, *(["--undirected"] if undirected else []))
         made.append(output)

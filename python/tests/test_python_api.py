@@ -15,7 +15,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 
 import swapless as sl
-from slfile import SlGraph, networkx_graph, shared_edge_lists
+from slfile import SlGraph, networkx_graph, real_edge_lists
 
 # A budget small enough that the disk tiers read most lists from the file (6 MiB for the
 # run and 12 for the process itself).
@@ -51,7 +51,7 @@ class Reference:
 def graphs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("api")
     made = []
-    for source, undirected in shared_edge_lists():
+    for source, undirected in real_edge_lists():
         name = source.name.removesuffix(".el.gz")
         made.append(sl.build(source, folder / f"{name}.sl", undirected=undirected))
     made.append(sl.generate("kron", scale=10, degree=8, weighted=True, reorder="dbg",

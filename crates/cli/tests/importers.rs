@@ -262,9 +262,9 @@ fn gap_serialized_graphs_compare_edge_for_edge() {
 
 #[test]
 fn real_graphs_build_with_their_documented_sizes() {
-    let Some(data) = shared_data() else { return };
+    let data = real_graphs();
     let dir = tempfile::tempdir().unwrap();
-    // (file, undirected, vertices, edges) as shared/data/README.md documents them.
+    // (file, undirected, vertices, edges) as data/README.md documents them.
     let graphs = [
         ("email-Enron.el.gz", true, 36_692u64, 183_831u64),
         ("pgp-strong-2009.el.gz", false, 39_796, 301_498),
