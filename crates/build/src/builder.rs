@@ -14,7 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, SectionKind, SectionWriter};
+use swapless_format::{
+    GraphFlags, GraphWriter, HEAD_ENTRIES, IdKind, SectionKind, SectionWriter, VertexIds,
+};
 
 pub(crate) use crate::journal::RawCopy;
 use crate::journal::{BuildFolder, Journal, RunFile, Spill, find_killed_build};
@@ -30,7 +32,7 @@ use crate::{BuildError, BuildReport, Result};
 /// `--memory` when this reserve covers those; tests hold it to that.
 pub const RESERVED_BYTES: u64 = 40 << 20;
 /// The smallest arc buffer worth running with.
-const MIN_WORKING_BYTES: u64 = 16 << 20;
+pub(crate) const MIN_WORKING_BYTES: u64 = 16 << 20;
 /// Edges per batch handed over by a source.
 pub const BATCH_EDGES: usize = 1 << 16;
 /// Smallest read buffer per run in the final merge.
@@ -117,6 +119,8 @@ pub(crate) struct Context<'a> {
     spills_journaled: u64,
     pub(crate) report: BuildReport,
     phase_started: Instant,
+    /// The input's own ids of the vertices, written beside the lists when compacted.
+    vertex_ids: Option<Arc<crate::ids::IdTable>>,
 }
 
 impl Context<'_> {
@@ -233,6 +237,7 @@ pub fn build_graph(
             ..BuildReport::default()
         },
         phase_started: Instant::now(),
+        vertex_ids: source.vertex_ids(),
     };
     if options.resume {
         match context.journal.as_ref() {
@@ -520,10 +525,15 @@ fn build_with<R: Record>(
         section.write_values(new_to_old)?;
         writer.finish_section(section)?;
     }
+    let ids = context.vertex_ids.clone();
+    if let Some(table) = &ids {
+        write_vertex_ids(&mut writer, table.ids())?;
+    }
     let flags = GraphFlags {
         directed,
         weighted: R::WEIGHTED,
         reordered: new_to_old.is_some(),
+        ids: ids.map_or(IdKind::Dense, |table| table.ids().kind()),
     };
     context.check_cancelled()?;
     context.phase("syncing", None);
@@ -545,6 +555,25 @@ fn build_with<R: Record>(
     report.duplicate_edges_dropped =
         duplicate_edges.saturating_sub(source.expected_duplicate_edges());
     Ok(report.clone())
+}
+
+/// Writes the input's ids of the vertices: the integers, or the names and their offsets.
+fn write_vertex_ids(writer: &mut GraphWriter, ids: &VertexIds) -> Result<()> {
+    let parts: Vec<(SectionKind, &[u8])> = match ids {
+        VertexIds::Integers(integers) => {
+            vec![(SectionKind::VertexIds, bytemuck::cast_slice(integers))]
+        }
+        VertexIds::Names { offsets, bytes } => vec![
+            (SectionKind::NameOffsets, bytemuck::cast_slice(offsets)),
+            (SectionKind::VertexNames, bytes),
+        ],
+    };
+    for (kind, bytes) in parts {
+        let mut section = writer.begin_section(kind, Some(bytes.len() as u64))?;
+        section.write(bytes)?;
+        writer.finish_section(section)?;
+    }
+    Ok(())
 }
 
 /// Sorts (in memory or by merging runs) one direction's arcs and writes its CSR sections.

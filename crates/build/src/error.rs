@@ -72,6 +72,20 @@ pub enum BuildError {
         /// What the input is instead.
         found: &'static str,
     },
+    /// An `auto` build found ids that call for compacting: the caller reads the input
+    /// again with compacted ids ([`crate::build_input`] does).
+    #[error("the input's ids need compacting ({0}); build it with compacted ids")]
+    IdsNeedCompacting(crate::ids::CompactReason),
+    /// The distinct ids of an input to compact need more memory than the budget leaves.
+    #[error("{}: its distinct ids took {} before the input was read through, beyond the {} the memory budget leaves for them; give a larger budget", path.display(), swapless_system::format_bytes(*held_bytes), swapless_system::format_bytes(*allowance_bytes))]
+    IdsBeyondBudget {
+        /// The input file.
+        path: PathBuf,
+        /// What the ids held when the allowance was passed.
+        held_bytes: u64,
+        /// What the budget leaves for them.
+        allowance_bytes: u64,
+    },
     /// The user pressed Ctrl-C; temporary files were removed.
     #[error("interrupted; no output was written and temporary files were removed")]
     Interrupted,

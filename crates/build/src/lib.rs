@@ -7,6 +7,7 @@ pub mod arrays;
 mod builder;
 mod error;
 pub mod generators;
+pub mod ids;
 pub mod importers;
 mod journal;
 

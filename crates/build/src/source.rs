@@ -52,4 +52,8 @@ pub trait EdgeSource: Send {
     fn progress_bytes(&self) -> (u64, Option<u64>) {
         (0, None)
     }
+    /// The input's own ids of the vertices, when the source compacted them.
+    fn vertex_ids(&self) -> Option<std::sync::Arc<crate::ids::IdTable>> {
+        None
+    }
 }

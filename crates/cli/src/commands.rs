@@ -7,19 +7,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::json;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
-use swapless_build::importers::{ImportOptions, open_input_within};
+use swapless_build::ids::IdMode;
+use swapless_build::importers::{ImportOptions, build_input};
 use swapless_build::{BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph};
 use swapless_format::output::{
     OutputKind, output_target, same_file, seekable_output_target, write_output,
 };
-use swapless_format::{FormatError, GraphFile, SectionKind, check_file};
+use swapless_format::{FormatError, GraphFile, IdKind, SectionKind, check_file};
 use swapless_system::{parse_size, peak_rss_bytes};
 
 pub use crate::errors::CliError;
 use crate::progress::TerminalProgress;
 use crate::text::{self, bytes, say, thousands};
 use crate::{
-    BuildCommand, GenerateArgs, Generator, OutHeadsChoice, OutputOptions, ReorderChoice,
+    BuildCommand, GenerateArgs, Generator, IdsChoice, OutHeadsChoice, OutputOptions, ReorderChoice,
     SyntheticArgs,
 };
 
@@ -177,7 +178,7 @@ pub fn generate(generator: Generator) -> CliResult {
         .unwrap_or_else(|| PathBuf::from(default_name));
     let budget = memory_budget(common.output_options.memory.as_deref())?;
     run_build(
-        source.as_mut(),
+        Input::Source(source.as_mut()),
         &output,
         &common.output_options,
         budget,
@@ -197,22 +198,34 @@ pub fn build(command: BuildCommand) -> CliResult {
     let options = ImportOptions {
         undirected: command.undirected,
         weighted: command.weighted,
+        ids: match command.ids {
+            IdsChoice::Auto => IdMode::Auto,
+            IdsChoice::Dense => IdMode::Dense,
+            IdsChoice::Compact => IdMode::Compact,
+        },
     };
     let budget = memory_budget(command.output_options.memory.as_deref())?;
-    let mut source = open_input_within(&command.input, options, Some(budget))?;
     let key = input_key(&command.input).map(|input| {
         format!(
-            "build {input} undirected {} weighted {}",
-            command.undirected, command.weighted
+            "build {input} undirected {} weighted {} ids {:?}",
+            command.undirected, command.weighted, options.ids
         )
     });
     run_build(
-        source.as_mut(),
+        Input::File(&command.input, options),
         &command.output,
         &command.output_options,
         budget,
         key,
     )
+}
+
+/// What a build reads.
+enum Input<'a> {
+    /// A generator (or any source made beforehand).
+    Source(&'a mut dyn EdgeSource),
+    /// A file, opened by the build (which may read it again to compact its ids).
+    File(&'a Path, ImportOptions),
 }
 
 /// The input file as a build's resume key names it: where it is, its length and when
@@ -239,7 +252,7 @@ fn input_key(input: &Path) -> Option<String> {
 /// Builds `output` from `source` within `budget_bytes` (the `--memory` of `options`,
 /// parsed once by the caller).
 fn run_build(
-    source: &mut dyn EdgeSource,
+    input: Input,
     output: &Path,
     options: &OutputOptions,
     budget_bytes: u64,
@@ -283,7 +296,10 @@ fn run_build(
         )
     });
     build_options.resume = options.resume;
-    let result = build_graph(source, output, &build_options);
+    let result = match input {
+        Input::Source(source) => build_graph(source, output, &build_options),
+        Input::File(path, import) => build_input(path, import, output, &build_options),
+    };
     progress.finish();
     let report = result?;
     let peak_rss = peak_rss_bytes().unwrap_or(0);
@@ -451,6 +467,16 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "no"
         }
     );
+    say!(
+        "ids        {}",
+        match flags.ids {
+            IdKind::Dense => "the input's own: 0 to n-1",
+            IdKind::Integers =>
+                "compacted from the input's integer ids, which the file keeps (--source, --out .csv and Python speak them)",
+            IdKind::Names =>
+                "compacted from the input's names, which the file keeps (--source, --out .csv and Python speak them)",
+        }
+    );
     let band_share = swapless_store::budget::band_share(&graph, SectionKind::OutNeighbors)?;
     let banded = band_share.is_some_and(|share| share >= swapless_store::budget::BANDED_SHARE);
     if let Some(share) = band_share {
@@ -519,6 +545,11 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "directed": flags.directed,
             "weighted": flags.weighted,
             "reordered": flags.reordered,
+            "ids": match flags.ids {
+                IdKind::Dense => "dense",
+                IdKind::Integers => "integers",
+                IdKind::Names => "names",
+            },
             "file_bytes": graph.file_bytes(),
             "max_degree": stats.max,
             "mean_degree": stats.mean,

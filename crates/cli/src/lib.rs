@@ -8,6 +8,7 @@ mod far;
 mod npy;
 mod progress;
 mod run;
+mod table;
 mod text;
 
 use std::ffi::OsString;
@@ -123,8 +124,23 @@ struct BuildCommand {
     /// Keep the input's edge weights (third column, Matrix Market values, .wsg weights).
     #[arg(long)]
     weighted: bool,
+    /// What a text input's ids are: `dense` ids are the vertices 0..max id; `compact`
+    /// maps any ids (64-bit integers, names) to 0..n and keeps them in the file, so
+    /// results speak them again; `auto` compacts names, ids beyond 32 bits and sparse ids.
+    #[arg(long, value_enum, default_value = "auto")]
+    ids: IdsChoice,
     #[command(flatten)]
     output_options: OutputOptions,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum IdsChoice {
+    /// Compact names, ids beyond 32 bits and sparse ids; else dense.
+    Auto,
+    /// The ids are the vertices.
+    Dense,
+    /// Map the ids to 0..n, kept in the file.
+    Compact,
 }
 
 #[derive(Args)]

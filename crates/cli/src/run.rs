@@ -1,11 +1,11 @@
 //! `swapless run KERNEL GRAPH`: load the graph, run trials, verify, report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
-use swapless_format::GraphFile;
+use swapless_format::{GraphFile, VertexIds};
 use swapless_run::checkpoint::{CheckpointEvery, CheckpointOptions};
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
 use swapless_store::far::FarOptions;
@@ -214,11 +214,13 @@ pub struct RunCommand {
     kernel: Kernel,
     /// The .sl graph.
     graph: PathBuf,
-    /// Source vertex (original id) for bfs; default: a reproducible random vertex with edges.
-    #[arg(long)]
-    source: Option<u64>,
-    /// Write the result array here as .npy, indexed by original vertex id.
-    #[arg(long, value_name = "FILE.npy")]
+    /// Source vertex for bfs and sssp, by the input's id (a name on a graph of named
+    /// vertices); default: a reproducible random vertex with edges.
+    #[arg(long, value_name = "ID")]
+    source: Option<String>,
+    /// Write the result here: .npy, an array indexed by vertex (the input's order of ids
+    /// on a compacted graph), or .csv, an `id` column and the value's.
+    #[arg(long, value_name = "FILE.npy|FILE.csv")]
     out: Option<PathBuf>,
     /// Worker threads (default: one per core).
     #[arg(long)]
@@ -305,6 +307,21 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         )));
     }
     check_outputs(&command)?;
+    let far = command.placement.far_options()?;
+    // The input's ids, when the graph has them, name the source and a table's rows.
+    let table_out = command
+        .out
+        .as_ref()
+        .is_some_and(|out| out.extension().is_some_and(|extension| extension == "csv"));
+    let ids = match command.source.is_some() || table_out {
+        true => swapless_run::load_vertex_ids(&command.graph, &far)?,
+        false => None,
+    };
+    let source = command
+        .source
+        .as_deref()
+        .map(|id| vertex_named(&command.graph, ids.as_ref(), id))
+        .transpose()?;
     let mut placement = command.placement.placement()?;
     // Without --out nobody reads the result array, so the run skips making it and its
     // budget need not hold it.
@@ -312,7 +329,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     placement.verify = command.verify;
     let options = RunOptions {
         placement,
-        source: command.source,
+        source,
         threads: command.threads,
         trials: command.trials,
         pagerank: PageRankOptions {
@@ -328,7 +345,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         cancel: Some(crate::commands::interrupt_flag(Some(
             crate::commands::INTERRUPT_GRACE,
         ))),
-        far: command.placement.far_options()?,
+        far,
         checkpoint: match &command.checkpoint {
             None => None,
             Some(folder) => Some(CheckpointOptions {
@@ -348,16 +365,19 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     progress.finish();
     let output = output?;
     if let Some(path) = &command.out {
-        let written = match &output.array {
-            ResultArray::Int64(values) => write_npy(path, NpyArray::Int64(values)),
-            ResultArray::Float64(values) => write_npy(path, NpyArray::Float64(values)),
-            ResultArray::Int8(values) => write_npy(path, NpyArray::Int8(values)),
-            ResultArray::None => Ok(()),
+        let written = match (&output.array, table_out) {
+            (array, true) => {
+                crate::table::write_csv(path, array, command.kernel.column(), ids.as_ref())
+            }
+            (ResultArray::Int64(values), false) => write_npy(path, NpyArray::Int64(values)),
+            (ResultArray::Float64(values), false) => write_npy(path, NpyArray::Float64(values)),
+            (ResultArray::Int8(values), false) => write_npy(path, NpyArray::Int8(values)),
+            (ResultArray::None, false) => Ok(()),
         };
         written?;
     }
     let report = output.report.to_json();
-    print_report(&report, &output.plan);
+    print_report(&report, &output.plan, command.source.as_deref());
     let result = &report["result"];
     if result["converged"] == Value::Bool(false) {
         eprintln!(
@@ -378,11 +398,11 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
 fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     use crate::commands::{distinct_outputs, prepare_json};
     if let Some(out) = &command.out {
-        if let Some(extension) = out.extension().filter(|extension| *extension != "npy") {
+        let extension = out.extension().unwrap_or_default();
+        if extension != "npy" && extension != "csv" {
             return Err(CliError::Usage(format!(
-                "--out {} ends in .{}, but results are written as NumPy .npy arrays; name the file .npy",
+                "--out {} should end in .npy (a NumPy array) or .csv (a table of ids and values)",
                 out.display(),
-                extension.to_string_lossy()
             )));
         }
         let target = swapless_format::output::output_target(out)?;
@@ -401,6 +421,27 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     distinct_outputs(command.json.as_deref(), command.out.as_deref())
 }
 
+/// The vertex (before any reordering) the user's `id` names: its place among the
+/// graph's ids when its build compacted them, else the number itself.
+fn vertex_named(graph: &Path, ids: Option<&VertexIds>, id: &str) -> Result<u64, CliError> {
+    let found = match ids {
+        Some(ids) => ids.position_of(id).map(u64::from),
+        None => id.trim().parse::<u64>().ok(),
+    };
+    found.ok_or_else(|| {
+        CliError::Usage(match ids {
+            Some(_) => format!(
+                "--source {id:?}: no vertex of {} has this id",
+                graph.display()
+            ),
+            None => format!(
+                "--source {id:?} is not a vertex of {}: its vertices are numbered 0 up",
+                graph.display()
+            ),
+        })
+    })
+}
+
 /// Says why the mmap tier serves a plan that would have been direct's, if it does.
 fn print_io_uring_refusal(plan: &Plan) {
     if let Some(refusal) = &plan.io_uring_refused {
@@ -411,7 +452,7 @@ fn print_io_uring_refusal(plan: &Plan) {
 }
 
 /// The short human report.
-fn print_report(report: &Value, plan: &Plan) {
+fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
     let count = |key: &str| report[key].as_u64().unwrap_or(0);
     let number = |key: &str| report[key].as_f64().unwrap_or(f64::NAN);
     say!(
@@ -425,7 +466,10 @@ fn print_report(report: &Value, plan: &Plan) {
     );
     print_io_uring_refusal(plan);
     if let Some(source) = report["source"].as_u64() {
-        say!("  source {source}");
+        say!(
+            "  source {}",
+            source_id.map_or(source.to_string(), str::to_string)
+        );
     }
     say!(
         "  result {}{}",

@@ -164,6 +164,16 @@ pub enum Output {
     None,
 }
 
+/// A kernel's result column in a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// Its name (`parent`, `score`).
+    pub name: &'static str,
+    /// Whether its values are vertices (a parent, a component's representative), which
+    /// a table shows as the input's ids.
+    pub vertices: bool,
+}
+
 /// Why a kernel will not run on a graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -193,6 +203,13 @@ pub trait Kernel: Sync + std::panic::RefUnwindSafe + 'static {
     /// Whether it starts from one source vertex ([`KernelOptions::source`]).
     fn takes_source(&self) -> bool {
         false
+    }
+    /// What a table of its results (a CSV file, a pandas Series) calls their column.
+    fn column(&self) -> Column {
+        Column {
+            name: "value",
+            vertices: false,
+        }
     }
     /// Whether its steps gather a frontier's lists (so on a banded graph each step
     /// rereads pages the steps before it read).
@@ -260,6 +277,8 @@ pub trait AnyKernel: Sync + std::panic::RefUnwindSafe {
     fn memory(&self, shape: GraphShape) -> KernelMemory;
     /// See [`Kernel::takes_source`].
     fn takes_source(&self) -> bool;
+    /// See [`Kernel::column`].
+    fn column(&self) -> Column;
     /// See [`Kernel::searches`].
     fn searches(&self) -> bool;
     /// See [`Kernel::verifier_copies_lists`].
@@ -369,6 +388,9 @@ impl<K: Kernel> AnyKernel for K {
     }
     fn takes_source(&self) -> bool {
         Kernel::takes_source(self)
+    }
+    fn column(&self) -> Column {
+        Kernel::column(self)
     }
     fn searches(&self) -> bool {
         Kernel::searches(self)

@@ -30,6 +30,7 @@ fn text_graph(dir: &Path, name: &str, text: &str, undirected: bool) -> PathBuf {
         ImportOptions {
             undirected,
             weighted: false,
+            ..ImportOptions::default()
         },
     )
 }
@@ -105,6 +106,7 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
         ImportOptions {
             undirected: false,
             weighted: true,
+            ..ImportOptions::default()
         },
     ));
     // Directed, with a sink, a source-only vertex, a cycle and unreachable parts.
@@ -126,13 +128,18 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
         ("power", true),
     ] {
         let input = shared.join(format!("{name}.el.gz"));
-        assert!(input.exists(), "{} is missing from the checkout", input.display());
+        assert!(
+            input.exists(),
+            "{} is missing from the checkout",
+            input.display()
+        );
         let output = dir.join(format!("{name}.sl"));
         let mut source = open_input(
             &input,
             ImportOptions {
                 undirected,
                 weighted: false,
+                ..ImportOptions::default()
             },
         )
         .unwrap();
@@ -349,6 +356,7 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
             ImportOptions {
                 undirected: false,
                 weighted: true,
+                ..ImportOptions::default()
             },
         );
         let store = DramStore::load(&output, false, true).unwrap();
@@ -661,6 +669,7 @@ fn every_kernel_is_correct_on_random_small_graphs() {
             ImportOptions {
                 undirected,
                 weighted,
+                ..ImportOptions::default()
             },
         )
         .unwrap();

@@ -53,6 +53,14 @@ pub enum SectionKind {
     InWeights,
     /// `u32 × n`: new id → original id, after reordering.
     Permutation,
+    /// `i64 × n`: the input's id of each vertex, ascending, when its ids were compacted
+    /// (a vertex's "original id" in the other sections is its position here).
+    VertexIds,
+    /// `u64 × (n+1)`: where each vertex's name starts in `vertex_names`.
+    NameOffsets,
+    /// The vertices' names (UTF-8), ascending by their bytes, when the input named its
+    /// vertices with text.
+    VertexNames,
     /// `u64` xxh3 per checksum block (4 KiB; 1 MiB in version 1) of every other section,
     /// in section-table order.
     Checksums,
@@ -60,7 +68,7 @@ pub enum SectionKind {
 
 impl SectionKind {
     /// Every kind, in the order the builder lays sections out.
-    pub const ALL: [SectionKind; 9] = [
+    pub const ALL: [SectionKind; 12] = [
         SectionKind::OutOffsets,
         SectionKind::OutHeads,
         SectionKind::OutNeighbors,
@@ -69,6 +77,9 @@ impl SectionKind {
         SectionKind::InNeighbors,
         SectionKind::InWeights,
         SectionKind::Permutation,
+        SectionKind::VertexIds,
+        SectionKind::NameOffsets,
+        SectionKind::VertexNames,
         SectionKind::Checksums,
     ];
 
@@ -83,6 +94,9 @@ impl SectionKind {
             SectionKind::InNeighbors => "in_neighbors",
             SectionKind::InWeights => "in_weights",
             SectionKind::Permutation => "permutation",
+            SectionKind::VertexIds => "vertex_ids",
+            SectionKind::NameOffsets => "name_offsets",
+            SectionKind::VertexNames => "vertex_names",
             SectionKind::Checksums => "checksums",
         }
     }
@@ -104,13 +118,31 @@ pub struct GraphFlags {
     pub weighted: bool,
     /// Vertices were renumbered; the `permutation` section maps new ids to original ids.
     pub reordered: bool,
+    /// What the input called its vertices.
+    pub ids: IdKind,
+}
+
+/// What the input called its vertices, and so what results are keyed by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IdKind {
+    /// The integers `0..n` themselves.
+    #[default]
+    Dense,
+    /// Any 64-bit integers, compacted to `0..n` in ascending order (`vertex_ids`).
+    Integers,
+    /// Text, compacted to `0..n` in ascending byte order (`name_offsets`,
+    /// `vertex_names`).
+    Names,
 }
 
 impl GraphFlags {
     const DIRECTED: u32 = 1;
     const WEIGHTED: u32 = 2;
     const REORDERED: u32 = 4;
-    const KNOWN: u32 = Self::DIRECTED | Self::WEIGHTED | Self::REORDERED;
+    const INTEGER_IDS: u32 = 8;
+    const NAMES: u32 = 16;
+    const KNOWN: u32 =
+        Self::DIRECTED | Self::WEIGHTED | Self::REORDERED | Self::INTEGER_IDS | Self::NAMES;
 
     fn to_bits(self) -> u32 {
         let mut bits = 0;
@@ -123,14 +155,26 @@ impl GraphFlags {
         if self.reordered {
             bits |= Self::REORDERED;
         }
+        bits |= match self.ids {
+            IdKind::Dense => 0,
+            IdKind::Integers => Self::INTEGER_IDS,
+            IdKind::Names => Self::NAMES,
+        };
         bits
     }
 
     fn from_bits(bits: u32) -> Option<GraphFlags> {
+        let ids = match (bits & Self::INTEGER_IDS != 0, bits & Self::NAMES != 0) {
+            (false, false) => IdKind::Dense,
+            (true, false) => IdKind::Integers,
+            (false, true) => IdKind::Names,
+            (true, true) => return None,
+        };
         (bits & !Self::KNOWN == 0).then_some(GraphFlags {
             directed: bits & Self::DIRECTED != 0,
             weighted: bits & Self::WEIGHTED != 0,
             reordered: bits & Self::REORDERED != 0,
+            ids,
         })
     }
 }
@@ -318,7 +362,8 @@ impl Header {
         })
     }
 
-    /// Length in bytes that `kind` must have for this header's counts, if it is fixed.
+    /// Length in bytes that `kind` must have for this header's counts; `None` for the
+    /// names, whose length their offsets give.
     pub fn expected_length(&self, kind: SectionKind) -> Option<u64> {
         let n = self.num_vertices;
         let m = self.num_arcs;
@@ -327,6 +372,10 @@ impl Header {
             SectionKind::OutNeighbors | SectionKind::InNeighbors => Some(m * self.id_bytes as u64),
             SectionKind::OutWeights | SectionKind::InWeights => Some(m * 4),
             SectionKind::Permutation => Some(n * 4),
+            SectionKind::VertexIds => Some(n * 8),
+            SectionKind::NameOffsets => Some((n + 1) * 8),
+            // As long as the names are: `name_offsets` says, checked when loaded.
+            SectionKind::VertexNames => None,
             SectionKind::OutHeads => Some(n * HEAD_ENTRIES * 4),
             SectionKind::Checksums => Some(
                 self.sections
@@ -353,6 +402,11 @@ impl Header {
         if self.flags.reordered {
             kinds.push(SectionKind::Permutation);
         }
+        match self.flags.ids {
+            IdKind::Dense => {}
+            IdKind::Integers => kinds.push(SectionKind::VertexIds),
+            IdKind::Names => kinds.extend([SectionKind::NameOffsets, SectionKind::VertexNames]),
+        }
         kinds.push(SectionKind::Checksums);
         kinds
     }
@@ -369,6 +423,7 @@ mod tests {
                 directed: true,
                 weighted: false,
                 reordered: true,
+                ids: IdKind::Dense,
             },
             id_bytes: 4,
             num_vertices: 10,

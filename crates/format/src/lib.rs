@@ -1,6 +1,6 @@
 //! The `.sl` graph file: one little-endian file whose sections (CSR offsets,
-//! neighbors, optional weights, in-edges, permutation, the heads of the out-lists,
-//! checksums) are each
+//! neighbors, optional weights, in-edges, permutation, the heads of the out-lists, the
+//! input's vertex ids, checksums) are each
 //! aligned to 4 KiB so that both `mmap` and `O_DIRECT` reads work on it.
 //!
 //! This crate owns the bytes on disk: nothing else in swapless parses a header.
@@ -16,16 +16,18 @@ mod header;
 mod mapped_bound;
 pub mod output;
 mod reader;
+mod vertex_ids;
 mod watch;
 mod writer;
 
 pub use check::{CheckReport, check_file};
 pub use error::FormatError;
 pub use header::{
-    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, HEAD_ENTRIES, Header, SECTION_ALIGN,
+    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, HEAD_ENTRIES, Header, IdKind, SECTION_ALIGN,
     SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
 pub use reader::{GraphFile, SECTION_PIECE_BYTES};
+pub use vertex_ids::VertexIds;
 pub use watch::FileWatch;
 pub use writer::{GraphWriter, SectionWriter};
 

@@ -156,7 +156,7 @@ impl GraphFile {
                 self.corrupt(format!("required section {} is missing", kind.name()))
             })?;
             let expected = self.header.expected_length(kind);
-            if expected != Some(entry.length) {
+            if expected.is_some_and(|expected| expected != entry.length) {
                 return Err(self.corrupt(format!(
                     "section {} has {} bytes but the header's counts ({} vertices, {} arcs) need {}",
                     kind.name(),
@@ -422,6 +422,38 @@ impl GraphFile {
         };
         check_bijection(&permutation).map_err(|detail| self.corrupt(detail))?;
         Ok(Some(permutation))
+    }
+
+    /// Loads the input's ids of a compacted graph's vertices, if it has them, and checks
+    /// them: one a vertex, strictly ascending, names UTF-8 within their section.
+    pub fn load_vertex_ids(&self) -> Result<Option<crate::VertexIds>> {
+        let ids = match self.flags().ids {
+            crate::IdKind::Dense => return Ok(None),
+            crate::IdKind::Integers => self
+                .load_section::<i64>(SectionKind::VertexIds)?
+                .map(crate::VertexIds::Integers),
+            crate::IdKind::Names => {
+                let offsets = self.load_section::<u64>(SectionKind::NameOffsets)?;
+                let bytes = self.load_section::<u8>(SectionKind::VertexNames)?;
+                offsets
+                    .zip(bytes)
+                    .map(|(offsets, bytes)| crate::VertexIds::Names { offsets, bytes })
+            }
+        };
+        let Some(ids) = ids else {
+            return Err(self.corrupt("the section of vertex ids its flags name is missing".into()));
+        };
+        if ids.len() != self.num_vertices() {
+            return Err(self.corrupt(format!(
+                "{} vertex ids for {} vertices",
+                ids.len(),
+                self.num_vertices()
+            )));
+        }
+        if let Some(problem) = ids.problem() {
+            return Err(self.corrupt(problem));
+        }
+        Ok(Some(ids))
     }
 
     /// Fills `buffer` with section `kind` from byte `position` with `pread`, verifying

@@ -240,7 +240,10 @@ impl GraphWriter {
             let Some(entry) = header.section(kind) else {
                 return Err(self.invalid(format!("required section {} is missing", kind.name())));
             };
-            if header.expected_length(kind) != Some(entry.length) {
+            if header
+                .expected_length(kind)
+                .is_some_and(|expected| expected != entry.length)
+            {
                 return Err(self.invalid(format!(
                     "section {} has {} bytes, but {} vertices and {} arcs need {:?}",
                     kind.name(),

@@ -34,6 +34,7 @@ fn write_small(path: &Path, out_neighbors: &[u32]) {
         directed: true,
         weighted: false,
         reordered: false,
+        ids: swapless_format::IdKind::Dense,
     };
     writer.finish(flags, 3, 3).unwrap();
 }

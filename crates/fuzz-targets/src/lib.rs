@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use swapless_build::ids::IdMode;
 use swapless_build::importers::{ImportOptions, open_input_within};
 use swapless_build::{BuildOptions, build_graph};
 use swapless_format::{GraphFile, Header, SectionKind, check_file};
@@ -50,10 +51,13 @@ fn input_file(name: &str, data: &[u8]) -> PathBuf {
 /// Builds `input` within the budget, each way a user may ask; a build that succeeds
 /// must write a file that passes `check` and that every kernel reads without panic.
 fn build_and_check(input: &Path) {
-    for (undirected, weighted) in [(false, false), (true, true)] {
+    for (undirected, weighted, ids) in
+        [(false, false, IdMode::Dense), (true, true, IdMode::Compact)]
+    {
         let options = ImportOptions {
             undirected,
             weighted,
+            ids,
         };
         let Ok(mut source) = open_input_within(input, options, Some(BUDGET_BYTES)) else {
             continue;
@@ -181,6 +185,7 @@ fn seed_graph() -> &'static [u8] {
         let options = ImportOptions {
             undirected: false,
             weighted: true,
+            ids: IdMode::Dense,
         };
         let mut source = open_input_within(&input, options, None).expect("the seed parses");
         let output = scratch().join("seed.sl");

@@ -3,6 +3,8 @@
 //! JSON text; `python/swapless/__init__.py` gives them their Pythonic shape. Long work
 //! runs with the GIL released on a worker thread while this thread watches for Ctrl-C.
 
+mod building;
+
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,14 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use swapless_run::checkpoint::{CheckpointError, CheckpointEvery, CheckpointOptions};
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyResourceWarning, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::{Value, json};
-use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
-use swapless_build::importers::{ImportOptions, open_input_within};
-use swapless_build::{BuildError, BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
+use swapless_build::BuildError;
 use swapless_format::GraphFile;
 use swapless_run::{
     BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOption, RunOptions,
@@ -469,187 +469,6 @@ fn run(
     Ok((array, output.report.to_json().to_string()))
 }
 
-/// Builds `output` from `source` within `memory_bytes`; returns the build report as JSON.
-fn build_from(
-    py: Python<'_>,
-    mut source: Box<dyn EdgeSource>,
-    output: PathBuf,
-    memory_bytes: u64,
-    reorder: Option<&str>,
-    out_heads: &str,
-) -> PyResult<String> {
-    // A folder, device or missing folder is refused before the input is read.
-    swapless_format::output::seekable_output_target(&output).map_err(format_error)?;
-    if output.extension().is_none_or(|extension| extension != "sl") {
-        return Err(PyValueError::new_err(format!(
-            "the output {} should end in .sl so swapless recognizes it",
-            output.display()
-        )));
-    }
-    let mut options = BuildOptions::with_memory(memory_bytes);
-    options.reorder = match reorder {
-        None => Reorder::None,
-        Some("dbg") => Reorder::DegreeBasedGrouping,
-        Some(other) => {
-            return Err(PyValueError::new_err(format!(
-                "reorder={other:?} is not a reordering; use \"dbg\" or None"
-            )));
-        }
-    };
-    options.out_heads = match out_heads {
-        "auto" => OutHeads::Auto,
-        "always" => OutHeads::Always,
-        "never" => OutHeads::Never,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "out_heads={other:?} is not a choice; use \"auto\", \"always\" or \"never\""
-            )));
-        }
-    };
-    let cancel = Arc::new(AtomicBool::new(false));
-    options.cancel = Some(cancel.clone());
-    let output_path = output.clone();
-    // The report's peak is this build's, not the interpreter's earlier work's.
-    swapless_system::reset_peak_rss();
-    let report = interruptible(py, cancel, true, move || {
-        build_graph(source.as_mut(), &output, &options)
-    })?
-    .map_err(build_error)?;
-    let peak_rss = swapless_system::peak_rss_bytes().unwrap_or(0);
-    Ok(report.to_json(&output_path, peak_rss).to_string())
-}
-
-/// Imports an edge list, Matrix Market or GAP file into a .sl file.
-#[pyfunction]
-#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto"))]
-#[allow(clippy::too_many_arguments)]
-fn build(
-    py: Python<'_>,
-    input: PathBuf,
-    output: PathBuf,
-    memory: Option<&str>,
-    undirected: bool,
-    weighted: bool,
-    reorder: Option<&str>,
-    out_heads: &str,
-) -> PyResult<String> {
-    if swapless_format::output::same_file(&input, &output) {
-        return Err(PyValueError::new_err(format!(
-            "{} and {} are the same file; write the output to a different file from the input",
-            input.display(),
-            output.display()
-        )));
-    }
-    let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
-    let source = open_input_within(
-        &input,
-        ImportOptions {
-            undirected,
-            weighted,
-        },
-        Some(budget),
-    )
-    .map_err(build_error)?;
-    build_from(py, source, output, budget, reorder, out_heads)
-}
-
-/// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
-#[pyfunction]
-#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto"))]
-#[allow(clippy::too_many_arguments)]
-fn generate(
-    py: Python<'_>,
-    kind: &str,
-    output: PathBuf,
-    scale: Option<u32>,
-    degree: u32,
-    rows: Option<u64>,
-    cols: Option<u64>,
-    weighted: bool,
-    seed: Option<u64>,
-    memory: Option<&str>,
-    reorder: Option<&str>,
-    out_heads: &str,
-) -> PyResult<String> {
-    let seed = seed.unwrap_or(swapless_build::generators::DEFAULT_SEED);
-    let source: Box<dyn EdgeSource> = match (kind, scale, rows, cols) {
-        ("kron" | "urand", Some(scale), None, None) => {
-            let synthetic = if kind == "kron" {
-                SyntheticKind::Kronecker
-            } else {
-                SyntheticKind::UniformRandom
-            };
-            Box::new(
-                SyntheticSource::new(synthetic, scale, degree, weighted, seed)
-                    .map_err(build_error)?,
-            )
-        }
-        ("grid", None, Some(rows), Some(cols)) => Box::new(
-            GridSource::new(
-                rows,
-                cols,
-                GridSource::default_shortcuts(rows, cols),
-                weighted,
-                seed,
-            )
-            .map_err(build_error)?,
-        ),
-        ("kron" | "urand", ..) => {
-            return Err(PyValueError::new_err(format!(
-                "{kind} takes scale= (2^scale vertices) and degree=, not rows= or cols="
-            )));
-        }
-        ("grid", ..) => {
-            return Err(PyValueError::new_err(
-                "grid takes rows= and cols=, not scale=",
-            ));
-        }
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "{kind:?} is not a generator; use \"kron\", \"urand\" or \"grid\""
-            )));
-        }
-    };
-    let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
-    build_from(py, source, output, budget, reorder, out_heads)
-}
-
-/// Writes edges given as arrays (uint32 ids, optional float64 weights, stored as float32) to a .sl file.
-#[pyfunction]
-#[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None))]
-#[allow(clippy::too_many_arguments)]
-fn from_edges(
-    py: Python<'_>,
-    sources: PyReadonlyArray1<'_, u32>,
-    destinations: PyReadonlyArray1<'_, u32>,
-    weights: Option<PyReadonlyArray1<'_, f64>>,
-    directed: bool,
-    output: PathBuf,
-    vertices: Option<u64>,
-    memory: Option<&str>,
-    reorder: Option<&str>,
-) -> PyResult<String> {
-    let copy = |array: &PyReadonlyArray1<'_, u32>| array.as_array().to_vec();
-    let source = swapless_build::arrays::ArraySource::new(
-        copy(&sources),
-        copy(&destinations),
-        weights
-            .as_ref()
-            .map(|weights| weights.as_slice())
-            .transpose()
-            .map_err(|_| PyValueError::new_err("weights must be a contiguous array"))?,
-        if directed {
-            swapless_build::Direction::Directed
-        } else {
-            swapless_build::Direction::Undirected
-        },
-        vertices,
-    )
-    .map_err(build_error)?;
-    let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
-    build_from(py, Box::new(source), output, budget, reorder, "auto")
-}
-
 /// A `memory=` size in bytes (None for None), or ValueError: for checking a budget when
 /// a graph is opened rather than at its first kernel.
 #[pyfunction]
@@ -750,9 +569,9 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(memory_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(plan, module)?)?;
     module.add_function(wrap_pyfunction!(run, module)?)?;
-    module.add_function(wrap_pyfunction!(build, module)?)?;
-    module.add_function(wrap_pyfunction!(generate, module)?)?;
-    module.add_function(wrap_pyfunction!(from_edges, module)?)?;
+    module.add_function(wrap_pyfunction!(building::build, module)?)?;
+    module.add_function(wrap_pyfunction!(building::generate, module)?)?;
+    module.add_function(wrap_pyfunction!(building::from_edges, module)?)?;
     module.add_function(wrap_pyfunction!(check, module)?)?;
     module.add_function(wrap_pyfunction!(far_push, module)?)?;
     Ok(())

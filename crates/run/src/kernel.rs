@@ -33,6 +33,11 @@ impl Kernel {
         self.0.takes_source()
     }
 
+    /// What a table of its results calls their column.
+    pub fn column(self) -> swapless_engine::kernel::Column {
+        self.0.column()
+    }
+
     /// Whether its output is a single number in the report rather than an array.
     pub fn returns_a_number(self) -> bool {
         self.0

@@ -19,8 +19,8 @@ pub use kernel::Kernel;
 pub use options::{RunOptions, THREADS_PER_CORE, thread_bytes};
 pub use placement::{Placement, plan, plan_json};
 pub use report::{PlanFigures, RunReport};
-pub use runner::{RunOutput, open_far, run};
-pub use swapless_engine::kernel::{BetweennessSources, Output as ResultArray};
+pub use runner::{RunOutput, load_vertex_ids, open_far, run};
+pub use swapless_engine::kernel::{BetweennessSources, Column, Output as ResultArray};
 
 /// Half of the memory this process may use (physical memory, or its cgroup's limit when
 /// lower): the budget when none is given.

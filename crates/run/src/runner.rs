@@ -133,6 +133,17 @@ pub fn open_far(path: &Path, options: &FarOptions) -> Result<Option<FarGraph>, R
     }
 }
 
+/// The input's own ids of `graph`'s vertices (a file, or a far graph's local cache of
+/// its vertex sections), when its build compacted them.
+pub fn load_vertex_ids(
+    graph: &Path,
+    far: &FarOptions,
+) -> Result<Option<swapless_format::VertexIds>, RunError> {
+    let far_graph = open_far(graph, far)?;
+    let file = GraphFile::open(far_graph.as_ref().map_or(graph, |far| far.path()))?;
+    Ok(file.load_vertex_ids()?)
+}
+
 fn run_in_pool(
     path: &Path,
     kernel: Kernel,

@@ -44,6 +44,7 @@ fn directed_weighted_graph(dir: &Path) -> PathBuf {
     let options = ImportOptions {
         undirected: false,
         weighted: true,
+        ..ImportOptions::default()
     };
     let mut source = open_input(&input, options).unwrap();
     swapless_build::build_graph(

@@ -17,6 +17,7 @@ pub use text::weight_from_number;
 use std::io::BufRead;
 use std::path::Path;
 
+use crate::ids::{IdMode, IdTable};
 use crate::source::EdgeSource;
 use crate::{BuildError, Result};
 
@@ -27,6 +28,8 @@ pub struct ImportOptions {
     pub undirected: bool,
     /// Keep the input's weights (the input must have them).
     pub weighted: bool,
+    /// Whether the input's ids are its vertices or are compacted to `0..n`.
+    pub ids: IdMode,
 }
 
 /// The input formats swapless reads.
@@ -54,6 +57,38 @@ fn uncompressed_name(path: &Path) -> String {
         .to_string()
 }
 
+/// Builds `output` from the file `path` within `options.memory_bytes`. An `auto` build
+/// whose ids call for compacting (names, ids beyond 32 bits, sparse ids) starts again
+/// with compacted ids, and its progress receiver is told why.
+pub fn build_input(
+    path: &Path,
+    import: ImportOptions,
+    output: &Path,
+    options: &crate::BuildOptions,
+) -> Result<crate::BuildReport> {
+    let mut source = open_input_within(path, import, Some(options.memory_bytes))?;
+    let reason = match crate::build_graph(source.as_mut(), output, options) {
+        Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
+        done => return done,
+    };
+    drop(source);
+    if let Some(progress) = &options.progress {
+        progress.warning(&format!(
+            "{reason}; reading the input again to compact its ids"
+        ));
+    }
+    let compact = ImportOptions {
+        ids: IdMode::Compact,
+        ..import
+    };
+    let mut options = options.clone();
+    options.resume_key = options
+        .resume_key
+        .map(|key| format!("{key}; ids compacted"));
+    let mut source = open_input_within(path, compact, Some(options.memory_bytes))?;
+    crate::build_graph(source.as_mut(), output, &options)
+}
+
 /// Opens `path` with the importer its name (and, for text, its first line) calls for.
 pub fn open_input(path: &Path, options: ImportOptions) -> Result<Box<dyn EdgeSource>> {
     open_input_within(path, options, None)
@@ -67,6 +102,15 @@ pub fn open_input_within(
     budget_bytes: Option<u64>,
 ) -> Result<Box<dyn EdgeSource>> {
     let name = uncompressed_name(path);
+    let numbered = [".wsg", ".sg", ".sl", ".mtx"]
+        .iter()
+        .any(|extension| name.ends_with(extension));
+    if options.ids == IdMode::Compact && numbered {
+        return Err(BuildError::bad_input(
+            path,
+            "compacted ids are for text edge lists; this format numbers its vertices 0..n itself",
+        ));
+    }
     if name.ends_with(".wsg") {
         return Ok(Box::new(GapSource::open(
             path,
@@ -117,8 +161,49 @@ pub fn open_input_within(
     }
     let starts_like_matrix_market = start.starts_with(b"%%MatrixMarket");
     if name.ends_with(".mtx") || starts_like_matrix_market {
-        Ok(Box::new(MatrixMarketSource::new(path, reader, options)?))
-    } else {
-        Ok(Box::new(TextEdgeListSource::new(path, reader, options)))
+        if options.ids == IdMode::Compact {
+            return Err(BuildError::bad_input(
+                path,
+                "compacted ids are for text edge lists; a Matrix Market file numbers its vertices 1..n itself",
+            ));
+        }
+        return Ok(Box::new(MatrixMarketSource::new(path, reader, options)?));
     }
+    if options.ids != IdMode::Compact {
+        return Ok(Box::new(TextEdgeListSource::new(path, reader, options)));
+    }
+    let regular = std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file());
+    if !regular {
+        return Err(BuildError::bad_input(
+            path,
+            "compacting ids reads the input twice, which a pipe cannot give; write it to a file first",
+        ));
+    }
+    // The table and its index are held through the build: what is left of the budget
+    // after the builder's reserve and its least arc buffer.
+    let allowance = budget_bytes.map_or(u64::MAX, |budget| {
+        budget.saturating_sub(crate::RESERVED_BYTES + crate::builder::MIN_WORKING_BYTES)
+    });
+    let ids = text::scan_ids(path, allowance)?;
+    if IdTable::memory_bytes(&ids) > allowance {
+        return Err(BuildError::IdsBeyondBudget {
+            path: path.to_path_buf(),
+            held_bytes: IdTable::memory_bytes(&ids),
+            allowance_bytes: allowance,
+        });
+    }
+    if ids.len() as u64 > crate::MAX_VERTEX_ID + 1 {
+        return Err(BuildError::bad_input(
+            path,
+            format!(
+                "the input has {} distinct ids, more than the {} vertices a graph may have",
+                ids.len(),
+                crate::MAX_VERTEX_ID + 1
+            ),
+        ));
+    }
+    let table = IdTable::new(ids);
+    Ok(Box::new(TextEdgeListSource::compacted(
+        path, reader, options, table,
+    )))
 }

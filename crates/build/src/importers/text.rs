@@ -3,10 +3,14 @@
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use swapless_format::VertexIds;
 
 use super::ImportOptions;
-use super::compressed::InputReader;
+use super::compressed::{InputReader, open_maybe_compressed};
 use crate::builder::BATCH_EDGES;
+use crate::ids::{CompactReason, DistinctIds, IdMode, IdTable, SPARSE_FACTOR, SPARSE_FLOOR};
 use crate::source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
 use crate::{BuildError, Result};
 
@@ -18,6 +22,20 @@ pub struct TextEdgeListSource {
     line_number: u64,
     columns: Option<usize>,
     line: Vec<u8>,
+    ids: TextIds,
+}
+
+/// How the ids of a text input become vertices.
+enum TextIds {
+    /// Each id is its vertex; `auto` stops the build at the first id that says the
+    /// input should be compacted, and at the end when the ids are sparse.
+    Dense {
+        auto: bool,
+        largest: u64,
+        edges: u64,
+    },
+    /// Through the table the first pass made.
+    Compact(Arc<IdTable>),
 }
 
 /// Characters of a line an error message shows.
@@ -185,7 +203,7 @@ fn fields(line: &[u8]) -> (usize, [&[u8]; 4]) {
 }
 
 impl TextEdgeListSource {
-    /// Wraps an opened input.
+    /// Wraps an opened input whose ids are its vertices (`options.ids` dense or auto).
     pub fn new(path: &Path, reader: InputReader, options: ImportOptions) -> Self {
         TextEdgeListSource {
             path: path.to_path_buf(),
@@ -194,6 +212,24 @@ impl TextEdgeListSource {
             line_number: 0,
             columns: None,
             line: Vec::with_capacity(256),
+            ids: TextIds::Dense {
+                auto: options.ids == IdMode::Auto,
+                largest: 0,
+                edges: 0,
+            },
+        }
+    }
+
+    /// Wraps an opened input whose ids `table` (from [`scan_ids`]) turns into vertices.
+    pub fn compacted(
+        path: &Path,
+        reader: InputReader,
+        options: ImportOptions,
+        table: Arc<IdTable>,
+    ) -> Self {
+        TextEdgeListSource {
+            ids: TextIds::Compact(table),
+            ..TextEdgeListSource::new(path, reader, options)
         }
     }
 
@@ -238,16 +274,28 @@ impl TextEdgeListSource {
             }
             Some(_) => {}
         }
-        let source = parse_vertex_id(tokens[0]).map_err(|detail| self.parse_error(detail))?;
-        let destination = parse_vertex_id(tokens[1]).map_err(|detail| self.parse_error(detail))?;
+        let mut vertices = [0u32; 2];
+        for (vertex, token) in vertices.iter_mut().zip(&tokens[..2]) {
+            *vertex = match vertex_of(&mut self.ids, token) {
+                Ok(found) => found,
+                Err(IdProblem::Compact(reason)) => {
+                    return Err(BuildError::IdsNeedCompacting(reason));
+                }
+                Err(IdProblem::Detail(detail)) => return Err(self.parse_error(detail)),
+            };
+        }
+        let [source, destination] = vertices;
         let weight = if self.options.weighted {
             parse_weight(tokens[2]).map_err(|detail| self.parse_error(detail))?
         } else {
             1.0
         };
+        if let TextIds::Dense { edges, .. } = &mut self.ids {
+            *edges += 1;
+        }
         Ok(Some(InputEdge {
-            source: source as u32,
-            destination: destination as u32,
+            source,
+            destination,
             weight,
         }))
     }
@@ -274,6 +322,27 @@ impl EdgeSource for TextEdgeListSource {
         self.reader.progress()
     }
 
+    fn declared_vertices(&self) -> Option<u64> {
+        match &self.ids {
+            TextIds::Compact(table) => Some(table.ids().len() as u64),
+            TextIds::Dense { .. } => None,
+        }
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        match &self.ids {
+            TextIds::Compact(table) => IdTable::memory_bytes(table.ids()),
+            TextIds::Dense { .. } => 0,
+        }
+    }
+
+    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
+        match &self.ids {
+            TextIds::Compact(table) => Some(table.clone()),
+            TextIds::Dense { .. } => None,
+        }
+    }
+
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
         batch.clear();
         while batch.len() < BATCH_EDGES {
@@ -292,6 +361,19 @@ impl EdgeSource for TextEdgeListSource {
                 read => read.map_err(|source| BuildError::io(&self.path, source))?,
             };
             if read == 0 {
+                if let TextIds::Dense {
+                    auto: true,
+                    largest,
+                    edges,
+                } = self.ids
+                    && largest >= SPARSE_FLOOR
+                    && largest > SPARSE_FACTOR.saturating_mul(edges)
+                {
+                    return Err(BuildError::IdsNeedCompacting(CompactReason::Sparse {
+                        largest,
+                        edges,
+                    }));
+                }
                 break;
             }
             self.line_number += 1;
@@ -300,6 +382,89 @@ impl EdgeSource for TextEdgeListSource {
             }
         }
         Ok(!batch.is_empty())
+    }
+}
+
+/// Why an id is not a vertex.
+enum IdProblem {
+    /// What is wrong with it, for a parse error.
+    Detail(String),
+    /// An `auto` build should compact its ids.
+    Compact(CompactReason),
+}
+
+/// The vertex of the id `token`.
+fn vertex_of(ids: &mut TextIds, token: &[u8]) -> std::result::Result<u32, IdProblem> {
+    match ids {
+        TextIds::Compact(table) => table.vertex_of(token).ok_or_else(|| {
+            IdProblem::Detail(format!(
+                "id `{}` was not in the input when its ids were gathered; was the file changed while it was read?",
+                shown(token, TOKEN_CHARS)
+            ))
+        }),
+        TextIds::Dense { auto, largest, .. } => {
+            let id = match (parse_vertex_id(token), *auto) {
+                (Ok(id), _) => id,
+                (Err(_), true) => {
+                    let id = shown(token, TOKEN_CHARS);
+                    return Err(IdProblem::Compact(
+                        match token.iter().all(u8::is_ascii_digit) {
+                            true => CompactReason::TooLarge(id),
+                            false => CompactReason::NotDense(id),
+                        },
+                    ));
+                }
+                (Err(detail), false) => return Err(IdProblem::Detail(detail)),
+            };
+            *largest = (*largest).max(id);
+            Ok(id as u32)
+        }
+    }
+}
+
+/// The first pass of compacting a text input's ids: its distinct ids, ascending, in at
+/// most `allowance_bytes` of memory. Integers while every id is one; the input is read
+/// again for names at the first that is not.
+pub(crate) fn scan_ids(path: &Path, allowance_bytes: u64) -> Result<VertexIds> {
+    let mut distinct = DistinctIds::integers();
+    if !scan_into(path, &mut distinct, allowance_bytes)? {
+        distinct = DistinctIds::names();
+        scan_into(path, &mut distinct, allowance_bytes)?;
+    }
+    Ok(distinct.finish())
+}
+
+/// Adds the ids of `path`'s edges to `distinct`; `false` at the first id it refuses.
+fn scan_into(path: &Path, distinct: &mut DistinctIds, allowance_bytes: u64) -> Result<bool> {
+    let mut reader = open_maybe_compressed(path)?;
+    let mut line = Vec::with_capacity(256);
+    let mut line_number = 0u64;
+    loop {
+        let read = read_line_bounded(&mut reader, &mut line);
+        // A line too long is reported, with its number, by the second pass.
+        let Ok(read) = read else { return Ok(true) };
+        if read == 0 {
+            return Ok(true);
+        }
+        line_number += 1;
+        if line_number == 1 && line.starts_with(b"\xef\xbb\xbf") {
+            line.drain(..3);
+        }
+        let (count, tokens) = fields(&line);
+        // Lines the second pass refuses are reported there.
+        if !(2..=3).contains(&count) {
+            continue;
+        }
+        if !distinct.add(tokens[0]) || !distinct.add(tokens[1]) {
+            return Ok(false);
+        }
+        if line_number.is_multiple_of(1 << 16) && distinct.memory_bytes() > allowance_bytes {
+            return Err(BuildError::IdsBeyondBudget {
+                path: path.to_path_buf(),
+                held_bytes: distinct.memory_bytes(),
+                allowance_bytes,
+            });
+        }
     }
 }
 

@@ -203,7 +203,11 @@ pub fn real_graphs() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
     for name in ["email-Enron", "pgp-strong-2009", "power"] {
         let file = dir.join(format!("{name}.el.gz"));
-        assert!(file.exists(), "{} is missing from the checkout", file.display());
+        assert!(
+            file.exists(),
+            "{} is missing from the checkout",
+            file.display()
+        );
     }
     dir
 }

@@ -11,7 +11,7 @@
 
 use super::Reads;
 use crate::kernel::{
-    BetweennessSources, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step,
+    BetweennessSources, Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step,
     reorder_property,
 };
 use crate::kernels::pick_sources;
@@ -126,6 +126,12 @@ impl Kernel for Betweenness {
     }
     fn about(&self) -> &'static str {
         "Betweenness centrality (Brandes from sampled sources): score per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "centrality",
+            vertices: false,
+        }
     }
     fn reads(&self) -> Reads {
         READS

@@ -14,7 +14,7 @@
 
 use super::Reads;
 use crate::kernel::{
-    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
@@ -458,6 +458,12 @@ impl Kernel for Bfs {
     }
     fn about(&self) -> &'static str {
         "Breadth-first search (direction-optimizing): parent per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "parent",
+            vertices: true,
+        }
     }
     fn reads(&self) -> Reads {
         READS

@@ -14,7 +14,7 @@
 use super::Reads;
 use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
-    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
@@ -346,6 +346,12 @@ impl Kernel for ConnectedComponents {
     }
     fn about(&self) -> &'static str {
         "Connected components (weak, Afforest): label per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "component",
+            vertices: true,
+        }
     }
     fn reads(&self) -> Reads {
         READS

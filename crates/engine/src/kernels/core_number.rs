@@ -24,7 +24,7 @@ use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
 use super::Reads;
 use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::{Bitmap, ThreadBuffers};
-use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernel::{Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
 use crate::kernels::to_original_order;
 use crate::property::{PropertyVec, property_vec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
@@ -214,6 +214,12 @@ impl Kernel for CoreNumber {
     }
     fn about(&self) -> &'static str {
         "Core numbers (k-core decomposition): core number per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "core_number",
+            vertices: false,
+        }
     }
     fn reads(&self) -> Reads {
         READS

@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::Reads;
-use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernel::{Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
 use crate::kernels::to_original_order;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
@@ -172,6 +172,12 @@ impl Kernel for MaximalIndependentSet {
     }
     fn about(&self) -> &'static str {
         "Maximal independent set: membership per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "in_set",
+            vertices: false,
+        }
     }
     fn reads(&self) -> Reads {
         READS

@@ -20,7 +20,7 @@ use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result};
 
 use super::{Reads, deterministic_sums};
 use crate::kernel::{
-    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
 use crate::property::{F32Array, PropertyVec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
@@ -188,6 +188,12 @@ impl Kernel for PageRank {
     }
     fn about(&self) -> &'static str {
         "PageRank (pull, damping 0.85, dangling mass spread): score per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "score",
+            vertices: false,
+        }
     }
     fn reads(&self) -> Reads {
         READS

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
 use crate::kernel::{
-    GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
 };
 use crate::kernels::pick_sources;
 use crate::saved_state::{StateError, StateReader, StateWriter};
@@ -242,6 +242,12 @@ impl Kernel for Radii {
     fn about(&self) -> &'static str {
         "Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex"
     }
+    fn column(&self) -> Column {
+        Column {
+            name: "eccentricity",
+            vertices: false,
+        }
+    }
     fn reads(&self) -> Reads {
         READS
     }
@@ -364,6 +370,7 @@ mod tests {
         let options = ImportOptions {
             undirected: true,
             weighted: false,
+            ..ImportOptions::default()
         };
         let graph = super::super::text_graph(&dir, "0 1\n1 2\n2 3\n4 4\n", options);
         let sources = [0, 3];

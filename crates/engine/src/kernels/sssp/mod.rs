@@ -10,7 +10,9 @@
 //! bin are skipped.
 
 use super::Reads;
-use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Refusal, Step};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Refusal, Step,
+};
 use crate::kernels::to_original_order;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
@@ -87,6 +89,12 @@ impl Kernel for Sssp {
     }
     fn about(&self) -> &'static str {
         "Single-source shortest paths (delta-stepping): distance per vertex"
+    }
+    fn column(&self) -> Column {
+        Column {
+            name: "distance",
+            vertices: false,
+        }
     }
     fn reads(&self) -> Reads {
         READS

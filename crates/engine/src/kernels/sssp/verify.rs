@@ -240,6 +240,7 @@ mod tests {
         let options = ImportOptions {
             undirected: false,
             weighted: true,
+            ..ImportOptions::default()
         };
         crate::kernels::text_graph(dir, text, options)
     }

@@ -1,0 +1,423 @@
+//! Any vertex ids: an input whose ids are not the small integers `0..n` (64-bit user
+//! ids, sparse ids, names) is read twice. The first pass collects its distinct ids
+//! ([`DistinctIds`]); sorted, they become the graph's [`VertexIds`], vertex `v` being the
+//! `v`-th. The second pass turns each id into its vertex through an [`IdTable`].
+
+use std::sync::Arc;
+
+use swapless_format::VertexIds;
+
+/// How a build treats the input's vertex ids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IdMode {
+    /// Dense when the ids are integers in `0..2^32-1` that fill most of `0..max id`;
+    /// compacted otherwise (names, larger or negative integers, sparse ids).
+    #[default]
+    Auto,
+    /// The ids are the vertices `0..max id` themselves.
+    Dense,
+    /// Compacted to `0..n` in ascending order, the ids kept in the file.
+    Compact,
+}
+
+/// Why an `auto` build of dense ids turns to compacting them, found while reading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompactReason {
+    /// An id is not a non-negative integer (a name, a negative number).
+    NotDense(String),
+    /// An id needs more than 32 bits.
+    TooLarge(String),
+    /// The largest id is more than twice the edges' endpoints, so most of `0..max id`
+    /// has no edge.
+    Sparse {
+        /// The largest id.
+        largest: u64,
+        /// The input's edges.
+        edges: u64,
+    },
+}
+
+impl std::fmt::Display for CompactReason {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompactReason::NotDense(id) => write!(formatter, "id `{id}` is not a number from 0 up"),
+            CompactReason::TooLarge(id) => write!(formatter, "id {id} needs more than 32 bits"),
+            CompactReason::Sparse { largest, edges } => write!(
+                formatter,
+                "the ids run to {largest} but {edges} edges use at most {} of them",
+                edges.saturating_mul(2)
+            ),
+        }
+    }
+}
+
+/// The ids of an `auto` build are sparse when the largest is beyond this many times the
+/// input's edges (so at least half of `0..max id` is unused) and beyond
+/// [`SPARSE_FLOOR`]: below it, unused ids cost less than a second pass.
+pub(crate) const SPARSE_FACTOR: u64 = 4;
+/// See [`SPARSE_FACTOR`].
+pub(crate) const SPARSE_FLOOR: u64 = 1 << 20;
+
+/// An id as the input wrote it, parsed: an integer when it is one.
+pub(crate) fn parse_integer(token: &[u8]) -> Option<i64> {
+    let text = std::str::from_utf8(token).ok()?;
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// The distinct ids of an input, gathered in a first pass: integers until a token is
+/// not one, then names. Held sorted and deduplicated in batches, so memory follows the
+/// distinct ids, not the edges.
+pub(crate) enum DistinctIds {
+    /// Integers: a sorted, deduplicated part and a batch not yet merged into it.
+    Integers { sorted: Vec<i64>, batch: Vec<i64> },
+    /// Names, the same way.
+    Names {
+        sorted: Vec<Box<[u8]>>,
+        batch: Vec<Box<[u8]>>,
+        batch_bytes: u64,
+    },
+}
+
+/// Ids a batch gathers before it is sorted into the rest.
+const BATCH_IDS: usize = 1 << 20;
+/// Bytes a name costs beside its own: its box's pointer and length, and the
+/// allocator's header and rounding.
+const NAME_OVERHEAD_BYTES: u64 = 32;
+
+impl DistinctIds {
+    /// Nothing yet, expecting integers.
+    pub(crate) fn integers() -> DistinctIds {
+        DistinctIds::Integers {
+            sorted: Vec::new(),
+            batch: Vec::with_capacity(BATCH_IDS),
+        }
+    }
+
+    /// Nothing yet, expecting names.
+    pub(crate) fn names() -> DistinctIds {
+        DistinctIds::Names {
+            sorted: Vec::new(),
+            batch: Vec::new(),
+            batch_bytes: 0,
+        }
+    }
+
+    /// Adds one id; `false` when gathering integers and `token` is not one (the caller
+    /// then reads the input again for names).
+    pub(crate) fn add(&mut self, token: &[u8]) -> bool {
+        match self {
+            DistinctIds::Integers { sorted, batch } => {
+                let Some(id) = parse_integer(token) else {
+                    return false;
+                };
+                batch.push(id);
+                if batch.len() == BATCH_IDS {
+                    merge_batch(sorted, batch);
+                }
+            }
+            DistinctIds::Names {
+                sorted,
+                batch,
+                batch_bytes,
+            } => {
+                *batch_bytes += token.len() as u64 + NAME_OVERHEAD_BYTES;
+                batch.push(token.into());
+                if batch.len() == BATCH_IDS {
+                    merge_batch(sorted, batch);
+                    *batch_bytes = 0;
+                }
+            }
+        }
+        true
+    }
+
+    /// Bytes held now (the sorted part, the batch, and room to merge them).
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        match self {
+            DistinctIds::Integers { sorted, batch } => {
+                (sorted.capacity() + batch.capacity()) as u64 * 8 + sorted.len() as u64 * 8
+            }
+            DistinctIds::Names {
+                sorted,
+                batch_bytes,
+                ..
+            } => {
+                let names: u64 = sorted.iter().map(|name| name.len() as u64).sum::<u64>()
+                    + sorted.len() as u64 * NAME_OVERHEAD_BYTES;
+                names + batch_bytes + sorted.len() as u64 * 16
+            }
+        }
+    }
+
+    /// The ids, ascending.
+    pub(crate) fn finish(self) -> VertexIds {
+        match self {
+            DistinctIds::Integers {
+                mut sorted,
+                mut batch,
+            } => {
+                merge_batch(&mut sorted, &mut batch);
+                sorted.shrink_to_fit();
+                VertexIds::Integers(sorted)
+            }
+            DistinctIds::Names {
+                mut sorted,
+                mut batch,
+                ..
+            } => {
+                merge_batch(&mut sorted, &mut batch);
+                let mut offsets = Vec::with_capacity(sorted.len() + 1);
+                let total: usize = sorted.iter().map(|name| name.len()).sum();
+                let mut bytes = Vec::with_capacity(total);
+                offsets.push(0);
+                for name in sorted {
+                    bytes.extend_from_slice(&name);
+                    offsets.push(bytes.len() as u64);
+                }
+                VertexIds::Names { offsets, bytes }
+            }
+        }
+    }
+}
+
+/// Sorts `batch`, merges it into `sorted` without duplicates, and empties it.
+fn merge_batch<T: Ord>(sorted: &mut Vec<T>, batch: &mut Vec<T>) {
+    batch.sort_unstable();
+    batch.dedup();
+    if sorted.is_empty() {
+        std::mem::swap(sorted, batch);
+        return;
+    }
+    let mut merged = Vec::with_capacity(sorted.len() + batch.len());
+    let mut left = std::mem::take(sorted).into_iter().peekable();
+    let mut right = batch.drain(..).peekable();
+    loop {
+        let next = match (left.peek(), right.peek()) {
+            (Some(a), Some(b)) => match a.cmp(b) {
+                std::cmp::Ordering::Less => left.next(),
+                std::cmp::Ordering::Greater => right.next(),
+                std::cmp::Ordering::Equal => {
+                    right.next();
+                    left.next()
+                }
+            },
+            (Some(_), None) => left.next(),
+            (None, Some(_)) => right.next(),
+            (None, None) => break,
+        };
+        merged.extend(next);
+    }
+    *sorted = merged;
+}
+
+/// Finds each id's vertex in a graph's [`VertexIds`], for the second pass: integers
+/// through buckets of their top bits (about one id a bucket, so a lookup touches two
+/// cache lines, not a binary search's twenty), names through a hash table of
+/// positions.
+pub struct IdTable {
+    ids: VertexIds,
+    index: Index,
+}
+
+enum Index {
+    /// Bucket `b` holds the ids whose `(id - least) >> shift` is `b`; `starts[b]` is its
+    /// first position in the ids.
+    Buckets {
+        least: i64,
+        shift: u32,
+        starts: Vec<u32>,
+    },
+    /// Open addressing: each slot a vertex plus one (0 for empty), by the name's hash.
+    Hashed { slots: Vec<u32>, mask: u64 },
+}
+
+impl IdTable {
+    /// The index over `ids`.
+    pub fn new(ids: VertexIds) -> Arc<IdTable> {
+        let index = match &ids {
+            VertexIds::Integers(sorted) => {
+                let least = sorted.first().copied().unwrap_or(0);
+                let span = sorted
+                    .last()
+                    .map_or(0, |&most| most.wrapping_sub(least) as u64);
+                let buckets = (sorted.len() as u64).next_power_of_two().max(1);
+                // The least shift that puts the whole span in `buckets` buckets.
+                let bits = 64 - span.leading_zeros();
+                let shift = bits.saturating_sub(buckets.trailing_zeros()).min(63);
+                let count = ((span >> shift) + 2) as usize;
+                let mut starts = vec![0u32; count];
+                for &id in sorted {
+                    let bucket = (id.wrapping_sub(least) as u64 >> shift) as usize;
+                    starts[bucket + 1] += 1;
+                }
+                for bucket in 1..count {
+                    starts[bucket] += starts[bucket - 1];
+                }
+                Index::Buckets {
+                    least,
+                    shift,
+                    starts,
+                }
+            }
+            VertexIds::Names { offsets, bytes } => {
+                let count = offsets.len() - 1;
+                let size = (count as u64 * 2).next_power_of_two().max(2);
+                let mask = size - 1;
+                let mut slots = vec![0u32; size as usize];
+                for v in 0..count {
+                    let name = &bytes[offsets[v] as usize..offsets[v + 1] as usize];
+                    let mut slot = xxhash_rust::xxh3::xxh3_64(name) & mask;
+                    while slots[slot as usize] != 0 {
+                        slot = (slot + 1) & mask;
+                    }
+                    slots[slot as usize] = v as u32 + 1;
+                }
+                Index::Hashed { slots, mask }
+            }
+        };
+        Arc::new(IdTable { ids, index })
+    }
+
+    /// Bytes the table holds: the ids and the index.
+    pub fn memory_bytes(ids: &VertexIds) -> u64 {
+        match ids {
+            VertexIds::Integers(sorted) => {
+                ids.memory_bytes() + (sorted.len() as u64).next_power_of_two() * 4 * 2
+            }
+            VertexIds::Names { .. } => {
+                ids.memory_bytes() + (ids.len() as u64 * 2).next_power_of_two() * 4
+            }
+        }
+    }
+
+    /// The ids.
+    pub fn ids(&self) -> &VertexIds {
+        &self.ids
+    }
+
+    /// The vertex the input wrote as `token`, if it is one of the ids.
+    pub fn vertex_of(&self, token: &[u8]) -> Option<u32> {
+        match (&self.index, &self.ids) {
+            (
+                Index::Buckets {
+                    least,
+                    shift,
+                    starts,
+                },
+                VertexIds::Integers(sorted),
+            ) => {
+                let id = parse_integer(token)?;
+                if id < *least {
+                    return None;
+                }
+                let bucket = (id.wrapping_sub(*least) as u64 >> shift) as usize;
+                if bucket + 1 >= starts.len() {
+                    return None;
+                }
+                let (first, end) = (starts[bucket] as usize, starts[bucket + 1] as usize);
+                sorted[first..end]
+                    .binary_search(&id)
+                    .ok()
+                    .map(|at| (first + at) as u32)
+            }
+            (Index::Hashed { slots, mask }, VertexIds::Names { offsets, bytes }) => {
+                let mut slot = xxhash_rust::xxh3::xxh3_64(token) & mask;
+                loop {
+                    let entry = slots[slot as usize];
+                    if entry == 0 {
+                        return None;
+                    }
+                    let v = (entry - 1) as usize;
+                    if &bytes[offsets[v] as usize..offsets[v + 1] as usize] == token {
+                        return Some(v as u32);
+                    }
+                    slot = (slot + 1) & mask;
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gathered(tokens: &[&str]) -> DistinctIds {
+        let mut ids = DistinctIds::integers();
+        if !tokens.iter().all(|token| ids.add(token.as_bytes())) {
+            ids = DistinctIds::names();
+            for token in tokens {
+                ids.add(token.as_bytes());
+            }
+        }
+        ids
+    }
+
+    #[test]
+    fn integers_of_any_size_and_sign_find_their_vertices() {
+        let tokens = [
+            "9223372036854775807",
+            "-3",
+            "17",
+            "17",
+            "+5",
+            "-9223372036854775808",
+        ];
+        let ids = gathered(&tokens).finish();
+        assert_eq!(
+            ids,
+            VertexIds::Integers(vec![i64::MIN, -3, 5, 17, i64::MAX])
+        );
+        let table = IdTable::new(ids);
+        assert_eq!(table.vertex_of(b"-9223372036854775808"), Some(0));
+        assert_eq!(table.vertex_of(b"5"), Some(2));
+        assert_eq!(table.vertex_of(b"9223372036854775807"), Some(4));
+        assert_eq!(table.vertex_of(b"6"), None);
+        assert_eq!(table.vertex_of(b"x"), None);
+    }
+
+    #[test]
+    fn many_sparse_integers_are_found() {
+        let mut ids = DistinctIds::integers();
+        let values: Vec<i64> = (0..300_000i64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64))
+            .collect();
+        for value in &values {
+            assert!(ids.add(value.to_string().as_bytes()));
+        }
+        let table = IdTable::new(ids.finish());
+        let VertexIds::Integers(sorted) = table.ids() else {
+            panic!("integers expected")
+        };
+        assert_eq!(sorted.len(), values.len());
+        for value in values.iter().step_by(97) {
+            let v = table.vertex_of(value.to_string().as_bytes()).unwrap();
+            assert_eq!(sorted[v as usize], *value);
+        }
+    }
+
+    #[test]
+    fn names_turn_the_whole_input_to_names() {
+        let ids = gathered(&["12", "Zoë", "a b", "12", "東京"]).finish();
+        assert_eq!(ids.len(), 4);
+        assert_eq!(ids.text(0), "12");
+        let table = IdTable::new(ids);
+        assert_eq!(table.vertex_of("東京".as_bytes()), Some(3));
+        assert_eq!(table.vertex_of(b"12"), Some(0));
+        assert_eq!(table.vertex_of(b"13"), None);
+    }
+
+    #[test]
+    fn parsing_integers_is_strict() {
+        assert_eq!(parse_integer(b"-0"), Some(0));
+        assert_eq!(parse_integer(b"1e3"), None);
+        assert_eq!(parse_integer(b"9223372036854775808"), None);
+        assert_eq!(parse_integer(b"-"), None);
+        assert_eq!(parse_integer(b" 1"), None);
+    }
+}
