@@ -552,6 +552,7 @@ fn build_with<R: Record>(
     report.directed = directed;
     report.weighted = R::WEIGHTED;
     report.reordered = new_to_old.is_some();
+    report.ids = flags.ids;
     report.duplicate_edges_dropped =
         duplicate_edges.saturating_sub(source.expected_duplicate_edges());
     Ok(report.clone())

@@ -20,6 +20,10 @@ pub struct BuildReport {
     pub weighted: bool,
     /// Whether vertices were renumbered.
     pub reordered: bool,
+    /// What the output keeps of the input's ids: dense, or compacted integers or names.
+    pub ids: swapless_format::IdKind,
+    /// Why an `auto` build compacted the ids, when it did.
+    pub compacted_because: Option<String>,
     /// Edges the input held.
     pub input_edges: u64,
     /// Input edges from a vertex to itself, dropped.
@@ -59,6 +63,12 @@ impl BuildReport {
             "directed": self.directed,
             "weighted": self.weighted,
             "reordered": self.reordered,
+            "ids": match self.ids {
+                swapless_format::IdKind::Dense => "dense",
+                swapless_format::IdKind::Integers => "integers",
+                swapless_format::IdKind::Names => "names",
+            },
+            "compacted_because": self.compacted_because,
             "input_edges": self.input_edges,
             "self_loops_dropped": self.self_loops_dropped,
             "duplicate_edges_dropped": self.duplicate_edges_dropped,

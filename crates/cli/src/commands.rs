@@ -335,6 +335,15 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
         thousands(report.vertices),
         thousands(report.edges)
     );
+    match (report.ids, &report.compacted_because) {
+        (IdKind::Dense, _) => {}
+        (kind, because) => say!(
+            "  ids: the input's {} mapped to 0..{} and kept in the file{}",
+            if kind == IdKind::Names { "names" } else { "integers" },
+            thousands(report.vertices.saturating_sub(1)),
+            because.as_ref().map_or(String::new(), |because| format!(" ({because})"))
+        ),
+    }
     say!(
         "  input edges {}; self-loops dropped {}; duplicate edges dropped {}",
         thousands(report.input_edges),

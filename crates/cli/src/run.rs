@@ -216,7 +216,7 @@ pub struct RunCommand {
     graph: PathBuf,
     /// Source vertex for bfs and sssp, by the input's id (a name on a graph of named
     /// vertices); default: a reproducible random vertex with edges.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", allow_hyphen_values = true)]
     source: Option<String>,
     /// Write the result here: .npy, an array indexed by vertex (the input's order of ids
     /// on a compacted graph), or .csv, an `id` column and the value's.

@@ -42,6 +42,7 @@ pub fn check_file(path: &Path) -> Result<CheckReport> {
     if let Some(permutation) = graph.permutation() {
         check_permutation(&graph, permutation)?;
     }
+    graph.load_vertex_ids()?;
     Ok(CheckReport {
         blocks_verified,
         vertices: n as u64,

@@ -18,7 +18,7 @@ use pyo3::exceptions::{PyException, PyOSError, PyResourceWarning, PyRuntimeError
 use pyo3::prelude::*;
 use serde_json::{Value, json};
 use swapless_build::BuildError;
-use swapless_format::GraphFile;
+use swapless_format::{GraphFile, VertexIds};
 use swapless_run::{
     BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOption, RunOptions,
 };
@@ -335,6 +335,11 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
         "directed": flags.directed,
         "weighted": flags.weighted,
         "reordered": graph.permutation().is_some(),
+        "ids": match flags.ids {
+            swapless_format::IdKind::Dense => "dense",
+            swapless_format::IdKind::Integers => "integers",
+            swapless_format::IdKind::Names => "names",
+        },
         "file_bytes": graph.file_bytes(),
         "far": far.as_ref().map(|far| far.display()),
         "sections": graph.header().sections.iter().map(|entry| json!({
@@ -342,6 +347,30 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
         })).collect::<Vec<_>>(),
     });
     Ok(info.to_string())
+}
+
+/// The input's ids of a compacted graph's vertices: an int64 array, or a list of names;
+/// None for a graph whose ids are its vertices.
+#[pyfunction]
+fn vertex_ids(py: Python<'_>, path: PathBuf) -> PyResult<Option<Py<PyAny>>> {
+    let ids = swapless_run::load_vertex_ids(&path, &swapless_store::far::FarOptions::default())
+        .map_err(run_error)?;
+    Ok(match ids {
+        None => None,
+        Some(VertexIds::Integers(integers)) => Some(integers.into_pyarray(py).into_any().unbind()),
+        Some(names @ VertexIds::Names { .. }) => {
+            let list: Vec<String> = (0..names.len()).map(|v| names.text(v)).collect();
+            Some(list.into_pyobject(py)?.into_any().unbind())
+        }
+    })
+}
+
+/// What a table of `kernel`'s results calls their column, and whether its values are
+/// vertices.
+#[pyfunction]
+fn kernel_column(kernel_name: &str) -> PyResult<(&'static str, bool)> {
+    let column = kernel(kernel_name)?.column();
+    Ok((column.name, column.vertices))
 }
 
 /// The placement plan of `kernel` on the graph, as JSON.
@@ -566,6 +595,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("BudgetError", py.get_type::<BudgetError>())?;
     module.add("VerificationError", py.get_type::<VerificationError>())?;
     module.add_function(wrap_pyfunction!(graph_info, module)?)?;
+    module.add_function(wrap_pyfunction!(vertex_ids, module)?)?;
+    module.add_function(wrap_pyfunction!(kernel_column, module)?)?;
     module.add_function(wrap_pyfunction!(memory_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(plan, module)?)?;
     module.add_function(wrap_pyfunction!(run, module)?)?;

@@ -59,24 +59,20 @@ fn uncompressed_name(path: &Path) -> String {
 
 /// Builds `output` from the file `path` within `options.memory_bytes`. An `auto` build
 /// whose ids call for compacting (names, ids beyond 32 bits, sparse ids) starts again
-/// with compacted ids, and its progress receiver is told why.
+/// with compacted ids, and its report says why.
 pub fn build_input(
     path: &Path,
     import: ImportOptions,
     output: &Path,
     options: &crate::BuildOptions,
 ) -> Result<crate::BuildReport> {
+    let started = std::time::Instant::now();
     let mut source = open_input_within(path, import, Some(options.memory_bytes))?;
     let reason = match crate::build_graph(source.as_mut(), output, options) {
         Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
         done => return done,
     };
     drop(source);
-    if let Some(progress) = &options.progress {
-        progress.warning(&format!(
-            "{reason}; reading the input again to compact its ids"
-        ));
-    }
     let compact = ImportOptions {
         ids: IdMode::Compact,
         ..import
@@ -86,7 +82,10 @@ pub fn build_input(
         .resume_key
         .map(|key| format!("{key}; ids compacted"));
     let mut source = open_input_within(path, compact, Some(options.memory_bytes))?;
-    crate::build_graph(source.as_mut(), output, &options)
+    let mut report = crate::build_graph(source.as_mut(), output, &options)?;
+    report.compacted_because = Some(reason.to_string());
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
 }
 
 /// Opens `path` with the importer its name (and, for text, its first line) calls for.

@@ -7,11 +7,13 @@
 //! permutation is applied), so a build never stacks one ordering on another.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use swapless_format::{GraphFile, SECTION_PIECE_BYTES, SectionKind};
 
 use super::ImportOptions;
 use crate::builder::BATCH_EDGES;
+use crate::ids::IdTable;
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
 
@@ -24,6 +26,8 @@ pub struct SwaplessFileSource {
     offsets: Vec<u64>,
     /// New id -> original id, for a reordered file.
     permutation: Option<Vec<u32>>,
+    /// The input's ids of a compacted file, carried into the new one.
+    vertex_ids: Option<Arc<IdTable>>,
     /// The piece of out-neighbors (and weights, if kept) being handed out.
     neighbors: Vec<u32>,
     weights: Vec<f32>,
@@ -77,12 +81,14 @@ impl SwaplessFileSource {
                 format!("the .sl file's permutation names vertex {id}, beyond its {vertices}"),
             ));
         }
+        let vertex_ids = graph.load_vertex_ids()?.map(IdTable::new);
         Ok(SwaplessFileSource {
             path: path.to_path_buf(),
             graph,
             options,
             offsets,
             permutation,
+            vertex_ids,
             neighbors: Vec::new(),
             weights: Vec::new(),
             piece_start: 0,
@@ -144,10 +150,18 @@ impl EdgeSource for SwaplessFileSource {
         Some(self.graph.num_vertices() as u64)
     }
 
+    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
+        self.vertex_ids.clone()
+    }
+
     fn memory_bytes(&self) -> u64 {
         let permutation = self.permutation.as_ref().map_or(0, Vec::len) as u64 * 4;
+        let ids = self
+            .vertex_ids
+            .as_ref()
+            .map_or(0, |table| IdTable::memory_bytes(table.ids()));
         // The piece of neighbors and the piece of weights.
-        self.offsets.len() as u64 * 8 + permutation + 2 * SECTION_PIECE_BYTES
+        self.offsets.len() as u64 * 8 + permutation + ids + 2 * SECTION_PIECE_BYTES
     }
 
     fn expected_duplicate_edges(&self) -> u64 {

@@ -10,7 +10,10 @@ answers as an in-memory run, and runs as close to in-memory speed as the storage
     print(g.last_report["seconds"], g.last_report["peak_rss_bytes"])
 
 Every kernel returns results indexed by original vertex id and leaves the run's report
-(times, memory, bytes read, queue depth, faults) in ``g.last_report``. The engine runs
+(times, memory, bytes read, queue depth, faults) in ``g.last_report``. A graph built
+from any other ids (64-bit integers, names) keeps them: ``g.ids`` lists them in the
+order of the result arrays, ``source=`` takes them, and ``sl.to_pandas(result, g)``
+gives a pandas Series keyed by them. The engine runs
 with the GIL released; Ctrl-C raises KeyboardInterrupt.
 
 Every kernel takes ``checkpoint=FOLDER``: the run writes its state there between steps
@@ -44,6 +47,7 @@ __all__ = [
     "generate",
     "from_edges",
     "from_scipy",
+    "to_pandas",
     "bfs",
     "sssp",
     "pagerank",
@@ -80,7 +84,8 @@ class Graph:
     ``tier`` (None, "dram", "mmap", "direct", or "far" for a graph in far memory,
     opened by its ``redis://HOST:PORT/NAME`` address),
     ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
-    ``weighted``, and ``last_report``, the report of the last kernel run on it.
+    ``weighted``, ``ids`` (the input's id of each vertex, see :attr:`ids`), and
+    ``last_report``, the report of the last kernel run on it.
     """
 
     def __init__(self, path: PathLike, memory: Size = None,
@@ -102,6 +107,39 @@ class Graph:
         self.last_report: Optional[dict] = None
         # A temporary directory (from_edges without a path) lives as long as the graph.
         self._keep = _keep
+        self._ids: Optional[_np.ndarray] = None
+        self._positions: Optional[dict] = None
+
+    @property
+    def ids(self) -> _np.ndarray:
+        """The input's id of each vertex, in the order of every result array: int64 for
+        integer ids, an object array of str for names, ``arange(n)`` when the graph's
+        ids are its vertices (``info()["ids"]`` says which)."""
+        if self._ids is None:
+            loaded = _core.vertex_ids(self.path)
+            if loaded is None:
+                self._ids = _np.arange(self.n, dtype=_np.int64)
+            elif isinstance(loaded, list):
+                self._ids = _np.array(loaded, dtype=object)
+            else:
+                self._ids = loaded
+        return self._ids
+
+    def vertex(self, id: Any) -> int:
+        """The position of the vertex the input called ``id`` (an integer or a name) in
+        the result arrays; KeyError when no vertex has it."""
+        kind = self._info["ids"]
+        if kind == "names":
+            if self._positions is None:
+                self._positions = {name: v for v, name in enumerate(self.ids)}
+            if id in self._positions:
+                return self._positions[id]
+        elif not isinstance(id, bool) and isinstance(id, (int, _np.integer)):
+            ids = self.ids
+            at = int(_np.searchsorted(ids, id))
+            if at < len(ids) and ids[at] == id:
+                return at
+        raise KeyError(f"no vertex of {self.path} has the id {id!r}")
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
@@ -154,7 +192,7 @@ def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "256K",
 
 def build(input: PathLike, output: PathLike, memory: Size = None,
           undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None,
-          out_heads: str = "auto") -> Graph:
+          out_heads: str = "auto", ids: str = "auto") -> Graph:
     """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
     or from another .sl file (to reorder it, drop its weights or bring it to this format).
 
@@ -162,11 +200,14 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
     ``reorder="dbg"`` groups vertices by degree, hottest first; ``out_heads`` ("auto",
     "always" or "never") whether to write each vertex's first two out-neighbors apart, which
     the disk tiers read for cc's first pass instead of the lists ("auto": when the lists
-    average 8 entries or more). Returns the new graph (open it again with
+    average 8 entries or more). ``ids`` says what a text input's ids are: "dense" (the
+    vertices 0..max id), "compact" (any 64-bit integers or names, mapped to 0..n and kept
+    in the file, see :attr:`Graph.ids`), or "auto" (compact for names, ids beyond 32 bits
+    and sparse ids). Returns the new graph (open it again with
     ``sl.open(output, memory=...)`` to run within a budget).
     """
     _core.build(_os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
-                out_heads)
+                out_heads, ids)
     return Graph(output)
 
 
@@ -283,33 +324,66 @@ def _threads(threads: Optional[int]) -> Optional[int]:
     return _integer(threads, "threads", 1, 2**16, none=True)
 
 
-def _source(source: Optional[int]) -> Optional[int]:
+def _source(g: Graph, source: Any) -> Optional[int]:
+    """The position of the source vertex the user named by its id."""
     if source is None:
         return None
+    if g._info["ids"] != "dense":
+        return g.vertex(source)
     if isinstance(source, bool) or not isinstance(source, (int, _np.integer)) or source < 0:
         raise ValueError(f"source must be a vertex id (a non-negative integer), not {source!r}")
     return int(source)
 
 
+def to_pandas(result: _np.ndarray, g: Graph, kernel: Optional[str] = None) -> Any:
+    """``result`` of ``kernel`` on ``g`` as a pandas Series indexed by the input's ids
+    (``g.ids``, the index named "id"), named after what it holds ("parent", "score",
+    ...). Values that are vertices (a BFS parent, a component's representative) become
+    ids too, and an unreached vertex's parent is missing (``pd.NA``). ``kernel``
+    defaults to the last kernel run on ``g``."""
+    import pandas as pd
+
+    kernel = kernel or (g.last_report or {}).get("kernel")
+    if kernel is None:
+        raise ValueError("name the kernel that computed the result: no kernel has run on this graph")
+    name, vertices = _core.kernel_column(kernel)
+    values = _np.asarray(result)
+    if values.shape != (g.n,):
+        raise ValueError(f"a result of {kernel} on this graph has {g.n} values, not shape {values.shape}")
+    index = pd.Index(g.ids, name="id")
+    if not vertices:
+        return pd.Series(values, index=index, name=name)
+    reached = values >= 0
+    if g.ids.dtype == object:
+        mapped = _np.full(g.n, None, dtype=object)
+        mapped[reached] = g.ids[values[reached]]
+        return pd.Series(mapped, index=index, name=name).astype("string")
+    mapped = pd.array(_np.where(reached, g.ids[_np.where(reached, values, 0)], 0), dtype="Int64")
+    mapped[~reached] = pd.NA
+    return pd.Series(mapped, index=index, name=name)
+
+
 Every = Union[str, int]
 
 
-def bfs(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None,
+def bfs(g: Graph, source: Any = None, *, threads: Optional[int] = None,
         verify: bool = False, checkpoint: Optional[PathLike] = None,
         checkpoint_every: Every = "auto") -> _np.ndarray:
     """Breadth-first search (direction-optimizing): int64 parent per vertex, the source
-    its own parent, -1 unreached. ``source=None`` picks a vertex with edges reproducibly."""
-    return g._run("bfs", source=_source(source), threads=_threads(threads), verify=verify,
+    its own parent, -1 unreached (parents are positions in ``g.ids``; ``to_pandas`` gives
+    them as ids). ``source`` is an id of the input; None picks a vertex with edges
+    reproducibly."""
+    return g._run("bfs", source=_source(g, source), threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 
-def sssp(g: Graph, source: Optional[int] = None, delta: Optional[float] = None, *,
+def sssp(g: Graph, source: Any = None, delta: Optional[float] = None, *,
          threads: Optional[int] = None, verify: bool = False,
          checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
     """Single-source shortest paths by delta-stepping: float64 distance, +inf unreached.
     Unweighted graphs use weight 1; ``delta`` is the bucket width (default 1)."""
     delta = _number(delta, "delta", 0.0, 1e308, open_low=True, none=True)
-    return g._run("sssp", source=_source(source), delta=delta, threads=_threads(threads),
+    return g._run("sssp", source=_source(g, source), delta=delta, threads=_threads(threads),
                   verify=verify, **_checkpointing(checkpoint, checkpoint_every))
 
 

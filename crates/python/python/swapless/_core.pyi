@@ -1,6 +1,6 @@
 """Type stubs of the native module (the Rust side of swapless)."""
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -16,6 +16,12 @@ class VerificationError(Exception):
 def graph_info(path: str) -> str:
     """Facts about a .sl file, as JSON."""
 
+def vertex_ids(path: str) -> Union[np.ndarray, List[str], None]:
+    """The input's ids of a compacted graph's vertices (int64 array or names); None when its ids are its vertices."""
+
+def kernel_column(kernel_name: str) -> Tuple[str, bool]:
+    """The name of a kernel's result column in a table, and whether its values are vertices."""
+
 def plan(path: str, kernel_name: str, memory: Optional[str] = None, tier_name: Optional[str] = None) -> str:
     """The placement plan of a kernel on the graph, as JSON."""
 
@@ -23,7 +29,8 @@ def run(path: str, kernel_name: str, options: str) -> Tuple[Optional[np.ndarray]
     """Runs a kernel; returns the result array (None for triangle counting) and the report as JSON."""
 
 def build(input: str, output: str, memory: Optional[str] = None, undirected: bool = False,
-          weighted: bool = False, reorder: Optional[str] = None, out_heads: str = "auto") -> str:
+          weighted: bool = False, reorder: Optional[str] = None, out_heads: str = "auto",
+          ids: str = "auto") -> str:
     """Imports an edge list, Matrix Market or GAP file into a .sl file; returns the report as JSON."""
 
 def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 16,
