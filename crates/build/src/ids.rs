@@ -3,9 +3,13 @@
 //! ([`DistinctIds`]); sorted, they become the graph's [`VertexIds`], vertex `v` being the
 //! `v`-th. The second pass turns each id into its vertex through an [`IdTable`].
 
+use std::path::Path;
 use std::sync::Arc;
 
 use swapless_format::VertexIds;
+
+use crate::importers::text::{TOKEN_CHARS, parse_vertex_id, shown};
+use crate::{BuildError, Result};
 
 /// How a build treats the input's vertex ids.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -106,13 +110,13 @@ impl DistinctIds {
         }
     }
 
-    /// Adds one id; `false` when gathering integers and `token` is not one (the caller
+    /// Adds one id; `Stop` when gathering integers and `token` is not one (the caller
     /// then reads the input again for names).
-    pub(crate) fn add(&mut self, token: &[u8]) -> bool {
+    pub(crate) fn add(&mut self, token: &[u8]) -> Gathered {
         match self {
             DistinctIds::Integers { sorted, batch } => {
                 let Some(id) = parse_integer(token) else {
-                    return false;
+                    return Gathered::Stop;
                 };
                 batch.push(id);
                 if batch.len() == BATCH_IDS {
@@ -124,6 +128,9 @@ impl DistinctIds {
                 batch,
                 batch_bytes,
             } => {
+                if let Some(problem) = name_problem(token) {
+                    return Gathered::Refused(problem);
+                }
                 *batch_bytes += token.len() as u64 + NAME_OVERHEAD_BYTES;
                 batch.push(token.into());
                 if batch.len() == BATCH_IDS {
@@ -132,7 +139,7 @@ impl DistinctIds {
                 }
             }
         }
-        true
+        Gathered::Added
     }
 
     /// Bytes held now (the sorted part, the batch, and room to merge them).
@@ -180,6 +187,173 @@ impl DistinctIds {
                 }
                 VertexIds::Names { offsets, bytes }
             }
+        }
+    }
+}
+
+/// What became of an id offered to [`DistinctIds::add`].
+pub(crate) enum Gathered {
+    /// It is among the ids.
+    Added,
+    /// It is not an integer, and integers were being gathered.
+    Stop,
+    /// It cannot name a vertex; why.
+    Refused(String),
+}
+
+/// Why `token` cannot be a vertex's name: not UTF-8, or holding control characters
+/// (a tab or line break inside a quoted CSV field, a stray byte), which would garble
+/// every table and terminal that shows it.
+fn name_problem(token: &[u8]) -> Option<String> {
+    let shown = shown(token, TOKEN_CHARS);
+    match std::str::from_utf8(token) {
+        Err(_) => Some(format!(
+            "`{shown}` is not UTF-8 text, so it cannot name a vertex"
+        )),
+        Ok(text) if text.chars().any(char::is_control) => Some(format!(
+            "`{shown}` holds control characters, so it cannot name a vertex"
+        )),
+        Ok("") => Some("an empty id cannot name a vertex".to_string()),
+        Ok(_) => None,
+    }
+}
+
+/// The distinct ids of an input, ascending, within `allowance_bytes`: `read_ids`
+/// reads the input from its start, offering each id to the function it is given, and
+/// stops early when told to. Integers while every id is one; the input is read again
+/// for names at the first that is not.
+pub(crate) fn gather_ids(
+    path: &Path,
+    allowance_bytes: u64,
+    mut read_ids: impl FnMut(&mut dyn FnMut(&[u8]) -> Gathered) -> Result<()>,
+) -> Result<VertexIds> {
+    let mut distinct = DistinctIds::integers();
+    for _ in 0..2 {
+        let mut stopped = false;
+        let mut offered = 0u64;
+        let mut beyond = None;
+        read_ids(&mut |token| {
+            offered += 1;
+            if offered.is_multiple_of(1 << 17) && distinct.memory_bytes() > allowance_bytes {
+                beyond = Some(distinct.memory_bytes());
+                return Gathered::Stop;
+            }
+            let gathered = distinct.add(token);
+            stopped |= matches!(gathered, Gathered::Stop);
+            gathered
+        })?;
+        if let Some(held_bytes) = beyond {
+            return Err(BuildError::IdsBeyondBudget {
+                path: path.to_path_buf(),
+                held_bytes,
+                allowance_bytes,
+            });
+        }
+        if !stopped {
+            break;
+        }
+        distinct = DistinctIds::names();
+    }
+    Ok(distinct.finish())
+}
+
+/// How an importer turns the ids it reads into vertices.
+pub(crate) enum IdResolver {
+    /// Each id is its vertex; `auto` stops the build at the first id that says the
+    /// input should be compacted, and at the end when the ids are sparse.
+    Dense {
+        auto: bool,
+        largest: u64,
+        edges: u64,
+    },
+    /// Through the table the first pass made.
+    Compact(Arc<IdTable>),
+}
+
+/// Why an id is not a vertex.
+pub(crate) enum IdProblem {
+    /// What is wrong with it, for a parse error.
+    Detail(String),
+    /// An `auto` build should compact its ids.
+    Compact(CompactReason),
+}
+
+impl IdResolver {
+    /// Dense ids, stopping at the first sign of others when `mode` is `auto`.
+    pub(crate) fn new(mode: IdMode) -> IdResolver {
+        IdResolver::Dense {
+            auto: mode == IdMode::Auto,
+            largest: 0,
+            edges: 0,
+        }
+    }
+
+    /// The vertex of the id `token`.
+    pub(crate) fn vertex_of(&mut self, token: &[u8]) -> std::result::Result<u32, IdProblem> {
+        match self {
+            IdResolver::Compact(table) => table.vertex_of(token).ok_or_else(|| {
+                IdProblem::Detail(format!(
+                    "id `{}` was not in the input when its ids were gathered; was the file changed while it was read?",
+                    shown(token, TOKEN_CHARS)
+                ))
+            }),
+            IdResolver::Dense { auto, largest, .. } => {
+                let id = match (parse_vertex_id(token), *auto) {
+                    (Ok(id), _) => id,
+                    (Err(_), true) => {
+                        let id = shown(token, TOKEN_CHARS);
+                        return Err(IdProblem::Compact(
+                            match token.iter().all(u8::is_ascii_digit) {
+                                true => CompactReason::TooLarge(id),
+                                false => CompactReason::NotDense(id),
+                            },
+                        ));
+                    }
+                    (Err(detail), false) => return Err(IdProblem::Detail(detail)),
+                };
+                *largest = (*largest).max(id);
+                Ok(id as u32)
+            }
+        }
+    }
+
+    /// Counts an edge read (for the test of sparse ids).
+    pub(crate) fn count_edge(&mut self) {
+        if let IdResolver::Dense { edges, .. } = self {
+            *edges += 1;
+        }
+    }
+
+    /// At the end of an `auto` input of dense ids: whether they are sparse.
+    pub(crate) fn sparse(&self) -> Option<CompactReason> {
+        match *self {
+            IdResolver::Dense {
+                auto: true,
+                largest,
+                edges,
+            } if largest >= SPARSE_FLOOR && largest > SPARSE_FACTOR.saturating_mul(edges) => {
+                Some(CompactReason::Sparse { largest, edges })
+            }
+            _ => None,
+        }
+    }
+
+    /// The vertices the table holds, when compacting.
+    pub(crate) fn declared_vertices(&self) -> Option<u64> {
+        self.table().map(|table| table.ids().len() as u64)
+    }
+
+    /// Bytes the table holds, when compacting.
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        self.table()
+            .map_or(0, |table| IdTable::memory_bytes(table.ids()))
+    }
+
+    /// The table, when compacting.
+    pub(crate) fn table(&self) -> Option<Arc<IdTable>> {
+        match self {
+            IdResolver::Compact(table) => Some(table.clone()),
+            IdResolver::Dense { .. } => None,
         }
     }
 }
@@ -349,7 +523,10 @@ mod tests {
 
     fn gathered(tokens: &[&str]) -> DistinctIds {
         let mut ids = DistinctIds::integers();
-        if !tokens.iter().all(|token| ids.add(token.as_bytes())) {
+        let all_integers = tokens
+            .iter()
+            .all(|token| matches!(ids.add(token.as_bytes()), Gathered::Added));
+        if !all_integers {
             ids = DistinctIds::names();
             for token in tokens {
                 ids.add(token.as_bytes());
@@ -388,7 +565,10 @@ mod tests {
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64))
             .collect();
         for value in &values {
-            assert!(ids.add(value.to_string().as_bytes()));
+            assert!(matches!(
+                ids.add(value.to_string().as_bytes()),
+                Gathered::Added
+            ));
         }
         let table = IdTable::new(ids.finish());
         let VertexIds::Integers(sorted) = table.ids() else {
@@ -410,6 +590,15 @@ mod tests {
         assert_eq!(table.vertex_of("東京".as_bytes()), Some(3));
         assert_eq!(table.vertex_of(b"12"), Some(0));
         assert_eq!(table.vertex_of(b"13"), None);
+    }
+
+    #[test]
+    fn names_that_would_garble_a_table_are_refused() {
+        let mut ids = DistinctIds::names();
+        for bad in [&b"ab\x01"[..], b"\xff\xfe", b""] {
+            assert!(matches!(ids.add(bad), Gathered::Refused(_)), "{bad:?}");
+        }
+        assert!(matches!(ids.add("Zoë 東京".as_bytes()), Gathered::Added));
     }
 
     #[test]

@@ -339,9 +339,15 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
         (IdKind::Dense, _) => {}
         (kind, because) => say!(
             "  ids: the input's {} mapped to 0..{} and kept in the file{}",
-            if kind == IdKind::Names { "names" } else { "integers" },
+            if kind == IdKind::Names {
+                "names"
+            } else {
+                "integers"
+            },
             thousands(report.vertices.saturating_sub(1)),
-            because.as_ref().map_or(String::new(), |because| format!(" ({because})"))
+            because
+                .as_ref()
+                .map_or(String::new(), |because| format!(" ({because})"))
         ),
     }
     say!(

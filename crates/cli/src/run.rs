@@ -398,11 +398,12 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
 fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     use crate::commands::{distinct_outputs, prepare_json};
     if let Some(out) = &command.out {
-        let extension = out.extension().unwrap_or_default();
-        if extension != "npy" && extension != "csv" {
+        // No extension (a device, a pipe) gets the array.
+        if let Some(extension) = out.extension().filter(|&e| e != "npy" && e != "csv") {
             return Err(CliError::Usage(format!(
-                "--out {} should end in .npy (a NumPy array) or .csv (a table of ids and values)",
+                "--out {} ends in .{}, but results are written as .npy (a NumPy array) or .csv (a table of ids and values); name the file so",
                 out.display(),
+                extension.to_string_lossy()
             )));
         }
         let target = swapless_format::output::output_target(out)?;

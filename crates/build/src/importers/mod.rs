@@ -4,7 +4,7 @@ mod compressed;
 mod gap;
 mod matrix_market;
 mod swapless_file;
-mod text;
+pub(crate) mod text;
 
 pub use compressed::{InputReader, open_maybe_compressed};
 pub use gap::GapSource;

@@ -10,7 +10,7 @@ use swapless_format::VertexIds;
 use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
 use crate::builder::BATCH_EDGES;
-use crate::ids::{CompactReason, DistinctIds, IdMode, IdTable, SPARSE_FACTOR, SPARSE_FLOOR};
+use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, gather_ids};
 use crate::source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
 use crate::{BuildError, Result};
 
@@ -22,27 +22,14 @@ pub struct TextEdgeListSource {
     line_number: u64,
     columns: Option<usize>,
     line: Vec<u8>,
-    ids: TextIds,
-}
-
-/// How the ids of a text input become vertices.
-enum TextIds {
-    /// Each id is its vertex; `auto` stops the build at the first id that says the
-    /// input should be compacted, and at the end when the ids are sparse.
-    Dense {
-        auto: bool,
-        largest: u64,
-        edges: u64,
-    },
-    /// Through the table the first pass made.
-    Compact(Arc<IdTable>),
+    ids: IdResolver,
 }
 
 /// Characters of a line an error message shows.
 const EXCERPT_CHARS: usize = 80;
 
 /// Characters of a single token an error message shows.
-const TOKEN_CHARS: usize = 40;
+pub(crate) const TOKEN_CHARS: usize = 40;
 
 /// Longest line the text importers read; a longer one is not an edge list's.
 pub(crate) const MAX_LINE_BYTES: usize = 64 << 10;
@@ -212,11 +199,7 @@ impl TextEdgeListSource {
             line_number: 0,
             columns: None,
             line: Vec::with_capacity(256),
-            ids: TextIds::Dense {
-                auto: options.ids == IdMode::Auto,
-                largest: 0,
-                edges: 0,
-            },
+            ids: IdResolver::new(options.ids),
         }
     }
 
@@ -228,7 +211,7 @@ impl TextEdgeListSource {
         table: Arc<IdTable>,
     ) -> Self {
         TextEdgeListSource {
-            ids: TextIds::Compact(table),
+            ids: IdResolver::Compact(table),
             ..TextEdgeListSource::new(path, reader, options)
         }
     }
@@ -276,7 +259,7 @@ impl TextEdgeListSource {
         }
         let mut vertices = [0u32; 2];
         for (vertex, token) in vertices.iter_mut().zip(&tokens[..2]) {
-            *vertex = match vertex_of(&mut self.ids, token) {
+            *vertex = match self.ids.vertex_of(token) {
                 Ok(found) => found,
                 Err(IdProblem::Compact(reason)) => {
                     return Err(BuildError::IdsNeedCompacting(reason));
@@ -290,9 +273,7 @@ impl TextEdgeListSource {
         } else {
             1.0
         };
-        if let TextIds::Dense { edges, .. } = &mut self.ids {
-            *edges += 1;
-        }
+        self.ids.count_edge();
         Ok(Some(InputEdge {
             source,
             destination,
@@ -323,24 +304,15 @@ impl EdgeSource for TextEdgeListSource {
     }
 
     fn declared_vertices(&self) -> Option<u64> {
-        match &self.ids {
-            TextIds::Compact(table) => Some(table.ids().len() as u64),
-            TextIds::Dense { .. } => None,
-        }
+        self.ids.declared_vertices()
     }
 
     fn memory_bytes(&self) -> u64 {
-        match &self.ids {
-            TextIds::Compact(table) => IdTable::memory_bytes(table.ids()),
-            TextIds::Dense { .. } => 0,
-        }
+        self.ids.memory_bytes()
     }
 
     fn vertex_ids(&self) -> Option<Arc<IdTable>> {
-        match &self.ids {
-            TextIds::Compact(table) => Some(table.clone()),
-            TextIds::Dense { .. } => None,
-        }
+        self.ids.table()
     }
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
@@ -361,18 +333,8 @@ impl EdgeSource for TextEdgeListSource {
                 read => read.map_err(|source| BuildError::io(&self.path, source))?,
             };
             if read == 0 {
-                if let TextIds::Dense {
-                    auto: true,
-                    largest,
-                    edges,
-                } = self.ids
-                    && largest >= SPARSE_FLOOR
-                    && largest > SPARSE_FACTOR.saturating_mul(edges)
-                {
-                    return Err(BuildError::IdsNeedCompacting(CompactReason::Sparse {
-                        largest,
-                        edges,
-                    }));
+                if let Some(reason) = self.ids.sparse() {
+                    return Err(BuildError::IdsNeedCompacting(reason));
                 }
                 break;
             }
@@ -385,87 +347,46 @@ impl EdgeSource for TextEdgeListSource {
     }
 }
 
-/// Why an id is not a vertex.
-enum IdProblem {
-    /// What is wrong with it, for a parse error.
-    Detail(String),
-    /// An `auto` build should compact its ids.
-    Compact(CompactReason),
-}
-
-/// The vertex of the id `token`.
-fn vertex_of(ids: &mut TextIds, token: &[u8]) -> std::result::Result<u32, IdProblem> {
-    match ids {
-        TextIds::Compact(table) => table.vertex_of(token).ok_or_else(|| {
-            IdProblem::Detail(format!(
-                "id `{}` was not in the input when its ids were gathered; was the file changed while it was read?",
-                shown(token, TOKEN_CHARS)
-            ))
-        }),
-        TextIds::Dense { auto, largest, .. } => {
-            let id = match (parse_vertex_id(token), *auto) {
-                (Ok(id), _) => id,
-                (Err(_), true) => {
-                    let id = shown(token, TOKEN_CHARS);
-                    return Err(IdProblem::Compact(
-                        match token.iter().all(u8::is_ascii_digit) {
-                            true => CompactReason::TooLarge(id),
-                            false => CompactReason::NotDense(id),
-                        },
-                    ));
-                }
-                (Err(detail), false) => return Err(IdProblem::Detail(detail)),
-            };
-            *largest = (*largest).max(id);
-            Ok(id as u32)
-        }
-    }
-}
-
 /// The first pass of compacting a text input's ids: its distinct ids, ascending, in at
-/// most `allowance_bytes` of memory. Integers while every id is one; the input is read
-/// again for names at the first that is not.
+/// most `allowance_bytes` of memory.
 pub(crate) fn scan_ids(path: &Path, allowance_bytes: u64) -> Result<VertexIds> {
-    let mut distinct = DistinctIds::integers();
-    if !scan_into(path, &mut distinct, allowance_bytes)? {
-        distinct = DistinctIds::names();
-        scan_into(path, &mut distinct, allowance_bytes)?;
-    }
-    Ok(distinct.finish())
-}
-
-/// Adds the ids of `path`'s edges to `distinct`; `false` at the first id it refuses.
-fn scan_into(path: &Path, distinct: &mut DistinctIds, allowance_bytes: u64) -> Result<bool> {
-    let mut reader = open_maybe_compressed(path)?;
-    let mut line = Vec::with_capacity(256);
-    let mut line_number = 0u64;
-    loop {
-        let read = read_line_bounded(&mut reader, &mut line);
-        // A line too long is reported, with its number, by the second pass.
-        let Ok(read) = read else { return Ok(true) };
-        if read == 0 {
-            return Ok(true);
+    gather_ids(path, allowance_bytes, |add| {
+        let mut reader = open_maybe_compressed(path)?;
+        let mut line = Vec::with_capacity(256);
+        let mut line_number = 0u64;
+        loop {
+            // A line too long is reported, with its number, by the second pass.
+            let Ok(read) = read_line_bounded(&mut reader, &mut line) else {
+                return Ok(());
+            };
+            if read == 0 {
+                return Ok(());
+            }
+            line_number += 1;
+            if line_number == 1 && line.starts_with(b"\xef\xbb\xbf") {
+                line.drain(..3);
+            }
+            let (count, tokens) = fields(&line);
+            // Lines the second pass refuses are reported there.
+            if !(2..=3).contains(&count) {
+                continue;
+            }
+            for token in &tokens[..2] {
+                match add(token) {
+                    Gathered::Added => {}
+                    Gathered::Stop => return Ok(()),
+                    Gathered::Refused(detail) => {
+                        return Err(BuildError::Parse {
+                            path: path.to_path_buf(),
+                            line: line_number,
+                            text: excerpt(&line),
+                            detail,
+                        });
+                    }
+                }
+            }
         }
-        line_number += 1;
-        if line_number == 1 && line.starts_with(b"\xef\xbb\xbf") {
-            line.drain(..3);
-        }
-        let (count, tokens) = fields(&line);
-        // Lines the second pass refuses are reported there.
-        if !(2..=3).contains(&count) {
-            continue;
-        }
-        if !distinct.add(tokens[0]) || !distinct.add(tokens[1]) {
-            return Ok(false);
-        }
-        if line_number.is_multiple_of(1 << 16) && distinct.memory_bytes() > allowance_bytes {
-            return Err(BuildError::IdsBeyondBudget {
-                path: path.to_path_buf(),
-                held_bytes: distinct.memory_bytes(),
-                allowance_bytes,
-            });
-        }
-    }
+    })
 }
 
 #[cfg(test)]
