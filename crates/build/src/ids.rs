@@ -72,6 +72,15 @@ pub(crate) fn parse_integer(token: &[u8]) -> Option<i64> {
     text.parse().ok()
 }
 
+/// An id as an importer reads it: a number (a Parquet integer column), or text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum IdValue<'a> {
+    /// An integer.
+    Integer(i64),
+    /// Text: a number written in decimal, or a name.
+    Text(&'a [u8]),
+}
+
 /// The distinct ids of an input, gathered in a first pass: integers until a token is
 /// not one, then names. Held sorted and deduplicated in batches, so memory follows the
 /// distinct ids, not the edges.
@@ -110,8 +119,25 @@ impl DistinctIds {
         }
     }
 
-    /// Adds one id; `Stop` when gathering integers and `token` is not one (the caller
-    /// then reads the input again for names).
+    /// Adds one id; `Stop` when gathering integers and it is not one (the caller then
+    /// reads the input again for names).
+    pub(crate) fn add_value(&mut self, id: IdValue) -> Gathered {
+        match (id, &mut *self) {
+            (IdValue::Integer(id), DistinctIds::Integers { sorted, batch }) => {
+                batch.push(id);
+                if batch.len() == BATCH_IDS {
+                    merge_batch(sorted, batch);
+                }
+                Gathered::Added
+            }
+            (IdValue::Integer(id), DistinctIds::Names { .. }) => {
+                self.add(id.to_string().as_bytes())
+            }
+            (IdValue::Text(token), _) => self.add(token),
+        }
+    }
+
+    /// Adds one id written as text (see [`DistinctIds::add_value`]).
     pub(crate) fn add(&mut self, token: &[u8]) -> Gathered {
         match self {
             DistinctIds::Integers { sorted, batch } => {
@@ -225,7 +251,7 @@ fn name_problem(token: &[u8]) -> Option<String> {
 pub(crate) fn gather_ids(
     path: &Path,
     allowance_bytes: u64,
-    mut read_ids: impl FnMut(&mut dyn FnMut(&[u8]) -> Gathered) -> Result<()>,
+    mut read_ids: impl FnMut(&mut dyn FnMut(IdValue) -> Gathered) -> Result<()>,
 ) -> Result<VertexIds> {
     let mut distinct = DistinctIds::integers();
     for _ in 0..2 {
@@ -238,7 +264,7 @@ pub(crate) fn gather_ids(
                 beyond = Some(distinct.memory_bytes());
                 return Gathered::Stop;
             }
-            let gathered = distinct.add(token);
+            let gathered = distinct.add_value(token);
             stopped |= matches!(gathered, Gathered::Stop);
             gathered
         })?;
@@ -313,6 +339,47 @@ impl IdResolver {
                 };
                 *largest = (*largest).max(id);
                 Ok(id as u32)
+            }
+        }
+    }
+
+    /// The vertex of the id `value` (an integer read as one, or text).
+    pub(crate) fn vertex_of_value(
+        &mut self,
+        value: IdValue,
+    ) -> std::result::Result<u32, IdProblem> {
+        let id = match value {
+            IdValue::Integer(id) => id,
+            IdValue::Text(token) => return self.vertex_of(token),
+        };
+        match self {
+            IdResolver::Compact(table) => match table.ids() {
+                VertexIds::Integers(_) => table.vertex_of_integer(id),
+                VertexIds::Names { .. } => table.vertex_of(id.to_string().as_bytes()),
+            }
+            .ok_or_else(|| {
+                IdProblem::Detail(format!(
+                    "id {id} was not in the input when its ids were gathered; was it changed while it was read?"
+                ))
+            }),
+            IdResolver::Dense { auto, largest, .. } => {
+                let dense = u32::try_from(id)
+                    .ok()
+                    .filter(|&vertex| vertex as u64 <= crate::MAX_VERTEX_ID);
+                match (dense, *auto) {
+                    (Some(vertex), _) => {
+                        *largest = (*largest).max(vertex as u64);
+                        Ok(vertex)
+                    }
+                    (None, true) if id < 0 => {
+                        Err(IdProblem::Compact(CompactReason::NotDense(id.to_string())))
+                    }
+                    (None, true) => Err(IdProblem::Compact(CompactReason::TooLarge(id.to_string()))),
+                    (None, false) => Err(IdProblem::Detail(format!(
+                        "id {id} is not a vertex: dense ids are integers from 0 to {}",
+                        crate::MAX_VERTEX_ID
+                    ))),
+                }
             }
         }
     }
@@ -473,8 +540,8 @@ impl IdTable {
         &self.ids
     }
 
-    /// The vertex the input wrote as `token`, if it is one of the ids.
-    pub fn vertex_of(&self, token: &[u8]) -> Option<u32> {
+    /// The vertex of the integer id `id`, if it is one of the ids.
+    pub fn vertex_of_integer(&self, id: i64) -> Option<u32> {
         match (&self.index, &self.ids) {
             (
                 Index::Buckets {
@@ -484,7 +551,6 @@ impl IdTable {
                 },
                 VertexIds::Integers(sorted),
             ) => {
-                let id = parse_integer(token)?;
                 if id < *least {
                     return None;
                 }
@@ -497,6 +563,16 @@ impl IdTable {
                     .binary_search(&id)
                     .ok()
                     .map(|at| (first + at) as u32)
+            }
+            _ => None,
+        }
+    }
+
+    /// The vertex the input wrote as `token`, if it is one of the ids.
+    pub fn vertex_of(&self, token: &[u8]) -> Option<u32> {
+        match (&self.index, &self.ids) {
+            (Index::Buckets { .. }, VertexIds::Integers(_)) => {
+                self.vertex_of_integer(parse_integer(token)?)
             }
             (Index::Hashed { slots, mask }, VertexIds::Names { offsets, bytes }) => {
                 let mut slot = xxhash_rust::xxh3::xxh3_64(token) & mask;

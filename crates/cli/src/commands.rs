@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::json;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::ids::IdMode;
-use swapless_build::importers::{ImportOptions, build_input};
+use swapless_build::importers::{
+    ColumnChoice, HeaderChoice, ImportOptions, TableColumns, build_input,
+};
 use swapless_build::{BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph};
 use swapless_format::output::{
     OutputKind, output_target, same_file, seekable_output_target, write_output,
@@ -205,14 +207,24 @@ pub fn build(command: BuildCommand) -> CliResult {
         },
     };
     let budget = memory_budget(command.output_options.memory.as_deref())?;
+    let columns = TableColumns {
+        source: command.source_col.as_deref().map(ColumnChoice::parse),
+        target: command.target_col.as_deref().map(ColumnChoice::parse),
+        weight: command.weight_col.as_deref().map(ColumnChoice::parse),
+        header: match (command.header, command.no_header) {
+            (true, _) => HeaderChoice::Yes,
+            (_, true) => HeaderChoice::No,
+            _ => HeaderChoice::Auto,
+        },
+    };
     let key = input_key(&command.input).map(|input| {
         format!(
-            "build {input} undirected {} weighted {} ids {:?}",
+            "build {input} undirected {} weighted {} ids {:?} columns {columns:?}",
             command.undirected, command.weighted, options.ids
         )
     });
     run_build(
-        Input::File(&command.input, options),
+        Input::File(&command.input, options, &columns),
         &command.output,
         &command.output_options,
         budget,
@@ -224,8 +236,9 @@ pub fn build(command: BuildCommand) -> CliResult {
 enum Input<'a> {
     /// A generator (or any source made beforehand).
     Source(&'a mut dyn EdgeSource),
-    /// A file, opened by the build (which may read it again to compact its ids).
-    File(&'a Path, ImportOptions),
+    /// A file, opened by the build (which may read it again to compact its ids), and
+    /// the columns of a table.
+    File(&'a Path, ImportOptions, &'a TableColumns),
 }
 
 /// The input file as a build's resume key names it: where it is, its length and when
@@ -298,7 +311,9 @@ fn run_build(
     build_options.resume = options.resume;
     let result = match input {
         Input::Source(source) => build_graph(source, output, &build_options),
-        Input::File(path, import) => build_input(path, import, output, &build_options),
+        Input::File(path, import, columns) => {
+            build_input(path, import, columns, output, &build_options)
+        }
     };
     progress.finish();
     let report = result?;

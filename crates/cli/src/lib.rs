@@ -129,6 +129,22 @@ struct BuildCommand {
     /// results speak them again; `auto` compacts names, ids beyond 32 bits and sparse ids.
     #[arg(long, value_enum, default_value = "auto")]
     ids: IdsChoice,
+    /// A table's (.csv, .tsv) source column: its header's name, or its position from 1 (default 1).
+    #[arg(long, value_name = "COLUMN")]
+    source_col: Option<String>,
+    /// A table's target column (default 2).
+    #[arg(long, value_name = "COLUMN")]
+    target_col: Option<String>,
+    /// A table's weight column, read with --weighted (default 3).
+    #[arg(long, value_name = "COLUMN")]
+    weight_col: Option<String>,
+    /// The table's first row is a header (found by itself when its ids are numbers, or a
+    /// column is chosen by name).
+    #[arg(long, conflicts_with = "no_header")]
+    header: bool,
+    /// Every row of the table is an edge.
+    #[arg(long)]
+    no_header: bool,
     #[command(flatten)]
     output_options: OutputOptions,
 }

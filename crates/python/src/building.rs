@@ -10,17 +10,39 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::ids::IdMode;
-use swapless_build::importers::{ImportOptions, build_input};
+use swapless_build::importers::{
+    ColumnChoice, HeaderChoice, ImportOptions, TableColumns, build_input,
+};
 use swapless_build::{BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
 
 use crate::{build_error, format_error, interruptible, memory_size};
+
+/// A table's column as Python names it: by name, or by position from 0 (pandas'
+/// `usecols`).
+#[derive(FromPyObject)]
+pub(crate) enum Column {
+    /// Its position, from 0.
+    Position(usize),
+    /// Its name in the header.
+    Name(String),
+}
+
+impl Column {
+    fn choice(self) -> ColumnChoice {
+        match self {
+            Column::Position(position) => ColumnChoice::Position(position + 1),
+            Column::Name(name) => ColumnChoice::Name(name),
+        }
+    }
+}
 
 /// What a build reads.
 enum Input {
     /// A generator or arrays.
     Source(Box<dyn EdgeSource>),
-    /// A file, opened by the build (which may read it again to compact its ids).
-    File(PathBuf, ImportOptions),
+    /// A file, opened by the build (which may read it again to compact its ids), and
+    /// the columns of a table.
+    File(PathBuf, ImportOptions, TableColumns),
 }
 
 /// Builds `output` from `input` within `memory_bytes`; returns the build report as JSON.
@@ -67,7 +89,9 @@ fn build_from(
     swapless_system::reset_peak_rss();
     let report = interruptible(py, cancel, true, move || match input {
         Input::Source(mut source) => build_graph(source.as_mut(), &output, &options),
-        Input::File(path, import) => build_input(&path, import, &output, &options),
+        Input::File(path, import, columns) => {
+            build_input(&path, import, &columns, &output, &options)
+        }
     })?
     .map_err(build_error)?;
     let peak_rss = swapless_system::peak_rss_bytes().unwrap_or(0);
@@ -76,7 +100,7 @@ fn build_from(
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.
 #[pyfunction]
-#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto"))]
+#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     py: Python<'_>,
@@ -88,6 +112,10 @@ pub(crate) fn build(
     reorder: Option<&str>,
     out_heads: &str,
     ids: &str,
+    source_col: Option<Column>,
+    target_col: Option<Column>,
+    weight_col: Option<Column>,
+    header: Option<bool>,
 ) -> PyResult<String> {
     if swapless_format::output::same_file(&input, &output) {
         return Err(PyValueError::new_err(format!(
@@ -112,9 +140,19 @@ pub(crate) fn build(
         weighted,
         ids,
     };
+    let columns = TableColumns {
+        source: source_col.map(Column::choice),
+        target: target_col.map(Column::choice),
+        weight: weight_col.map(Column::choice),
+        header: match header {
+            None => HeaderChoice::Auto,
+            Some(true) => HeaderChoice::Yes,
+            Some(false) => HeaderChoice::No,
+        },
+    };
     build_from(
         py,
-        Input::File(input, import),
+        Input::File(input, import, columns),
         output,
         budget,
         reorder,

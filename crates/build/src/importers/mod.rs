@@ -3,13 +3,17 @@
 mod compressed;
 mod gap;
 mod matrix_market;
+mod parquet;
 mod swapless_file;
+mod table;
 pub(crate) mod text;
 
 pub use compressed::{InputReader, open_maybe_compressed};
 pub use gap::GapSource;
 pub use matrix_market::MatrixMarketSource;
+pub use parquet::ParquetSource;
 pub use swapless_file::SwaplessFileSource;
+pub use table::{ColumnChoice, HeaderChoice, TableColumns, TableSource};
 pub use text::TextEdgeListSource;
 
 pub use text::weight_from_number;
@@ -63,11 +67,12 @@ fn uncompressed_name(path: &Path) -> String {
 pub fn build_input(
     path: &Path,
     import: ImportOptions,
+    columns: &TableColumns,
     output: &Path,
     options: &crate::BuildOptions,
 ) -> Result<crate::BuildReport> {
     let started = std::time::Instant::now();
-    let mut source = open_input_within(path, import, Some(options.memory_bytes))?;
+    let mut source = open_input_with(path, import, columns, Some(options.memory_bytes))?;
     let reason = match crate::build_graph(source.as_mut(), output, options) {
         Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
         done => return done,
@@ -81,7 +86,7 @@ pub fn build_input(
     options.resume_key = options
         .resume_key
         .map(|key| format!("{key}; ids compacted"));
-    let mut source = open_input_within(path, compact, Some(options.memory_bytes))?;
+    let mut source = open_input_with(path, compact, columns, Some(options.memory_bytes))?;
     let mut report = crate::build_graph(source.as_mut(), output, &options)?;
     report.compacted_because = Some(reason.to_string());
     report.seconds = started.elapsed().as_secs_f64();
@@ -100,7 +105,45 @@ pub fn open_input_within(
     options: ImportOptions,
     budget_bytes: Option<u64>,
 ) -> Result<Box<dyn EdgeSource>> {
+    open_input_with(path, options, &TableColumns::default(), budget_bytes)
+}
+
+/// Opens `path` as [`open_input_within`] does, a table input (CSV, TSV) with the
+/// user's choice of `columns`.
+pub fn open_input_with(
+    path: &Path,
+    options: ImportOptions,
+    columns: &TableColumns,
+    budget_bytes: Option<u64>,
+) -> Result<Box<dyn EdgeSource>> {
     let name = uncompressed_name(path);
+    // What compacted ids may hold: what is left of the budget after the builder's
+    // reserve and its least arc buffer (the table and its index stay through the build).
+    let allowance = budget_bytes.map_or(u64::MAX, |budget| {
+        budget.saturating_sub(crate::RESERVED_BYTES + crate::builder::MIN_WORKING_BYTES)
+    });
+    let stream =
+        std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir());
+    if options.ids == IdMode::Compact && stream {
+        return Err(BuildError::bad_input(
+            path,
+            "compacting ids reads the input twice, which a pipe cannot give; write it to a file first",
+        ));
+    }
+    let table = [".csv", ".tsv", ".tab"]
+        .iter()
+        .any(|extension| name.ends_with(extension));
+    if parquet::is_parquet(path) {
+        return Ok(Box::new(ParquetSource::open(
+            path, options, columns, allowance,
+        )?));
+    }
+    if columns.chosen() && !table {
+        return Err(BuildError::bad_input(
+            path,
+            "columns and headers are chosen for tables: .csv, .tsv or .parquet inputs",
+        ));
+    }
     let numbered = [".wsg", ".sg", ".sl", ".mtx"]
         .iter()
         .any(|extension| name.ends_with(extension));
@@ -158,6 +201,12 @@ pub fn open_input_within(
             "this file holds binary data (zero bytes), not a text edge list or Matrix Market file; swapless reads .el/.txt/.csv text, .mtx, GAP .sg/.wsg and .sl files",
         ));
     }
+    if table {
+        drop(reader);
+        return Ok(Box::new(TableSource::open(
+            path, options, columns, allowance,
+        )?));
+    }
     let starts_like_matrix_market = start.starts_with(b"%%MatrixMarket");
     if name.ends_with(".mtx") || starts_like_matrix_market {
         if options.ids == IdMode::Compact {
@@ -171,24 +220,25 @@ pub fn open_input_within(
     if options.ids != IdMode::Compact {
         return Ok(Box::new(TextEdgeListSource::new(path, reader, options)));
     }
-    let regular = std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file());
-    if !regular {
-        return Err(BuildError::bad_input(
-            path,
-            "compacting ids reads the input twice, which a pipe cannot give; write it to a file first",
-        ));
-    }
-    // The table and its index are held through the build: what is left of the budget
-    // after the builder's reserve and its least arc buffer.
-    let allowance = budget_bytes.map_or(u64::MAX, |budget| {
-        budget.saturating_sub(crate::RESERVED_BYTES + crate::builder::MIN_WORKING_BYTES)
-    });
     let ids = text::scan_ids(path, allowance)?;
-    if IdTable::memory_bytes(&ids) > allowance {
+    let table = check_id_table(path, ids, allowance)?;
+    Ok(Box::new(TextEdgeListSource::compacted(
+        path, reader, options, table,
+    )))
+}
+
+/// The index over an input's distinct `ids`, once they are known to fit the build:
+/// within `allowance_bytes` with their index, and no more than a graph's vertices.
+pub(crate) fn check_id_table(
+    path: &Path,
+    ids: swapless_format::VertexIds,
+    allowance_bytes: u64,
+) -> Result<std::sync::Arc<IdTable>> {
+    if IdTable::memory_bytes(&ids) > allowance_bytes {
         return Err(BuildError::IdsBeyondBudget {
             path: path.to_path_buf(),
             held_bytes: IdTable::memory_bytes(&ids),
-            allowance_bytes: allowance,
+            allowance_bytes,
         });
     }
     if ids.len() as u64 > crate::MAX_VERTEX_ID + 1 {
@@ -201,8 +251,5 @@ pub fn open_input_within(
             ),
         ));
     }
-    let table = IdTable::new(ids);
-    Ok(Box::new(TextEdgeListSource::compacted(
-        path, reader, options, table,
-    )))
+    Ok(IdTable::new(ids))
 }

@@ -10,7 +10,7 @@ use swapless_format::VertexIds;
 use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
 use crate::builder::BATCH_EDGES;
-use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, gather_ids};
+use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, IdValue, gather_ids};
 use crate::source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
 use crate::{BuildError, Result};
 
@@ -372,7 +372,7 @@ pub(crate) fn scan_ids(path: &Path, allowance_bytes: u64) -> Result<VertexIds> {
                 continue;
             }
             for token in &tokens[..2] {
-                match add(token) {
+                match add(IdValue::Text(token)) {
                     Gathered::Added => {}
                     Gathered::Stop => return Ok(()),
                     Gathered::Refused(detail) => {

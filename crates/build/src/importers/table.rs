@@ -1,0 +1,440 @@
+//! Tables of edges: CSV and TSV files (RFC 4180 quoting, a header row or none), one row
+//! an edge, its source, target and weight in columns chosen by name or position.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::ImportOptions;
+use super::compressed::{InputReader, open_maybe_compressed};
+use super::text::{TOKEN_CHARS, parse_weight, shown};
+use crate::builder::BATCH_EDGES;
+use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, IdValue, gather_ids};
+use crate::source::{Direction, EdgeSource, InputEdge};
+use crate::{BuildError, Result};
+
+/// A column of a table input: by its name in the header, or its position from 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnChoice {
+    /// The header's name for it.
+    Name(String),
+    /// Its position, counting from 1.
+    Position(usize),
+}
+
+impl ColumnChoice {
+    /// A column as a user writes it: a number is a position, anything else a name.
+    pub fn parse(text: &str) -> ColumnChoice {
+        match text.parse::<usize>() {
+            Ok(position) => ColumnChoice::Position(position),
+            Err(_) => ColumnChoice::Name(text.to_string()),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            ColumnChoice::Name(name) => format!("column {name:?}"),
+            ColumnChoice::Position(position) => format!("column {position}"),
+        }
+    }
+}
+
+/// Whether a table's first row names its columns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeaderChoice {
+    /// A header when a column is chosen by name, or when the first row's ids are not
+    /// numbers and the second row's are; asked for when that cannot tell.
+    #[default]
+    Auto,
+    /// The first row is a header.
+    Yes,
+    /// Every row is an edge.
+    No,
+}
+
+/// Which columns of a table input hold an edge (default: the first, the second, and
+/// the third for a weight).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableColumns {
+    /// The source's column.
+    pub source: Option<ColumnChoice>,
+    /// The target's column.
+    pub target: Option<ColumnChoice>,
+    /// The weight's column (read with `weighted`).
+    pub weight: Option<ColumnChoice>,
+    /// Whether the first row is a header.
+    pub header: HeaderChoice,
+}
+
+impl TableColumns {
+    /// Whether any choice differs from the defaults (only tables take them).
+    pub fn chosen(&self) -> bool {
+        *self != TableColumns::default()
+    }
+}
+
+/// Where a table's edge lies in each row.
+#[derive(Clone)]
+struct Layout {
+    header: bool,
+    source: usize,
+    target: usize,
+    weight: Option<usize>,
+    /// Each used column's name for messages.
+    names: [String; 3],
+}
+
+/// Reads a CSV or TSV table of edges.
+pub struct TableSource {
+    path: PathBuf,
+    reader: csv::Reader<InputReader>,
+    record: csv::ByteRecord,
+    layout: Layout,
+    options: ImportOptions,
+    ids: IdResolver,
+    progress: (Arc<std::sync::atomic::AtomicU64>, u64),
+}
+
+/// The field separator a table's name calls for: a tab for `.tsv`, else a comma.
+fn delimiter(path: &Path) -> u8 {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let name = name
+        .strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .unwrap_or(&name);
+    match name.ends_with(".tsv") || name.ends_with(".tab") {
+        true => b'\t',
+        false => b',',
+    }
+}
+
+/// A reader over `path` that returns every row, header included, as it is.
+fn open_rows(path: &Path) -> Result<csv::Reader<InputReader>> {
+    let input = open_maybe_compressed(path)?;
+    Ok(csv::ReaderBuilder::new()
+        .delimiter(delimiter(path))
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input))
+}
+
+/// The error for row `record` of `path`.
+fn row_error(path: &Path, record: &csv::ByteRecord, detail: String) -> BuildError {
+    let fields: Vec<String> = record
+        .iter()
+        .map(|field| shown(field, TOKEN_CHARS))
+        .collect();
+    BuildError::Parse {
+        path: path.to_path_buf(),
+        line: record.position().map_or(0, csv::Position::line),
+        text: fields.join(","),
+        detail,
+    }
+}
+
+/// A csv error as a build error about `path`.
+fn csv_error(path: &Path, error: csv::Error) -> BuildError {
+    let line = error.position().map_or(0, csv::Position::line);
+    match error.into_kind() {
+        csv::ErrorKind::Io(error) => BuildError::io(path, error),
+        other => BuildError::Parse {
+            path: path.to_path_buf(),
+            line,
+            text: String::new(),
+            detail: format!("{other:?}"),
+        },
+    }
+}
+
+/// Reads the next row into `record`; `false` at the end.
+fn next_row(
+    path: &Path,
+    reader: &mut csv::Reader<InputReader>,
+    record: &mut csv::ByteRecord,
+) -> Result<bool> {
+    reader
+        .read_byte_record(record)
+        .map_err(|error| csv_error(path, error))
+}
+
+/// Where the edge lies in `path`'s rows, from its first rows and the user's choices.
+fn layout(path: &Path, columns: &TableColumns, weighted: bool) -> Result<Layout> {
+    let mut reader = open_rows(path)?;
+    let (mut first, mut second) = (csv::ByteRecord::new(), csv::ByteRecord::new());
+    if !next_row(path, &mut reader, &mut first)? {
+        return Err(BuildError::bad_input(path, "the table has no rows"));
+    }
+    let has_second = next_row(path, &mut reader, &mut second)?;
+    let by_name = [&columns.source, &columns.target, &columns.weight]
+        .into_iter()
+        .flatten()
+        .any(|choice| matches!(choice, ColumnChoice::Name(_)));
+    let default = |choice: &Option<ColumnChoice>, position: usize| {
+        choice.clone().unwrap_or(ColumnChoice::Position(position))
+    };
+    let chosen = [
+        default(&columns.source, 1),
+        default(&columns.target, 2),
+        default(&columns.weight, 3),
+    ];
+    let position_only = |choice: &ColumnChoice| match choice {
+        ColumnChoice::Position(position) => Some(position - 1),
+        ColumnChoice::Name(_) => None,
+    };
+    let numbers = |record: &csv::ByteRecord| {
+        [&chosen[0], &chosen[1]].iter().all(|choice| {
+            position_only(choice)
+                .and_then(|at| record.get(at))
+                .is_some_and(|field| crate::ids::parse_integer(field.trim_ascii()).is_some())
+        })
+    };
+    let header = match (columns.header, by_name) {
+        (HeaderChoice::No, true) => {
+            return Err(BuildError::bad_input(
+                path,
+                "columns are chosen by name, but the table is said to have no header; choose them by position (from 1)",
+            ));
+        }
+        (HeaderChoice::Yes, _) | (HeaderChoice::Auto, true) => true,
+        (HeaderChoice::No, false) => false,
+        (HeaderChoice::Auto, false) if numbers(&first) => false,
+        (HeaderChoice::Auto, false) if has_second && numbers(&second) => true,
+        (HeaderChoice::Auto, false) => {
+            return Err(row_error(
+                path,
+                &first,
+                "is this first row a header? its ids are not numbers, so say which: --header or --no-header (header=True or False in Python)".to_string(),
+            ));
+        }
+    };
+    let index_of = |choice: &ColumnChoice| -> Result<usize> {
+        match choice {
+            ColumnChoice::Position(0) => {
+                Err(BuildError::bad_input(path, "column positions count from 1"))
+            }
+            ColumnChoice::Position(position) if *position > first.len() => {
+                Err(BuildError::bad_input(
+                    path,
+                    format!(
+                        "{} is beyond the {} columns of the first row",
+                        choice.describe(),
+                        first.len()
+                    ),
+                ))
+            }
+            ColumnChoice::Position(position) => Ok(position - 1),
+            ColumnChoice::Name(name) => first
+                .iter()
+                .position(|field| field.trim_ascii() == name.as_bytes())
+                .ok_or_else(|| {
+                    let found: Vec<String> = first
+                        .iter()
+                        .map(|field| shown(field, TOKEN_CHARS))
+                        .collect();
+                    BuildError::bad_input(
+                        path,
+                        format!(
+                            "the header has no column named {name:?}; its columns are {}",
+                            found.join(", ")
+                        ),
+                    )
+                }),
+        }
+    };
+    let source = index_of(&chosen[0])?;
+    let target = index_of(&chosen[1])?;
+    let weight = match (weighted, &columns.weight) {
+        (true, _) => Some(index_of(&chosen[2]).map_err(|_| BuildError::NoWeights {
+            path: path.to_path_buf(),
+            line: None,
+            found: "the table has no weight column (choose one with --weight-col)",
+        })?),
+        (false, None) => None,
+        (false, Some(_)) => {
+            return Err(BuildError::bad_input(
+                path,
+                "a weight column is chosen but weights are not kept; add --weighted",
+            ));
+        }
+    };
+    let name_of = |at: usize| match header {
+        true => String::from_utf8_lossy(first.get(at).unwrap_or_default()).into_owned(),
+        false => (at + 1).to_string(),
+    };
+    Ok(Layout {
+        header,
+        source,
+        target,
+        weight,
+        names: [
+            name_of(source),
+            name_of(target),
+            weight.map(name_of).unwrap_or_default(),
+        ],
+    })
+}
+
+/// A reader over `path`'s rows of edges, past the header when `layout` has one.
+fn open_edges(path: &Path, layout: &Layout) -> Result<csv::Reader<InputReader>> {
+    let mut reader = open_rows(path)?;
+    if layout.header {
+        let mut header = csv::ByteRecord::new();
+        next_row(path, &mut reader, &mut header)?;
+    }
+    Ok(reader)
+}
+
+/// The first pass of compacting a table's ids (see `crate::ids`).
+fn scan_ids(path: &Path, layout: &Layout, allowance_bytes: u64) -> Result<Arc<IdTable>> {
+    let ids = gather_ids(path, allowance_bytes, |add| {
+        let mut reader = open_edges(path, layout)?;
+        let mut record = csv::ByteRecord::new();
+        while next_row(path, &mut reader, &mut record)? {
+            for (at, column) in [(layout.source, 0), (layout.target, 1)] {
+                // A row without the column is reported by the second pass.
+                let Some(field) = record.get(at) else {
+                    continue;
+                };
+                match add(IdValue::Text(field.trim_ascii())) {
+                    Gathered::Added => {}
+                    Gathered::Stop => return Ok(()),
+                    Gathered::Refused(detail) => {
+                        let detail = format!("column {}: {detail}", layout.names[column]);
+                        return Err(row_error(path, &record, detail));
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    super::check_id_table(path, ids, allowance_bytes)
+}
+
+impl TableSource {
+    /// Opens the table at `path` with the user's `columns`; compacted ids are gathered
+    /// first, within `allowance_bytes`.
+    pub fn open(
+        path: &Path,
+        options: ImportOptions,
+        columns: &TableColumns,
+        allowance_bytes: u64,
+    ) -> Result<TableSource> {
+        let layout = layout(path, columns, options.weighted)?;
+        let ids = match options.ids {
+            crate::ids::IdMode::Compact => {
+                IdResolver::Compact(scan_ids(path, &layout, allowance_bytes)?)
+            }
+            mode => IdResolver::new(mode),
+        };
+        let reader = open_edges(path, &layout)?;
+        let progress = (
+            reader.get_ref().bytes_read.clone(),
+            reader.get_ref().file_bytes,
+        );
+        Ok(TableSource {
+            path: path.to_path_buf(),
+            reader,
+            record: csv::ByteRecord::new(),
+            layout,
+            options,
+            ids,
+            progress,
+        })
+    }
+
+    /// The edge in the row just read.
+    fn edge(&mut self) -> Result<InputEdge> {
+        let mut vertices = [0u32; 2];
+        for (column, at) in [self.layout.source, self.layout.target]
+            .into_iter()
+            .enumerate()
+        {
+            let Some(field) = self.record.get(at) else {
+                let detail = format!(
+                    "the row has {} fields, so no column {}",
+                    self.record.len(),
+                    self.layout.names[column]
+                );
+                return Err(row_error(&self.path, &self.record, detail));
+            };
+            vertices[column] = match self.ids.vertex_of(field.trim_ascii()) {
+                Ok(vertex) => vertex,
+                Err(IdProblem::Compact(reason)) => {
+                    return Err(BuildError::IdsNeedCompacting(reason));
+                }
+                Err(IdProblem::Detail(detail)) => {
+                    let detail = format!("column {}: {detail}", self.layout.names[column]);
+                    return Err(row_error(&self.path, &self.record, detail));
+                }
+            };
+        }
+        let weight = match self.layout.weight {
+            None => 1.0,
+            Some(at) => {
+                let field = self.record.get(at).unwrap_or_default().trim_ascii();
+                parse_weight(field).map_err(|detail| {
+                    let detail = format!("column {}: {detail}", self.layout.names[2]);
+                    row_error(&self.path, &self.record, detail)
+                })?
+            }
+        };
+        self.ids.count_edge();
+        Ok(InputEdge {
+            source: vertices[0],
+            destination: vertices[1],
+            weight,
+        })
+    }
+}
+
+impl EdgeSource for TableSource {
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn direction(&self) -> Direction {
+        match self.options.undirected {
+            true => Direction::Undirected,
+            false => Direction::Directed,
+        }
+    }
+
+    fn weighted(&self) -> bool {
+        self.options.weighted
+    }
+
+    fn progress_bytes(&self) -> (u64, Option<u64>) {
+        let read = self.progress.0.load(std::sync::atomic::Ordering::Relaxed);
+        (read, Some(self.progress.1))
+    }
+
+    fn declared_vertices(&self) -> Option<u64> {
+        self.ids.declared_vertices()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.ids.memory_bytes()
+    }
+
+    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
+        self.ids.table()
+    }
+
+    fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
+        batch.clear();
+        while batch.len() < BATCH_EDGES {
+            if !next_row(&self.path, &mut self.reader, &mut self.record)? {
+                if let Some(reason) = self.ids.sparse() {
+                    return Err(BuildError::IdsNeedCompacting(reason));
+                }
+                break;
+            }
+            // A blank line is no row.
+            if self.record.len() == 1 && self.record[0].trim_ascii().is_empty() {
+                continue;
+            }
+            let edge = self.edge()?;
+            batch.push(edge);
+        }
+        Ok(!batch.is_empty())
+    }
+}
