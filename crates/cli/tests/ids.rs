@@ -7,6 +7,12 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
 
 use common::*;
 
@@ -156,14 +162,16 @@ fn close(a: &str, b: &str, relative: f64) -> bool {
     a == b || (a - b).abs() <= relative * b.abs().max(1e-12)
 }
 
-#[test]
-fn any_ids_give_the_answers_of_dense_ids() {
-    let dir = tempfile::tempdir().unwrap();
+/// Every kernel's table on the base graph with dense ids, and its report.
+type Reference = HashMap<&'static str, (HashMap<String, String>, serde_json::Value)>;
+
+/// Builds the base graph with dense ids in `dir` and runs every kernel on it.
+fn dense_reference(dir: &Path) -> Reference {
     let edges = base_edges();
     let dense_text: String = edges.iter().map(|(s, d)| format!("{s} {d}\n")).collect();
-    let dense_input = dir.path().join("dense.el");
+    let dense_input = dir.join("dense.el");
     write_input(&dense_input, dense_text.as_bytes());
-    let dense = dir.path().join("dense.sl");
+    let dense = dir.join("dense.sl");
     swapless_ok(&[
         "build",
         arg(&dense_input),
@@ -172,11 +180,10 @@ fn any_ids_give_the_answers_of_dense_ids() {
         "--ids",
         "dense",
     ]);
-    let kernels = all_kernels();
-    let reference: HashMap<&str, (HashMap<String, String>, serde_json::Value)> = kernels
-        .iter()
-        .map(|&kernel| {
-            let table = dir.path().join(format!("dense-{kernel}.csv"));
+    all_kernels()
+        .into_iter()
+        .map(|kernel| {
+            let table = dir.join(format!("dense-{kernel}.csv"));
             let report = run_table(&dense, kernel, "5", &table);
             let rows = match returns_a_number(kernel) {
                 true => HashMap::new(),
@@ -184,8 +191,82 @@ fn any_ids_give_the_answers_of_dense_ids() {
             };
             (kernel, (rows, report))
         })
-        .collect();
+        .collect()
+}
 
+/// Checks `graph`, the base graph whose vertex `v` the input called `id_of(v)`, built
+/// with the ids `kind`: every kernel's answer is the reference's, mapped back.
+/// `same_order`: the ids sort as the dense ones do and the graph is not reordered, so
+/// the answers must be the same bit for bit.
+fn check_against_reference(
+    graph: &Path,
+    id_of: &dyn Fn(u32) -> String,
+    kind: &str,
+    same_order: bool,
+    reference: &Reference,
+    what: &str,
+) {
+    let dir = graph.parent().unwrap();
+    swapless_ok(&["check", arg(graph)]);
+    let info = dir.join("info.json");
+    swapless_ok(&["info", arg(graph), "--json", arg(&info)]);
+    let info = json_report(&info);
+    assert_eq!(info["ids"], kind, "{what}");
+    assert_eq!(info["vertices"], VERTICES as u64, "{what}");
+    // Each id back to its dense vertex, as text.
+    let dense_of: HashMap<String, String> =
+        (0..VERTICES).map(|v| (id_of(v), v.to_string())).collect();
+    let back = |id: &str| match id {
+        "" => String::new(),
+        id => dense_of[id].clone(),
+    };
+    for kernel in all_kernels() {
+        let table = dir.join(format!("named-{kernel}.csv"));
+        let report = run_table(graph, kernel, &id_of(5), &table);
+        let (expected, expected_report) = &reference[kernel];
+        let what = format!("{kernel} with {what}");
+        if returns_a_number(kernel) {
+            assert_eq!(report["result"], expected_report["result"], "{what}");
+            continue;
+        }
+        let vertex_valued = matches!(kernel, "bfs" | "cc");
+        let found: HashMap<String, String> = rows(&table)
+            .into_iter()
+            .map(|(id, value)| {
+                let value = match vertex_valued {
+                    true => back(&value),
+                    false => value,
+                };
+                (back(&id), value)
+            })
+            .collect();
+        assert_eq!(found.len(), expected.len(), "{what}");
+        if same_order {
+            assert_eq!(&found, expected, "{what}");
+            continue;
+        }
+        // Another order of the vertices: the same answer up to what the kernel may
+        // choose (a BFS tree, component labels, float sums in another order); mis and
+        // radii draw their priorities and sources by position, so they answer another
+        // (verified) question.
+        let same = match kernel {
+            "bfs" => depths(&found) == depths(expected),
+            "cc" => same_partition(&found, expected),
+            "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
+            "bc" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-9)),
+            "sssp" | "kcore" => &found == expected,
+            "mis" | "radii" => continue,
+            other => panic!("no comparison for {other}"),
+        };
+        assert!(same, "{what}: the answers differ from dense ids'");
+    }
+}
+
+#[test]
+fn any_ids_give_the_answers_of_dense_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dense_reference(dir.path());
+    let edges = base_edges();
     for naming in namings() {
         let text: String = edges
             .iter()
@@ -199,61 +280,125 @@ fn any_ids_give_the_answers_of_dense_ids() {
             args.extend(["--reorder", "dbg"]);
         }
         swapless_ok(&args);
-        swapless_ok(&["check", arg(&graph)]);
-        let info = dir.path().join("info.json");
-        swapless_ok(&["info", arg(&graph), "--json", arg(&info)]);
-        let info = json_report(&info);
-        assert_eq!(info["ids"], naming.kind, "{}", naming.name);
-        assert_eq!(info["vertices"], VERTICES as u64, "{}", naming.name);
-        // Each id back to its dense vertex, as text.
-        let dense_of: HashMap<String, String> = (0..VERTICES)
-            .map(|v| ((naming.id)(v), v.to_string()))
-            .collect();
-        let back = |id: &str| match id {
-            "" => String::new(),
-            id => dense_of[id].clone(),
-        };
-        for &kernel in &kernels {
-            let table = dir.path().join(format!("named-{kernel}.csv"));
-            let report = run_table(&graph, kernel, &(naming.id)(5), &table);
-            let (expected, expected_report) = &reference[kernel];
-            let what = format!("{kernel} with {} ids", naming.name);
-            if returns_a_number(kernel) {
-                assert_eq!(report["result"], expected_report["result"], "{what}");
-                continue;
-            }
-            let vertex_valued = matches!(kernel, "bfs" | "cc");
-            let found: HashMap<String, String> = rows(&table)
-                .into_iter()
-                .map(|(id, value)| {
-                    let value = match vertex_valued {
-                        true => back(&value),
-                        false => value,
-                    };
-                    (back(&id), value)
-                })
-                .collect();
-            assert_eq!(found.len(), expected.len(), "{what}");
-            if naming.order_kept && !naming.reorder {
-                assert_eq!(&found, expected, "{what}");
-                continue;
-            }
-            // Another order of the vertices: the same answer up to what the kernel may
-            // choose (a BFS tree, component labels, float sums in another order); mis
-            // and radii draw their priorities and sources by position, so they answer
-            // another (verified) question.
-            let same = match kernel {
-                "bfs" => depths(&found) == depths(expected),
-                "cc" => same_partition(&found, expected),
-                "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
-                "bc" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-9)),
-                "sssp" | "kcore" => &found == expected,
-                "mis" | "radii" => continue,
-                other => panic!("no comparison for {other}"),
-            };
-            assert!(same, "{what}: the answers differ from dense ids'");
-        }
+        let what = format!("{} ids", naming.name);
+        let same_order = naming.order_kept && !naming.reorder;
+        check_against_reference(
+            &graph,
+            &naming.id,
+            naming.kind,
+            same_order,
+            &reference,
+            &what,
+        );
     }
+}
+
+/// Writes `columns` as a Parquet file at `path`, in row groups of `group_rows`.
+fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>, group_rows: usize) {
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group_rows))
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn tables_give_the_answers_of_dense_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dense_reference(dir.path());
+    let edges = base_edges();
+    let (sources, targets): (Vec<u32>, Vec<u32>) = edges.iter().copied().unzip();
+
+    // CSV with a header, names with spaces, commas and quotes (quoted), weights beside.
+    let quoted = |v: u32| format!("Smith, \"Ann\" {v}");
+    let csv_path = dir.path().join("edges.csv");
+    let mut writer = csv::Writer::from_path(&csv_path).unwrap();
+    writer.write_record(["weight", "from", "to"]).unwrap();
+    for &(s, d) in &edges {
+        writer.write_record(["1", &quoted(s), &quoted(d)]).unwrap();
+    }
+    writer.flush().unwrap();
+    let graph = dir.path().join("csv.sl");
+    swapless_ok(&[
+        "build",
+        arg(&csv_path),
+        "-o",
+        arg(&graph),
+        "--source-col",
+        "from",
+        "--target-col",
+        "to",
+    ]);
+    check_against_reference(&graph, &quoted, "names", false, &reference, "CSV names");
+
+    // TSV, gzip-compressed, no header, dense ids: found to be dense by itself.
+    let tsv: String = edges.iter().map(|(s, d)| format!("{s}\t{d}\n")).collect();
+    let tsv_path = dir.path().join("edges.tsv.gz");
+    write_input(&tsv_path, tsv.as_bytes());
+    let graph = dir.path().join("tsv.sl");
+    swapless_ok(&["build", arg(&tsv_path), "-o", arg(&graph)]);
+    let plain = |v: u32| v.to_string();
+    check_against_reference(&graph, &plain, "dense", true, &reference, "TSV dense ids");
+
+    // Parquet, random 64-bit ids in int64 columns chosen by name, several row groups.
+    let wide = |v: u32| (scramble(v) as i64).to_string();
+    let to_i64 = |ids: &[u32]| -> ArrayRef {
+        Arc::new(Int64Array::from_iter_values(
+            ids.iter().map(|&v| scramble(v) as i64),
+        ))
+    };
+    let parquet_path = dir.path().join("edges.parquet");
+    write_parquet(
+        &parquet_path,
+        vec![("dst", to_i64(&targets)), ("src", to_i64(&sources))],
+        4096,
+    );
+    let graph = dir.path().join("parquet.sl");
+    swapless_ok(&[
+        "build",
+        arg(&parquet_path),
+        "-o",
+        arg(&graph),
+        "--source-col",
+        "src",
+        "--target-col",
+        "dst",
+    ]);
+    check_against_reference(
+        &graph,
+        &wide,
+        "integers",
+        false,
+        &reference,
+        "Parquet int64 ids",
+    );
+
+    // A folder of Parquet parts with string ids, as Spark writes it.
+    let named = |v: u32| format!("名-{v:05}");
+    let folder = dir.path().join("edges-parts");
+    std::fs::create_dir(&folder).unwrap();
+    let half = edges.len() / 2;
+    for (part, range) in [(0, 0..half), (1, half..edges.len())] {
+        let strings = |ids: &[u32]| -> ArrayRef {
+            Arc::new(StringArray::from_iter_values(ids.iter().map(|&v| named(v))))
+        };
+        write_parquet(
+            &folder.join(format!("part-{part:05}.parquet")),
+            vec![
+                ("source", strings(&sources[range.clone()])),
+                ("target", strings(&targets[range])),
+            ],
+            8192,
+        );
+    }
+    std::fs::write(folder.join("_SUCCESS"), b"").unwrap();
+    let graph = dir.path().join("parts.sl");
+    swapless_ok(&["build", arg(&folder), "-o", arg(&graph)]);
+    check_against_reference(&graph, &named, "names", true, &reference, "Parquet parts");
 }
 
 #[test]
@@ -293,6 +438,65 @@ fn ids_that_are_not_there_or_not_allowed_are_one_sentence() {
         arg(&dir.path().join("r.txt")),
     ]);
     assert!(error.contains(".npy") && error.contains(".csv"), "{error}");
+}
+
+#[test]
+fn bad_table_rows_name_their_file_row_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("out.sl");
+    let nulls = dir.path().join("nulls.parquet");
+    let with_null: ArrayRef = Arc::new(arrow_array::Int32Array::from(vec![Some(0), Some(1), None]));
+    let plain: ArrayRef = Arc::new(arrow_array::Int32Array::from(vec![1, 2, 0]));
+    write_parquet(&nulls, vec![("a", plain), ("b", with_null)], 2);
+    let cases: [(&str, &[u8], &[&str], &str); 6] = [
+        (
+            "names.csv",
+            b"src,dst\na,b\n",
+            &[],
+            "is this first row a header?",
+        ),
+        (
+            "short.csv",
+            b"src,dst\n1,2\n3\n",
+            &[],
+            "short.csv:3: the row has 1 fields, so no column dst",
+        ),
+        (
+            "named.csv",
+            b"src,dst\n1,2\n",
+            &["--source-col", "from"],
+            "no column named \"from\"; its columns are src, dst",
+        ),
+        (
+            "weights.tsv",
+            b"1\t2\tx\n",
+            &["--weighted"],
+            "weights.tsv:1: column 3: `x` is not a finite number",
+        ),
+        (
+            "plain.el",
+            b"1 2\n",
+            &["--source-col", "2"],
+            "columns and headers are chosen for tables",
+        ),
+        (
+            "nulls.parquet",
+            b"",
+            &[],
+            "nulls.parquet: row 3, column \"b\": the id is null",
+        ),
+    ];
+    for (name, content, extra, phrase) in cases {
+        let input = dir.path().join(name);
+        if !content.is_empty() {
+            write_input(&input, content);
+        }
+        let mut args = vec!["build", arg(&input), "-o", arg(&output)];
+        args.extend(extra);
+        let error = swapless_fails(&args);
+        assert!(error.contains(phrase), "{name}: {error}");
+        assert!(!output.exists(), "{name}");
+    }
 }
 
 #[test]
