@@ -14,9 +14,10 @@ cd "$(dirname "$0")/.."
 need_packages redis-server:redis-server redis-cli:redis-tools openssl:openssl
 
 # Python packages go into the checkout's `.venv`; matplotlib draws `swapless bench`'s
-# figures, which the Rust tests check too; maturin builds the Python package.
+# figures, which the Rust tests check too; maturin builds the Python package; pandas and
+# pyarrow are what from_pandas and from_arrow take.
 enter_venv
-python3 -m pip install --quiet --disable-pip-version-check numpy scipy networkx pandas pytest matplotlib maturin
+python3 -m pip install --quiet --disable-pip-version-check numpy scipy networkx pandas pyarrow pytest matplotlib maturin
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings

@@ -187,7 +187,7 @@ def test_errors_arrive_as_specific_exceptions(tmp_path):
     with pytest.raises(ValueError):
         sl.from_edges([0, -1], [1, 0])
     bad_input = tmp_path / "bad.el"
-    bad_input.write_text("0 1\n1 x\n")
+    bad_input.write_text("0 1\n1 2 3 4\n")
     with pytest.raises(sl.FormatError, match="bad.el:2"):
         sl.build(bad_input, tmp_path / "bad.sl")
     assert not (tmp_path / "bad.sl").exists()

@@ -125,7 +125,7 @@ impl DistinctIds {
         match (id, &mut *self) {
             (IdValue::Integer(id), DistinctIds::Integers { sorted, batch }) => {
                 batch.push(id);
-                if batch.len() == BATCH_IDS {
+                if batch.len() >= BATCH_IDS.max(sorted.len()) {
                     merge_batch(sorted, batch);
                 }
                 Gathered::Added
@@ -145,7 +145,7 @@ impl DistinctIds {
                     return Gathered::Stop;
                 };
                 batch.push(id);
-                if batch.len() == BATCH_IDS {
+                if batch.len() >= BATCH_IDS.max(sorted.len()) {
                     merge_batch(sorted, batch);
                 }
             }
@@ -159,7 +159,7 @@ impl DistinctIds {
                 }
                 *batch_bytes += token.len() as u64 + NAME_OVERHEAD_BYTES;
                 batch.push(token.into());
-                if batch.len() == BATCH_IDS {
+                if batch.len() >= BATCH_IDS.max(sorted.len()) {
                     merge_batch(sorted, batch);
                     *batch_bytes = 0;
                 }
@@ -425,12 +425,15 @@ impl IdResolver {
     }
 }
 
-/// Sorts `batch`, merges it into `sorted` without duplicates, and empties it.
+/// Sorts `batch`, merges it into `sorted` without duplicates, and empties it. A batch
+/// is merged when it is as long as the sorted ids, so each id is merged a logarithmic
+/// number of times, not once a batch.
 fn merge_batch<T: Ord>(sorted: &mut Vec<T>, batch: &mut Vec<T>) {
     batch.sort_unstable();
     batch.dedup();
     if sorted.is_empty() {
         std::mem::swap(sorted, batch);
+        *batch = Vec::with_capacity(BATCH_IDS.max(sorted.len()));
         return;
     }
     let mut merged = Vec::with_capacity(sorted.len() + batch.len());
@@ -452,7 +455,9 @@ fn merge_batch<T: Ord>(sorted: &mut Vec<T>, batch: &mut Vec<T>) {
         };
         merged.extend(next);
     }
+    drop(right);
     *sorted = merged;
+    *batch = Vec::with_capacity(BATCH_IDS.max(sorted.len()));
 }
 
 /// Finds each id's vertex in a graph's [`VertexIds`], for the second pass: integers

@@ -252,7 +252,8 @@ fn a_full_file_system_is_refused_before_writing() {
         let input = dir.path().join("wide.el");
         std::fs::write(&input, b"4000000000 1\n").unwrap();
         let output = mount.join("wide.sl");
-        let refused = swapless(&["build", arg(&input), "-o", arg(&output)]);
+        // Dense ids as asked: four billion vertices (compacted, it would be two).
+        let refused = swapless(&["build", arg(&input), "-o", arg(&output), "--ids", "dense"]);
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(refused.status.code(), Some(1), "{stderr}");
         // A warning of the sparse ids first, then the refusal with both figures.

@@ -36,6 +36,7 @@ import numpy as _np
 
 from . import _core
 from ._core import BudgetError, FormatError, VerificationError
+from ._tables import from_arrow, from_networkx, from_pandas
 
 __version__: str = _core.__version__
 
@@ -47,6 +48,9 @@ __all__ = [
     "generate",
     "from_edges",
     "from_scipy",
+    "from_pandas",
+    "from_arrow",
+    "from_networkx",
     "to_pandas",
     "bfs",
     "sssp",
@@ -125,13 +129,29 @@ class Graph:
                 self._ids = loaded
         return self._ids
 
+    def _labels(self, labels: list) -> None:
+        """Names the vertices by ``labels`` (a networkx graph's nodes), held by this
+        object rather than the file."""
+        integers = bool(labels) and all(
+            isinstance(label, int) and not isinstance(label, bool) and -2**63 <= label < 2**63
+            for label in labels)
+        if integers:
+            self._ids = _np.array(labels, dtype=_np.int64)
+        else:
+            # fromiter keeps tuples whole, where array() would unpack them.
+            self._ids = _np.fromiter(labels, dtype=object, count=len(labels))
+        self._positions = {label: v for v, label in enumerate(labels)}
+
+    def _named(self) -> bool:
+        """Whether the vertices have ids other than their positions."""
+        return self._positions is not None or self._info["ids"] != "dense"
+
     def vertex(self, id: Any) -> int:
         """The position of the vertex the input called ``id`` (an integer or a name) in
         the result arrays; KeyError when no vertex has it."""
-        kind = self._info["ids"]
-        if kind == "names":
-            if self._positions is None:
-                self._positions = {name: v for v, name in enumerate(self.ids)}
+        if self._positions is None and self._info["ids"] == "names":
+            self._positions = {name: v for v, name in enumerate(self.ids)}
+        if self._positions is not None:
             if id in self._positions:
                 return self._positions[id]
         elif not isinstance(id, bool) and isinstance(id, (int, _np.integer)):
@@ -328,7 +348,7 @@ def _source(g: Graph, source: Any) -> Optional[int]:
     """The position of the source vertex the user named by its id."""
     if source is None:
         return None
-    if g._info["ids"] != "dense":
+    if g._named():
         return g.vertex(source)
     if isinstance(source, bool) or not isinstance(source, (int, _np.integer)) or source < 0:
         raise ValueError(f"source must be a vertex id (a non-negative integer), not {source!r}")
@@ -339,7 +359,8 @@ def to_pandas(result: _np.ndarray, g: Graph, kernel: Optional[str] = None) -> An
     """``result`` of ``kernel`` on ``g`` as a pandas Series indexed by the input's ids
     (``g.ids``, the index named "id"), named after what it holds ("parent", "score",
     ...). Values that are vertices (a BFS parent, a component's representative) become
-    ids too, and an unreached vertex's parent is missing (``pd.NA``). ``kernel``
+    ids too, and an unreached vertex's parent is missing (``pd.NA``, or None among
+    names). ``kernel``
     defaults to the last kernel run on ``g``."""
     import pandas as pd
 
@@ -357,7 +378,7 @@ def to_pandas(result: _np.ndarray, g: Graph, kernel: Optional[str] = None) -> An
     if g.ids.dtype == object:
         mapped = _np.full(g.n, None, dtype=object)
         mapped[reached] = g.ids[values[reached]]
-        return pd.Series(mapped, index=index, name=name).astype("string")
+        return pd.Series(mapped, index=index, name=name, dtype=object)
     mapped = pd.array(_np.where(reached, g.ids[_np.where(reached, values, 0)], 0), dtype="Int64")
     mapped[~reached] = pd.NA
     return pd.Series(mapped, index=index, name=name)
