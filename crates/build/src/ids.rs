@@ -62,14 +62,31 @@ pub(crate) const SPARSE_FACTOR: u64 = 4;
 /// See [`SPARSE_FACTOR`].
 pub(crate) const SPARSE_FLOOR: u64 = 1 << 20;
 
-/// An id as the input wrote it, parsed: an integer when it is one.
+/// An id as the input wrote it, parsed: an integer when it is one (decimal digits after
+/// an optional sign, within 64 bits). Written out by hand: the second pass of a
+/// compacted build parses every id of the input once more.
 pub(crate) fn parse_integer(token: &[u8]) -> Option<i64> {
-    let text = std::str::from_utf8(token).ok()?;
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let (negative, digits) = match token.first() {
+        Some(b'-') => (true, &token[1..]),
+        Some(b'+') => (false, &token[1..]),
+        _ => (false, token),
+    };
+    if digits.is_empty() {
         return None;
     }
-    text.parse().ok()
+    let mut value: u64 = 0;
+    for &byte in digits {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add(digit as u64)?;
+    }
+    match negative {
+        true if value <= 1 << 63 => Some((value as i64).wrapping_neg()),
+        true => None,
+        false => i64::try_from(value).ok(),
+    }
 }
 
 /// An id as an importer reads it: a number (a Parquet integer column), or text.
@@ -689,5 +706,8 @@ mod tests {
         assert_eq!(parse_integer(b"9223372036854775808"), None);
         assert_eq!(parse_integer(b"-"), None);
         assert_eq!(parse_integer(b" 1"), None);
+        assert_eq!(parse_integer(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_integer(b"-9223372036854775809"), None);
+        assert_eq!(parse_integer(b"+007"), Some(7));
     }
 }
