@@ -219,8 +219,8 @@ pub struct RunCommand {
     #[arg(long, value_name = "ID", allow_hyphen_values = true)]
     source: Option<String>,
     /// Write the result here: .npy, an array indexed by vertex (the input's order of ids
-    /// on a compacted graph), or .csv, an `id` column and the value's.
-    #[arg(long, value_name = "FILE.npy|FILE.csv")]
+    /// on a compacted graph), or .csv or .parquet, an `id` column and the value's.
+    #[arg(long, value_name = "FILE.npy|.csv|.parquet")]
     out: Option<PathBuf>,
     /// Worker threads (default: one per core).
     #[arg(long)]
@@ -309,11 +309,12 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     check_outputs(&command)?;
     let far = command.placement.far_options()?;
     // The input's ids, when the graph has them, name the source and a table's rows.
-    let table_out = command
-        .out
-        .as_ref()
-        .is_some_and(|out| out.extension().is_some_and(|extension| extension == "csv"));
-    let ids = match command.source.is_some() || table_out {
+    let table_out = command.out.as_ref().and_then(|out| {
+        out.extension()
+            .filter(|&extension| extension == "csv" || extension == "parquet")
+            .map(|extension| extension.to_string_lossy().into_owned())
+    });
+    let ids = match command.source.is_some() || table_out.is_some() {
         true => swapless_run::load_vertex_ids(&command.graph, &far)?,
         false => None,
     };
@@ -365,14 +366,14 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     progress.finish();
     let output = output?;
     if let Some(path) = &command.out {
-        let written = match (&output.array, table_out) {
-            (array, true) => {
-                crate::table::write_csv(path, array, command.kernel.column(), ids.as_ref())
-            }
-            (ResultArray::Int64(values), false) => write_npy(path, NpyArray::Int64(values)),
-            (ResultArray::Float64(values), false) => write_npy(path, NpyArray::Float64(values)),
-            (ResultArray::Int8(values), false) => write_npy(path, NpyArray::Int8(values)),
-            (ResultArray::None, false) => Ok(()),
+        let column = command.kernel.column();
+        let written = match (&output.array, table_out.as_deref()) {
+            (array, Some("csv")) => crate::table::write_csv(path, array, column, ids.as_ref()),
+            (array, Some(_)) => crate::table::write_parquet(path, array, column, ids.as_ref()),
+            (ResultArray::Int64(values), None) => write_npy(path, NpyArray::Int64(values)),
+            (ResultArray::Float64(values), None) => write_npy(path, NpyArray::Float64(values)),
+            (ResultArray::Int8(values), None) => write_npy(path, NpyArray::Int8(values)),
+            (ResultArray::None, None) => Ok(()),
         };
         written?;
     }
@@ -399,9 +400,10 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     use crate::commands::{distinct_outputs, prepare_json};
     if let Some(out) = &command.out {
         // No extension (a device, a pipe) gets the array.
-        if let Some(extension) = out.extension().filter(|&e| e != "npy" && e != "csv") {
+        let written = |e: &std::ffi::OsStr| e == "npy" || e == "csv" || e == "parquet";
+        if let Some(extension) = out.extension().filter(|&e| !written(e)) {
             return Err(CliError::Usage(format!(
-                "--out {} ends in .{}, but results are written as .npy (a NumPy array) or .csv (a table of ids and values); name the file so",
+                "--out {} ends in .{}, but results are written as .npy (a NumPy array), or .csv or .parquet (a table of ids and values); name the file so",
                 out.display(),
                 extension.to_string_lossy()
             )));

@@ -1,8 +1,16 @@
-//! Writes a kernel's result as a CSV table people join back to their data: one row a
-//! vertex, its id as the input wrote it (an integer or a name), then the value; values
-//! that are vertices (a BFS parent, a component's representative) are ids too.
+//! Writes a kernel's result as a table people join back to their data, CSV or Parquet:
+//! one row a vertex, its id as the input wrote it (an integer or a name), then the
+//! value; values that are vertices (a BFS parent, a component's representative) are ids
+//! too.
 
 use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::builder::{Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, Float64Array, Int8Array, Int64Array, RecordBatch};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
 
 use swapless_format::output::OutputFile;
 use swapless_format::{FormatError, VertexIds};
@@ -52,6 +60,85 @@ pub fn write_csv(
         .flush()
         .map_err(|error| FormatError::io(path, error))?;
     drop(writer);
+    file.commit()
+}
+
+/// Rows a Parquet row group of results holds (its arrays are made one group at a time).
+const GROUP_ROWS: usize = 1 << 20;
+
+/// Writes `array` to `path` as a Parquet file with the columns `id` (int64, or string for
+/// names) and `column.name` (float64, int64 or int8; a vertex column as ids, null for
+/// none), snappy-compressed, as one whole.
+pub fn write_parquet(
+    path: &Path,
+    array: &ResultArray,
+    column: Column,
+    ids: Option<&VertexIds>,
+) -> swapless_format::Result<()> {
+    let failed = |error: parquet::errors::ParquetError| {
+        FormatError::io(path, std::io::Error::other(error.to_string()))
+    };
+    let length = match array {
+        ResultArray::Int64(values) => values.len(),
+        ResultArray::Float64(values) => values.len(),
+        ResultArray::Int8(values) => values.len(),
+        ResultArray::None => 0,
+    };
+    // The ids of the vertices `values` names (None: no vertex) as a column.
+    let id_column = |values: &mut dyn Iterator<Item = Option<usize>>| -> ArrayRef {
+        match ids {
+            Some(ids @ VertexIds::Names { .. }) => {
+                let mut builder = StringBuilder::new();
+                for v in values {
+                    builder.append_option(v.and_then(|v| ids.name(v)));
+                }
+                Arc::new(builder.finish())
+            }
+            Some(VertexIds::Integers(integers)) => {
+                let mut builder = Int64Builder::new();
+                for v in values {
+                    builder.append_option(v.map(|v| integers[v]));
+                }
+                Arc::new(builder.finish())
+            }
+            None => {
+                let mut builder = Int64Builder::new();
+                for v in values {
+                    builder.append_option(v.map(|v| v as i64));
+                }
+                Arc::new(builder.finish())
+            }
+        }
+    };
+    let group = |start: usize| -> swapless_format::Result<RecordBatch> {
+        let range = start..(start + GROUP_ROWS).min(length);
+        let id = id_column(&mut range.clone().map(Some));
+        let value: ArrayRef = match array {
+            ResultArray::Int64(values) if column.vertices => id_column(
+                &mut values[range]
+                    .iter()
+                    .map(|&value| usize::try_from(value).ok()),
+            ),
+            ResultArray::Int64(values) => Arc::new(Int64Array::from(values[range].to_vec())),
+            ResultArray::Float64(values) => Arc::new(Float64Array::from(values[range].to_vec())),
+            ResultArray::Int8(values) => Arc::new(Int8Array::from(values[range].to_vec())),
+            ResultArray::None => Arc::new(Float64Array::from(Vec::<f64>::new())),
+        };
+        RecordBatch::try_from_iter([("id", id), (column.name, value)])
+            .map_err(|error| FormatError::io(path, std::io::Error::other(error.to_string())))
+    };
+    let first = group(0)?;
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut file = OutputFile::create(path)?;
+    let mut writer =
+        ArrowWriter::try_new(&mut file, first.schema(), Some(properties)).map_err(failed)?;
+    writer.write(&first).map_err(failed)?;
+    for start in (GROUP_ROWS..length).step_by(GROUP_ROWS) {
+        writer.write(&group(start)?).map_err(failed)?;
+    }
+    writer.close().map_err(failed)?;
     file.commit()
 }
 

@@ -517,3 +517,53 @@ fn distinct_ids_beyond_the_budget_are_refused_before_the_build() {
     assert!(!output.exists());
     swapless_ok(&["build", arg(&input), "-o", arg(&output), "--memory", "96M"]);
 }
+
+#[test]
+fn result_tables_in_parquet_hold_what_the_csv_holds() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Float64Type;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("names.el");
+    write_input(
+        &input,
+        "ana bo\nbo Zoë\nZoë ana\nbo cy\nlone lone\n".as_bytes(),
+    );
+    let graph = dir.path().join("names.sl");
+    swapless_ok(&["build", arg(&input), "-o", arg(&graph)]);
+    for (kernel, extra) in [("bfs", &["--source", "bo"][..]), ("pr", &[][..])] {
+        let (csv_out, parquet_out) = (dir.path().join("r.csv"), dir.path().join("r.parquet"));
+        for out in [&csv_out, &parquet_out] {
+            let mut args = vec!["run", kernel, arg(&graph), "--out", arg(out)];
+            args.extend(extra);
+            swapless_ok(&args);
+        }
+        let file = std::fs::File::open(&parquet_out).unwrap();
+        let mut found = HashMap::new();
+        for batch in ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+        {
+            let batch = batch.unwrap();
+            let ids = batch.column(0).as_string::<i32>();
+            for row in 0..batch.num_rows() {
+                let value = match kernel {
+                    "bfs" => batch.column(1).as_string::<i32>().value(row).to_string(),
+                    _ => batch
+                        .column(1)
+                        .as_primitive::<Float64Type>()
+                        .value(row)
+                        .to_string(),
+                };
+                found.insert(ids.value(row).to_string(), value);
+            }
+            assert_eq!(
+                batch.schema().field(1).name(),
+                if kernel == "bfs" { "parent" } else { "score" }
+            );
+        }
+        assert_eq!(found, rows(&csv_out), "{kernel}");
+    }
+}
