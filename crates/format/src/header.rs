@@ -56,7 +56,7 @@ pub enum SectionKind {
     /// `i64 × n`: the input's id of each vertex, ascending, when its ids were compacted
     /// (a vertex's "original id" in the other sections is its position here).
     VertexIds,
-    /// `u64 × (n+1)`: where each vertex's name starts in `vertex_names`.
+    /// `u64 × (n+1)`: where each vertex's name starts in `names`.
     NameOffsets,
     /// The vertices' names (UTF-8), ascending by their bytes, when the input named its
     /// vertices with text.
@@ -94,9 +94,9 @@ impl SectionKind {
             SectionKind::InNeighbors => "in_neighbors",
             SectionKind::InWeights => "in_weights",
             SectionKind::Permutation => "permutation",
-            SectionKind::VertexIds => "vertex_ids",
+            SectionKind::VertexIds => "original_ids",
             SectionKind::NameOffsets => "name_offsets",
-            SectionKind::VertexNames => "vertex_names",
+            SectionKind::VertexNames => "names",
             SectionKind::Checksums => "checksums",
         }
     }
@@ -128,10 +128,10 @@ pub enum IdKind {
     /// The integers `0..n` themselves.
     #[default]
     Dense,
-    /// Any 64-bit integers, compacted to `0..n` in ascending order (`vertex_ids`).
+    /// Any 64-bit integers, compacted to `0..n` in ascending order (`original_ids`).
     Integers,
     /// Text, compacted to `0..n` in ascending byte order (`name_offsets`,
-    /// `vertex_names`).
+    /// `names`).
     Names,
 }
 
