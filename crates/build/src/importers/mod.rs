@@ -36,6 +36,16 @@ pub struct ImportOptions {
     pub ids: IdMode,
 }
 
+impl ImportOptions {
+    /// Whether each input edge is one arc or stands for both directions.
+    pub fn direction(&self) -> crate::Direction {
+        match self.undirected {
+            true => crate::Direction::Undirected,
+            false => crate::Direction::Directed,
+        }
+    }
+}
+
 /// The input formats swapless reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {

@@ -433,10 +433,7 @@ impl EdgeSource for ParquetSource {
     }
 
     fn direction(&self) -> Direction {
-        match self.options.undirected {
-            true => Direction::Undirected,
-            false => Direction::Directed,
-        }
+        self.options.direction()
     }
 
     fn weighted(&self) -> bool {

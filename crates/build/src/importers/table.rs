@@ -392,10 +392,7 @@ impl EdgeSource for TableSource {
     }
 
     fn direction(&self) -> Direction {
-        match self.options.undirected {
-            true => Direction::Undirected,
-            false => Direction::Directed,
-        }
+        self.options.direction()
     }
 
     fn weighted(&self) -> bool {

@@ -288,11 +288,7 @@ impl EdgeSource for TextEdgeListSource {
     }
 
     fn direction(&self) -> Direction {
-        if self.options.undirected {
-            Direction::Undirected
-        } else {
-            Direction::Directed
-        }
+        self.options.direction()
     }
 
     fn weighted(&self) -> bool {
