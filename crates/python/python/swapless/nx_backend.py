@@ -1,0 +1,209 @@
+"""swapless as a networkx backend: ``nx.pagerank(G, backend="swapless")``.
+
+networkx finds it through the ``networkx.backends`` entry point. A networkx graph is
+converted once (networkx caches the conversion on the graph) into a swapless graph
+keyed by the graph's node labels. A function runs here only when its answer would be
+networkx's: ``can_run`` declines what swapless computes differently (self-loops, which
+swapless drops; multigraphs; edge weights a kernel ignores; options it lacks), and
+networkx then runs it itself or, in its backend test mode, marks the test an expected
+failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+import swapless as _sl
+
+__all__ = ["BackendInterface", "backend_info"]
+
+# PageRank's scores are float32 in swapless, so a tolerance below this cannot be met.
+_PAGERANK_FLOOR = 1e-7
+
+
+class SwaplessGraph:
+    """A networkx graph converted for swapless: the swapless graph, keyed by the
+    original's node labels, and the original, for conversion back."""
+
+    __networkx_backend__ = "swapless"
+
+    def __init__(self, graph: Any) -> None:
+        self.nx = graph
+        self.sl = _sl.from_networkx(graph)
+
+    def is_directed(self) -> bool:
+        return self.nx.is_directed()
+
+    def is_multigraph(self) -> bool:
+        return False
+
+
+def _graph_of(args: tuple, kwargs: dict) -> Any:
+    return kwargs.get("G", args[0] if args else None)
+
+
+def _argument(args: tuple, kwargs: dict, name: str, position: int, default: Any) -> Any:
+    if name in kwargs:
+        return kwargs[name]
+    return args[position] if len(args) > position else default
+
+
+def _weights_are_one(G: Any, weight: Any) -> bool:
+    """Whether every edge weighs 1 under ``weight`` (None: unweighted)."""
+    if weight is None:
+        return True
+    if callable(weight):
+        return False
+    return all(data.get(weight, 1) == 1 for _, _, data in G.edges(data=True))
+
+
+def _plain(G: Any) -> Any:
+    """Why swapless would answer differently on ``G``, or True."""
+    if not isinstance(G, nx.Graph):
+        return "not a networkx graph"
+    if G.is_multigraph():
+        return "swapless keeps one edge of each parallel set"
+    if nx.number_of_selfloops(G):
+        return "swapless drops self-loops"
+    if G.number_of_edges() == 0:
+        return "a graph without edges (a swapless graph has at least one)"
+    return True
+
+
+def can_run(name: str, args: tuple, kwargs: dict) -> Any:
+    """True when swapless's answer to ``name`` with these arguments is networkx's;
+    otherwise why not."""
+    G = _graph_of(args, kwargs)
+    if isinstance(G, SwaplessGraph):
+        G = G.nx
+    plain = _plain(G)
+    if plain is not True:
+        return plain
+    if name == "pagerank":
+        if any(_argument(args, kwargs, key, position, None) is not None
+               for key, position in (("personalization", 2), ("nstart", 5), ("dangling", 7))):
+            return "swapless's PageRank has no personalization, start vector or dangling weights"
+        if not _weights_are_one(G, _argument(args, kwargs, "weight", 6, "weight")):
+            return "swapless's PageRank ignores edge weights"
+        if _argument(args, kwargs, "tol", 4, 1e-6) * G.number_of_nodes() < _PAGERANK_FLOOR:
+            return "swapless's PageRank scores are float32"
+        return True
+    if name == "connected_components":
+        return True if not G.is_directed() else "networkx refuses directed graphs here"
+    if name == "core_number":
+        return True
+    if name == "single_source_shortest_path_length":
+        if _argument(args, kwargs, "cutoff", 2, None) is not None:
+            return "swapless's BFS has no cutoff"
+        return _argument(args, kwargs, "source", 1, None) in G or "the source is not a node"
+    return f"swapless does not implement {name}"
+
+
+def should_run(name: str, args: tuple, kwargs: dict) -> bool:
+    """Always, once it can: the caller asked for this backend."""
+    return True
+
+
+def convert_from_nx(G: Any, *args: Any, **kwargs: Any) -> SwaplessGraph:
+    """``G`` as a swapless graph keyed by its node labels."""
+    return SwaplessGraph(G)
+
+
+def convert_to_nx(obj: Any, *, name: Any = None) -> Any:
+    """Results are networkx's types already; a converted graph is its original."""
+    return obj.nx if isinstance(obj, SwaplessGraph) else obj
+
+
+def _as_dict(values: np.ndarray, g: Any) -> dict:
+    return {label: value for label, value in zip(g.ids.tolist(), values.tolist())}
+
+
+def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
+             max_iter: int = 100, tol: float = 1.0e-6, nstart: Any = None,
+             weight: Any = "weight", dangling: Any = None, *, backend: Any = None,
+             **backend_kwargs: Any) -> dict:
+    """networkx's ``pagerank``: networkx stops when the L1 change is below ``n * tol``."""
+    g = G.sl
+    import warnings
+
+    if max_iter < 1:
+        # No iteration, so never within the tolerance.
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        scores = _sl.pagerank(g, alpha=alpha, tol=tol * g.n, max_iter=max_iter)
+    if not g.last_report["result"].get("converged", True):
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    return _as_dict(scores, g)
+
+
+def connected_components(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``connected_components``: a generator of sets of nodes."""
+    g = G.sl
+    labels = _sl.connected_components(g)
+    parts: dict = {}
+    for label, node in zip(labels.tolist(), g.ids.tolist()):
+        parts.setdefault(label, set()).add(node)
+    return (part for part in parts.values())
+
+
+def core_number(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
+    """networkx's ``core_number`` (of the undirected view; in- and out-degree summed
+    for a directed graph, as networkx counts)."""
+    g = G.sl
+    return _as_dict(_sl.core_number(g), g)
+
+
+def single_source_shortest_path_length(G: SwaplessGraph, source: Any, cutoff: Any = None, *,
+                                       backend: Any = None, **backend_kwargs: Any) -> dict:
+    """networkx's ``single_source_shortest_path_length``: hops from ``source`` to each
+    node it reaches."""
+    g = G.sl
+    parents = _sl.bfs(g, source=source)
+    depth = np.full(g.n, -1, dtype=np.int64)
+    start = g.vertex(source)
+    depth[start] = 0
+    # Levels from the tree: each reached vertex is one hop beyond its parent.
+    order = [start]
+    children: dict = {}
+    for v, p in enumerate(parents.tolist()):
+        if p >= 0 and v != p:
+            children.setdefault(p, []).append(v)
+    for v in order:
+        for child in children.get(v, ()):
+            depth[child] = depth[v] + 1
+            order.append(child)
+    labels = g.ids.tolist()
+    return {labels[v]: int(depth[v]) for v in order}
+
+
+class BackendInterface:
+    """What networkx's entry point loads."""
+
+    can_run = staticmethod(can_run)
+    should_run = staticmethod(should_run)
+    convert_from_nx = staticmethod(convert_from_nx)
+    convert_to_nx = staticmethod(convert_to_nx)
+    pagerank = staticmethod(pagerank)
+    connected_components = staticmethod(connected_components)
+    core_number = staticmethod(core_number)
+    single_source_shortest_path_length = staticmethod(single_source_shortest_path_length)
+
+
+def backend_info() -> dict:
+    """networkx's description of this backend."""
+    return {
+        "backend_name": "swapless",
+        "project": "swapless",
+        "package": "swapless",
+        "short_summary": "Graph analytics for graphs that do not fit in memory.",
+        "functions": {
+            "pagerank": {"additional_docs": "Unweighted, without personalization; float32 scores."},
+            "connected_components": {},
+            "core_number": {},
+            "single_source_shortest_path_length": {"additional_docs": "Without cutoff."},
+        },
+    }
