@@ -18,11 +18,12 @@ use swapless_format::{
     GraphFlags, GraphWriter, HEAD_ENTRIES, IdKind, SectionKind, SectionWriter, VertexIds,
 };
 
+use crate::collector::ArcCollector;
 pub(crate) use crate::journal::RawCopy;
-use crate::journal::{BuildFolder, Journal, RunFile, Spill, find_killed_build};
+use crate::journal::{BuildFolder, Journal, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
-use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate, write_run};
+use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, BuildReport, Result};
 
@@ -171,7 +172,7 @@ impl Context<'_> {
         }
     }
 
-    fn new_run_path(&mut self) -> PathBuf {
+    pub(crate) fn new_run_path(&mut self) -> PathBuf {
         self.next_run_id += 1;
         self.temp_dir.join(format!("run-{}.bin", self.next_run_id))
     }
@@ -279,64 +280,6 @@ fn build_sorted(
         build_with::<u128>(source, output, new_to_old, context)
     } else {
         build_with::<u64>(source, output, new_to_old, context)
-    }
-}
-
-/// Collects arcs, spilling sorted runs when the buffer is full.
-struct ArcCollector<R: Record> {
-    buffer: Vec<R>,
-    capacity: usize,
-    runs: Vec<PathBuf>,
-    pushed: u64,
-}
-
-impl<R: Record> ArcCollector<R> {
-    fn new(capacity: usize) -> Self {
-        ArcCollector {
-            buffer: Vec::new(),
-            capacity,
-            runs: Vec::new(),
-            pushed: 0,
-        }
-    }
-
-    /// Adds `record`; the caller spills first when the buffer has no room for it.
-    fn push(&mut self, record: R, context: &mut Context) -> Result<()> {
-        debug_assert!(self.buffer.len() < self.capacity);
-        if self.buffer.capacity() == 0 {
-            // A budget beyond what the system will map (`--memory 100T`, which is warned
-            // of) is refused here in a sentence rather than aborting the process.
-            let bytes = self.capacity as u64 * std::mem::size_of::<R>() as u64;
-            self.buffer.try_reserve_exact(self.capacity).map_err(|_| {
-                BuildError::BudgetBeyondMachine {
-                    budget_bytes: context.options.memory_bytes,
-                    buffer_bytes: bytes,
-                }
-            })?;
-        }
-        self.buffer.push(record);
-        self.pushed += 1;
-        Ok(())
-    }
-
-    /// Whether `arcs` more arcs fit in the buffer.
-    fn has_room_for(&self, arcs: usize) -> bool {
-        self.buffer.len() + arcs <= self.capacity
-    }
-
-    /// Sorts the buffer and writes it as a run; its journal entry, if it held any arcs.
-    fn spill(&mut self, context: &mut Context) -> Result<Option<RunFile>> {
-        if self.buffer.is_empty() {
-            return Ok(None);
-        }
-        context.check_cancelled()?;
-        sort_and_deduplicate(&mut self.buffer);
-        let path = context.new_run_path();
-        let run = write_run(&self.buffer, &path)?;
-        self.runs.push(path);
-        context.report.runs_spilled += 1;
-        self.buffer.clear();
-        Ok(Some(run))
     }
 }
 

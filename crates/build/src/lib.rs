@@ -5,6 +5,7 @@
 
 pub mod arrays;
 mod builder;
+mod collector;
 mod error;
 pub mod generators;
 pub mod ids;
