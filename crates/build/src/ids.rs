@@ -109,6 +109,9 @@ pub(crate) enum DistinctIds {
         sorted: Vec<Box<[u8]>>,
         batch: Vec<Box<[u8]>>,
         batch_bytes: u64,
+        /// What the sorted names hold with their overhead, counted at each merge so
+        /// that the budget check need not walk them.
+        sorted_bytes: u64,
     },
 }
 
@@ -133,6 +136,7 @@ impl DistinctIds {
             sorted: Vec::new(),
             batch: Vec::new(),
             batch_bytes: 0,
+            sorted_bytes: 0,
         }
     }
 
@@ -170,6 +174,7 @@ impl DistinctIds {
                 sorted,
                 batch,
                 batch_bytes,
+                sorted_bytes,
             } => {
                 if let Some(problem) = name_problem(token) {
                     return Gathered::Refused(problem);
@@ -179,6 +184,10 @@ impl DistinctIds {
                 if batch.len() >= BATCH_IDS.max(sorted.len()) {
                     merge_batch(sorted, batch);
                     *batch_bytes = 0;
+                    *sorted_bytes = sorted
+                        .iter()
+                        .map(|name| name.len() as u64 + NAME_OVERHEAD_BYTES)
+                        .sum();
                 }
             }
         }
@@ -194,12 +203,9 @@ impl DistinctIds {
             DistinctIds::Names {
                 sorted,
                 batch_bytes,
+                sorted_bytes,
                 ..
-            } => {
-                let names: u64 = sorted.iter().map(|name| name.len() as u64).sum::<u64>()
-                    + sorted.len() as u64 * NAME_OVERHEAD_BYTES;
-                names + batch_bytes + sorted.len() as u64 * 16
-            }
+            } => sorted_bytes + batch_bytes + sorted.len() as u64 * 16,
         }
     }
 
