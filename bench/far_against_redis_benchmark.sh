@@ -6,8 +6,10 @@
 # both rates and the server's CPU seconds during the kernel's run. Stops the server by pid.
 # With PIN=1 the server runs on CPU 1 and the client side (the kernel, with one thread, and
 # then redis-benchmark) on CPU 0, so both clients get the same core and neither shares the
-# server's.
-#   [PIN=1] bash bench/far_against_redis_benchmark.sh GRAPH.sl KERNEL MEMORY [SWAPLESS]
+# server's. KERNEL `scan` reads the out-lists through the far read pipeline with no kernel
+# at all (the `far_scan` bench of crates/run, three passes), which tells the read path's
+# rate apart from a kernel's compute on the client core.
+#   [PIN=1] bash bench/far_against_redis_benchmark.sh GRAPH.sl KERNEL|scan MEMORY [SWAPLESS]
 set -euo pipefail
 graph=$1; kernel=$2; memory=$3; swapless=${4:-target/release/swapless}
 server_cpu=(); client_cpu=(); threads=2
@@ -24,6 +26,14 @@ url="redis://127.0.0.1:$port/graph"
 "$swapless" far push "$graph" "$url" > /dev/null
 cpu() { awk '{print ($14 + $15) / 100}' "/proc/$server/stat"; }
 before=$(cpu)
+if [ "$kernel" = scan ]; then
+  cargo build --quiet --release --benches -p swapless-run
+  scan=$(ls -t target/release/deps/far_scan-* | grep -v '\.d$' | head -1)
+  ${client_cpu[@]+"${client_cpu[@]}"} "$scan" "$url" "$memory" 3 "$threads" | tee "$work/scan.txt"
+  after=$(cpu)
+  echo "server CPU $(python3 -c "print(f'{$after - $before:.2f}')") s over the three passes"
+  chunk=$(grep -o 'mean request [0-9]*' "$work/scan.txt" | tail -1 | awk '{print $3}')
+else
 ${client_cpu[@]+"${client_cpu[@]}"} "$swapless" run "$kernel" "$url" --memory "$memory" --threads "$threads" \
   --json "$work/far.json" > /dev/null
 after=$(cpu)
@@ -41,6 +51,7 @@ PY
 # GETs of the far run's mean request size (a gather's requests are page-exact, smaller
 # than a chunk).
 chunk=$(python3 -c "import json; f = json.load(open('$work/far.json'))['far']; print(f['network_bytes'] // max(f['network_requests'], 1))")
+fi
 redis-cli -p "$port" flushall > /dev/null
 redis-benchmark -p "$port" -t set -d "$chunk" -n 2000 -c 4 -r 64 -q > /dev/null
 ${client_cpu[@]+"${client_cpu[@]}"} redis-benchmark -p "$port" -t get -d "$chunk" -n 8000 -c 4 -r 64 -P 4 -q 2>/dev/null \
