@@ -141,8 +141,12 @@ def test_exact_betweenness_matches_networkx(tmp_path):
         path = tmp_path / "small.sl"
         swapless("generate", "kron", "--scale", "8", "--degree", "4", "-o", path, *extra)
         g = networkx_graph(path)
-        scores, _ = run("bc", path, tmp_path, "--sources", "all")
+        scores, report = run("bc", path, tmp_path, "--sources", "all")
         expected = nx.betweenness_centrality(g, normalized=False)
         reference = np.array([expected[v] for v in range(len(scores))])
+        # networkx counts each unordered pair once; swapless's sums count both orders,
+        # and the report says what they were divided by.
+        sums = scores * report["result"]["largest_dependency"]
+        assert np.abs(sums / 2 - reference).max() < 1e-9 * reference.max()
         reference /= reference.max()
         assert np.abs(scores - reference).max() < 1e-9

@@ -19,6 +19,8 @@ MODULES = [
     "algorithms/components/tests/test_connected.py",
     "algorithms/tests/test_core.py",
     "algorithms/shortest_paths/tests/test_unweighted.py",
+    "algorithms/centrality/tests/test_betweenness_centrality.py",
+    "algorithms/tests/test_mis.py",
 ]
 
 

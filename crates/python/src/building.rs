@@ -1,5 +1,5 @@
 //! Building `.sl` files from Python: files, generators and arrays, each within a
-//! memory budget and interruptible with Ctrl-C.
+//! memory budget, interruptible with Ctrl-C, their progress handed to a Python bar.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,6 +15,7 @@ use swapless_build::importers::{
 };
 use swapless_build::{BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
 
+use crate::progress::{Reporter, SharedProgress};
 use crate::{build_error, format_error, interruptible, memory_size};
 
 /// A table's column as Python names it: by name, or by position from 0 (pandas'
@@ -53,6 +54,7 @@ fn build_from(
     memory_bytes: u64,
     reorder: Option<&str>,
     out_heads: &str,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     // A folder, device or missing folder is refused before the input is read.
     swapless_format::output::seekable_output_target(&output).map_err(format_error)?;
@@ -87,7 +89,10 @@ fn build_from(
     let output_path = output.clone();
     // The report's peak is this build's, not the interpreter's earlier work's.
     swapless_system::reset_peak_rss();
-    let report = interruptible(py, cancel, true, move || match input {
+    let shared = Arc::new(SharedProgress::default());
+    options.progress = Some(shared.clone());
+    let mut reporter = Reporter::new(shared, progress);
+    let report = interruptible(py, cancel, true, &mut reporter, move || match input {
         Input::Source(mut source) => build_graph(source.as_mut(), &output, &options),
         Input::File(path, import, columns) => {
             build_input(&path, import, &columns, &output, &options)
@@ -100,7 +105,7 @@ fn build_from(
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.
 #[pyfunction]
-#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None))]
+#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     py: Python<'_>,
@@ -116,6 +121,7 @@ pub(crate) fn build(
     target_col: Option<Column>,
     weight_col: Option<Column>,
     header: Option<bool>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     if swapless_format::output::same_file(&input, &output) {
         return Err(PyValueError::new_err(format!(
@@ -157,12 +163,13 @@ pub(crate) fn build(
         budget,
         reorder,
         out_heads,
+        progress,
     )
 }
 
 /// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
 #[pyfunction]
-#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto"))]
+#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn generate(
     py: Python<'_>,
@@ -177,6 +184,7 @@ pub(crate) fn generate(
     memory: Option<&str>,
     reorder: Option<&str>,
     out_heads: &str,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let seed = seed.unwrap_or(swapless_build::generators::DEFAULT_SEED);
     let source: Box<dyn EdgeSource> = match (kind, scale, rows, cols) {
@@ -225,12 +233,13 @@ pub(crate) fn generate(
         budget,
         reorder,
         out_heads,
+        progress,
     )
 }
 
 /// Writes edges given as arrays (uint32 ids, optional float64 weights, stored as float32) to a .sl file.
 #[pyfunction]
-#[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None))]
+#[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn from_edges(
     py: Python<'_>,
@@ -242,6 +251,7 @@ pub(crate) fn from_edges(
     vertices: Option<u64>,
     memory: Option<&str>,
     reorder: Option<&str>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let copy = |array: &PyReadonlyArray1<'_, u32>| array.as_array().to_vec();
     let source = swapless_build::arrays::ArraySource::new(
@@ -268,5 +278,6 @@ pub(crate) fn from_edges(
         budget,
         reorder,
         "auto",
+        progress,
     )
 }

@@ -4,6 +4,7 @@
 //! runs with the GIL released on a worker thread while this thread watches for Ctrl-C.
 
 mod building;
+mod progress;
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -268,14 +269,16 @@ fn kernel(name: &str) -> PyResult<Kernel> {
         .ok_or_else(|| PyValueError::new_err(format!("{name:?} is not a kernel")))
 }
 
-/// Runs `work` on a new thread with the GIL released, checking for Ctrl-C every 50 ms.
-/// On Ctrl-C, `cancel` is set and, with `wait_after_cancel`, the work is waited for (a
-/// build stops and removes its temporary files; a kernel run stops at its next scan or
-/// gather) before KeyboardInterrupt is raised.
+/// Runs `work` on a new thread with the GIL released, checking for Ctrl-C every 50 ms
+/// and handing `reporter` its chance to show progress. On Ctrl-C (or an exception from
+/// the progress bar), `cancel` is set and, with `wait_after_cancel`, the work is waited
+/// for (a build stops and removes its temporary files; a kernel run stops at its next
+/// scan or gather) before the exception is raised.
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     cancel: Arc<AtomicBool>,
     wait_after_cancel: bool,
+    reporter: &mut progress::Reporter,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
     let (sender, receiver) = std::sync::mpsc::channel();
@@ -298,7 +301,7 @@ fn interruptible<T: Send + 'static>(
         match received {
             Ok(value) => return Ok(value),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                if let Err(interrupt) = py.check_signals() {
+                if let Err(interrupt) = py.check_signals().and_then(|()| reporter.tick(py)) {
                     cancel.store(true, Ordering::SeqCst);
                     if wait_after_cancel {
                         let _ = py.detach(|| receive(None));
@@ -390,14 +393,16 @@ fn plan(
     Ok(swapless_run::plan_json(&plan).to_string())
 }
 
-/// Runs a kernel; returns the result array (None for triangle counting) and the report as JSON.
+/// Runs a kernel; returns the result array (None for triangle counting) and the report as
+/// JSON. `progress`, if given, is called with a dict of the progress a few times a second.
 #[pyfunction]
-#[pyo3(signature = (path, kernel_name, options))]
+#[pyo3(signature = (path, kernel_name, options, progress=None))]
 fn run(
     py: Python<'_>,
     path: PathBuf,
     kernel_name: &str,
     options: &str,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(Option<Py<PyAny>>, String)> {
     let kernel = kernel(kernel_name)?;
     let options: Value = serde_json::from_str(options)
@@ -485,8 +490,10 @@ fn run(
     run_options.cancel = Some(cancel.clone());
     // On Ctrl-C the run stops at its next scan or gather; waiting for that keeps two
     // runs' memory from ever overlapping.
-    let output = interruptible(py, cancel, true, move || {
-        swapless_run::run(&path, kernel, &run_options, &swapless_run::Quiet)
+    let shared = Arc::new(progress::SharedProgress::default());
+    let mut reporter = progress::Reporter::new(shared.clone(), progress);
+    let output = interruptible(py, cancel, true, &mut reporter, move || {
+        swapless_run::run(&path, kernel, &run_options, shared.as_ref())
     })?
     .map_err(run_error)?;
     let array = match output.array {

@@ -3,7 +3,8 @@
 //! Output: a score per vertex (float64) normalized so the largest is 1 (all
 //! zeros if no vertex lies on a shortest path). With `K` sources the scores
 //! estimate betweenness; with every vertex as a source they are exact (up to
-//! the normalization).
+//! the normalization). The report's `largest_dependency` is what the scores were
+//! divided by, so that a caller can scale them as its own library does.
 //!
 //! Per source: a level-synchronous BFS counts shortest paths (`gather` on each
 //! level), then levels are walked back from the deepest, each vertex collecting
@@ -39,6 +40,9 @@ const UNSEEN: u32 = u32::MAX;
 pub struct BetweennessResult {
     /// Score per vertex, internal ids, normalized by the maximum.
     pub scores: PropertyVec<f64>,
+    /// The largest sum of dependencies, which the scores were divided by (0 when
+    /// every sum is 0).
+    pub largest_dependency: f64,
     /// Sources used.
     pub sources: Vec<u32>,
 }
@@ -200,9 +204,10 @@ impl Kernel for Betweenness {
     }
     fn finish(&self, state: BetweennessState) -> BetweennessResult {
         let mut scores = state.scores.into_values();
-        normalize(&mut scores);
+        let largest_dependency = normalize(&mut scores);
         BetweennessResult {
             scores,
+            largest_dependency,
             sources: state.sources,
         }
     }
@@ -214,6 +219,7 @@ impl Kernel for Betweenness {
     ) -> Value {
         json!({
             "sources": result.sources.len(),
+            "largest_dependency": result.largest_dependency,
             "source_ids": result.sources.iter().map(|&s| original(s)).collect::<Vec<_>>(),
         })
     }
@@ -231,11 +237,13 @@ impl Kernel for Betweenness {
     }
 }
 
-fn normalize(scores: &mut [f64]) {
+/// Divides `scores` by the largest and returns it.
+fn normalize(scores: &mut [f64]) -> f64 {
     let largest = scores.par_iter().cloned().reduce(|| 0.0, f64::max);
     if largest > 0.0 {
         scores.par_iter_mut().for_each(|score| *score /= largest);
     }
+    largest
 }
 
 /// Checks scores against a serial Brandes on the file from the same sources

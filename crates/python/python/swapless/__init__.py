@@ -16,6 +16,11 @@ order of the result arrays, ``source=`` takes them, and ``sl.to_pandas(result, g
 gives a pandas Series keyed by them. The engine runs
 with the GIL released; Ctrl-C raises KeyboardInterrupt.
 
+Builds and runs that take more than a second show a progress bar: a line on standard
+error in a terminal, a bar under the cell in a Jupyter notebook, nothing elsewhere.
+``progress=False`` (on ``open`` and every builder) turns it off, ``progress=True`` draws
+on standard error even when it is not a terminal.
+
 Every kernel takes ``checkpoint=FOLDER``: the run writes its state there between steps
 (by default the first after 60 s and then by Young's rule, at most 5% of the run;
 or ``checkpoint_every="5m"`` or a number of steps), and a later
@@ -34,7 +39,7 @@ from typing import Any, Optional, Union
 
 import numpy as _np
 
-from . import _core
+from . import _core, _progress
 from ._core import BudgetError, FormatError, VerificationError
 from ._tables import from_arrow, from_networkx, from_pandas
 
@@ -88,12 +93,14 @@ class Graph:
     ``tier`` (None, "dram", "mmap", "direct", or "far" for a graph in far memory,
     opened by its ``redis://HOST:PORT/NAME`` address),
     ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
-    ``weighted``, ``ids`` (the input's id of each vertex, see :attr:`ids`), and
+    ``weighted``, ``ids`` (the input's id of each vertex, see :attr:`ids`),
+    ``progress`` (whether runs show a progress bar; None: in a terminal or notebook), and
     ``last_report``, the report of the last kernel run on it.
     """
 
     def __init__(self, path: PathLike, memory: Size = None,
-                 tier: Optional[str] = None, _keep: Any = None) -> None:
+                 tier: Optional[str] = None, _keep: Any = None,
+                 progress: Optional[bool] = None) -> None:
         if tier not in TIERS:
             raise ValueError(
                 f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\", \"far\" or None")
@@ -103,6 +110,8 @@ class Graph:
         self.memory = _size(memory)
         _core.memory_bytes(self.memory)
         self.tier = tier
+        _progress.check(progress)
+        self.progress = progress
         self._info = _json.loads(_core.graph_info(self.path))
         self.n: int = self._info["vertices"]
         self.m: int = self._info["edges"]
@@ -184,15 +193,28 @@ class Graph:
 
     def _run(self, kernel: str, **options: Any) -> Any:
         options.update(memory=self.memory, tier=self.tier)
-        array, report = _core.run(self.path, kernel, _json.dumps(options))
+        array, report = _shown(kernel, self.progress, lambda bar: _core.run(
+            self.path, kernel, _json.dumps(options), bar))
         self.last_report = _json.loads(report)
         return array
 
 
-def open(path: PathLike, memory: Size = None, tier: Optional[str] = None) -> Graph:
+def _shown(title: str, progress: Optional[bool], call: Any) -> Any:
+    """``call(bar)`` with the progress bar for ``title`` (or None), closed afterwards."""
+    bar = _progress.bar(title, progress)
+    try:
+        return call(bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def open(path: PathLike, memory: Size = None, tier: Optional[str] = None,
+         progress: Optional[bool] = None) -> Graph:
     """Opens a .sl graph, or one stored in far memory (``"redis://HOST:PORT/NAME"``, see
-    :func:`far_push`); kernels on it run within ``memory`` on ``tier``."""
-    return Graph(path, memory=memory, tier=tier)
+    :func:`far_push`); kernels on it run within ``memory`` on ``tier``, with a progress
+    bar when they take more than a second (see ``progress`` in the module's help)."""
+    return Graph(path, memory=memory, tier=tier, progress=progress)
 
 
 def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "256K",
@@ -212,7 +234,7 @@ def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "256K",
 
 def build(input: PathLike, output: PathLike, memory: Size = None,
           undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None,
-          out_heads: str = "auto", ids: str = "auto") -> Graph:
+          out_heads: str = "auto", ids: str = "auto", progress: Optional[bool] = None) -> Graph:
     """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
     or from another .sl file (to reorder it, drop its weights or bring it to this format).
 
@@ -226,16 +248,18 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
     and sparse ids). Returns the new graph (open it again with
     ``sl.open(output, memory=...)`` to run within a budget).
     """
-    _core.build(_os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
-                out_heads, ids)
-    return Graph(output)
+    _shown(f"building {_os.fspath(output)}", progress, lambda bar: _core.build(
+        _os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
+        out_heads, ids, progress=bar))
+    return Graph(output, progress=progress)
 
 
 def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
              rows: Optional[int] = None, cols: Optional[int] = None,
              output: Optional[PathLike] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Size = None,
-             reorder: Optional[str] = None, out_heads: str = "auto") -> Graph:
+             reorder: Optional[str] = None, out_heads: str = "auto",
+             progress: Optional[bool] = None) -> Graph:
     """Generates a synthetic graph with GAP's definitions straight into a .sl file.
 
     ``kind`` is "kron" or "urand" (2^scale vertices, degree x 2^scale edges, undirected)
@@ -245,9 +269,10 @@ def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
     """
     if output is None:
         output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
-    _core.generate(kind, _os.fspath(output), scale, degree, rows, cols, weighted, seed,
-                   _size(memory), reorder, out_heads)
-    return Graph(output)
+    _shown(f"generating {_os.fspath(output)}", progress, lambda bar: _core.generate(
+        kind, _os.fspath(output), scale, degree, rows, cols, weighted, seed, _size(memory),
+        reorder, out_heads, progress=bar))
+    return Graph(output, progress=progress)
 
 
 def _vertex_ids(values: Any, name: str) -> _np.ndarray:
@@ -263,7 +288,8 @@ def _vertex_ids(values: Any, name: str) -> _np.ndarray:
 
 def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
                path: Optional[PathLike] = None, num_vertices: Optional[int] = None,
-               memory: Size = None, tier: Optional[str] = None) -> Graph:
+               memory: Size = None, tier: Optional[str] = None,
+               progress: Optional[bool] = None) -> Graph:
     """Writes the edges ``src[i] -> dst[i]`` (with ``weights[i]``) to a .sl file and opens it.
 
     With ``path=None`` the file is temporary and removed when the graph is garbage
@@ -282,14 +308,15 @@ def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
     if path is None:
         keep = _tempfile.TemporaryDirectory(prefix="swapless-")
         path = _os.path.join(keep.name, "graph.sl")
-    _core.from_edges(sources, destinations, weight_array, directed, _os.fspath(path),
-                     num_vertices, _size(memory), None)
-    return Graph(path, memory=memory, tier=tier, _keep=keep)
+    _shown(f"writing {_os.fspath(path)}", progress, lambda bar: _core.from_edges(
+        sources, destinations, weight_array, directed, _os.fspath(path), num_vertices,
+        _size(memory), None, progress=bar))
+    return Graph(path, memory=memory, tier=tier, _keep=keep, progress=progress)
 
 
 def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = None,
                path: Optional[PathLike] = None, memory: Size = None,
-               tier: Optional[str] = None) -> Graph:
+               tier: Optional[str] = None, progress: Optional[bool] = None) -> Graph:
     """A graph from a scipy sparse matrix: entry (i, j) is the edge i -> j.
 
     ``weighted`` defaults to whether any stored value differs from 1.
@@ -301,7 +328,8 @@ def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = No
     if weighted is None:
         weighted = bool(data.size) and not _np.all(data == 1)
     return from_edges(coo.row, coo.col, data if weighted else None, directed=directed,
-                      path=path, num_vertices=coo.shape[0], memory=memory, tier=tier)
+                      path=path, num_vertices=coo.shape[0], memory=memory, tier=tier,
+                      progress=progress)
 
 
 def _integer(value: Any, name: str, low: int, high: int, none: bool = False) -> Optional[int]:

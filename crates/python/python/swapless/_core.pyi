@@ -1,6 +1,6 @@
 """Type stubs of the native module (the Rust side of swapless)."""
 
-from typing import List, Optional, Tuple, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -25,23 +25,31 @@ def kernel_column(kernel_name: str) -> Tuple[str, bool]:
 def plan(path: str, kernel_name: str, memory: Optional[str] = None, tier_name: Optional[str] = None) -> str:
     """The placement plan of a kernel on the graph, as JSON."""
 
-def run(path: str, kernel_name: str, options: str) -> Tuple[Optional[np.ndarray], str]:
-    """Runs a kernel; returns the result array (None for triangle counting) and the report as JSON."""
+Progress = Optional[Callable[[dict], None]]
+
+def run(path: str, kernel_name: str, options: str,
+        progress: Progress = None) -> Tuple[Optional[np.ndarray], str]:
+    """Runs a kernel; returns the result array (None for triangle counting) and the report as
+    JSON. ``progress``, if given, is called with a dict of the progress a few times a second."""
 
 def build(input: str, output: str, memory: Optional[str] = None, undirected: bool = False,
           weighted: bool = False, reorder: Optional[str] = None, out_heads: str = "auto",
-          ids: str = "auto") -> str:
+          ids: str = "auto", source_col: Union[int, str, None] = None,
+          target_col: Union[int, str, None] = None, weight_col: Union[int, str, None] = None,
+          header: Optional[bool] = None, progress: Progress = None) -> str:
     """Imports an edge list, Matrix Market or GAP file into a .sl file; returns the report as JSON."""
 
 def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 16,
              rows: Optional[int] = None, cols: Optional[int] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Optional[str] = None,
-             reorder: Optional[str] = None, out_heads: str = "auto") -> str:
+             reorder: Optional[str] = None, out_heads: str = "auto",
+             progress: Progress = None) -> str:
     """Generates a synthetic graph into a .sl file; returns the report as JSON."""
 
 def from_edges(sources: np.ndarray, destinations: np.ndarray, weights: Optional[np.ndarray],
                directed: bool, output: str, vertices: Optional[int] = None,
-               memory: Optional[str] = None, reorder: Optional[str] = None) -> str:
+               memory: Optional[str] = None, reorder: Optional[str] = None,
+               progress: Progress = None) -> str:
     """Writes uint32 edge arrays (and float64 weights, checked and stored as float32) to a .sl file; returns the report as JSON."""
 
 def memory_bytes(text: Optional[str] = None) -> Optional[int]:

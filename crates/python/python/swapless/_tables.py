@@ -30,18 +30,20 @@ def _graph_path(path: Any) -> tuple:
 
 
 def _build_from_table(write_parquet: Any, columns: list, weighted: bool, directed: bool,
-                      path: Any, memory: Any, tier: Optional[str], ids: str) -> Any:
+                      path: Any, memory: Any, tier: Optional[str], ids: str,
+                      progress: Optional[bool]) -> Any:
     """Writes the edge columns with ``write_parquet(file)`` and builds a graph from them."""
-    from . import Graph, _size
+    from . import Graph, _shown, _size
 
     output, keep = _graph_path(path)
     with _tempfile.TemporaryDirectory(prefix="swapless-table-",
                                       dir=_os.path.dirname(_os.path.abspath(output))) as scratch:
         parquet = _os.path.join(scratch, "edges.parquet")
         write_parquet(parquet)
-        _core.build(parquet, output, _size(memory), not directed, weighted, None, "auto", ids,
-                    columns[0], columns[1], columns[2] if weighted else None, None)
-    return Graph(output, memory=memory, tier=tier, _keep=keep)
+        _shown("building the graph", progress, lambda bar: _core.build(
+            parquet, output, _size(memory), not directed, weighted, None, "auto", ids,
+            columns[0], columns[1], columns[2] if weighted else None, None, progress=bar))
+    return Graph(output, memory=memory, tier=tier, _keep=keep, progress=progress)
 
 
 def _small_dense(sources: _np.ndarray, targets: _np.ndarray) -> bool:
@@ -59,7 +61,7 @@ def _small_dense(sources: _np.ndarray, targets: _np.ndarray) -> bool:
 def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, int] = "target",
                 weight: Union[str, int, None] = None, directed: bool = True,
                 path: Any = None, memory: Any = None, tier: Optional[str] = None,
-                ids: str = "auto") -> Any:
+                ids: str = "auto", progress: Optional[bool] = None) -> Any:
     """A graph from the edges in DataFrame ``df``: one row an edge, from column
     ``source`` to column ``target`` (names, or positions from 0), with ``weight``'s
     values when given. Ids may be any integers or strings; results speak them again
@@ -76,7 +78,7 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
         from . import from_edges
         weights = df[names[2]].to_numpy() if weight is not None else None
         return from_edges(sources, targets, weights, directed=directed, path=path,
-                          memory=memory, tier=tier)
+                          memory=memory, tier=tier, progress=progress)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -95,13 +97,13 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
                 writer.close()
 
     return _build_from_table(write, [str(n) for n in names], weight is not None, directed,
-                             path, memory, tier, ids)
+                             path, memory, tier, ids, progress)
 
 
 def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str, int] = "target",
                weight: Union[str, int, None] = None, directed: bool = True,
                path: Any = None, memory: Any = None, tier: Optional[str] = None,
-               ids: str = "auto") -> Any:
+               ids: str = "auto", progress: Optional[bool] = None) -> Any:
     """A graph from an Arrow table, record batch reader or dataset
     (``pyarrow.dataset``, so a folder of Parquet or CSV files larger than memory
     streams through), with the columns of :func:`from_pandas`."""
@@ -130,11 +132,12 @@ def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str,
             for batch in batches():
                 writer.write_batch(batch, row_group_size=_ROW_GROUP_ROWS)
 
-    return _build_from_table(write, names, weight is not None, directed, path, memory, tier, ids)
+    return _build_from_table(write, names, weight is not None, directed, path, memory, tier, ids,
+                             progress)
 
 
 def from_networkx(G: Any, weight: Optional[str] = None, path: Any = None, memory: Any = None,
-                  tier: Optional[str] = None) -> Any:
+                  tier: Optional[str] = None, progress: Optional[bool] = None) -> Any:
     """A graph from a networkx graph: its nodes (any hashable labels, isolated ones
     too) in ``G``'s order become the vertices, ``g.ids`` lists the labels, and
     ``source=`` and ``sl.to_pandas`` speak them. ``weight`` names the edge attribute to
@@ -151,6 +154,6 @@ def from_networkx(G: Any, weight: Optional[str] = None, path: Any = None, memory
         weights = _np.fromiter((data.get(weight, 1.0) for _, _, data in G.edges(data=True)),
                                dtype=_np.float64, count=count)
     g = from_edges(sources, targets, weights, directed=G.is_directed(), path=path,
-                   num_vertices=len(nodes), memory=memory, tier=tier)
+                   num_vertices=len(nodes), memory=memory, tier=tier, progress=progress)
     g._labels(nodes)
     return g

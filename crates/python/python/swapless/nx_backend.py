@@ -11,6 +11,7 @@ failure.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import networkx as nx
@@ -95,6 +96,23 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
         return True if not G.is_directed() else "networkx refuses directed graphs here"
     if name == "core_number":
         return True
+    if name == "betweenness_centrality":
+        if _argument(args, kwargs, "k", 1, None) is not None:
+            return "swapless samples its own sources, not networkx's"
+        if _argument(args, kwargs, "weight", 3, None) is not None:
+            return "swapless's betweenness counts hops, not weights"
+        if _argument(args, kwargs, "endpoints", 4, False):
+            return "swapless's betweenness leaves the endpoints out"
+        return True
+    if name == "maximal_independent_set":
+        if G.is_directed():
+            return "networkx refuses directed graphs here"
+        if _argument(args, kwargs, "nodes", 1, None) is not None:
+            return "swapless's set cannot be made to hold given nodes"
+        # networkx hands an unseeded call Python's global generator.
+        if _argument(args, kwargs, "seed", 2, None) not in (None, random._inst):
+            return "networkx's seeded choice is its random generator's; swapless's is its own"
+        return True
     if name == "single_source_shortest_path_length":
         if _argument(args, kwargs, "cutoff", 2, None) is not None:
             return "swapless's BFS has no cutoff"
@@ -157,6 +175,35 @@ def core_number(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any)
     return _as_dict(_sl.core_number(g), g)
 
 
+def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
+                           weight: Any = None, endpoints: bool = False, seed: Any = None, *,
+                           backend: Any = None, **backend_kwargs: Any) -> dict:
+    """networkx's ``betweenness_centrality``, exact (every node a source), scaled as
+    networkx scales it: over the ordered pairs of other nodes when ``normalized``, else
+    each unordered pair once on an undirected graph."""
+    g = G.sl
+    scores = _sl.betweenness(g, sources="all")
+    # swapless divides by the largest sum of dependencies; undo that, then scale.
+    sums = scores * g.last_report["result"]["largest_dependency"]
+    others = g.n - 1
+    if others >= 2:
+        if normalized:
+            sums = sums / (others * (others - 1))
+        elif not G.is_directed():
+            sums = sums / 2
+    return _as_dict(sums, g)
+
+
+def maximal_independent_set(G: SwaplessGraph, nodes: Any = None, seed: Any = None, *,
+                            backend: Any = None, **backend_kwargs: Any) -> list:
+    """networkx's ``maximal_independent_set``, unseeded: swapless's set, the one the
+    greedy algorithm picks in its fixed pseudo-random order of the nodes."""
+    g = G.sl
+    members = _sl.maximal_independent_set(g)
+    labels = g.ids.tolist()
+    return [labels[v] for v in np.flatnonzero(members).tolist()]
+
+
 def single_source_shortest_path_length(G: SwaplessGraph, source: Any, cutoff: Any = None, *,
                                        backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``single_source_shortest_path_length``: hops from ``source`` to each
@@ -188,6 +235,8 @@ class BackendInterface:
     convert_from_nx = staticmethod(convert_from_nx)
     convert_to_nx = staticmethod(convert_to_nx)
     pagerank = staticmethod(pagerank)
+    betweenness_centrality = staticmethod(betweenness_centrality)
+    maximal_independent_set = staticmethod(maximal_independent_set)
     connected_components = staticmethod(connected_components)
     core_number = staticmethod(core_number)
     single_source_shortest_path_length = staticmethod(single_source_shortest_path_length)
@@ -202,6 +251,8 @@ def backend_info() -> dict:
         "short_summary": "Graph analytics for graphs that do not fit in memory.",
         "functions": {
             "pagerank": {"additional_docs": "Unweighted, without personalization; float32 scores."},
+            "betweenness_centrality": {"additional_docs": "Exact, unweighted, without endpoints."},
+            "maximal_independent_set": {"additional_docs": "Without nodes or seed."},
             "connected_components": {},
             "core_number": {},
             "single_source_shortest_path_length": {"additional_docs": "Without cutoff."},
