@@ -14,9 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use swapless_format::{
-    GraphFlags, GraphWriter, HEAD_ENTRIES, IdKind, SectionKind, SectionWriter, VertexIds,
-};
+use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, IdKind, SectionKind, SectionWriter};
 
 use crate::collector::ArcCollector;
 pub(crate) use crate::journal::RawCopy;
@@ -121,7 +119,7 @@ pub(crate) struct Context<'a> {
     pub(crate) report: BuildReport,
     phase_started: Instant,
     /// The input's own ids of the vertices, written beside the lists when compacted.
-    vertex_ids: Option<Arc<crate::ids::IdTable>>,
+    vertex_ids: Option<crate::ids::CompactedIds>,
 }
 
 impl Context<'_> {
@@ -178,6 +176,15 @@ impl Context<'_> {
     }
 }
 
+/// Where a build of `output` keeps its temporaries: `--temp-dir`, or beside the output.
+pub(crate) fn temp_parent(options: &BuildOptions, output: &Path) -> PathBuf {
+    match (&options.temp_dir, output.parent()) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(parent)) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// Builds `output` from `source` within `options.memory_bytes`.
 pub fn build_graph(
     source: &mut dyn EdgeSource,
@@ -185,11 +192,7 @@ pub fn build_graph(
     options: &BuildOptions,
 ) -> Result<BuildReport> {
     let started = Instant::now();
-    let temp_parent = match (&options.temp_dir, output.parent()) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(parent)) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let temp_parent = temp_parent(options, output);
     // A killed build of the same input and options is claimed before the sweep below
     // could remove it.
     let resumed = match (&options.resume_key, options.resume) {
@@ -469,14 +472,14 @@ fn build_with<R: Record>(
         writer.finish_section(section)?;
     }
     let ids = context.vertex_ids.clone();
-    if let Some(table) = &ids {
-        write_vertex_ids(&mut writer, table.ids())?;
+    if let Some(ids) = &ids {
+        ids.write_sections(&mut writer)?;
     }
     let flags = GraphFlags {
         directed,
         weighted: R::WEIGHTED,
         reordered: new_to_old.is_some(),
-        ids: ids.map_or(IdKind::Dense, |table| table.ids().kind()),
+        ids: ids.map_or(IdKind::Dense, |ids| ids.kind()),
     };
     context.check_cancelled()?;
     context.phase("syncing", None);
@@ -496,28 +499,10 @@ fn build_with<R: Record>(
     report.weighted = R::WEIGHTED;
     report.reordered = new_to_old.is_some();
     report.ids = flags.ids;
+    report.id_ranges = source.id_ranges();
     report.duplicate_edges_dropped =
         duplicate_edges.saturating_sub(source.expected_duplicate_edges());
     Ok(report.clone())
-}
-
-/// Writes the input's ids of the vertices: the integers, or the names and their offsets.
-fn write_vertex_ids(writer: &mut GraphWriter, ids: &VertexIds) -> Result<()> {
-    let parts: Vec<(SectionKind, &[u8])> = match ids {
-        VertexIds::Integers(integers) => {
-            vec![(SectionKind::VertexIds, bytemuck::cast_slice(integers))]
-        }
-        VertexIds::Names { offsets, bytes } => vec![
-            (SectionKind::NameOffsets, bytemuck::cast_slice(offsets)),
-            (SectionKind::VertexNames, bytes),
-        ],
-    };
-    for (kind, bytes) in parts {
-        let mut section = writer.begin_section(kind, Some(bytes.len() as u64))?;
-        section.write(bytes)?;
-        writer.finish_section(section)?;
-    }
-    Ok(())
 }
 
 /// Sorts (in memory or by merging runs) one direction's arcs and writes its CSR sections.

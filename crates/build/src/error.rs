@@ -86,6 +86,18 @@ pub enum BuildError {
         /// What the budget leaves for them.
         allowance_bytes: u64,
     },
+    /// Compacting an input's ids within the budget would read the input too many times.
+    #[error("{}: compacting its {ids} distinct ids within this memory budget would read it {} more times, beyond the {} a build may", path.display(), passes, crate::ids::MOST_RANGES)]
+    IdsNeedPasses {
+        /// The input file.
+        path: PathBuf,
+        /// Its distinct ids.
+        ids: u64,
+        /// The passes the budget would need beyond the first.
+        passes: u64,
+        /// The least budget that needs no more than the most passes allowed.
+        least_budget_bytes: u64,
+    },
     /// The user pressed Ctrl-C; temporary files were removed.
     #[error("interrupted; no output was written and temporary files were removed")]
     Interrupted,

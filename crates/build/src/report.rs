@@ -24,6 +24,9 @@ pub struct BuildReport {
     pub ids: swapless_format::IdKind,
     /// Why an `auto` build compacted the ids, when it did.
     pub compacted_because: Option<String>,
+    /// Ranges the compacted ids were resolved in: 1 when they fit the budget, more
+    /// when each range beyond the last took a pass over the input (0 for dense ids).
+    pub id_ranges: u64,
     /// Edges the input held.
     pub input_edges: u64,
     /// Input edges from a vertex to itself, dropped.
@@ -69,6 +72,7 @@ impl BuildReport {
                 swapless_format::IdKind::Names => "names",
             },
             "compacted_because": self.compacted_because,
+            "id_ranges": self.id_ranges,
             "input_edges": self.input_edges,
             "self_loops_dropped": self.self_loops_dropped,
             "duplicate_edges_dropped": self.duplicate_edges_dropped,

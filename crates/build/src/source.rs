@@ -52,8 +52,12 @@ pub trait EdgeSource: Send {
     fn progress_bytes(&self) -> (u64, Option<u64>) {
         (0, None)
     }
+    /// Ranges the source resolved its compacted ids in (see [`crate::BuildReport`]).
+    fn id_ranges(&self) -> u64 {
+        0
+    }
     /// The input's own ids of the vertices, when the source compacted them.
-    fn vertex_ids(&self) -> Option<std::sync::Arc<crate::ids::IdTable>> {
+    fn vertex_ids(&self) -> Option<crate::ids::CompactedIds> {
         None
     }
 }

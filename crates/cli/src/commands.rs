@@ -353,7 +353,7 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
     match (report.ids, &report.compacted_because) {
         (IdKind::Dense, _) => {}
         (kind, because) => say!(
-            "  ids: the input's {} mapped to 0..{} and kept in the file{}",
+            "  ids: the input's {} mapped to 0..{} and kept in the file{}{}",
             if kind == IdKind::Names {
                 "names"
             } else {
@@ -362,7 +362,13 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
             thousands(report.vertices.saturating_sub(1)),
             because
                 .as_ref()
-                .map_or(String::new(), |because| format!(" ({because})"))
+                .map_or(String::new(), |because| format!(" ({because})")),
+            match report.id_ranges {
+                0 | 1 => String::new(),
+                ranges => format!(
+                    "; beyond the budget, so resolved in {ranges} ranges, one more pass over the input each but the last"
+                ),
+            }
         ),
     }
     say!(

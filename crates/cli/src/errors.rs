@@ -68,6 +68,12 @@ fn build_sentence(error: &BuildError) -> String {
             "{error}; raise --memory to at least {}",
             swapless_system::format_bytes_up(*needed_bytes)
         ),
+        BuildError::IdsNeedPasses {
+            least_budget_bytes, ..
+        } => format!(
+            "{error}; raise --memory to at least {}",
+            swapless_system::format_bytes_up(*least_budget_bytes)
+        ),
         BuildError::NoWeights { .. } => format!("{error}; drop --weighted"),
         other => other.to_string(),
     }

@@ -214,6 +214,14 @@ fn build_error(error: BuildError) -> PyErr {
                 .replace(' ', "")
                 .replace("iB", "")
         )),
+        BuildError::IdsNeedPasses {
+            least_budget_bytes, ..
+        } => BudgetError::new_err(format!(
+            "{error}; raise memory= to at least \"{}\"",
+            swapless_system::format_bytes_up(least_budget_bytes)
+                .replace(' ', "")
+                .replace("iB", "")
+        )),
         BuildError::InvalidOption { .. }
         | BuildError::InvalidArray(_)
         | BuildError::BudgetBeyondMachine { .. } => PyValueError::new_err(error.to_string()),

@@ -21,7 +21,7 @@ pub use text::weight_from_number;
 use std::io::BufRead;
 use std::path::Path;
 
-use crate::ids::{IdMode, IdTable};
+use crate::ids::IdMode;
 use crate::source::EdgeSource;
 use crate::{BuildError, Result};
 
@@ -82,7 +82,17 @@ pub fn build_input(
     options: &crate::BuildOptions,
 ) -> Result<crate::BuildReport> {
     let started = std::time::Instant::now();
-    let mut source = open_input_with(path, import, columns, Some(options.memory_bytes))?;
+    let scratch = crate::builder::temp_parent(options, output);
+    let open = |import| {
+        open_input_in(
+            path,
+            import,
+            columns,
+            Some(options.memory_bytes),
+            Some(&scratch),
+        )
+    };
+    let mut source = open(import)?;
     let reason = match crate::build_graph(source.as_mut(), output, options) {
         Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
         done => return done,
@@ -96,7 +106,7 @@ pub fn build_input(
     options.resume_key = options
         .resume_key
         .map(|key| format!("{key}; ids compacted"));
-    let mut source = open_input_with(path, compact, columns, Some(options.memory_bytes))?;
+    let mut source = open(compact)?;
     let mut report = crate::build_graph(source.as_mut(), output, &options)?;
     report.compacted_because = Some(reason.to_string());
     report.seconds = started.elapsed().as_secs_f64();
@@ -119,12 +129,24 @@ pub fn open_input_within(
 }
 
 /// Opens `path` as [`open_input_within`] does, a table input (CSV, TSV) with the
-/// user's choice of `columns`.
+/// user's choice of `columns`. Compacted ids must fit the budget.
 pub fn open_input_with(
     path: &Path,
     options: ImportOptions,
     columns: &TableColumns,
     budget_bytes: Option<u64>,
+) -> Result<Box<dyn EdgeSource>> {
+    open_input_in(path, options, columns, budget_bytes, None)
+}
+
+/// Opens `path` as [`open_input_with`] does; compacted ids beyond the budget go to a
+/// folder made in `scratch` (removed when the source is dropped).
+pub fn open_input_in(
+    path: &Path,
+    options: ImportOptions,
+    columns: &TableColumns,
+    budget_bytes: Option<u64>,
+    scratch: Option<&Path>,
 ) -> Result<Box<dyn EdgeSource>> {
     let name = uncompressed_name(path);
     // What compacted ids may hold: what is left of the budget after the builder's
@@ -145,7 +167,7 @@ pub fn open_input_with(
         .any(|extension| name.ends_with(extension));
     if parquet::is_parquet(path) {
         return Ok(Box::new(ParquetSource::open(
-            path, options, columns, allowance,
+            path, options, columns, allowance, scratch,
         )?));
     }
     if columns.chosen() && !table {
@@ -214,7 +236,7 @@ pub fn open_input_with(
     if table {
         drop(reader);
         return Ok(Box::new(TableSource::open(
-            path, options, columns, allowance,
+            path, options, columns, allowance, scratch,
         )?));
     }
     let starts_like_matrix_market = start.starts_with(b"%%MatrixMarket");
@@ -230,36 +252,8 @@ pub fn open_input_with(
     if options.ids != IdMode::Compact {
         return Ok(Box::new(TextEdgeListSource::new(path, reader, options)));
     }
-    let ids = text::scan_ids(path, allowance)?;
-    let table = check_id_table(path, ids, allowance)?;
+    let ids = text::scan_ids(path, allowance, scratch)?;
     Ok(Box::new(TextEdgeListSource::compacted(
-        path, reader, options, table,
+        path, reader, options, ids,
     )))
-}
-
-/// The index over an input's distinct `ids`, once they are known to fit the build:
-/// within `allowance_bytes` with their index, and no more than a graph's vertices.
-pub(crate) fn check_id_table(
-    path: &Path,
-    ids: swapless_format::VertexIds,
-    allowance_bytes: u64,
-) -> Result<std::sync::Arc<IdTable>> {
-    if IdTable::memory_bytes(&ids) > allowance_bytes {
-        return Err(BuildError::IdsBeyondBudget {
-            path: path.to_path_buf(),
-            held_bytes: IdTable::memory_bytes(&ids),
-            allowance_bytes,
-        });
-    }
-    if ids.len() as u64 > crate::MAX_VERTEX_ID + 1 {
-        return Err(BuildError::bad_input(
-            path,
-            format!(
-                "the input has {} distinct ids, more than the {} vertices a graph may have",
-                ids.len(),
-                crate::MAX_VERTEX_ID + 1
-            ),
-        ));
-    }
-    Ok(IdTable::new(ids))
 }

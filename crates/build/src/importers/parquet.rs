@@ -4,7 +4,6 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -20,7 +19,7 @@ use super::ImportOptions;
 use super::table::{ColumnChoice, HeaderChoice, TableColumns};
 use super::text::weight_from_number;
 use crate::builder::BATCH_EDGES;
-use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, IdValue, gather_ids};
+use crate::ids::{CompactedIds, Gathered, IdProblem, IdResolver, IdValue, compact_ids};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
 
@@ -289,6 +288,7 @@ impl ParquetSource {
         options: ImportOptions,
         columns: &TableColumns,
         allowance_bytes: u64,
+        scratch: Option<&Path>,
     ) -> Result<ParquetSource> {
         let parts = parts(path)?;
         let Some(first) = parts.first() else {
@@ -307,7 +307,9 @@ impl ParquetSource {
         }
         let ids = match options.ids {
             crate::ids::IdMode::Compact => {
-                IdResolver::Compact(scan_ids(path, &parts, &layout, allowance_bytes)?)
+                // The ids share the allowance with the row groups being decoded.
+                let ids_bytes = allowance_bytes.saturating_sub(buffer_bytes(largest));
+                scan_ids(path, &parts, &layout, ids_bytes, scratch)?
             }
             mode => IdResolver::new(mode),
         };
@@ -374,24 +376,33 @@ impl ParquetSource {
     }
 }
 
-/// The first pass of compacting a Parquet table's ids (see `crate::ids`).
+/// Bytes a Parquet input holds while it streams, beside its ids: the row group being
+/// decoded (its pages and its arrays) and a batch of rows.
+fn buffer_bytes(largest_row_group_bytes: u64) -> u64 {
+    3 * largest_row_group_bytes + BATCH_ROWS as u64 * 48
+}
+
+/// Compacting a Parquet table's ids (see `crate::ids`): the passes before the build's
+/// own offer the ids row by row, source before target, as the build's pass takes them.
 fn scan_ids(
     path: &Path,
     parts: &[PathBuf],
     layout: &Layout,
     allowance_bytes: u64,
-) -> Result<Arc<IdTable>> {
+    scratch: Option<&Path>,
+) -> Result<IdResolver> {
     let id_columns = layout.names[..2].to_vec();
-    let ids = gather_ids(path, allowance_bytes, |add| {
+    compact_ids(path, allowance_bytes, scratch, |add| {
         for part in parts {
             let (reader, ..) = open_part(part, &id_columns)?;
             for batch in reader {
                 let batch = batch.map_err(|error| parquet_error(part, error))?;
-                for name in &id_columns {
-                    let Some(column) = batch.column_by_name(name) else {
-                        continue;
-                    };
-                    for row in 0..batch.num_rows() {
+                let columns: Vec<(&String, &ArrayRef)> = id_columns
+                    .iter()
+                    .filter_map(|name| Some((name, batch.column_by_name(name)?)))
+                    .collect();
+                for row in 0..batch.num_rows() {
+                    for &(name, column) in &columns {
                         let value = match id_at(column, row) {
                             Some(value) => value,
                             // Nulls are reported, with their row, by the second pass.
@@ -423,8 +434,7 @@ fn scan_ids(
             }
         }
         Ok(())
-    })?;
-    super::check_id_table(path, ids, allowance_bytes)
+    })
 }
 
 impl EdgeSource for ParquetSource {
@@ -454,11 +464,15 @@ impl EdgeSource for ParquetSource {
 
     fn memory_bytes(&self) -> u64 {
         // A row group's chosen columns as read and as decompressed pages, and a batch.
-        self.ids.memory_bytes() + 3 * self.largest_row_group_bytes + BATCH_ROWS as u64 * 48
+        self.ids.memory_bytes() + buffer_bytes(self.largest_row_group_bytes)
     }
 
-    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
-        self.ids.table()
+    fn vertex_ids(&self) -> Option<CompactedIds> {
+        self.ids.compacted()
+    }
+
+    fn id_ranges(&self) -> u64 {
+        self.ids.ranges()
     }
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
@@ -469,9 +483,7 @@ impl EdgeSource for ParquetSource {
                 .as_ref()
                 .is_none_or(|records| self.row_in_batch >= records.num_rows());
             if exhausted && !self.next_record_batch()? {
-                if let Some(reason) = self.ids.sparse() {
-                    return Err(BuildError::IdsNeedCompacting(reason));
-                }
+                self.ids.at_end(&self.path)?;
                 break;
             }
             let Some(records) = self.batch.clone() else {

@@ -150,8 +150,10 @@ impl EdgeSource for SwaplessFileSource {
         Some(self.graph.num_vertices() as u64)
     }
 
-    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
-        self.vertex_ids.clone()
+    fn vertex_ids(&self) -> Option<crate::ids::CompactedIds> {
+        self.vertex_ids
+            .clone()
+            .map(crate::ids::CompactedIds::InMemory)
     }
 
     fn memory_bytes(&self) -> u64 {

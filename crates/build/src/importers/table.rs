@@ -8,7 +8,7 @@ use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
 use super::text::{TOKEN_CHARS, parse_weight, shown};
 use crate::builder::BATCH_EDGES;
-use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, IdValue, gather_ids};
+use crate::ids::{CompactedIds, Gathered, IdProblem, IdResolver, IdValue, compact_ids};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
 
@@ -284,8 +284,13 @@ fn open_edges(path: &Path, layout: &Layout) -> Result<csv::Reader<InputReader>> 
 }
 
 /// The first pass of compacting a table's ids (see `crate::ids`).
-fn scan_ids(path: &Path, layout: &Layout, allowance_bytes: u64) -> Result<Arc<IdTable>> {
-    let ids = gather_ids(path, allowance_bytes, |add| {
+fn scan_ids(
+    path: &Path,
+    layout: &Layout,
+    allowance_bytes: u64,
+    scratch: Option<&Path>,
+) -> Result<IdResolver> {
+    compact_ids(path, allowance_bytes, scratch, |add| {
         let mut reader = open_edges(path, layout)?;
         let mut record = csv::ByteRecord::new();
         while next_row(path, &mut reader, &mut record)? {
@@ -305,8 +310,7 @@ fn scan_ids(path: &Path, layout: &Layout, allowance_bytes: u64) -> Result<Arc<Id
             }
         }
         Ok(())
-    })?;
-    super::check_id_table(path, ids, allowance_bytes)
+    })
 }
 
 impl TableSource {
@@ -317,12 +321,11 @@ impl TableSource {
         options: ImportOptions,
         columns: &TableColumns,
         allowance_bytes: u64,
+        scratch: Option<&Path>,
     ) -> Result<TableSource> {
         let layout = layout(path, columns, options.weighted)?;
         let ids = match options.ids {
-            crate::ids::IdMode::Compact => {
-                IdResolver::Compact(scan_ids(path, &layout, allowance_bytes)?)
-            }
+            crate::ids::IdMode::Compact => scan_ids(path, &layout, allowance_bytes, scratch)?,
             mode => IdResolver::new(mode),
         };
         let reader = open_edges(path, &layout)?;
@@ -412,17 +415,19 @@ impl EdgeSource for TableSource {
         self.ids.memory_bytes()
     }
 
-    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
-        self.ids.table()
+    fn vertex_ids(&self) -> Option<CompactedIds> {
+        self.ids.compacted()
+    }
+
+    fn id_ranges(&self) -> u64 {
+        self.ids.ranges()
     }
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
         batch.clear();
         while batch.len() < BATCH_EDGES {
             if !next_row(&self.path, &mut self.reader, &mut self.record)? {
-                if let Some(reason) = self.ids.sparse() {
-                    return Err(BuildError::IdsNeedCompacting(reason));
-                }
+                self.ids.at_end(&self.path)?;
                 break;
             }
             // A blank line is no row.

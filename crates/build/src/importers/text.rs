@@ -3,14 +3,11 @@
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use swapless_format::VertexIds;
 
 use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
 use crate::builder::BATCH_EDGES;
-use crate::ids::{Gathered, IdProblem, IdResolver, IdTable, IdValue, gather_ids};
+use crate::ids::{CompactedIds, Gathered, IdProblem, IdResolver, IdValue, compact_ids};
 use crate::source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
 use crate::{BuildError, Result};
 
@@ -203,15 +200,15 @@ impl TextEdgeListSource {
         }
     }
 
-    /// Wraps an opened input whose ids `table` (from [`scan_ids`]) turns into vertices.
-    pub fn compacted(
+    /// Wraps an opened input whose ids `ids` (from [`scan_ids`]) turns into vertices.
+    pub(crate) fn compacted(
         path: &Path,
         reader: InputReader,
         options: ImportOptions,
-        table: Arc<IdTable>,
+        ids: IdResolver,
     ) -> Self {
         TextEdgeListSource {
-            ids: IdResolver::Compact(table),
+            ids,
             ..TextEdgeListSource::new(path, reader, options)
         }
     }
@@ -307,8 +304,12 @@ impl EdgeSource for TextEdgeListSource {
         self.ids.memory_bytes()
     }
 
-    fn vertex_ids(&self) -> Option<Arc<IdTable>> {
-        self.ids.table()
+    fn vertex_ids(&self) -> Option<CompactedIds> {
+        self.ids.compacted()
+    }
+
+    fn id_ranges(&self) -> u64 {
+        self.ids.ranges()
     }
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
@@ -329,9 +330,7 @@ impl EdgeSource for TextEdgeListSource {
                 read => read.map_err(|source| BuildError::io(&self.path, source))?,
             };
             if read == 0 {
-                if let Some(reason) = self.ids.sparse() {
-                    return Err(BuildError::IdsNeedCompacting(reason));
-                }
+                self.ids.at_end(&self.path)?;
                 break;
             }
             self.line_number += 1;
@@ -343,10 +342,14 @@ impl EdgeSource for TextEdgeListSource {
     }
 }
 
-/// The first pass of compacting a text input's ids: its distinct ids, ascending, in at
-/// most `allowance_bytes` of memory.
-pub(crate) fn scan_ids(path: &Path, allowance_bytes: u64) -> Result<VertexIds> {
-    gather_ids(path, allowance_bytes, |add| {
+/// Compacting a text input's ids (see `crate::ids`) within `allowance_bytes` of
+/// memory, spilling to a folder in `scratch` beyond it.
+pub(crate) fn scan_ids(
+    path: &Path,
+    allowance_bytes: u64,
+    scratch: Option<&Path>,
+) -> Result<IdResolver> {
+    compact_ids(path, allowance_bytes, scratch, |add| {
         let mut reader = open_maybe_compressed(path)?;
         let mut line = Vec::with_capacity(256);
         let mut line_number = 0u64;

@@ -2,11 +2,23 @@
 //! ids, sparse ids, names) is read twice. The first pass collects its distinct ids
 //! ([`DistinctIds`]); sorted, they become the graph's [`VertexIds`], vertex `v` being the
 //! `v`-th. The second pass turns each id into its vertex through an [`IdTable`].
+//!
+//! Ids beyond the budget go to disk: the first pass writes sorted runs of them and
+//! merges the runs (`spilled`), and the second pass works through the ids a range at a
+//! time, reading the input once more for each range but the last (`ranged`).
+
+mod ranged;
+mod spilled;
+mod table;
 
 use std::path::Path;
 use std::sync::Arc;
 
-use swapless_format::VertexIds;
+use swapless_format::{GraphWriter, IdKind, VertexIds};
+
+pub(crate) use ranged::MOST_RANGES;
+pub use spilled::SpilledIds;
+pub use table::IdTable;
 
 use crate::importers::text::{TOKEN_CHARS, parse_vertex_id, shown};
 use crate::{BuildError, Result};
@@ -194,6 +206,40 @@ impl DistinctIds {
         Gathered::Added
     }
 
+    /// Integers or names.
+    fn kind(&self) -> IdKind {
+        match self {
+            DistinctIds::Integers { .. } => IdKind::Integers,
+            DistinctIds::Names { .. } => IdKind::Names,
+        }
+    }
+
+    /// Writes the ids gathered so far to a run in `folder` and forgets them.
+    fn spill_into(&mut self, folder: &mut spilled::IdFolder) -> Result<()> {
+        match self {
+            DistinctIds::Integers { sorted, batch } => {
+                merge_batch(sorted, batch);
+                folder.spill(sorted)?;
+                *sorted = Vec::new();
+                *batch = Vec::with_capacity(BATCH_IDS);
+            }
+            DistinctIds::Names {
+                sorted,
+                batch,
+                batch_bytes,
+                sorted_bytes,
+            } => {
+                merge_batch(sorted, batch);
+                folder.spill(sorted)?;
+                *sorted = Vec::new();
+                *batch = Vec::new();
+                *batch_bytes = 0;
+                *sorted_bytes = 0;
+            }
+        }
+        Ok(())
+    }
+
     /// Bytes held now (the sorted part, the batch, and room to merge them).
     pub(crate) fn memory_bytes(&self) -> u64 {
         match self {
@@ -267,30 +313,60 @@ fn name_problem(token: &[u8]) -> Option<String> {
     }
 }
 
-/// The distinct ids of an input, ascending, within `allowance_bytes`: `read_ids`
-/// reads the input from its start, offering each id to the function it is given, and
-/// stops early when told to. Integers while every id is one; the input is read again
-/// for names at the first that is not.
-pub(crate) fn gather_ids(
+/// The error for an input with more distinct ids than a graph may have vertices.
+pub(crate) fn too_many_ids(path: &Path, ids: u64) -> BuildError {
+    BuildError::bad_input(
+        path,
+        format!(
+            "the input has {ids} distinct ids, more than the {} vertices a graph may have",
+            crate::MAX_VERTEX_ID + 1
+        ),
+    )
+}
+
+/// How the ids of the input at `path` become vertices, within `allowance_bytes`:
+/// `read_ids` reads the input from its start, offering each id to the function it is
+/// given, and stops early when told to; it may be called several times. The first
+/// pass gathers the distinct ids: integers while every id is one (the input is read
+/// again for names at the first that is not). Ids beyond the allowance go to a folder
+/// made in `scratch`; without one they are refused.
+pub(crate) fn compact_ids(
     path: &Path,
     allowance_bytes: u64,
+    scratch: Option<&Path>,
     mut read_ids: impl FnMut(&mut dyn FnMut(IdValue) -> Gathered) -> Result<()>,
-) -> Result<VertexIds> {
+) -> Result<IdResolver> {
     let mut distinct = DistinctIds::integers();
+    let mut folder: Option<spilled::IdFolder> = None;
     for _ in 0..2 {
         let mut stopped = false;
         let mut offered = 0u64;
         let mut beyond = None;
+        let mut failure = None;
         read_ids(&mut |token| {
             offered += 1;
             if offered.is_multiple_of(1 << 17) && distinct.memory_bytes() > allowance_bytes {
-                beyond = Some(distinct.memory_bytes());
-                return Gathered::Stop;
+                let Some(scratch) = scratch else {
+                    beyond = Some(distinct.memory_bytes());
+                    return Gathered::Stop;
+                };
+                let spilled = match &mut folder {
+                    Some(folder) => distinct.spill_into(folder),
+                    None => spilled::IdFolder::create(scratch)
+                        .and_then(|made| distinct.spill_into(folder.insert(made))),
+                };
+                if let Err(error) = spilled {
+                    failure = Some(error);
+                    return Gathered::Stop;
+                }
             }
             let gathered = distinct.add_value(token);
             stopped |= matches!(gathered, Gathered::Stop);
             gathered
         })?;
+        if let Some(failure) = failure {
+            return Err(failure);
+        }
         if let Some(held_bytes) = beyond {
             return Err(BuildError::IdsBeyondBudget {
                 path: path.to_path_buf(),
@@ -302,8 +378,101 @@ pub(crate) fn gather_ids(
             break;
         }
         distinct = DistinctIds::names();
+        if let Some(folder) = &mut folder {
+            folder.forget_runs();
+        }
     }
-    Ok(distinct.finish())
+    let kind = distinct.kind();
+    let spilled = match folder {
+        Some(mut folder) if folder.spilled() => {
+            distinct.spill_into(&mut folder)?;
+            drop(distinct);
+            let buffer_bytes = (allowance_bytes / 2 / folder.runs() as u64).clamp(4 << 10, 1 << 20);
+            match kind {
+                IdKind::Names => {
+                    folder.merge_runs::<Box<[u8]>>(path, kind, buffer_bytes as usize)?
+                }
+                _ => folder.merge_runs::<i64>(path, kind, buffer_bytes as usize)?,
+            }
+        }
+        _ => {
+            let ids = distinct.finish();
+            if ids.len() as u64 > crate::MAX_VERTEX_ID + 1 {
+                return Err(too_many_ids(path, ids.len() as u64));
+            }
+            if IdTable::memory_bytes(&ids) <= allowance_bytes {
+                return Ok(IdResolver::Compact(IdTable::new(ids)));
+            }
+            let Some(scratch) = scratch else {
+                return Err(BuildError::IdsBeyondBudget {
+                    path: path.to_path_buf(),
+                    held_bytes: IdTable::memory_bytes(&ids),
+                    allowance_bytes,
+                });
+            };
+            spilled::IdFolder::create(scratch)?.write_ids(path, &ids)?
+        }
+    };
+    ranged::resolve_in_ranges(path, spilled, allowance_bytes, read_ids)
+}
+
+/// The input's ids of a compacted build's vertices, as the output gets them.
+#[derive(Clone)]
+pub enum CompactedIds {
+    /// In memory, with their index.
+    InMemory(Arc<IdTable>),
+    /// On disk, in files laid out as their sections.
+    Spilled(Arc<SpilledIds>),
+}
+
+impl CompactedIds {
+    /// How many (the graph's vertices).
+    pub fn len(&self) -> u64 {
+        match self {
+            CompactedIds::InMemory(table) => table.ids().len() as u64,
+            CompactedIds::Spilled(ids) => ids.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Integers or names.
+    pub fn kind(&self) -> IdKind {
+        match self {
+            CompactedIds::InMemory(table) => table.ids().kind(),
+            CompactedIds::Spilled(ids) => ids.kind(),
+        }
+    }
+
+    /// Writes the ids' sections: the integers, or the names and their offsets.
+    pub(crate) fn write_sections(&self, writer: &mut GraphWriter) -> Result<()> {
+        let ids = match self {
+            CompactedIds::Spilled(ids) => return ids.write_sections(writer),
+            CompactedIds::InMemory(table) => table.ids(),
+        };
+        let parts: Vec<(swapless_format::SectionKind, &[u8])> = match ids {
+            VertexIds::Integers(integers) => vec![(
+                swapless_format::SectionKind::VertexIds,
+                bytemuck::cast_slice(integers),
+            )],
+            VertexIds::Names { offsets, bytes } => vec![
+                (
+                    swapless_format::SectionKind::NameOffsets,
+                    bytemuck::cast_slice(offsets),
+                ),
+                (swapless_format::SectionKind::VertexNames, bytes),
+            ],
+        };
+        for (kind, bytes) in parts {
+            let mut section = writer.begin_section(kind, Some(bytes.len() as u64))?;
+            section.write(bytes)?;
+            writer.finish_section(section)?;
+        }
+        Ok(())
+    }
 }
 
 /// How an importer turns the ids it reads into vertices.
@@ -317,6 +486,8 @@ pub(crate) enum IdResolver {
     },
     /// Through the table the first pass made.
     Compact(Arc<IdTable>),
+    /// Through ids too many for the budget, a range at a time.
+    Ranged(Box<ranged::RangedIds>),
 }
 
 /// Why an id is not a vertex.
@@ -346,6 +517,11 @@ impl IdResolver {
                     shown(token, TOKEN_CHARS)
                 ))
             }),
+            IdResolver::Ranged(ranged) => ranged
+                .vertex_of(IdValue::Text(token))
+                .map_err(|detail| {
+                    IdProblem::Detail(format!("id `{}`: {detail}", shown(token, TOKEN_CHARS)))
+                }),
             IdResolver::Dense { auto, largest, .. } => {
                 let id = match (parse_vertex_id(token), *auto) {
                     (Ok(id), _) => id,
@@ -376,6 +552,9 @@ impl IdResolver {
             IdValue::Text(token) => return self.vertex_of(token),
         };
         match self {
+            IdResolver::Ranged(ranged) => ranged
+                .vertex_of(IdValue::Integer(id))
+                .map_err(|detail| IdProblem::Detail(format!("id {id}: {detail}"))),
             IdResolver::Compact(table) => match table.ids() {
                 VertexIds::Integers(_) => table.vertex_of_integer(id),
                 VertexIds::Names { .. } => table.vertex_of(id.to_string().as_bytes()),
@@ -414,8 +593,22 @@ impl IdResolver {
         }
     }
 
+    /// At the end of the input: an `auto` build whose ids are sparse is to compact
+    /// them; a build by ranges checks that it took back every vertex the ranges found.
+    pub(crate) fn at_end(&mut self, path: &Path) -> Result<()> {
+        if let IdResolver::Ranged(ranged) = self {
+            return ranged
+                .at_end()
+                .map_err(|detail| BuildError::bad_input(path, detail));
+        }
+        match self.sparse() {
+            Some(reason) => Err(BuildError::IdsNeedCompacting(reason)),
+            None => Ok(()),
+        }
+    }
+
     /// At the end of an `auto` input of dense ids: whether they are sparse.
-    pub(crate) fn sparse(&self) -> Option<CompactReason> {
+    fn sparse(&self) -> Option<CompactReason> {
         match *self {
             IdResolver::Dense {
                 auto: true,
@@ -428,22 +621,35 @@ impl IdResolver {
         }
     }
 
-    /// The vertices the table holds, when compacting.
+    /// The vertices the ids make, when compacting.
     pub(crate) fn declared_vertices(&self) -> Option<u64> {
-        self.table().map(|table| table.ids().len() as u64)
+        self.compacted().map(|ids| ids.len())
     }
 
-    /// Bytes the table holds, when compacting.
+    /// Bytes the resolver holds: a table of ids, or a range's and its streams' buffers.
     pub(crate) fn memory_bytes(&self) -> u64 {
-        self.table()
-            .map_or(0, |table| IdTable::memory_bytes(table.ids()))
+        match self {
+            IdResolver::Compact(table) => IdTable::memory_bytes(table.ids()),
+            IdResolver::Ranged(ranged) => ranged.memory_bytes(),
+            IdResolver::Dense { .. } => 0,
+        }
     }
 
-    /// The table, when compacting.
-    pub(crate) fn table(&self) -> Option<Arc<IdTable>> {
+    /// The ids, when compacting.
+    pub(crate) fn compacted(&self) -> Option<CompactedIds> {
         match self {
-            IdResolver::Compact(table) => Some(table.clone()),
+            IdResolver::Compact(table) => Some(CompactedIds::InMemory(table.clone())),
+            IdResolver::Ranged(ranged) => Some(CompactedIds::Spilled(ranged.ids())),
             IdResolver::Dense { .. } => None,
+        }
+    }
+
+    /// Ranges the ids are resolved in: 0 for dense ids, 1 for a table in memory.
+    pub(crate) fn ranges(&self) -> u64 {
+        match self {
+            IdResolver::Dense { .. } => 0,
+            IdResolver::Compact(_) => 1,
+            IdResolver::Ranged(ranged) => ranged.ranges() as u64,
         }
     }
 }
@@ -481,144 +687,6 @@ fn merge_batch<T: Ord>(sorted: &mut Vec<T>, batch: &mut Vec<T>) {
     drop(right);
     *sorted = merged;
     *batch = Vec::with_capacity(BATCH_IDS.max(sorted.len()));
-}
-
-/// Finds each id's vertex in a graph's [`VertexIds`], for the second pass: integers
-/// through buckets of their top bits (about one id a bucket, so a lookup touches two
-/// cache lines, not a binary search's twenty), names through a hash table of
-/// positions.
-pub struct IdTable {
-    ids: VertexIds,
-    index: Index,
-}
-
-enum Index {
-    /// Bucket `b` holds the ids whose `(id - least) >> shift` is `b`; `starts[b]` is its
-    /// first position in the ids.
-    Buckets {
-        least: i64,
-        shift: u32,
-        starts: Vec<u32>,
-    },
-    /// Open addressing: each slot a vertex plus one (0 for empty), by the name's hash.
-    Hashed { slots: Vec<u32>, mask: u64 },
-}
-
-impl IdTable {
-    /// The index over `ids`.
-    pub fn new(ids: VertexIds) -> Arc<IdTable> {
-        let index = match &ids {
-            VertexIds::Integers(sorted) => {
-                let least = sorted.first().copied().unwrap_or(0);
-                let span = sorted
-                    .last()
-                    .map_or(0, |&most| most.wrapping_sub(least) as u64);
-                let buckets = (sorted.len() as u64).next_power_of_two().max(1);
-                // The least shift that puts the whole span in `buckets` buckets.
-                let bits = 64 - span.leading_zeros();
-                let shift = bits.saturating_sub(buckets.trailing_zeros()).min(63);
-                let count = ((span >> shift) + 2) as usize;
-                let mut starts = vec![0u32; count];
-                for &id in sorted {
-                    let bucket = (id.wrapping_sub(least) as u64 >> shift) as usize;
-                    starts[bucket + 1] += 1;
-                }
-                for bucket in 1..count {
-                    starts[bucket] += starts[bucket - 1];
-                }
-                Index::Buckets {
-                    least,
-                    shift,
-                    starts,
-                }
-            }
-            VertexIds::Names { offsets, bytes } => {
-                let count = offsets.len() - 1;
-                let size = (count as u64 * 2).next_power_of_two().max(2);
-                let mask = size - 1;
-                let mut slots = vec![0u32; size as usize];
-                for v in 0..count {
-                    let name = &bytes[offsets[v] as usize..offsets[v + 1] as usize];
-                    let mut slot = xxhash_rust::xxh3::xxh3_64(name) & mask;
-                    while slots[slot as usize] != 0 {
-                        slot = (slot + 1) & mask;
-                    }
-                    slots[slot as usize] = v as u32 + 1;
-                }
-                Index::Hashed { slots, mask }
-            }
-        };
-        Arc::new(IdTable { ids, index })
-    }
-
-    /// Bytes the table holds: the ids and the index.
-    pub fn memory_bytes(ids: &VertexIds) -> u64 {
-        match ids {
-            VertexIds::Integers(sorted) => {
-                ids.memory_bytes() + (sorted.len() as u64).next_power_of_two() * 4 * 2
-            }
-            VertexIds::Names { .. } => {
-                ids.memory_bytes() + (ids.len() as u64 * 2).next_power_of_two() * 4
-            }
-        }
-    }
-
-    /// The ids.
-    pub fn ids(&self) -> &VertexIds {
-        &self.ids
-    }
-
-    /// The vertex of the integer id `id`, if it is one of the ids.
-    pub fn vertex_of_integer(&self, id: i64) -> Option<u32> {
-        match (&self.index, &self.ids) {
-            (
-                Index::Buckets {
-                    least,
-                    shift,
-                    starts,
-                },
-                VertexIds::Integers(sorted),
-            ) => {
-                if id < *least {
-                    return None;
-                }
-                let bucket = (id.wrapping_sub(*least) as u64 >> shift) as usize;
-                if bucket + 1 >= starts.len() {
-                    return None;
-                }
-                let (first, end) = (starts[bucket] as usize, starts[bucket + 1] as usize);
-                sorted[first..end]
-                    .binary_search(&id)
-                    .ok()
-                    .map(|at| (first + at) as u32)
-            }
-            _ => None,
-        }
-    }
-
-    /// The vertex the input wrote as `token`, if it is one of the ids.
-    pub fn vertex_of(&self, token: &[u8]) -> Option<u32> {
-        match (&self.index, &self.ids) {
-            (Index::Buckets { .. }, VertexIds::Integers(_)) => {
-                self.vertex_of_integer(parse_integer(token)?)
-            }
-            (Index::Hashed { slots, mask }, VertexIds::Names { offsets, bytes }) => {
-                let mut slot = xxhash_rust::xxh3::xxh3_64(token) & mask;
-                loop {
-                    let entry = slots[slot as usize];
-                    if entry == 0 {
-                        return None;
-                    }
-                    let v = (entry - 1) as usize;
-                    if &bytes[offsets[v] as usize..offsets[v + 1] as usize] == token {
-                        return Some(v as u32);
-                    }
-                    slot = (slot + 1) & mask;
-                }
-            }
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]
