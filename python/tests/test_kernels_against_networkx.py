@@ -115,8 +115,12 @@ def test_components_match_networkx(all_graphs, tmp_path):
 def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         undirected = g.to_undirected() if g.is_directed() else g
+        expected = nx.triangles(undirected)
         _, report = run("tc", path, tmp_path)
-        assert report["result"]["triangles"] == sum(nx.triangles(undirected).values()) // 3
+        assert report["result"]["triangles"] == sum(expected.values()) // 3
+        through, report = run("triangles", path, tmp_path, "--verify")
+        assert through.tolist() == [expected.get(v, 0) for v in range(len(through))]
+        assert report["result"]["triangles"] == sum(expected.values()) // 3
         members, _ = run("mis", path, tmp_path)
         chosen = {v for v in range(len(members)) if members[v] == 1}
         assert all(not (u in chosen and v in chosen) for u, v in undirected.edges)

@@ -21,6 +21,7 @@ MODULES = [
     "algorithms/shortest_paths/tests/test_unweighted.py",
     "algorithms/centrality/tests/test_betweenness_centrality.py",
     "algorithms/tests/test_mis.py",
+    "algorithms/tests/test_cluster.py",
 ]
 
 

@@ -13,18 +13,19 @@ use swapless_store::{EdgeStore, Result};
 use crate::kernels::pagerank::PageRankOptions;
 use crate::kernels::{
     Reads, betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
-    radii, sssp, triangle_count,
+    radii, sssp, triangle_count, vertex_triangles,
 };
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 9] = [
+pub static KERNELS: [&dyn AnyKernel; 10] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
     &sssp::Sssp,
     &betweenness::Betweenness,
     &triangle_count::TriangleCount,
+    &vertex_triangles::VertexTriangles,
     &radii::Radii,
     &maximal_independent_set::MaximalIndependentSet,
     &core_number::CoreNumber,

@@ -10,6 +10,7 @@ pub mod pagerank;
 pub mod radii;
 pub mod sssp;
 pub mod triangle_count;
+pub mod vertex_triangles;
 
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore};

@@ -61,14 +61,16 @@ pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
 
 /// Each vertex's higher-ranked neighbors (as ranks, sorted), back to back, and where
 /// each rank's list starts (plus where the last ends).
-struct OrientedLists {
+pub(crate) struct OrientedLists {
     higher: Vec<u32>,
     offsets: Vec<u64>,
+    /// The vertex of each rank, when asked to keep it (empty otherwise).
+    pub(crate) vertex_of_rank: Vec<u32>,
 }
 
 impl OrientedLists {
     /// The list of `rank`.
-    fn list(&self, rank: u32) -> &[u32] {
+    pub(crate) fn list(&self, rank: u32) -> &[u32] {
         &self.higher[self.offsets[rank as usize] as usize..self.offsets[rank as usize + 1] as usize]
     }
 
@@ -104,8 +106,9 @@ pub struct TriangleState {
 }
 
 /// Builds the oriented lists H(r): each vertex's neighbors in the undirected view that
-/// rank above it by (degree, id), as ranks, sorted.
-fn oriented_lists(store: &dyn EdgeStore) -> Result<OrientedLists> {
+/// rank above it by (degree, id), as ranks, sorted; with `keep_order`, also which vertex
+/// has each rank.
+pub(crate) fn oriented_lists(store: &dyn EdgeStore, keep_order: bool) -> Result<OrientedLists> {
     let vertices = store.num_vertices();
     let directed = store.directed();
     let all = 0..vertices as u32;
@@ -154,15 +157,18 @@ fn oriented_lists(store: &dyn EdgeStore) -> Result<OrientedLists> {
     // Rank: position in the order by (degree, id). Lists hold ranks, not ids, so that
     // "higher" is one comparison, every list is sorted by rank, and the lists of the
     // hubs, read most often, sit together at the end (GAP relabels for the same reason).
+    let mut order: Vec<u32> = (0..vertices as u32).collect();
+    order.par_sort_unstable_by_key(|&vertex| (degrees[vertex as usize], vertex));
     let rank_of: Vec<u32> = {
-        let mut order: Vec<u32> = (0..vertices as u32).collect();
-        order.par_sort_unstable_by_key(|&vertex| (degrees[vertex as usize], vertex));
         let rank_of: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
         order.par_iter().enumerate().for_each(|(rank, &vertex)| {
             rank_of[vertex as usize].store(rank as u32, Ordering::Relaxed)
         });
         rank_of.into_vec(|value| value.load(Ordering::Relaxed))
     };
+    if !keep_order {
+        order = Vec::new();
+    }
     drop(degrees);
 
     // Oriented lists H(r) by rank: count, prefix-sum into offsets, fill, sort.
@@ -206,7 +212,11 @@ fn oriented_lists(store: &dyn EdgeStore) -> Result<OrientedLists> {
     drop(rank_of);
     let mut higher: Vec<u32> = higher.into_vec(|value| value.load(Ordering::Relaxed));
     sort_each_list(&mut higher, &offsets);
-    Ok(OrientedLists { higher, offsets })
+    Ok(OrientedLists {
+        higher,
+        offsets,
+        vertex_of_rank: order,
+    })
 }
 
 /// Sorts each list `offsets[i] - offsets[0]..offsets[i + 1] - offsets[0]` of `values`,
@@ -229,9 +239,26 @@ fn sort_each_list(values: &mut [u32], offsets: &[u64]) {
     );
 }
 
-/// Counts triangles serially on the file's undirected view (u < v < w by id) and
-/// compares. Each vertex's undirected list is merged from its out- and in-list where it
-/// is read.
+/// Counts triangles serially on the file's undirected view and compares.
+pub fn verify(
+    graph: &GraphFile,
+    triangles: u64,
+    block_bytes: u64,
+) -> std::result::Result<(), String> {
+    let mut reference = 0u64;
+    each_triangle(graph, block_bytes, |_, _, _| reference += 1);
+    if reference == triangles {
+        Ok(())
+    } else {
+        Err(format!(
+            "counted {triangles} triangles but the serial count is {reference}"
+        ))
+    }
+}
+
+/// Calls `found(u, v, w)` serially for each triangle of the file's undirected view,
+/// once, as u < v < w by id. Each vertex's undirected list is merged from its out- and
+/// in-list where it is read.
 ///
 /// Of a triangle, the middle vertex v holds w among the ids above it, and u holds both.
 /// The middle vertices go in blocks whose ids above them fit `block_bytes` (at least one
@@ -240,11 +267,11 @@ fn sort_each_list(values: &mut [u32], offsets: &[u64]) {
 /// its stamped ids. Every list is read in file order, once a block: reading the middle
 /// vertices' lists as the count came to them, at random, faulted the pages of a verifier
 /// under a budget in again and again (checking took many times the run).
-pub fn verify(
+pub(crate) fn each_triangle(
     graph: &GraphFile,
-    triangles: u64,
     block_bytes: u64,
-) -> std::result::Result<(), String> {
+    mut found: impl FnMut(u32, u32, u32),
+) {
     let directed = graph.flags().directed;
     let vertices = graph.num_vertices();
     // A vertex's lists in the undirected view: its out-list and, on a directed graph,
@@ -260,7 +287,6 @@ pub fn verify(
     let mut block_lists: Vec<u32> = Vec::with_capacity(entries.min(block_bytes as usize / 4));
     let mut block_ends: Vec<usize> = Vec::new();
     let mut stamp = vec![u32::MAX; vertices];
-    let mut reference = 0u64;
     let mut start = 0;
     while start < vertices {
         block_lists.clear();
@@ -298,21 +324,14 @@ pub fn verify(
                 stamp[v as usize] = u as u32;
             }
             for v in in_block {
-                let stamped = block_list(v)
-                    .iter()
-                    .filter(|&&w| stamp[w as usize] == u as u32)
-                    .count();
-                reference += stamped as u64;
+                for &w in block_list(v) {
+                    if stamp[w as usize] == u as u32 {
+                        found(u as u32, v, w);
+                    }
+                }
             }
         }
         start = end;
-    }
-    if reference == triangles {
-        Ok(())
-    } else {
-        Err(format!(
-            "counted {triangles} triangles but the serial count is {reference}"
-        ))
     }
 }
 
@@ -413,7 +432,7 @@ impl Kernel for TriangleCount {
     fn step(&self, store: &dyn EdgeStore, state: &mut TriangleState) -> Result<Step> {
         let vertices = store.num_vertices() as u32;
         let Some(oriented) = &state.oriented else {
-            state.oriented = Some(oriented_lists(store)?);
+            state.oriented = Some(oriented_lists(store, false)?);
             return Ok(match vertices {
                 0 => Step::Done,
                 _ => Step::More,
@@ -442,7 +461,7 @@ impl Kernel for TriangleCount {
         let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
         let triangles = saved.number("triangles")?;
         Ok(TriangleState {
-            oriented: Some(oriented_lists(store)?),
+            oriented: Some(oriented_lists(store, false)?),
             counted,
             triangles,
         })

@@ -63,6 +63,7 @@ __all__ = [
     "connected_components",
     "betweenness",
     "triangle_count",
+    "triangles",
     "radii",
     "maximal_independent_set",
     "core_number",
@@ -486,6 +487,14 @@ def triangle_count(g: Graph, *, threads: Optional[int] = None, verify: bool = Fa
     g._run("tc", threads=_threads(threads), verify=verify,
            **_checkpointing(checkpoint, checkpoint_every))
     return int(g.last_report["result"]["triangles"])
+
+
+def triangles(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+              checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Triangles through each vertex of the undirected view: int64 per vertex (their
+    total over three, the number of triangles, is ``g.last_report["result"]["triangles"]``)."""
+    return g._run("triangles", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
 def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,

@@ -113,6 +113,12 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
         if _argument(args, kwargs, "seed", 2, None) not in (None, random._inst):
             return "networkx's seeded choice is its random generator's; swapless's is its own"
         return True
+    if name in ("triangles", "clustering", "average_clustering", "transitivity"):
+        if G.is_directed():
+            return "swapless counts triangles of the undirected view, not directed ones"
+        if not _weights_are_one(G, _argument(args, kwargs, "weight", 2, None)):
+            return "swapless's clustering is unweighted"
+        return True
     if name == "single_source_shortest_path_length":
         if _argument(args, kwargs, "cutoff", 2, None) is not None:
             return "swapless's BFS has no cutoff"
@@ -204,6 +210,62 @@ def maximal_independent_set(G: SwaplessGraph, nodes: Any = None, seed: Any = Non
     return [labels[v] for v in np.flatnonzero(members).tolist()]
 
 
+def _triangles(G: SwaplessGraph) -> dict:
+    """Triangles through each node, by label."""
+    g = G.sl
+    return _as_dict(_sl.triangles(g), g)
+
+
+def triangles(G: SwaplessGraph, nodes: Any = None, *, backend: Any = None,
+              **backend_kwargs: Any) -> Any:
+    """networkx's ``triangles``: the triangles through each node (of ``nodes``), or
+    through the one node ``nodes`` names."""
+    counts = _triangles(G)
+    if nodes is None:
+        return counts
+    if nodes in G.nx:
+        return counts[nodes]
+    return {node: counts[node] for node in G.nx.nbunch_iter(nodes)}
+
+
+def _local_clustering(G: SwaplessGraph) -> dict:
+    """Each node's share of the pairs of its neighbors that are linked."""
+    counts = _triangles(G)
+    degree = G.nx.degree
+    return {node: 0 if degree[node] < 2 else 2 * count / (degree[node] * (degree[node] - 1))
+            for node, count in counts.items()}
+
+
+def clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None, *,
+               backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``clustering`` of an undirected, unweighted graph."""
+    shares = _local_clustering(G)
+    if nodes is None:
+        return shares
+    if nodes in G.nx:
+        return shares[nodes]
+    return {node: shares[node] for node in G.nx.nbunch_iter(nodes)}
+
+
+def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
+                       count_zeros: bool = True, *, backend: Any = None,
+                       **backend_kwargs: Any) -> float:
+    """networkx's ``average_clustering`` of an undirected, unweighted graph."""
+    shares = _local_clustering(G)
+    values = [shares[node] for node in (G.nx if nodes is None else G.nx.nbunch_iter(nodes))]
+    if not count_zeros:
+        values = [value for value in values if abs(value) > 0]
+    return sum(values) / len(values)
+
+
+def transitivity(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> float:
+    """networkx's ``transitivity``: three times the triangles over the connected triples."""
+    counts = _triangles(G)
+    triples = sum(d * (d - 1) for _, d in G.nx.degree)
+    closed = 2 * sum(counts.values())
+    return 0 if closed == 0 else closed / triples
+
+
 def single_source_shortest_path_length(G: SwaplessGraph, source: Any, cutoff: Any = None, *,
                                        backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``single_source_shortest_path_length``: hops from ``source`` to each
@@ -236,6 +298,10 @@ class BackendInterface:
     convert_to_nx = staticmethod(convert_to_nx)
     pagerank = staticmethod(pagerank)
     betweenness_centrality = staticmethod(betweenness_centrality)
+    triangles = staticmethod(triangles)
+    clustering = staticmethod(clustering)
+    average_clustering = staticmethod(average_clustering)
+    transitivity = staticmethod(transitivity)
     maximal_independent_set = staticmethod(maximal_independent_set)
     connected_components = staticmethod(connected_components)
     core_number = staticmethod(core_number)
@@ -253,6 +319,10 @@ def backend_info() -> dict:
             "pagerank": {"additional_docs": "Unweighted, without personalization; float32 scores."},
             "betweenness_centrality": {"additional_docs": "Exact, unweighted, without endpoints."},
             "maximal_independent_set": {"additional_docs": "Without nodes or seed."},
+            "triangles": {"additional_docs": "Undirected graphs."},
+            "clustering": {"additional_docs": "Undirected, unweighted graphs."},
+            "average_clustering": {"additional_docs": "Undirected, unweighted graphs."},
+            "transitivity": {"additional_docs": "Undirected graphs."},
             "connected_components": {},
             "core_number": {},
             "single_source_shortest_path_length": {"additional_docs": "Without cutoff."},
