@@ -324,16 +324,45 @@ pub(crate) fn too_many_ids(path: &Path, ids: u64) -> BuildError {
     )
 }
 
+/// Where a compacting build puts ids beyond its budget, and who hears of its passes
+/// over the input.
+#[derive(Clone, Copy, Default)]
+pub struct IdPasses<'a> {
+    /// Where to make the folder of id files (`None`: ids beyond the budget are refused).
+    pub scratch: Option<&'a Path>,
+    /// Told of each pass and of the ids it has read.
+    pub progress: Option<&'a dyn crate::BuildProgress>,
+}
+
+impl IdPasses<'_> {
+    /// Tells of a new pass over the input.
+    fn pass(&self, name: &str) {
+        if let Some(progress) = self.progress {
+            progress.phase(name, None);
+        }
+    }
+
+    /// Tells of `offered` ids read in the pass, every so many.
+    fn offered(&self, offered: u64) {
+        if let Some(progress) = self.progress
+            && offered.is_multiple_of(1 << 17)
+        {
+            // Two ids an edge.
+            progress.edges_read(offered / 2);
+        }
+    }
+}
+
 /// How the ids of the input at `path` become vertices, within `allowance_bytes`:
 /// `read_ids` reads the input from its start, offering each id to the function it is
 /// given, and stops early when told to; it may be called several times. The first
 /// pass gathers the distinct ids: integers while every id is one (the input is read
 /// again for names at the first that is not). Ids beyond the allowance go to a folder
-/// made in `scratch`; without one they are refused.
+/// made in `passes.scratch`; without one they are refused.
 pub(crate) fn compact_ids(
     path: &Path,
     allowance_bytes: u64,
-    scratch: Option<&Path>,
+    passes: IdPasses,
     mut read_ids: impl FnMut(&mut dyn FnMut(IdValue) -> Gathered) -> Result<()>,
 ) -> Result<IdResolver> {
     let mut distinct = DistinctIds::integers();
@@ -343,10 +372,12 @@ pub(crate) fn compact_ids(
         let mut offered = 0u64;
         let mut beyond = None;
         let mut failure = None;
+        passes.pass("gathering ids");
         read_ids(&mut |token| {
             offered += 1;
+            passes.offered(offered);
             if offered.is_multiple_of(1 << 17) && distinct.memory_bytes() > allowance_bytes {
-                let Some(scratch) = scratch else {
+                let Some(scratch) = passes.scratch else {
                     beyond = Some(distinct.memory_bytes());
                     return Gathered::Stop;
                 };
@@ -403,7 +434,7 @@ pub(crate) fn compact_ids(
             if IdTable::memory_bytes(&ids) <= allowance_bytes {
                 return Ok(IdResolver::Compact(IdTable::new(ids)));
             }
-            let Some(scratch) = scratch else {
+            let Some(scratch) = passes.scratch else {
                 return Err(BuildError::IdsBeyondBudget {
                     path: path.to_path_buf(),
                     held_bytes: IdTable::memory_bytes(&ids),
@@ -413,7 +444,7 @@ pub(crate) fn compact_ids(
             spilled::IdFolder::create(scratch)?.write_ids(path, &ids)?
         }
     };
-    ranged::resolve_in_ranges(path, spilled, allowance_bytes, read_ids)
+    ranged::resolve_in_ranges(path, spilled, allowance_bytes, passes, read_ids)
 }
 
 /// The input's ids of a compacted build's vertices, as the output gets them.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use swapless_format::{IdKind, VertexIds};
 
 use super::spilled::SpilledIds;
-use super::{Gathered, IdResolver, IdTable, IdValue, parse_integer};
+use super::{Gathered, IdPasses, IdResolver, IdTable, IdValue, parse_integer};
 use crate::{BuildError, Result};
 
 /// Passes over the input a build may make for its ids beyond the first; a budget that
@@ -89,6 +89,7 @@ pub(crate) fn resolve_in_ranges(
     input: &Path,
     ids: SpilledIds,
     allowance_bytes: u64,
+    passes: IdPasses,
     mut read_ids: impl FnMut(&mut dyn FnMut(IdValue) -> Gathered) -> Result<()>,
 ) -> Result<IdResolver> {
     let table_bytes = (allowance_bytes / 2).max(1);
@@ -124,7 +125,11 @@ pub(crate) fn resolve_in_ranges(
         let io = |source| BuildError::io(&path, source);
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path).map_err(io)?);
         let mut failure = None;
+        let mut offered = 0u64;
+        passes.pass(&format!("ids of range {} of {ranges}", range + 1));
         read_ids(&mut |value| {
+            offered += 1;
+            passes.offered(offered);
             let Some(key) = Key::of(value, kind) else {
                 failure = Some(changed(input));
                 return Gathered::Stop;
@@ -311,6 +316,7 @@ mod tests {
             Path::new("input"),
             spilled,
             2 * 1_000 * INTEGER_BYTES,
+            IdPasses::default(),
             offer,
         ) {
             Ok(IdResolver::Ranged(ranged)) => ranged,

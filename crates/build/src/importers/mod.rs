@@ -21,7 +21,7 @@ pub use text::weight_from_number;
 use std::io::BufRead;
 use std::path::Path;
 
-use crate::ids::IdMode;
+use crate::ids::{IdMode, IdPasses};
 use crate::source::EdgeSource;
 use crate::{BuildError, Result};
 
@@ -83,15 +83,11 @@ pub fn build_input(
 ) -> Result<crate::BuildReport> {
     let started = std::time::Instant::now();
     let scratch = crate::builder::temp_parent(options, output);
-    let open = |import| {
-        open_input_in(
-            path,
-            import,
-            columns,
-            Some(options.memory_bytes),
-            Some(&scratch),
-        )
+    let passes = IdPasses {
+        scratch: Some(&scratch),
+        progress: options.progress.as_deref(),
     };
+    let open = |import| open_input_in(path, import, columns, Some(options.memory_bytes), passes);
     let mut source = open(import)?;
     let reason = match crate::build_graph(source.as_mut(), output, options) {
         Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
@@ -136,17 +132,18 @@ pub fn open_input_with(
     columns: &TableColumns,
     budget_bytes: Option<u64>,
 ) -> Result<Box<dyn EdgeSource>> {
-    open_input_in(path, options, columns, budget_bytes, None)
+    open_input_in(path, options, columns, budget_bytes, IdPasses::default())
 }
 
 /// Opens `path` as [`open_input_with`] does; compacted ids beyond the budget go to a
-/// folder made in `scratch` (removed when the source is dropped).
+/// folder made in `passes.scratch` (removed when the source is dropped), and the passes
+/// over the input for the ids are told to `passes.progress`.
 pub fn open_input_in(
     path: &Path,
     options: ImportOptions,
     columns: &TableColumns,
     budget_bytes: Option<u64>,
-    scratch: Option<&Path>,
+    passes: IdPasses,
 ) -> Result<Box<dyn EdgeSource>> {
     let name = uncompressed_name(path);
     // What compacted ids may hold: what is left of the budget after the builder's
@@ -167,7 +164,7 @@ pub fn open_input_in(
         .any(|extension| name.ends_with(extension));
     if parquet::is_parquet(path) {
         return Ok(Box::new(ParquetSource::open(
-            path, options, columns, allowance, scratch,
+            path, options, columns, allowance, passes,
         )?));
     }
     if columns.chosen() && !table {
@@ -236,7 +233,7 @@ pub fn open_input_in(
     if table {
         drop(reader);
         return Ok(Box::new(TableSource::open(
-            path, options, columns, allowance, scratch,
+            path, options, columns, allowance, passes,
         )?));
     }
     let starts_like_matrix_market = start.starts_with(b"%%MatrixMarket");
@@ -252,7 +249,7 @@ pub fn open_input_in(
     if options.ids != IdMode::Compact {
         return Ok(Box::new(TextEdgeListSource::new(path, reader, options)));
     }
-    let ids = text::scan_ids(path, allowance, scratch)?;
+    let ids = text::scan_ids(path, allowance, passes)?;
     Ok(Box::new(TextEdgeListSource::compacted(
         path, reader, options, ids,
     )))

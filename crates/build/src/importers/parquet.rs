@@ -19,7 +19,7 @@ use super::ImportOptions;
 use super::table::{ColumnChoice, HeaderChoice, TableColumns};
 use super::text::weight_from_number;
 use crate::builder::BATCH_EDGES;
-use crate::ids::{CompactedIds, Gathered, IdProblem, IdResolver, IdValue, compact_ids};
+use crate::ids::{CompactedIds, Gathered, IdPasses, IdProblem, IdResolver, IdValue, compact_ids};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
 
@@ -288,7 +288,7 @@ impl ParquetSource {
         options: ImportOptions,
         columns: &TableColumns,
         allowance_bytes: u64,
-        scratch: Option<&Path>,
+        passes: IdPasses,
     ) -> Result<ParquetSource> {
         let parts = parts(path)?;
         let Some(first) = parts.first() else {
@@ -309,7 +309,7 @@ impl ParquetSource {
             crate::ids::IdMode::Compact => {
                 // The ids share the allowance with the row groups being decoded.
                 let ids_bytes = allowance_bytes.saturating_sub(buffer_bytes(largest));
-                scan_ids(path, &parts, &layout, ids_bytes, scratch)?
+                scan_ids(path, &parts, &layout, ids_bytes, passes)?
             }
             mode => IdResolver::new(mode),
         };
@@ -389,10 +389,10 @@ fn scan_ids(
     parts: &[PathBuf],
     layout: &Layout,
     allowance_bytes: u64,
-    scratch: Option<&Path>,
+    passes: IdPasses,
 ) -> Result<IdResolver> {
     let id_columns = layout.names[..2].to_vec();
-    compact_ids(path, allowance_bytes, scratch, |add| {
+    compact_ids(path, allowance_bytes, passes, |add| {
         for part in parts {
             let (reader, ..) = open_part(part, &id_columns)?;
             for batch in reader {

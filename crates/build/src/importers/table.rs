@@ -8,7 +8,7 @@ use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
 use super::text::{TOKEN_CHARS, parse_weight, shown};
 use crate::builder::BATCH_EDGES;
-use crate::ids::{CompactedIds, Gathered, IdProblem, IdResolver, IdValue, compact_ids};
+use crate::ids::{CompactedIds, Gathered, IdPasses, IdProblem, IdResolver, IdValue, compact_ids};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, Result};
 
@@ -288,9 +288,9 @@ fn scan_ids(
     path: &Path,
     layout: &Layout,
     allowance_bytes: u64,
-    scratch: Option<&Path>,
+    passes: IdPasses,
 ) -> Result<IdResolver> {
-    compact_ids(path, allowance_bytes, scratch, |add| {
+    compact_ids(path, allowance_bytes, passes, |add| {
         let mut reader = open_edges(path, layout)?;
         let mut record = csv::ByteRecord::new();
         while next_row(path, &mut reader, &mut record)? {
@@ -321,11 +321,11 @@ impl TableSource {
         options: ImportOptions,
         columns: &TableColumns,
         allowance_bytes: u64,
-        scratch: Option<&Path>,
+        passes: IdPasses,
     ) -> Result<TableSource> {
         let layout = layout(path, columns, options.weighted)?;
         let ids = match options.ids {
-            crate::ids::IdMode::Compact => scan_ids(path, &layout, allowance_bytes, scratch)?,
+            crate::ids::IdMode::Compact => scan_ids(path, &layout, allowance_bytes, passes)?,
             mode => IdResolver::new(mode),
         };
         let reader = open_edges(path, &layout)?;

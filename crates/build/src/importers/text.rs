@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::ImportOptions;
 use super::compressed::{InputReader, open_maybe_compressed};
 use crate::builder::BATCH_EDGES;
-use crate::ids::{CompactedIds, Gathered, IdProblem, IdResolver, IdValue, compact_ids};
+use crate::ids::{CompactedIds, Gathered, IdPasses, IdProblem, IdResolver, IdValue, compact_ids};
 use crate::source::{Direction, EdgeSource, InputEdge, MAX_VERTEX_ID};
 use crate::{BuildError, Result};
 
@@ -343,13 +343,9 @@ impl EdgeSource for TextEdgeListSource {
 }
 
 /// Compacting a text input's ids (see `crate::ids`) within `allowance_bytes` of
-/// memory, spilling to a folder in `scratch` beyond it.
-pub(crate) fn scan_ids(
-    path: &Path,
-    allowance_bytes: u64,
-    scratch: Option<&Path>,
-) -> Result<IdResolver> {
-    compact_ids(path, allowance_bytes, scratch, |add| {
+/// memory, spilling beyond it as `passes` says.
+pub(crate) fn scan_ids(path: &Path, allowance_bytes: u64, passes: IdPasses) -> Result<IdResolver> {
+    compact_ids(path, allowance_bytes, passes, |add| {
         let mut reader = open_maybe_compressed(path)?;
         let mut line = Vec::with_capacity(256);
         let mut line_number = 0u64;
