@@ -307,7 +307,10 @@ fn interruptible<T: Send + 'static>(
     loop {
         let received = py.detach(|| receive(Some(Duration::from_millis(50))));
         match received {
-            Ok(value) => return Ok(value),
+            Ok(value) => {
+                reporter.finish(py)?;
+                return Ok(value);
+            }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(interrupt) = py.check_signals().and_then(|()| reporter.tick(py)) {
                     cancel.store(true, Ordering::SeqCst);

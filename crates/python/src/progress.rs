@@ -106,12 +106,21 @@ impl Reporter {
     /// Calls the bar with the progress as a dict, if it is time to; an exception the
     /// bar raises ends the work like Ctrl-C.
     pub(crate) fn tick(&mut self, py: Python<'_>) -> PyResult<()> {
-        let Some(bar) = &self.bar else {
-            return Ok(());
-        };
         if self.last.elapsed() < EVERY {
             return Ok(());
         }
+        self.report(py)
+    }
+
+    /// Calls the bar once more when the work is done, so it can show where it ended.
+    pub(crate) fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.report(py)
+    }
+
+    fn report(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(bar) = &self.bar else {
+            return Ok(());
+        };
         self.last = Instant::now();
         let state = PyDict::new(py);
         {
