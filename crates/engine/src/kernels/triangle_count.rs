@@ -96,6 +96,35 @@ impl OrientedLists {
 /// triangles of a block of ranks.
 const COUNT_STEPS: u32 = 64;
 
+/// One step of a count over the oriented lists, for tc and the per-vertex triangles:
+/// the first builds them (with the ranks' vertices when `keep_order`); each after it
+/// hands the next block of ranks to `count`, which returns the triangles it found.
+pub(crate) fn counting_step(
+    store: &dyn EdgeStore,
+    oriented: &mut Option<OrientedLists>,
+    keep_order: bool,
+    counted: &mut u32,
+    triangles: &mut u64,
+    count: impl FnOnce(&OrientedLists, std::ops::Range<u32>) -> u64,
+) -> Result<Step> {
+    let vertices = store.num_vertices() as u32;
+    let Some(lists) = oriented.as_ref() else {
+        *oriented = Some(oriented_lists(store, keep_order)?);
+        return Ok(match vertices {
+            0 => Step::Done,
+            _ => Step::More,
+        });
+    };
+    let block = vertices.div_ceil(COUNT_STEPS).max(1);
+    let end = counted.saturating_add(block).min(vertices);
+    *triangles += count(lists, *counted..end);
+    *counted = end;
+    Ok(match end < vertices {
+        true => Step::More,
+        false => Step::Done,
+    })
+}
+
 /// Triangle counting's state between steps.
 pub struct TriangleState {
     /// `None` until the first step has built them.
@@ -430,22 +459,14 @@ impl Kernel for TriangleCount {
     }
     /// The first step builds the oriented lists; each after it counts a block of ranks.
     fn step(&self, store: &dyn EdgeStore, state: &mut TriangleState) -> Result<Step> {
-        let vertices = store.num_vertices() as u32;
-        let Some(oriented) = &state.oriented else {
-            state.oriented = Some(oriented_lists(store, false)?);
-            return Ok(match vertices {
-                0 => Step::Done,
-                _ => Step::More,
-            });
-        };
-        let block = vertices.div_ceil(COUNT_STEPS).max(1);
-        let end = state.counted.saturating_add(block).min(vertices);
-        state.triangles += oriented.count(state.counted..end);
-        state.counted = end;
-        Ok(match end < vertices {
-            true => Step::More,
-            false => Step::Done,
-        })
+        counting_step(
+            store,
+            &mut state.oriented,
+            false,
+            &mut state.counted,
+            &mut state.triangles,
+            |oriented, ranks| oriented.count(ranks),
+        )
     }
     /// The oriented lists are not saved: they are the graph's, rebuilt on restore.
     fn save(&self, state: &mut TriangleState, out: &mut StateWriter) -> std::io::Result<()> {

@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
-use super::triangle_count::{OrientedLists, each_triangle, oriented_lists};
+use super::triangle_count::{OrientedLists, counting_step, each_triangle, oriented_lists};
 use crate::kernel::{Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
 use crate::property::{PropertyVec, property_vec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
@@ -25,9 +25,6 @@ use swapless_store::{EdgeStore, Result};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = super::triangle_count::READS;
-
-/// Counting steps a run takes after building the oriented lists.
-const COUNT_STEPS: u32 = 64;
 
 /// Calls `found(position)` for the position in `mine` of each entry `mine` shares with
 /// `theirs` (both ascending): a merge when their sizes are alike, binary search of the
@@ -162,22 +159,15 @@ impl Kernel for VertexTriangles {
     }
     /// The first step builds the oriented lists; each after it counts a block of ranks.
     fn step(&self, store: &dyn EdgeStore, state: &mut VertexTrianglesState) -> Result<Step> {
-        let vertices = store.num_vertices() as u32;
-        let Some(oriented) = &state.oriented else {
-            state.oriented = Some(oriented_lists(store, true)?);
-            return Ok(match vertices {
-                0 => Step::Done,
-                _ => Step::More,
-            });
-        };
-        let block = vertices.div_ceil(COUNT_STEPS).max(1);
-        let end = state.counted.saturating_add(block).min(vertices);
-        state.triangles += count(oriented, state.counted..end, &state.counts);
-        state.counted = end;
-        Ok(match end < vertices {
-            true => Step::More,
-            false => Step::Done,
-        })
+        let counts = &state.counts;
+        counting_step(
+            store,
+            &mut state.oriented,
+            true,
+            &mut state.counted,
+            &mut state.triangles,
+            |oriented, ranks| count(oriented, ranks, counts),
+        )
     }
     /// The oriented lists are not saved: they are the graph's, rebuilt on restore.
     fn save(&self, state: &mut VertexTrianglesState, out: &mut StateWriter) -> std::io::Result<()> {

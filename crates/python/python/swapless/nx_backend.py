@@ -216,16 +216,20 @@ def _triangles(G: SwaplessGraph) -> dict:
     return _as_dict(_sl.triangles(g), g)
 
 
+def _of_nodes(values: dict, G: SwaplessGraph, nodes: Any) -> Any:
+    """``values`` of every node (``nodes`` None), of the one node ``nodes`` names, or of
+    the nodes it holds, as networkx's node-wise functions answer."""
+    if nodes is None:
+        return values
+    if nodes in G.nx:
+        return values[nodes]
+    return {node: values[node] for node in G.nx.nbunch_iter(nodes)}
+
+
 def triangles(G: SwaplessGraph, nodes: Any = None, *, backend: Any = None,
               **backend_kwargs: Any) -> Any:
-    """networkx's ``triangles``: the triangles through each node (of ``nodes``), or
-    through the one node ``nodes`` names."""
-    counts = _triangles(G)
-    if nodes is None:
-        return counts
-    if nodes in G.nx:
-        return counts[nodes]
-    return {node: counts[node] for node in G.nx.nbunch_iter(nodes)}
+    """networkx's ``triangles``: the triangles through each node (of ``nodes``)."""
+    return _of_nodes(_triangles(G), G, nodes)
 
 
 def _local_clustering(G: SwaplessGraph) -> dict:
@@ -239,12 +243,7 @@ def _local_clustering(G: SwaplessGraph) -> dict:
 def clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None, *,
                backend: Any = None, **backend_kwargs: Any) -> Any:
     """networkx's ``clustering`` of an undirected, unweighted graph."""
-    shares = _local_clustering(G)
-    if nodes is None:
-        return shares
-    if nodes in G.nx:
-        return shares[nodes]
-    return {node: shares[node] for node in G.nx.nbunch_iter(nodes)}
+    return _of_nodes(_local_clustering(G), G, nodes)
 
 
 def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
