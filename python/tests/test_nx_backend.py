@@ -17,6 +17,7 @@ NX = pathlib.Path(nx.__file__).parent
 MODULES = [
     "algorithms/link_analysis/tests/test_pagerank.py",
     "algorithms/components/tests/test_connected.py",
+    "algorithms/components/tests/test_weakly_connected.py",
     "algorithms/tests/test_core.py",
     "algorithms/shortest_paths/tests/test_unweighted.py",
     "algorithms/centrality/tests/test_betweenness_centrality.py",

@@ -92,8 +92,11 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
         if _argument(args, kwargs, "tol", 4, 1e-6) * G.number_of_nodes() < _PAGERANK_FLOOR:
             return "swapless's PageRank scores are float32"
         return True
-    if name == "connected_components":
+    if name in ("connected_components", "number_connected_components", "is_connected"):
         return True if not G.is_directed() else "networkx refuses directed graphs here"
+    if name in ("weakly_connected_components", "number_weakly_connected_components",
+                "is_weakly_connected"):
+        return True if G.is_directed() else "networkx refuses undirected graphs here"
     if name == "core_number":
         return True
     if name == "betweenness_centrality":
@@ -107,8 +110,6 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
     if name == "maximal_independent_set":
         if G.is_directed():
             return "networkx refuses directed graphs here"
-        if _argument(args, kwargs, "nodes", 1, None) is not None:
-            return "swapless's set cannot be made to hold given nodes"
         # networkx hands an unseeded call Python's global generator.
         if _argument(args, kwargs, "seed", 2, None) not in (None, random._inst):
             return "networkx's seeded choice is its random generator's; swapless's is its own"
@@ -164,14 +165,49 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
     return _as_dict(scores, g)
 
 
-def connected_components(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> Any:
-    """networkx's ``connected_components``: a generator of sets of nodes."""
+def _components(G: SwaplessGraph) -> list:
+    """The (weak) components of ``G``, each a set of nodes."""
     g = G.sl
     labels = _sl.connected_components(g)
     parts: dict = {}
     for label, node in zip(labels.tolist(), g.ids.tolist()):
         parts.setdefault(label, set()).add(node)
-    return (part for part in parts.values())
+    return list(parts.values())
+
+
+def connected_components(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``connected_components``: a generator of sets of nodes."""
+    return iter(_components(G))
+
+
+def weakly_connected_components(G: SwaplessGraph, *, backend: Any = None,
+                                **backend_kwargs: Any) -> Any:
+    """networkx's ``weakly_connected_components`` of a directed graph (swapless's cc
+    follows arcs both ways)."""
+    return iter(_components(G))
+
+
+def number_connected_components(G: SwaplessGraph, *, backend: Any = None,
+                                **backend_kwargs: Any) -> int:
+    """networkx's ``number_connected_components``."""
+    return len(_components(G))
+
+
+def number_weakly_connected_components(G: SwaplessGraph, *, backend: Any = None,
+                                       **backend_kwargs: Any) -> int:
+    """networkx's ``number_weakly_connected_components``."""
+    return len(_components(G))
+
+
+def is_connected(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> bool:
+    """networkx's ``is_connected``."""
+    return len(_components(G)) == 1
+
+
+def is_weakly_connected(G: SwaplessGraph, *, backend: Any = None,
+                        **backend_kwargs: Any) -> bool:
+    """networkx's ``is_weakly_connected``."""
+    return len(_components(G)) == 1
 
 
 def core_number(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
@@ -200,14 +236,31 @@ def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = T
     return _as_dict(sums, g)
 
 
-def maximal_independent_set(G: SwaplessGraph, nodes: Any = None, seed: Any = None, *,
-                            backend: Any = None, **backend_kwargs: Any) -> list:
-    """networkx's ``maximal_independent_set``, unseeded: swapless's set, the one the
-    greedy algorithm picks in its fixed pseudo-random order of the nodes."""
-    g = G.sl
+def _independent(g: Any) -> list:
+    """swapless's maximal independent set of ``g``, as labels."""
     members = _sl.maximal_independent_set(g)
     labels = g.ids.tolist()
     return [labels[v] for v in np.flatnonzero(members).tolist()]
+
+
+def maximal_independent_set(G: SwaplessGraph, nodes: Any = None, seed: Any = None, *,
+                            backend: Any = None, **backend_kwargs: Any) -> list:
+    """networkx's ``maximal_independent_set``, unseeded: swapless's set, the one the
+    greedy algorithm picks in its fixed pseudo-random order of the nodes. With
+    ``nodes``, those nodes and swapless's set of what they leave (the graph without
+    them and their neighbors)."""
+    if not nodes:
+        return _independent(G.sl)
+    required = set(nodes)
+    if not required.issubset(G.nx):
+        raise nx.NetworkXUnfeasible(f"{required} is not a subset of the nodes of G")
+    neighbors = set().union(*(set(G.nx.adj[v]) for v in required))
+    if neighbors & required:
+        raise nx.NetworkXUnfeasible(f"{required} is not an independent set of G")
+    rest = G.nx.subgraph(set(G.nx) - required - neighbors)
+    if rest.number_of_edges() == 0:
+        return list(required) + list(rest)
+    return list(required) + _independent(_sl.from_networkx(rest))
 
 
 def _triangles(G: SwaplessGraph) -> dict:
@@ -303,6 +356,11 @@ class BackendInterface:
     transitivity = staticmethod(transitivity)
     maximal_independent_set = staticmethod(maximal_independent_set)
     connected_components = staticmethod(connected_components)
+    weakly_connected_components = staticmethod(weakly_connected_components)
+    number_connected_components = staticmethod(number_connected_components)
+    number_weakly_connected_components = staticmethod(number_weakly_connected_components)
+    is_connected = staticmethod(is_connected)
+    is_weakly_connected = staticmethod(is_weakly_connected)
     core_number = staticmethod(core_number)
     single_source_shortest_path_length = staticmethod(single_source_shortest_path_length)
 
@@ -317,12 +375,17 @@ def backend_info() -> dict:
         "functions": {
             "pagerank": {"additional_docs": "Unweighted, without personalization; float32 scores."},
             "betweenness_centrality": {"additional_docs": "Exact, unweighted, without endpoints."},
-            "maximal_independent_set": {"additional_docs": "Without nodes or seed."},
+            "maximal_independent_set": {"additional_docs": "Unseeded."},
             "triangles": {"additional_docs": "Undirected graphs."},
             "clustering": {"additional_docs": "Undirected, unweighted graphs."},
             "average_clustering": {"additional_docs": "Undirected, unweighted graphs."},
             "transitivity": {"additional_docs": "Undirected graphs."},
             "connected_components": {},
+            "weakly_connected_components": {},
+            "number_connected_components": {},
+            "number_weakly_connected_components": {},
+            "is_connected": {},
+            "is_weakly_connected": {},
             "core_number": {},
             "single_source_shortest_path_length": {"additional_docs": "Without cutoff."},
         },
