@@ -332,6 +332,8 @@ pub struct IdPasses<'a> {
     pub scratch: Option<&'a Path>,
     /// Told of each pass and of the ids it has read.
     pub progress: Option<&'a dyn crate::BuildProgress>,
+    /// Set (by Ctrl-C) to stop the passes; the build then ends as interrupted.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 impl IdPasses<'_> {
@@ -342,13 +344,21 @@ impl IdPasses<'_> {
         }
     }
 
-    /// Tells of `offered` ids read in the pass, every so many.
-    fn offered(&self, offered: u64) {
-        if let Some(progress) = self.progress
-            && offered.is_multiple_of(1 << 17)
-        {
+    /// Tells of `offered` ids read in the pass, every so many; `Err` once the build is
+    /// cancelled.
+    fn offered(&self, offered: u64) -> Result<()> {
+        if !offered.is_multiple_of(1 << 17) {
+            return Ok(());
+        }
+        if let Some(progress) = self.progress {
             // Two ids an edge.
             progress.edges_read(offered / 2);
+        }
+        match self.cancel {
+            Some(cancel) if cancel.load(std::sync::atomic::Ordering::Relaxed) => {
+                Err(BuildError::Interrupted)
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -375,7 +385,10 @@ pub(crate) fn compact_ids(
         passes.pass("gathering ids");
         read_ids(&mut |token| {
             offered += 1;
-            passes.offered(offered);
+            if let Err(stop) = passes.offered(offered) {
+                failure = Some(stop);
+                return Gathered::Stop;
+            }
             if offered.is_multiple_of(1 << 17) && distinct.memory_bytes() > allowance_bytes {
                 let Some(scratch) = passes.scratch else {
                     beyond = Some(distinct.memory_bytes());
@@ -802,6 +815,28 @@ mod tests {
             assert!(matches!(ids.add(bad), Gathered::Refused(_)), "{bad:?}");
         }
         assert!(matches!(ids.add("Zoë 東京".as_bytes()), Gathered::Added));
+    }
+
+    #[test]
+    fn a_cancelled_build_stops_gathering_its_ids() {
+        let cancel = std::sync::atomic::AtomicBool::new(true);
+        let passes = IdPasses {
+            cancel: Some(&cancel),
+            ..IdPasses::default()
+        };
+        let mut offered = 0u64;
+        let result = compact_ids(Path::new("input"), u64::MAX, passes, |add| {
+            for id in 0..1_000_000i64 {
+                offered += 1;
+                if let Gathered::Stop = add(IdValue::Integer(id)) {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        assert!(matches!(result, Err(BuildError::Interrupted)));
+        // At the first check, not at the end of the input.
+        assert_eq!(offered, 1 << 17);
     }
 
     #[test]

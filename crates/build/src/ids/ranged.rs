@@ -129,7 +129,10 @@ pub(crate) fn resolve_in_ranges(
         passes.pass(&format!("ids of range {} of {ranges}", range + 1));
         read_ids(&mut |value| {
             offered += 1;
-            passes.offered(offered);
+            if let Err(stop) = passes.offered(offered) {
+                failure = Some(stop);
+                return Gathered::Stop;
+            }
             let Some(key) = Key::of(value, kind) else {
                 failure = Some(changed(input));
                 return Gathered::Stop;

@@ -86,6 +86,7 @@ pub fn build_input(
     let passes = IdPasses {
         scratch: Some(&scratch),
         progress: options.progress.as_deref(),
+        cancel: options.cancel.as_deref(),
     };
     let open = |import| open_input_in(path, import, columns, Some(options.memory_bytes), passes);
     let mut source = open(import)?;
