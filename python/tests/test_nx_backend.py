@@ -36,7 +36,10 @@ def test_networkx_own_tests_pass_with_swapless_as_backend(tmp_path):
     environment = dict(os.environ, NETWORKX_TEST_BACKEND="swapless", NETWORKX_FALLBACK_TO_NX="True",
                        PYTHONPATH=str(pathlib.Path(__file__).parent))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "networkx.conftest",
+        # networkx's conftest is loaded as a plugin, and only so: where pytest would also
+        # find it by path (inside a virtual environment), it would be registered twice.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest",
+         "-p", "networkx.conftest",
          "-p", "nx_backend_counts", "-W", "ignore", *[str(NX / module) for module in MODULES]],
         env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
