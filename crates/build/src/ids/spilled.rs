@@ -22,6 +22,8 @@ pub(crate) trait RunRecord: Ord + Sized {
     fn write_to(&self, out: &mut impl Write) -> std::io::Result<()>;
     /// The next record of a run, `None` at its end.
     fn read_from(input: &mut impl Read) -> std::io::Result<Option<Self>>;
+    /// The bytes of a name (`None` for an integer).
+    fn name(&self) -> Option<&[u8]>;
 }
 
 impl RunRecord for i64 {
@@ -36,6 +38,10 @@ impl RunRecord for i64 {
             Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
             Err(error) => Err(error),
         }
+    }
+
+    fn name(&self) -> Option<&[u8]> {
+        None
     }
 }
 
@@ -52,6 +58,10 @@ impl RunRecord for Box<[u8]> {
         let mut name = vec![0u8; length as usize];
         input.read_exact(&mut name)?;
         Ok(Some(name.into()))
+    }
+
+    fn name(&self) -> Option<&[u8]> {
+        Some(self)
     }
 }
 
@@ -232,23 +242,19 @@ impl SortedIdsWriter {
 
     fn push<T: RunRecord>(&mut self, id: &T) -> Result<()> {
         self.count += 1;
-        match &mut self.names {
-            None => {
+        match (&mut self.names, id.name()) {
+            // A name's bytes go to the names, its running end to the offsets.
+            (Some((path, out)), Some(name)) => {
+                out.write_all(name)
+                    .map_err(|source| BuildError::io(path.as_path(), source))?;
+                self.name_bytes += name.len() as u64;
+                let end = self.name_bytes.to_le_bytes();
+                self.write_first(&end)
+            }
+            _ => {
                 let (path, out) = &mut self.first;
                 id.write_to(out)
                     .map_err(|source| BuildError::io(path.as_path(), source))
-            }
-            Some((path, out)) => {
-                // A name's record is its length, then its bytes: the bytes go to the
-                // names, the running end to the offsets.
-                let mut record = Vec::new();
-                id.write_to(&mut record)
-                    .map_err(|source| BuildError::io(path.as_path(), source))?;
-                out.write_all(&record[4..])
-                    .map_err(|source| BuildError::io(path.as_path(), source))?;
-                self.name_bytes += record.len() as u64 - 4;
-                let end = self.name_bytes.to_le_bytes();
-                self.write_first(&end)
             }
         }
     }
