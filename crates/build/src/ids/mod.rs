@@ -216,27 +216,18 @@ impl DistinctIds {
 
     /// Writes the ids gathered so far to a run in `folder` and forgets them.
     fn spill_into(&mut self, folder: &mut spilled::IdFolder) -> Result<()> {
-        match self {
+        *self = match self {
             DistinctIds::Integers { sorted, batch } => {
                 merge_batch(sorted, batch);
                 folder.spill(sorted)?;
-                *sorted = Vec::new();
-                *batch = Vec::with_capacity(BATCH_IDS);
+                DistinctIds::integers()
             }
-            DistinctIds::Names {
-                sorted,
-                batch,
-                batch_bytes,
-                sorted_bytes,
-            } => {
+            DistinctIds::Names { sorted, batch, .. } => {
                 merge_batch(sorted, batch);
                 folder.spill(sorted)?;
-                *sorted = Vec::new();
-                *batch = Vec::new();
-                *batch_bytes = 0;
-                *sorted_bytes = 0;
+                DistinctIds::names()
             }
-        }
+        };
         Ok(())
     }
 
@@ -428,15 +419,13 @@ pub(crate) fn compact_ids(
     }
     let kind = distinct.kind();
     let spilled = match folder {
-        Some(mut folder) if folder.spilled() => {
+        Some(mut folder) if folder.runs() > 0 => {
             distinct.spill_into(&mut folder)?;
             drop(distinct);
             let buffer_bytes = (allowance_bytes / 2 / folder.runs() as u64).clamp(4 << 10, 1 << 20);
             match kind {
-                IdKind::Names => {
-                    folder.merge_runs::<Box<[u8]>>(path, kind, buffer_bytes as usize)?
-                }
-                _ => folder.merge_runs::<i64>(path, kind, buffer_bytes as usize)?,
+                IdKind::Names => folder.merge_runs::<Box<[u8]>>(path, buffer_bytes as usize)?,
+                _ => folder.merge_runs::<i64>(path, buffer_bytes as usize)?,
             }
         }
         _ => {

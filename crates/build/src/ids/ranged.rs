@@ -77,7 +77,7 @@ pub(crate) struct RangedIds {
     /// The first id of each range after the first.
     bounds: Vec<Key<'static>>,
     /// The last range's ids and index.
-    last: IdTable,
+    last: Arc<IdTable>,
     /// The streams of the other ranges, read in step with the input.
     streams: Vec<(PathBuf, BufReader<File>)>,
     buffer_bytes: usize,
@@ -160,10 +160,7 @@ pub(crate) fn resolve_in_ranges(
         streams.push((path, BufReader::with_capacity(buffer_bytes, file)));
     }
     let last_range = ranges as usize - 1;
-    let last = Arc::into_inner(IdTable::new(
-        ids.load(starts[last_range]..starts[last_range + 1])?,
-    ))
-    .ok_or_else(|| changed(input))?;
+    let last = IdTable::new(ids.load(starts[last_range]..starts[last_range + 1])?);
     Ok(IdResolver::Ranged(Box::new(RangedIds {
         ids: Arc::new(ids),
         starts,

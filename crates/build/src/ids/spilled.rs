@@ -18,6 +18,8 @@ use crate::{BuildError, Result};
 
 /// An id as a run file holds it: an integer, or a name.
 pub(crate) trait RunRecord: Ord + Sized {
+    /// Which ids these are.
+    const KIND: IdKind;
     /// Appends the record to a run.
     fn write_to(&self, out: &mut impl Write) -> std::io::Result<()>;
     /// The next record of a run, `None` at its end.
@@ -27,17 +29,14 @@ pub(crate) trait RunRecord: Ord + Sized {
 }
 
 impl RunRecord for i64 {
+    const KIND: IdKind = IdKind::Integers;
+
     fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
         out.write_all(&self.to_le_bytes())
     }
 
     fn read_from(input: &mut impl Read) -> std::io::Result<Option<i64>> {
-        let mut bytes = [0u8; 8];
-        match input.read_exact(&mut bytes) {
-            Ok(()) => Ok(Some(i64::from_le_bytes(bytes))),
-            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(error) => Err(error),
-        }
+        Ok(next_bytes(input)?.map(i64::from_le_bytes))
     }
 
     fn name(&self) -> Option<&[u8]> {
@@ -46,13 +45,15 @@ impl RunRecord for i64 {
 }
 
 impl RunRecord for Box<[u8]> {
+    const KIND: IdKind = IdKind::Names;
+
     fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
         out.write_all(&(self.len() as u32).to_le_bytes())?;
         out.write_all(self)
     }
 
     fn read_from(input: &mut impl Read) -> std::io::Result<Option<Box<[u8]>>> {
-        let Some(length) = <u32 as ReadLe>::read_le(input)? else {
+        let Some(length) = next_bytes(input)?.map(u32::from_le_bytes) else {
             return Ok(None);
         };
         let mut name = vec![0u8; length as usize];
@@ -65,19 +66,13 @@ impl RunRecord for Box<[u8]> {
     }
 }
 
-/// A little-endian `u32`, `None` at the end of the input.
-trait ReadLe: Sized {
-    fn read_le(input: &mut impl Read) -> std::io::Result<Option<Self>>;
-}
-
-impl ReadLe for u32 {
-    fn read_le(input: &mut impl Read) -> std::io::Result<Option<u32>> {
-        let mut bytes = [0u8; 4];
-        match input.read_exact(&mut bytes) {
-            Ok(()) => Ok(Some(u32::from_le_bytes(bytes))),
-            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(error) => Err(error),
-        }
+/// The next `N` bytes of `input`, `None` at its end.
+fn next_bytes<const N: usize>(input: &mut impl Read) -> std::io::Result<Option<[u8; N]>> {
+    let mut bytes = [0u8; N];
+    match input.read_exact(&mut bytes) {
+        Ok(()) => Ok(Some(bytes)),
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(error) => Err(error),
     }
 }
 
@@ -121,11 +116,6 @@ impl IdFolder {
         }
     }
 
-    /// Whether any run was written.
-    pub(crate) fn spilled(&self) -> bool {
-        !self.runs.is_empty()
-    }
-
     /// Runs written.
     pub(crate) fn runs(&self) -> usize {
         self.runs.len()
@@ -136,7 +126,6 @@ impl IdFolder {
     pub(crate) fn merge_runs<T: RunRecord>(
         mut self,
         input: &Path,
-        kind: IdKind,
         buffer_bytes: usize,
     ) -> Result<SpilledIds> {
         let mut readers = Vec::with_capacity(self.runs.len());
@@ -152,7 +141,7 @@ impl IdFolder {
                 heap.push(Reverse((id, index)));
             }
         }
-        let mut out = SortedIdsWriter::create(&self, kind)?;
+        let mut out = SortedIdsWriter::create(&self, T::KIND)?;
         let mut last: Option<T> = None;
         while let Some(Reverse((id, index))) = heap.pop() {
             let next = T::read_from(&mut readers[index])
