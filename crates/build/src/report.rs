@@ -24,6 +24,10 @@ pub struct BuildReport {
     pub ids: swapless_format::IdKind,
     /// Why an `auto` build compacted the ids, when it did.
     pub compacted_because: Option<String>,
+    /// Why an `auto` build kept the ids as the vertices, when it did.
+    pub kept_dense_because: Option<String>,
+    /// Whether the input's weights were dropped, none having been asked for.
+    pub weights_ignored: bool,
     /// Ranges the compacted ids were resolved in: 1 when they fit the budget, more
     /// when each range beyond the last took a pass over the input (0 for dense ids).
     pub id_ranges: u64,
@@ -72,6 +76,8 @@ impl BuildReport {
                 swapless_format::IdKind::Names => "names",
             },
             "compacted_because": self.compacted_because,
+            "kept_dense_because": self.kept_dense_because,
+            "weights_ignored": self.weights_ignored,
             "id_ranges": self.id_ranges,
             "input_edges": self.input_edges,
             "self_loops_dropped": self.self_loops_dropped,

@@ -56,6 +56,14 @@ pub trait EdgeSource: Send {
     fn id_ranges(&self) -> u64 {
         0
     }
+    /// What an `auto` input's dense ids fill of `0..=max id` (why they stayed dense).
+    fn id_fill(&self) -> Option<crate::ids::Fill> {
+        None
+    }
+    /// Whether the input had weights that were dropped because none were asked for.
+    fn weights_ignored(&self) -> bool {
+        false
+    }
     /// The input's own ids of the vertices, when the source compacted them.
     fn vertex_ids(&self) -> Option<crate::ids::CompactedIds> {
         None

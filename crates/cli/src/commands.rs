@@ -351,7 +351,14 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
         thousands(report.edges)
     );
     match (report.ids, &report.compacted_because) {
-        (IdKind::Dense, _) => {}
+        (IdKind::Dense, _) => {
+            if let Some(because) = &report.kept_dense_because {
+                say!(
+                    "  ids: the input's own, as the vertices 0..{} ({because})",
+                    thousands(report.vertices.saturating_sub(1))
+                );
+            }
+        }
         (kind, because) => say!(
             "  ids: the input's {} mapped to 0..{} and kept in the file{}{}",
             if kind == IdKind::Names {
@@ -377,6 +384,9 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
         thousands(report.self_loops_dropped),
         thousands(report.duplicate_edges_dropped)
     );
+    if report.weights_ignored {
+        say!("  weights ignored; pass --weighted to keep them");
+    }
     say!(
         "  {:.1} s ({:.2} M input edges/s); peak RSS {} of a {} budget; {} sorted runs spilled; output {}",
         report.seconds,

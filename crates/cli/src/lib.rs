@@ -113,7 +113,9 @@ struct GenerateArgs {
 
 #[derive(Args)]
 struct BuildCommand {
-    /// Input file: text edge list (.el, .txt, .csv, ...), Matrix Market (.mtx) or GAP (.sg, .wsg); .gz/.zst are decompressed.
+    /// Input: a text edge list (.el, .txt), a table (.csv, .tsv; a .parquet file or a
+    /// folder of Parquet part files), Matrix Market (.mtx), GAP (.sg, .wsg) or .sl;
+    /// .gz/.zst are decompressed.
     input: PathBuf,
     /// Output .sl file.
     #[arg(short, long)]
@@ -124,12 +126,14 @@ struct BuildCommand {
     /// Keep the input's edge weights (third column, Matrix Market values, .wsg weights).
     #[arg(long)]
     weighted: bool,
-    /// What a text input's ids are: `dense` ids are the vertices 0..max id; `compact`
-    /// maps any ids (64-bit integers, names) to 0..n and keeps them in the file, so
-    /// results speak them again; `auto` compacts names, ids beyond 32 bits and sparse ids.
+    /// What a text or table input's ids are: `dense` ids are the vertices 0..max id;
+    /// `compact` maps any ids (64-bit integers, names) to 0..n and keeps them in the
+    /// file, so results speak them again; `auto` keeps integers dense when the distinct
+    /// ids fill at least half of 0..max id, and compacts the rest (names, ids beyond 32
+    /// bits, sparser ids); the build says which it chose.
     #[arg(long, value_enum, default_value = "auto")]
     ids: IdsChoice,
-    /// A table's (.csv, .tsv) source column: its header's name, or its position from 1 (default 1).
+    /// A table's (.csv, .tsv, .parquet) source column: its header's name, or its position from 1 (default 1).
     #[arg(long, value_name = "COLUMN")]
     source_col: Option<String>,
     /// A table's target column (default 2).
@@ -151,7 +155,7 @@ struct BuildCommand {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum IdsChoice {
-    /// Compact names, ids beyond 32 bits and sparse ids; else dense.
+    /// Dense when the integer ids fill at least half of 0..max id; else compact.
     Auto,
     /// The ids are the vertices.
     Dense,

@@ -352,7 +352,117 @@ fn cases() -> Vec<Case> {
             setup: |_| args(&["generate", "kron", "--scale", "40", "-o", "k.sl"]) },
         Case { name: "out: info --json - carries JSON alone", exit: 0, phrase: "",
             setup: |d| args(&["info", &graph(d, "g.sl"), "--json", "-"]) },
+        // ---- Tables and ids (issue 40) ----
+        Case { name: "ids: sparse small ids are compacted, not padded with vertices", exit: 0,
+            phrase: "integers mapped to 0..2 and kept in the file (3 distinct ids fill 0% of 0..1002, under 1/2)",
+            setup: |d| args(&["build", &file(d, "g.el", b"1000 1001\n1001 1002\n"), "-o", "new.sl"]) },
+        Case { name: "ids: ids filling half of 0..max id stay dense, and the build says why", exit: 0,
+            phrase: "ids: the input's own, as the vertices 0..3 (3 distinct ids fill 75% of 0..3, at least 1/2)",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n3 1\n"), "-o", "new.sl"]) },
+        Case { name: "ids: a Parquet table of sparse small ids is compacted too", exit: 0,
+            phrase: "integers mapped to 0..2",
+            setup: |d| args(&["build", &parquet_ids(d, "g.parquet", &[1000, 1001], &[1001, 1002]), "-o", "new.sl"]) },
+        Case { name: "tables: a CSV keeps the spaces of its names, as pandas does", exit: 0,
+            phrase: "names mapped to 0..2",
+            setup: |d| args(&["build", &file(d, "g.csv", b"a,b\n\" a\",b\na,b\n"), "-o", "new.sl", "--header"]) },
+        Case { name: "tables: a CSV's integers with spaces around them are integers, as in pandas", exit: 0,
+            phrase: "3 distinct ids fill 100% of 0..2",
+            setup: |d| args(&["build", &file(d, "g.csv", b"0, 1\n 1 ,2\n"), "-o", "new.sl"]) },
+        Case { name: "tables: the source column chosen as the target too", exit: 1,
+            phrase: "the source and target columns are both column \"a\"; choose a different column for each",
+            setup: |d| args(&["build", &file(d, "g.csv", b"a,b\n0,1\n"), "-o", &precious(d, "out.sl"), "--source-col", "a", "--target-col", "a"]) },
+        Case { name: "tables: a header name written twice, chosen for both ends", exit: 1,
+            phrase: "both column \"x\"",
+            setup: |d| args(&["build", &file(d, "g.csv", b"x,x\n0,1\n"), "-o", &precious(d, "out.sl"), "--source-col", "x", "--target-col", "x"]) },
+        Case { name: "tables: the weight column chosen as the target", exit: 1,
+            phrase: "the target and weight columns are both column \"2\"",
+            setup: |d| args(&["build", &file(d, "g.csv", b"0,1\n1,2\n"), "-o", &precious(d, "out.sl"), "--weighted", "--weight-col", "2"]) },
+        Case { name: "tables: a Parquet source column chosen as the target", exit: 1,
+            phrase: "the source and target columns are both column \"a\"",
+            setup: |d| args(&["build", &parquet_ids(d, "g.parquet", &[0], &[1]), "-o", &precious(d, "out.sl"), "--source-col", "a", "--target-col", "a"]) },
+        Case { name: "tables: a CRLF CSV's error names its own line", exit: 1, phrase: "g.csv:3:",
+            setup: |d| args(&["build", &file(d, "g.csv", b"0,1\r\n1,2\r\n2,-1\r\n"), "-o", &precious(d, "out.sl"), "--ids", "dense"]) },
+        Case { name: "tables: an unterminated quote is named as one", exit: 1, phrase: "g.csv:2: column 1: a quoted field runs on past the end of this line; is its closing quote missing?",
+            setup: |d| args(&["build", &file(d, "g.csv", b"0,1\n\"2,3\n4,5\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "tables: a Parquet file named .csv is read as Parquet", exit: 0, phrase: "3 vertices",
+            setup: |d| {
+                parquet_ids(d, "p.parquet", &[0, 1], &[1, 2]);
+                std::fs::rename(d.join("p.parquet"), d.join("g.csv")).unwrap();
+                args(&["build", "g.csv", "-o", "new.sl"])
+            } },
+        Case { name: "tables: dictionary-encoded Parquet ids (pandas categoricals) are read", exit: 0,
+            phrase: "names mapped to 0..2",
+            setup: |d| {
+                use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, types::Int8Type};
+                let column = |names: Vec<&str>| -> ArrayRef {
+                    std::sync::Arc::new(names.into_iter().collect::<DictionaryArray<Int8Type>>())
+                };
+                let batch = RecordBatch::try_from_iter([
+                    ("a", column(vec!["x", "y"])),
+                    ("b", column(vec!["y", "z"])),
+                ]).unwrap();
+                write_parquet(&d.join("g.parquet"), &batch);
+                args(&["build", "g.parquet", "-o", "new.sl"])
+            } },
+        Case { name: "tables: a Parquet page with its checksum right builds", exit: 0, phrase: "4 vertices",
+            setup: |d| {
+                std::fs::copy(fixture("page-crc.parquet"), d.join("g.parquet")).unwrap();
+                args(&["build", "g.parquet", "-o", "new.sl"])
+            } },
+        Case { name: "tables: a Parquet page whose checksum fails is refused", exit: 1, phrase: "Page CRC checksum mismatch",
+            setup: |d| {
+                std::fs::copy(fixture("page-crc-damaged.parquet"), d.join("g.parquet")).unwrap();
+                args(&["build", "g.parquet", "-o", &precious(d, "out.sl")])
+            } },
+        Case { name: "weights: an edge list's weights dropped without --weighted are said to be", exit: 0,
+            phrase: "weights ignored; pass --weighted to keep them",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1 2.5\n1 2 4\n"), "-o", "new.sl"]) },
+        Case { name: "weights: a .wsg built without --weighted says it drops them", exit: 0,
+            phrase: "weights ignored; pass --weighted to keep them",
+            setup: |d| {
+                // Undirected: 0-1 of weight 5, as two arcs.
+                let mut bytes = vec![0u8];
+                bytes.extend_from_slice(&2i64.to_le_bytes());
+                bytes.extend_from_slice(&2i64.to_le_bytes());
+                for offset in [0i64, 1, 2] {
+                    bytes.extend_from_slice(&offset.to_le_bytes());
+                }
+                for word in [1i32, 5, 0, 5] {
+                    bytes.extend_from_slice(&word.to_le_bytes());
+                }
+                args(&["build", &file(d, "w.wsg", &bytes), "-o", "new.sl"])
+            } },
     ]
+}
+
+/// A fixture of the table cases: `tests/fixtures/NAME`. The two Parquet files there were
+/// written by pyarrow with `write_page_checksum=True` (the parquet crate writes no page
+/// CRCs): columns `a` = 0, 1, 2, 3 and `b` = 1, 2, 3, 0; the damaged one has `a`'s 2
+/// changed to 7, its page's CRC left as it was.
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Writes `batch` to a Parquet file at `path`.
+fn write_parquet(path: &Path, batch: &arrow_array::RecordBatch) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// A Parquet file `name` in `dir` of int64 columns `a` (sources) and `b` (targets).
+fn parquet_ids(dir: &Path, name: &str, sources: &[i64], targets: &[i64]) -> String {
+    let column = |ids: &[i64]| -> arrow_array::ArrayRef {
+        std::sync::Arc::new(arrow_array::Int64Array::from(ids.to_vec()))
+    };
+    let batch =
+        arrow_array::RecordBatch::try_from_iter([("a", column(sources)), ("b", column(targets))])
+            .unwrap();
+    write_parquet(&dir.join(name), &batch);
+    name.to_string()
 }
 
 #[test]

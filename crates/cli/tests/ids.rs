@@ -691,3 +691,25 @@ fn result_tables_in_parquet_hold_what_the_csv_holds() {
         assert_eq!(found, rows(&csv_out), "{kernel}");
     }
 }
+
+/// Ids 1000-1002 are three vertices, not 1,003: PageRank and components list just them,
+/// and they form one component, as networkx says (issue 40).
+#[test]
+fn sparse_small_ids_give_only_the_inputs_vertices() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g.el");
+    std::fs::write(&input, "1000 1001\n1001 1002\n").unwrap();
+    let graph = dir.path().join("g.sl");
+    swapless_ok(&["build", arg(&input), "-o", arg(&graph)]);
+    let expected: Vec<String> = ["1000", "1001", "1002"].map(String::from).to_vec();
+    for kernel in ["pr", "cc"] {
+        let table = dir.path().join(format!("{kernel}.csv"));
+        run_table(&graph, kernel, "1000", &table);
+        let mut ids: Vec<String> = rows(&table).into_keys().collect();
+        ids.sort();
+        assert_eq!(ids, expected, "{kernel}");
+    }
+    let labels = rows(&dir.path().join("cc.csv"));
+    let components: std::collections::HashSet<&String> = labels.values().collect();
+    assert_eq!(components.len(), 1);
+}

@@ -7,6 +7,7 @@
 //! merges the runs (`spilled`), and the second pass works through the ids a range at a
 //! time, reading the input once more for each range but the last (`ranged`).
 
+mod fill;
 mod ranged;
 mod spilled;
 mod table;
@@ -16,6 +17,8 @@ use std::sync::Arc;
 
 use swapless_format::{GraphWriter, IdKind, VertexIds};
 
+pub use fill::Fill;
+pub(crate) use fill::IdFill;
 pub(crate) use ranged::MOST_RANGES;
 pub use spilled::SpilledIds;
 pub use table::IdTable;
@@ -26,8 +29,9 @@ use crate::{BuildError, Result};
 /// How a build treats the input's vertex ids.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IdMode {
-    /// Dense when the ids are integers in `0..2^32-1` that fill most of `0..max id`;
-    /// compacted otherwise (names, larger or negative integers, sparse ids).
+    /// Dense when the ids are integers in `0..2^32-1` that fill at least half of
+    /// `0..=max id` (see [`Fill`]); compacted otherwise (names, larger or negative
+    /// integers, sparse ids).
     #[default]
     Auto,
     /// The ids are the vertices `0..max id` themselves.
@@ -43,14 +47,8 @@ pub enum CompactReason {
     NotDense(String),
     /// An id needs more than 32 bits.
     TooLarge(String),
-    /// The largest id is more than twice the edges' endpoints, so most of `0..max id`
-    /// has no edge.
-    Sparse {
-        /// The largest id.
-        largest: u64,
-        /// The input's edges.
-        edges: u64,
-    },
+    /// Too few of `0..=max id` are used.
+    Sparse(Fill),
 }
 
 impl std::fmt::Display for CompactReason {
@@ -58,21 +56,10 @@ impl std::fmt::Display for CompactReason {
         match self {
             CompactReason::NotDense(id) => write!(formatter, "id `{id}` is not a number from 0 up"),
             CompactReason::TooLarge(id) => write!(formatter, "id {id} needs more than 32 bits"),
-            CompactReason::Sparse { largest, edges } => write!(
-                formatter,
-                "the ids run to {largest} but {edges} edges use at most {} of them",
-                edges.saturating_mul(2)
-            ),
+            CompactReason::Sparse(fill) => write!(formatter, "{fill}"),
         }
     }
 }
-
-/// The ids of an `auto` build are sparse when the largest is beyond this many times the
-/// input's edges (so at least half of `0..max id` is unused) and beyond
-/// [`SPARSE_FLOOR`]: below it, unused ids cost less than a second pass.
-pub(crate) const SPARSE_FACTOR: u64 = 4;
-/// See [`SPARSE_FACTOR`].
-pub(crate) const SPARSE_FLOOR: u64 = 1 << 20;
 
 /// An id as the input wrote it, parsed: an integer when it is one (decimal digits after
 /// an optional sign, within 64 bits). Written out by hand: the second pass of a
@@ -510,13 +497,10 @@ impl CompactedIds {
 
 /// How an importer turns the ids it reads into vertices.
 pub(crate) enum IdResolver {
-    /// Each id is its vertex; `auto` stops the build at the first id that says the
-    /// input should be compacted, and at the end when the ids are sparse.
-    Dense {
-        auto: bool,
-        largest: u64,
-        edges: u64,
-    },
+    /// Each id is its vertex; `auto` (with a count of the ids) stops the build at the
+    /// first id that says the input should be compacted, and at the end when the ids
+    /// fill too little of `0..=max id`.
+    Dense { fill: Option<IdFill>, edges: u64 },
     /// Through the table the first pass made.
     Compact(Arc<IdTable>),
     /// Through ids too many for the budget, a range at a time.
@@ -532,11 +516,11 @@ pub(crate) enum IdProblem {
 }
 
 impl IdResolver {
-    /// Dense ids, stopping at the first sign of others when `mode` is `auto`.
-    pub(crate) fn new(mode: IdMode) -> IdResolver {
+    /// Dense ids, stopping at the first sign of others when `mode` is `auto`, whose
+    /// count of the ids takes a share of `allowance_bytes` (see [`IdFill::new`]).
+    pub(crate) fn new(mode: IdMode, allowance_bytes: u64) -> IdResolver {
         IdResolver::Dense {
-            auto: mode == IdMode::Auto,
-            largest: 0,
+            fill: (mode == IdMode::Auto).then(|| IdFill::new(allowance_bytes)),
             edges: 0,
         }
     }
@@ -555,8 +539,8 @@ impl IdResolver {
                 .map_err(|detail| {
                     IdProblem::Detail(format!("id `{}`: {detail}", shown(token, TOKEN_CHARS)))
                 }),
-            IdResolver::Dense { auto, largest, .. } => {
-                let id = match (parse_vertex_id(token), *auto) {
+            IdResolver::Dense { fill, .. } => {
+                let id = match (parse_vertex_id(token), fill.is_some()) {
                     (Ok(id), _) => id,
                     (Err(_), true) => {
                         let id = shown(token, TOKEN_CHARS);
@@ -569,7 +553,9 @@ impl IdResolver {
                     }
                     (Err(detail), false) => return Err(IdProblem::Detail(detail)),
                 };
-                *largest = (*largest).max(id);
+                if let Some(fill) = fill {
+                    fill.see(id);
+                }
                 Ok(id as u32)
             }
         }
@@ -597,13 +583,15 @@ impl IdResolver {
                     "id {id} was not in the input when its ids were gathered; was it changed while it was read?"
                 ))
             }),
-            IdResolver::Dense { auto, largest, .. } => {
+            IdResolver::Dense { fill, .. } => {
                 let dense = u32::try_from(id)
                     .ok()
                     .filter(|&vertex| vertex as u64 <= crate::MAX_VERTEX_ID);
-                match (dense, *auto) {
+                match (dense, fill.is_some()) {
                     (Some(vertex), _) => {
-                        *largest = (*largest).max(vertex as u64);
+                        if let Some(fill) = fill {
+                            fill.see(vertex as u64);
+                        }
                         Ok(vertex)
                     }
                     (None, true) if id < 0 => {
@@ -619,37 +607,37 @@ impl IdResolver {
         }
     }
 
-    /// Counts an edge read (for the test of sparse ids).
+    /// Counts an edge read (for the test of sparse ids when they are not counted).
     pub(crate) fn count_edge(&mut self) {
         if let IdResolver::Dense { edges, .. } = self {
             *edges += 1;
         }
     }
 
-    /// At the end of the input: an `auto` build whose ids are sparse is to compact
-    /// them; a build by ranges checks that it took back every vertex the ranges found.
+    /// At the end of the input: an `auto` build whose ids fill too little of
+    /// `0..=max id` is to compact them; a build by ranges checks that it took back
+    /// every vertex the ranges found.
     pub(crate) fn at_end(&mut self, path: &Path) -> Result<()> {
         if let IdResolver::Ranged(ranged) = self {
             return ranged
                 .at_end()
                 .map_err(|detail| BuildError::bad_input(path, detail));
         }
-        match self.sparse() {
-            Some(reason) => Err(BuildError::IdsNeedCompacting(reason)),
-            None => Ok(()),
+        match self.fill() {
+            Some(fill @ Fill::Sparse { .. }) => {
+                Err(BuildError::IdsNeedCompacting(CompactReason::Sparse(fill)))
+            }
+            _ => Ok(()),
         }
     }
 
-    /// At the end of an `auto` input of dense ids: whether they are sparse.
-    fn sparse(&self) -> Option<CompactReason> {
-        match *self {
+    /// What an `auto` input's dense ids fill of `0..=max id`, once read through.
+    pub(crate) fn fill(&self) -> Option<Fill> {
+        match self {
             IdResolver::Dense {
-                auto: true,
-                largest,
+                fill: Some(fill),
                 edges,
-            } if largest >= SPARSE_FLOOR && largest > SPARSE_FACTOR.saturating_mul(edges) => {
-                Some(CompactReason::Sparse { largest, edges })
-            }
+            } => fill.verdict(*edges),
             _ => None,
         }
     }
@@ -664,7 +652,7 @@ impl IdResolver {
         match self {
             IdResolver::Compact(table) => IdTable::memory_bytes(table.ids()),
             IdResolver::Ranged(ranged) => ranged.memory_bytes(),
-            IdResolver::Dense { .. } => 0,
+            IdResolver::Dense { fill, .. } => fill.as_ref().map_or(0, IdFill::reserved_bytes),
         }
     }
 

@@ -198,6 +198,10 @@ impl EdgeSource for GapSource {
         self.options.weighted
     }
 
+    fn weights_ignored(&self) -> bool {
+        self.weighted_file && !self.options.weighted
+    }
+
     fn declared_vertices(&self) -> Option<u64> {
         Some(self.vertices)
     }

@@ -199,6 +199,10 @@ impl EdgeSource for MatrixMarketSource {
         self.options.weighted
     }
 
+    fn weights_ignored(&self) -> bool {
+        self.has_values && !self.options.weighted
+    }
+
     fn declared_vertices(&self) -> Option<u64> {
         Some(self.vertices)
     }

@@ -92,7 +92,12 @@ pub fn build_input(
     let mut source = open(import)?;
     let reason = match crate::build_graph(source.as_mut(), output, options) {
         Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
-        done => return done,
+        Ok(mut report) => {
+            report.kept_dense_because = source.id_fill().map(|fill| fill.to_string());
+            report.weights_ignored = source.weights_ignored();
+            return Ok(report);
+        }
+        failed => return failed,
     };
     drop(source);
     let compact = ImportOptions {
@@ -106,6 +111,7 @@ pub fn build_input(
     let mut source = open(compact)?;
     let mut report = crate::build_graph(source.as_mut(), output, &options)?;
     report.compacted_because = Some(reason.to_string());
+    report.weights_ignored = source.weights_ignored();
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -248,7 +254,9 @@ pub fn open_input_in(
         return Ok(Box::new(MatrixMarketSource::new(path, reader, options)?));
     }
     if options.ids != IdMode::Compact {
-        return Ok(Box::new(TextEdgeListSource::new(path, reader, options)));
+        return Ok(Box::new(TextEdgeListSource::new(
+            path, reader, options, allowance,
+        )));
     }
     let ids = text::scan_ids(path, allowance, passes)?;
     Ok(Box::new(TextEdgeListSource::compacted(

@@ -13,10 +13,12 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
 
 use super::ImportOptions;
-use super::table::{ColumnChoice, HeaderChoice, TableColumns};
+use super::table::{ColumnChoice, HeaderChoice, TableColumns, same_column};
 use super::text::weight_from_number;
 use crate::builder::BATCH_EDGES;
 use crate::ids::{CompactedIds, Gathered, IdPasses, IdProblem, IdResolver, IdValue, compact_ids};
@@ -26,13 +28,23 @@ use crate::{BuildError, Result};
 /// Rows a record batch holds.
 const BATCH_ROWS: usize = 1 << 16;
 
-/// Whether `path` names Parquet input: a `.parquet` file, or a folder holding some.
+/// Whether `path` is Parquet input: a `.parquet` file, a file of any name that begins
+/// with Parquet's magic bytes, or a folder holding `.parquet` files.
 pub(crate) fn is_parquet(path: &Path) -> bool {
     let named = |path: &Path| {
         path.extension()
             .is_some_and(|extension| extension.eq_ignore_ascii_case("parquet"))
     };
-    named(path) || (path.is_dir() && parts(path).is_ok_and(|parts| !parts.is_empty()))
+    named(path)
+        || (path.is_dir() && parts(path).is_ok_and(|parts| !parts.is_empty()))
+        || (path.is_file() && starts_with_magic(path))
+}
+
+/// Whether the file at `path` begins with `PAR1`, as every Parquet file does.
+fn starts_with_magic(path: &Path) -> bool {
+    use std::io::Read;
+    let mut start = [0u8; 4];
+    File::open(path).is_ok_and(|mut file| file.read_exact(&mut start).is_ok() && &start == b"PAR1")
 }
 
 /// The part files of `path`: itself, or the `.parquet` files in the folder, in name
@@ -87,12 +99,20 @@ fn parquet_error(part: &Path, error: impl std::fmt::Display) -> BuildError {
     BuildError::bad_input(part, format!("not a readable Parquet file: {error}"))
 }
 
+/// A reader of `part`'s rows as its Parquet types say, not as the Arrow schema stored
+/// beside them would: a dictionary-encoded column (a pandas categorical) is then read
+/// as its values' type, integers or strings, like any other.
+fn reader_of(part: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+    let file = File::open(part).map_err(|source| BuildError::io(part, source))?;
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+        .map_err(|error| parquet_error(part, error))
+}
+
 /// A reader of `columns` of `part`, with its metadata's row count and the compressed
 /// bytes of those columns in its largest row group.
 fn open_part(part: &Path, columns: &[String]) -> Result<(ParquetRecordBatchReader, u64, u64, u64)> {
-    let file = File::open(part).map_err(|source| BuildError::io(part, source))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|error| parquet_error(part, error))?;
+    let builder = reader_of(part)?;
     let schema = builder.schema().clone();
     let mut indices = Vec::new();
     for name in columns {
@@ -224,9 +244,7 @@ fn layout(path: &Path, first: &Path, columns: &TableColumns, weighted: bool) -> 
             "a Parquet file names its columns itself; --no-header is for CSV and TSV files",
         ));
     }
-    let file = File::open(first).map_err(|source| BuildError::io(first, source))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|error| parquet_error(first, error))?;
+    let builder = reader_of(first)?;
     let fields: Vec<String> = builder
         .schema()
         .fields()
@@ -262,14 +280,21 @@ fn layout(path: &Path, first: &Path, columns: &TableColumns, weighted: bool) -> 
         })?,
         false => String::new(),
     };
-    Ok(Layout {
-        names: [
-            name_of(&columns.source, 1)?,
-            name_of(&columns.target, 2)?,
-            weight,
-        ],
-        weighted,
-    })
+    let names = [
+        name_of(&columns.source, 1)?,
+        name_of(&columns.target, 2)?,
+        weight,
+    ];
+    // One column chosen twice would make every edge a self-loop, or weigh it by an id.
+    if names[0] == names[1] {
+        return Err(same_column(path, "source", "target", &names[0]));
+    }
+    for (role, name) in [("source", &names[0]), ("target", &names[1])] {
+        if weighted && names[2] == *name {
+            return Err(same_column(path, role, "weight", name));
+        }
+    }
+    Ok(Layout { names, weighted })
 }
 
 impl Layout {
@@ -311,7 +336,7 @@ impl ParquetSource {
                 let ids_bytes = allowance_bytes.saturating_sub(buffer_bytes(largest));
                 scan_ids(path, &parts, &layout, ids_bytes, passes)?
             }
-            mode => IdResolver::new(mode),
+            mode => IdResolver::new(mode, allowance_bytes.saturating_sub(buffer_bytes(largest))),
         };
         Ok(ParquetSource {
             path: path.to_path_buf(),
@@ -465,6 +490,10 @@ impl EdgeSource for ParquetSource {
     fn memory_bytes(&self) -> u64 {
         // A row group's chosen columns as read and as decompressed pages, and a batch.
         self.ids.memory_bytes() + buffer_bytes(self.largest_row_group_bytes)
+    }
+
+    fn id_fill(&self) -> Option<crate::ids::Fill> {
+        self.ids.fill()
     }
 
     fn vertex_ids(&self) -> Option<CompactedIds> {

@@ -146,6 +146,10 @@ impl EdgeSource for SwaplessFileSource {
         self.options.weighted
     }
 
+    fn weights_ignored(&self) -> bool {
+        self.graph.flags().weighted && !self.options.weighted
+    }
+
     fn declared_vertices(&self) -> Option<u64> {
         Some(self.graph.num_vertices() as u64)
     }

@@ -76,6 +76,9 @@ impl TableColumns {
 #[derive(Clone)]
 struct Layout {
     header: bool,
+    /// Whether lines end in CR LF: the csv reader then places each row after the
+    /// first on the line before its own, having not yet read the LF before it.
+    crlf: bool,
     source: usize,
     target: usize,
     weight: Option<usize>,
@@ -117,17 +120,48 @@ fn open_rows(path: &Path) -> Result<csv::Reader<InputReader>> {
         .from_reader(input))
 }
 
-/// The error for row `record` of `path`.
-fn row_error(path: &Path, record: &csv::ByteRecord, detail: String) -> BuildError {
+/// The error for row `record` of `path`, whose lines end in CR LF when `crlf`.
+fn row_error(path: &Path, crlf: bool, record: &csv::ByteRecord, detail: String) -> BuildError {
     let fields: Vec<String> = record
         .iter()
         .map(|field| shown(field, TOKEN_CHARS))
         .collect();
+    let line = record.position().map_or(0, |position| {
+        position.line() + (crlf && position.record() > 0) as u64
+    });
     BuildError::Parse {
         path: path.to_path_buf(),
-        line: record.position().map_or(0, csv::Position::line),
+        line,
         text: fields.join(","),
         detail,
+    }
+}
+
+/// Whether the first line of `path` ends in CR LF.
+fn ends_lines_in_crlf(path: &Path) -> Result<bool> {
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    open_maybe_compressed(path)?
+        .take(1 << 16)
+        .read_until(b'\n', &mut line)
+        .map_err(|source| BuildError::io(path, source))?;
+    Ok(line.ends_with(b"\r\n"))
+}
+
+/// The id in a CSV `field`, as pandas and pyarrow read it: an integer with spaces
+/// around it is that integer, and any other field is a name kept verbatim (so `" a"`
+/// and `"a"` are two vertices). A line break in it means a quote was left open.
+fn id_field(field: &[u8]) -> std::result::Result<&[u8], String> {
+    if field.contains(&b'\n') || field.contains(&b'\r') {
+        return Err(
+            "a quoted field runs on past the end of this line; is its closing quote missing?"
+                .to_string(),
+        );
+    }
+    let trimmed = field.trim_ascii();
+    match crate::ids::parse_integer(trimmed) {
+        Some(_) => Ok(trimmed),
+        None => Ok(field),
     }
 }
 
@@ -201,6 +235,7 @@ fn layout(path: &Path, columns: &TableColumns, weighted: bool) -> Result<Layout>
         (HeaderChoice::Auto, false) => {
             return Err(row_error(
                 path,
+                false,
                 &first,
                 "is this first row a header? its ids are not numbers, so say which: --header or --no-header (header=True or False in Python)".to_string(),
             ));
@@ -260,8 +295,18 @@ fn layout(path: &Path, columns: &TableColumns, weighted: bool) -> Result<Layout>
         true => String::from_utf8_lossy(first.get(at).unwrap_or_default()).into_owned(),
         false => (at + 1).to_string(),
     };
+    // One column chosen twice would make every edge a self-loop, or weigh it by an id.
+    if source == target {
+        return Err(same_column(path, "source", "target", &name_of(source)));
+    }
+    for (role, at) in [("source", source), ("target", target)] {
+        if weight == Some(at) {
+            return Err(same_column(path, role, "weight", &name_of(at)));
+        }
+    }
     Ok(Layout {
         header,
+        crlf: ends_lines_in_crlf(path)?,
         source,
         target,
         weight,
@@ -271,6 +316,16 @@ fn layout(path: &Path, columns: &TableColumns, weighted: bool) -> Result<Layout>
             weight.map(name_of).unwrap_or_default(),
         ],
     })
+}
+
+/// The error for a table whose columns chosen for `first` and `second` are one, `name`.
+pub(crate) fn same_column(path: &Path, first: &str, second: &str, name: &str) -> BuildError {
+    BuildError::bad_input(
+        path,
+        format!(
+            "the {first} and {second} columns are both column {name:?}; choose a different column for each"
+        ),
+    )
 }
 
 /// A reader over `path`'s rows of edges, past the header when `layout` has one.
@@ -299,13 +354,14 @@ fn scan_ids(
                 let Some(field) = record.get(at) else {
                     continue;
                 };
-                match add(IdValue::Text(field.trim_ascii())) {
+                let refused = |detail: String| {
+                    let detail = format!("column {}: {detail}", layout.names[column]);
+                    row_error(path, layout.crlf, &record, detail)
+                };
+                match add(IdValue::Text(id_field(field).map_err(refused)?)) {
                     Gathered::Added => {}
                     Gathered::Stop => return Ok(()),
-                    Gathered::Refused(detail) => {
-                        let detail = format!("column {}: {detail}", layout.names[column]);
-                        return Err(row_error(path, &record, detail));
-                    }
+                    Gathered::Refused(detail) => return Err(refused(detail)),
                 }
             }
         }
@@ -326,7 +382,7 @@ impl TableSource {
         let layout = layout(path, columns, options.weighted)?;
         let ids = match options.ids {
             crate::ids::IdMode::Compact => scan_ids(path, &layout, allowance_bytes, passes)?,
-            mode => IdResolver::new(mode),
+            mode => IdResolver::new(mode, allowance_bytes),
         };
         let reader = open_edges(path, &layout)?;
         let progress = (
@@ -357,17 +413,24 @@ impl TableSource {
                     self.record.len(),
                     self.layout.names[column]
                 );
-                return Err(row_error(&self.path, &self.record, detail));
+                return Err(row_error(
+                    &self.path,
+                    self.layout.crlf,
+                    &self.record,
+                    detail,
+                ));
             };
-            vertices[column] = match self.ids.vertex_of(field.trim_ascii()) {
+            let refused = |detail: String| {
+                let detail = format!("column {}: {detail}", self.layout.names[column]);
+                row_error(&self.path, self.layout.crlf, &self.record, detail)
+            };
+            let token = id_field(field).map_err(refused)?;
+            vertices[column] = match self.ids.vertex_of(token) {
                 Ok(vertex) => vertex,
                 Err(IdProblem::Compact(reason)) => {
                     return Err(BuildError::IdsNeedCompacting(reason));
                 }
-                Err(IdProblem::Detail(detail)) => {
-                    let detail = format!("column {}: {detail}", self.layout.names[column]);
-                    return Err(row_error(&self.path, &self.record, detail));
-                }
+                Err(IdProblem::Detail(detail)) => return Err(refused(detail)),
             };
         }
         let weight = match self.layout.weight {
@@ -376,7 +439,7 @@ impl TableSource {
                 let field = self.record.get(at).unwrap_or_default().trim_ascii();
                 parse_weight(field).map_err(|detail| {
                     let detail = format!("column {}: {detail}", self.layout.names[2]);
-                    row_error(&self.path, &self.record, detail)
+                    row_error(&self.path, self.layout.crlf, &self.record, detail)
                 })?
             }
         };
@@ -413,6 +476,10 @@ impl EdgeSource for TableSource {
 
     fn memory_bytes(&self) -> u64 {
         self.ids.memory_bytes()
+    }
+
+    fn id_fill(&self) -> Option<crate::ids::Fill> {
+        self.ids.fill()
     }
 
     fn vertex_ids(&self) -> Option<CompactedIds> {

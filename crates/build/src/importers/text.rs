@@ -187,8 +187,14 @@ fn fields(line: &[u8]) -> (usize, [&[u8]; 4]) {
 }
 
 impl TextEdgeListSource {
-    /// Wraps an opened input whose ids are its vertices (`options.ids` dense or auto).
-    pub fn new(path: &Path, reader: InputReader, options: ImportOptions) -> Self {
+    /// Wraps an opened input whose ids are its vertices (`options.ids` dense or auto);
+    /// an `auto` build counts its ids within a share of `id_allowance_bytes`.
+    pub fn new(
+        path: &Path,
+        reader: InputReader,
+        options: ImportOptions,
+        id_allowance_bytes: u64,
+    ) -> Self {
         TextEdgeListSource {
             path: path.to_path_buf(),
             reader,
@@ -196,7 +202,7 @@ impl TextEdgeListSource {
             line_number: 0,
             columns: None,
             line: Vec::with_capacity(256),
-            ids: IdResolver::new(options.ids),
+            ids: IdResolver::new(options.ids, id_allowance_bytes),
         }
     }
 
@@ -209,7 +215,7 @@ impl TextEdgeListSource {
     ) -> Self {
         TextEdgeListSource {
             ids,
-            ..TextEdgeListSource::new(path, reader, options)
+            ..TextEdgeListSource::new(path, reader, options, 0)
         }
     }
 
@@ -292,6 +298,11 @@ impl EdgeSource for TextEdgeListSource {
         self.options.weighted
     }
 
+    fn weights_ignored(&self) -> bool {
+        // A third column of an edge list is its weight.
+        self.columns == Some(3) && !self.options.weighted
+    }
+
     fn progress_bytes(&self) -> (u64, Option<u64>) {
         self.reader.progress()
     }
@@ -302,6 +313,10 @@ impl EdgeSource for TextEdgeListSource {
 
     fn memory_bytes(&self) -> u64 {
         self.ids.memory_bytes()
+    }
+
+    fn id_fill(&self) -> Option<crate::ids::Fill> {
+        self.ids.fill()
     }
 
     fn vertex_ids(&self) -> Option<CompactedIds> {
