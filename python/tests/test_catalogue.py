@@ -107,7 +107,41 @@ CASES = [
      sl.BudgetError, "at least"),
     ("run: a damaged page", lambda g, w, d: sl.pagerank(sl.open(flip(g.path, d), memory="15M", tier="mmap")),
      sl.FormatError, "fails its checksum"),
+    # ---- Tables and ids (issue 40) ----
+    ("from_pandas: the source column chosen as the target", lambda g, w, d: sl.from_pandas(frame(), source="a", target="a", path=str(d / "out.sl")),
+     sl.FormatError, 'the DataFrame: the source and target columns are both column "a"'),
+    ("from_pandas: ids mixing integers and strings", lambda g, w, d: sl.from_pandas(frame(b=[1, "x", 2]), path=str(d / "out.sl"), source="a", target="b"),
+     TypeError, "column 'b' mixes values of different types"),
+    ("from_pandas: a null id is named by the frame's own row", lambda g, w, d: sl.from_pandas(frame(b=["x", "y", None]), source="a", target="b", path=str(d / "out.sl")),
+     sl.FormatError, 'the DataFrame: row 2, column "b": the id is null'),
+    ("from_pandas: rows named by the frame's index", lambda g, w, d: sl.from_pandas(frame(b=["x", None, "y"], index=[10, 20, 30]), source="a", target="b", path=str(d / "out.sl")),
+     sl.FormatError, "row 20,"),
+    ("build: a Parquet page whose checksum fails", lambda g, w, d: sl.build(crc_damaged(d), str(d / "out.sl")),
+     sl.FormatError, "Page CRC checksum mismatch"),
+    ("build: the weight column chosen as the source", lambda g, w, d: sl.build(write(d / "e.csv", b"a,b,c\n0,1,2\n"), str(d / "out.sl"), weighted=True, source_col="a", target_col="b", weight_col="a"),
+     sl.FormatError, 'the source and weight columns are both column "a"'),
 ]
+
+
+def frame(b=(1, 2, 0), index=None):
+    import pandas as pd
+    return pd.DataFrame({"a": ["x", "y", "z"], "b": list(b)}, index=index)
+
+
+def crc_damaged(folder):
+    """A Parquet file written with page checksums, one value of it changed after."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = folder / "crc.parquet"
+    table = pa.table({"a": pa.array([0, 1, 2, 3], pa.int64()), "b": pa.array([1, 2, 3, 0], pa.int64())})
+    pq.write_table(table, path, write_page_checksum=True, compression="none", use_dictionary=False)
+    data = bytearray(path.read_bytes())
+    at = data.find((1).to_bytes(8, "little") + (2).to_bytes(8, "little"))
+    data[at + 8] = 7
+    path.write_bytes(bytes(data))
+    with pytest.raises(OSError, match="CRC"):
+        pq.read_table(path, page_checksum_verification=True)
+    return str(path)
 
 
 def write(path, data):
@@ -135,7 +169,7 @@ def test_catalogue(graph, weighted, tmp_path, name, call, exception, phrase):
         call(graph, weighted, tmp_path)
     assert phrase in str(raised.value), str(raised.value)
     assert (tmp_path / "out.sl").read_bytes() == b"precious"
-    after = sorted(name for name in os.listdir(tmp_path) if name not in ("flipped.sl", "b.el", "h.sg.gz", "t.sl"))
+    after = sorted(name for name in os.listdir(tmp_path) if name not in ("flipped.sl", "b.el", "h.sg.gz", "t.sl", "crc.parquet", "e.csv"))
     assert [name for name in after if name.startswith(".")] == []
     assert set(after) <= set(before), after
 
@@ -155,3 +189,74 @@ def test_python_dash_m_ends_quietly_on_a_closed_pipe(graph):
     result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert result.stdout.startswith("graph"), result.stdout
     assert "Exception" not in result.stderr and "panicked" not in result.stderr, result.stderr
+
+
+# ---- Tables and ids (issue 40) ----
+
+def test_auto_ids_stay_dense_only_when_they_fill_half_of_the_span(tmp_path):
+    import networkx as nx
+    import pandas as pd
+    sparse = pd.DataFrame({"source": [1000, 1001], "target": [1001, 1002]})
+    g = sl.from_pandas(sparse)
+    assert g.n == 3 and sorted(g.ids) == [1000, 1001, 1002]
+    assert "3 distinct ids fill 0% of 0..1002, under 1/2" in g.build_report["compacted_because"]
+    ranks = sl.to_pandas(sl.pagerank(g), g)
+    expected = nx.pagerank(nx.from_pandas_edgelist(sparse, create_using=nx.DiGraph))
+    assert set(ranks.index) == set(expected)
+    assert all(abs(ranks[v] - expected[v]) < 1e-4 for v in expected)
+    labels = sl.connected_components(g)
+    assert len(labels) == 3 and len(set(labels)) == 1  # networkx: 3 nodes, 1 component
+    filled = sl.from_pandas(pd.DataFrame({"source": [0, 3], "target": [1, 1]}))
+    assert filled.n == 4 and filled.build_report["kept_dense_because"].startswith("3 distinct ids fill 75% of 0..3")
+    edge_list = tmp_path / "g.el"
+    edge_list.write_text("1000 1001\n1001 1002\n")
+    built = sl.build(str(edge_list), str(tmp_path / "g.sl"))
+    assert built.n == 3 and built.build_report["ids"] == "integers"
+    table = tmp_path / "g.parquet"
+    sparse.to_parquet(table)
+    assert sl.build(str(table), str(tmp_path / "p.sl")).n == 3
+
+
+def test_one_table_gives_one_graph_whatever_its_format(tmp_path):
+    import pandas as pd
+    df = pd.DataFrame({"from": [" a", "a", "b"], "to": ["b", "b", " a"]})
+    by_pandas = sl.from_pandas(df, source="from", target="to")
+    df.to_csv(tmp_path / "e.csv", index=False)
+    df.to_parquet(tmp_path / "e.parquet")
+    by_csv = sl.build(str(tmp_path / "e.csv"), str(tmp_path / "csv.sl"), source_col="from",
+                      target_col="to", header=True)
+    by_parquet = sl.build(str(tmp_path / "e.parquet"), str(tmp_path / "parquet.sl"))
+    assert list(pd.read_csv(tmp_path / "e.csv")["from"]) == [" a", "a", "b"]
+    for g in (by_pandas, by_csv, by_parquet):
+        assert sorted(g.ids) == [" a", "a", "b"] and g.m == 3, (g.path, g.ids)
+    # pandas reads " 5" as the integer 5, and so does a build of the CSV.
+    (tmp_path / "n.csv").write_text("s,t\n 0,1\n1 , 2\n")
+    numbers = pd.read_csv(tmp_path / "n.csv")
+    assert numbers["s"].tolist() == [0, 1]
+    assert sl.build(str(tmp_path / "n.csv"), str(tmp_path / "n.sl")).n == 3
+
+
+def test_categorical_columns_build_from_pandas_and_from_parquet(tmp_path):
+    import pandas as pd
+    df = pd.DataFrame({"s": pd.Categorical(["x", "y", "x"]), "t": pd.Categorical(["y", "z", "z"])})
+    df.to_parquet(tmp_path / "c.parquet")
+    for g in (sl.from_pandas(df, source="s", target="t"),
+              sl.build(str(tmp_path / "c.parquet"), str(tmp_path / "c.sl"))):
+        assert sorted(g.ids) == ["x", "y", "z"] and g.m == 3
+
+
+def test_build_takes_a_tables_columns_and_header(tmp_path):
+    (tmp_path / "e.csv").write_text("w,to,from\n2.5,1,0\n4,2,1\n")
+    g = sl.build(str(tmp_path / "e.csv"), str(tmp_path / "e.sl"), weighted=True,
+                 source_col="from", target_col=1, weight_col="w", header=True)
+    assert g.n == 3 and g.m == 2 and g.weighted
+
+
+def test_weights_dropped_for_want_of_weighted_are_warned_of(tmp_path):
+    (tmp_path / "w.el").write_text("0 1 2.5\n1 2 4\n")
+    with pytest.warns(UserWarning, match="weights ignored; pass weighted=True to keep them"):
+        g = sl.build(str(tmp_path / "w.el"), str(tmp_path / "w.sl"))
+    assert not g.weighted
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sl.build(str(tmp_path / "w.el"), str(tmp_path / "kept.sl"), weighted=True)

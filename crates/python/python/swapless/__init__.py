@@ -95,8 +95,11 @@ class Graph:
     opened by its ``redis://HOST:PORT/NAME`` address),
     ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
     ``weighted``, ``ids`` (the input's id of each vertex, see :attr:`ids`),
-    ``progress`` (whether runs show a progress bar; None: in a terminal or notebook), and
-    ``last_report``, the report of the last kernel run on it.
+    ``progress`` (whether runs show a progress bar; None: in a terminal or notebook),
+    ``last_report``, the report of the last kernel run on it, and ``build_report``, the
+    report of the build that made it in this process (None for a graph only opened):
+    ``build_report["ids"]`` says whether its ids were kept dense or compacted, and
+    ``kept_dense_because`` or ``compacted_because`` why.
     """
 
     def __init__(self, path: PathLike, memory: Size = None,
@@ -119,6 +122,7 @@ class Graph:
         self.directed: bool = self._info["directed"]
         self.weighted: bool = self._info["weighted"]
         self.last_report: Optional[dict] = None
+        self.build_report: Optional[dict] = None
         # A temporary directory (from_edges without a path) lives as long as the graph.
         self._keep = _keep
         self._ids: Optional[_np.ndarray] = None
@@ -233,11 +237,23 @@ def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "256K",
     return _json.loads(_core.far_push(path, url, chunk, replace, _size(memory) or "64M", timeout))
 
 
+def _built(graph: Graph, report: str) -> Graph:
+    """``graph`` with the report of the build that made it, warning of weights dropped."""
+    graph.build_report = _json.loads(report)
+    if graph.build_report.get("weights_ignored"):
+        _warnings.warn("weights ignored; pass weighted=True to keep them", stacklevel=3)
+    return graph
+
+
 def build(input: PathLike, output: PathLike, memory: Size = None,
           undirected: bool = False, weighted: bool = False, reorder: Optional[str] = None,
-          out_heads: str = "auto", ids: str = "auto", progress: Optional[bool] = None) -> Graph:
-    """Builds a .sl file from an edge list, Matrix Market or GAP .sg/.wsg file (.gz/.zst too),
-    or from another .sl file (to reorder it, drop its weights or bring it to this format).
+          out_heads: str = "auto", ids: str = "auto",
+          source_col: Union[str, int, None] = None, target_col: Union[str, int, None] = None,
+          weight_col: Union[str, int, None] = None, header: Optional[bool] = None,
+          progress: Optional[bool] = None) -> Graph:
+    """Builds a .sl file from an edge list, a table (CSV, TSV, a Parquet file or a folder
+    of Parquet parts), Matrix Market or GAP .sg/.wsg file (.gz/.zst too), or from another
+    .sl file (to reorder it, drop its weights or bring it to this format).
 
     ``memory`` bounds the build's peak memory (default: half of the memory the process may use);
     ``reorder="dbg"`` groups vertices by degree, hottest first; ``out_heads`` ("auto",
@@ -245,14 +261,18 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
     the disk tiers read for cc's first pass instead of the lists ("auto": when the lists
     average 8 entries or more). ``ids`` says what a text input's ids are: "dense" (the
     vertices 0..max id), "compact" (any 64-bit integers or names, mapped to 0..n and kept
-    in the file, see :attr:`Graph.ids`), or "auto" (compact for names, ids beyond 32 bits
-    and sparse ids). Returns the new graph (open it again with
-    ``sl.open(output, memory=...)`` to run within a budget).
+    in the file, see :attr:`Graph.ids`), or "auto" (dense when the distinct integer ids
+    fill at least half of 0..max id, else compact; ``g.build_report`` says which and why).
+    A table's columns are ``source_col``, ``target_col`` and ``weight_col`` (read with
+    ``weighted``): header names, or positions from 0 (default: the first three);
+    ``header`` says whether a CSV's first row names them (None: found by itself). Returns
+    the new graph (open it again with ``sl.open(output, memory=...)`` to run within a
+    budget). An input's weights dropped for want of ``weighted=True`` are warned of.
     """
-    _shown(f"building {_os.fspath(output)}", progress, lambda bar: _core.build(
+    report = _shown(f"building {_os.fspath(output)}", progress, lambda bar: _core.build(
         _os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
-        out_heads, ids, progress=bar))
-    return Graph(output, progress=progress)
+        out_heads, ids, source_col, target_col, weight_col, header, progress=bar))
+    return _built(Graph(output, progress=progress), report)
 
 
 def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
@@ -270,10 +290,10 @@ def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
     """
     if output is None:
         output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
-    _shown(f"generating {_os.fspath(output)}", progress, lambda bar: _core.generate(
+    report = _shown(f"generating {_os.fspath(output)}", progress, lambda bar: _core.generate(
         kind, _os.fspath(output), scale, degree, rows, cols, weighted, seed, _size(memory),
         reorder, out_heads, progress=bar))
-    return Graph(output, progress=progress)
+    return _built(Graph(output, progress=progress), report)
 
 
 def _vertex_ids(values: Any, name: str) -> _np.ndarray:
@@ -309,10 +329,10 @@ def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
     if path is None:
         keep = _tempfile.TemporaryDirectory(prefix="swapless-")
         path = _os.path.join(keep.name, "graph.sl")
-    _shown(f"writing {_os.fspath(path)}", progress, lambda bar: _core.from_edges(
+    report = _shown(f"writing {_os.fspath(path)}", progress, lambda bar: _core.from_edges(
         sources, destinations, weight_array, directed, _os.fspath(path), num_vertices,
         _size(memory), None, progress=bar))
-    return Graph(path, memory=memory, tier=tier, _keep=keep, progress=progress)
+    return _built(Graph(path, memory=memory, tier=tier, _keep=keep, progress=progress), report)
 
 
 def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = None,

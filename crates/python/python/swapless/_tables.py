@@ -10,6 +10,7 @@ ids skip the file and go straight to the builder as arrays.
 from __future__ import annotations
 
 import os as _os
+import re as _re
 import tempfile as _tempfile
 from typing import Any, Optional, Union
 
@@ -19,6 +20,9 @@ from . import _core
 
 # Rows a Parquet row group holds when a table is handed to the builder.
 _ROW_GROUP_ROWS = 1 << 20
+# The ids of an ``ids="auto"`` build stay the vertices when the distinct ids are at
+# least 1/_FILL_DENOMINATOR of 0..max id (the builder's own threshold).
+_FILL_DENOMINATOR = 2
 
 
 def _graph_path(path: Any) -> tuple:
@@ -29,33 +33,76 @@ def _graph_path(path: Any) -> tuple:
     return _os.path.join(keep.name, "graph.sl"), keep
 
 
+def _in_callers_terms(error: Exception, parquet: str, what: str, index: Any) -> Exception:
+    """The builder's ``error`` about the Parquet file it was handed, said of the
+    caller's ``what`` ("the DataFrame"): no temporary file's name, and a row by the
+    caller's index (from 0 by default) instead of the file's count from 1."""
+    message = str(error).replace(parquet, what)
+
+    def row(found: Any) -> str:
+        position = int(found.group(1)) - 1
+        if index is None or not 0 <= position < len(index):
+            return f"row {position}"
+        return f"row {index[position]!r}"
+
+    return type(error)(_re.sub(r"\brow (\d+)", row, message))
+
+
 def _build_from_table(write_parquet: Any, columns: list, weighted: bool, directed: bool,
                       path: Any, memory: Any, tier: Optional[str], ids: str,
-                      progress: Optional[bool]) -> Any:
-    """Writes the edge columns with ``write_parquet(file)`` and builds a graph from them."""
-    from . import Graph, _shown, _size
+                      progress: Optional[bool], what: str, index: Any = None) -> Any:
+    """Writes the edge columns with ``write_parquet(file)`` and builds a graph from them;
+    errors speak of ``what`` and its rows by ``index`` (see :func:`_in_callers_terms`)."""
+    from . import Graph, _built, _shown, _size
 
     output, keep = _graph_path(path)
     with _tempfile.TemporaryDirectory(prefix="swapless-table-",
                                       dir=_os.path.dirname(_os.path.abspath(output))) as scratch:
         parquet = _os.path.join(scratch, "edges.parquet")
         write_parquet(parquet)
-        _shown("building the graph", progress, lambda bar: _core.build(
-            parquet, output, _size(memory), not directed, weighted, None, "auto", ids,
-            columns[0], columns[1], columns[2] if weighted else None, None, progress=bar))
-    return Graph(output, memory=memory, tier=tier, _keep=keep, progress=progress)
+        try:
+            report = _shown("building the graph", progress, lambda bar: _core.build(
+                parquet, output, _size(memory), not directed, weighted, None, "auto", ids,
+                columns[0], columns[1], columns[2] if weighted else None, None, progress=bar))
+        except (_core.FormatError, ValueError) as error:
+            raise _in_callers_terms(error, parquet, what, index) from None
+    return _built(Graph(output, memory=memory, tier=tier, _keep=keep, progress=progress), report)
 
 
-def _small_dense(sources: _np.ndarray, targets: _np.ndarray) -> bool:
-    """Whether integer ids can be the vertices themselves: in 0..2^32-2 and filling
-    most of 0..max id (as a build's ``ids="auto"`` decides)."""
+def _dense_fill(sources: _np.ndarray, targets: _np.ndarray) -> Optional[str]:
+    """Why integer ids can be the vertices themselves, as a build's ``ids="auto"``
+    decides (in 0..2^32-2, the distinct ones at least half of 0..max id), or None."""
     if not (_np.issubdtype(sources.dtype, _np.integer) and _np.issubdtype(targets.dtype, _np.integer)):
-        return False
+        return None
     if sources.size == 0:
-        return True
-    low = min(sources.min(), targets.min())
-    high = max(sources.max(), targets.max())
-    return low >= 0 and high <= 2**32 - 2 and (high < 2**20 or high <= 4 * sources.size)
+        return "no edges"
+    low = int(min(sources.min(), targets.min()))
+    high = int(max(sources.max(), targets.max()))
+    span = high + 1
+    # Each row names two ids at most: too few rows cannot fill the span.
+    if low < 0 or high > 2**32 - 2 or _FILL_DENOMINATOR * 2 * sources.size < span:
+        return None
+    # At most four bytes a row (the span is at most four times the rows).
+    seen = _np.zeros(span, dtype=bool)
+    seen[sources] = True
+    seen[targets] = True
+    distinct = int(seen.sum())
+    if _FILL_DENOMINATOR * distinct < span:
+        return None
+    return (f"{distinct} distinct ids fill {100 * distinct / span:.0f}% of 0..{high}, "
+            f"at least 1/{_FILL_DENOMINATOR}")
+
+
+def _arrow_column(values: Any, name: Any) -> Any:
+    """``values`` (a pandas column) as an Arrow array; TypeError naming the column when
+    they are of no one type (integers mixed with strings)."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        raise TypeError(f"column {name!r} mixes values of different types (integers and "
+                        f"strings?); give it one, e.g. df[{name!r}].astype(str)") from None
 
 
 def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, int] = "target",
@@ -74,11 +121,14 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
         raise KeyError(f"the DataFrame has no column {missing[0]!r}; its columns are {list(df.columns)}")
     sources = df[names[0]].to_numpy()
     targets = df[names[1]].to_numpy()
-    if ids != "compact" and _small_dense(sources, targets):
+    dense_because = _dense_fill(sources, targets) if ids != "compact" else None
+    if dense_because is not None:
         from . import from_edges
         weights = df[names[2]].to_numpy() if weight is not None else None
-        return from_edges(sources, targets, weights, directed=directed, path=path,
-                          memory=memory, tier=tier, progress=progress)
+        g = from_edges(sources, targets, weights, directed=directed, path=path,
+                       memory=memory, tier=tier, progress=progress)
+        g.build_report["kept_dense_because"] = dense_because
+        return g
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -87,7 +137,7 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
         try:
             for start in range(0, max(len(df), 1), _ROW_GROUP_ROWS):
                 part = df.iloc[start:start + _ROW_GROUP_ROWS][names]
-                table = pa.Table.from_pandas(part, preserve_index=False)
+                table = pa.table({str(name): _arrow_column(part[name], name) for name in names})
                 if writer is None:
                     # The first rows' types stand for the whole column.
                     writer = pq.ParquetWriter(parquet, table.schema, compression="none")
@@ -97,7 +147,7 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
                 writer.close()
 
     return _build_from_table(write, [str(n) for n in names], weight is not None, directed,
-                             path, memory, tier, ids, progress)
+                             path, memory, tier, ids, progress, "the DataFrame", df.index)
 
 
 def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str, int] = "target",
@@ -133,7 +183,7 @@ def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str,
                 writer.write_batch(batch, row_group_size=_ROW_GROUP_ROWS)
 
     return _build_from_table(write, names, weight is not None, directed, path, memory, tier, ids,
-                             progress)
+                             progress, "the table")
 
 
 def from_networkx(G: Any, weight: Optional[str] = None, path: Any = None, memory: Any = None,
