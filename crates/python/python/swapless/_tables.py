@@ -43,7 +43,9 @@ def _in_callers_terms(error: Exception, parquet: str, what: str, index: Any) -> 
         position = int(found.group(1)) - 1
         if index is None or not 0 <= position < len(index):
             return f"row {position}"
-        return f"row {index[position]!r}"
+        label = index[position]
+        # A numpy scalar as the Python value it holds: row 20, not np.int64(20).
+        return f"row {getattr(label, 'item', lambda: label)()!r}"
 
     return type(error)(_re.sub(r"\brow (\d+)", row, message))
 
@@ -136,8 +138,9 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
         writer = None
         try:
             for start in range(0, max(len(df), 1), _ROW_GROUP_ROWS):
-                part = df.iloc[start:start + _ROW_GROUP_ROWS][names]
-                table = pa.table({str(name): _arrow_column(part[name], name) for name in names})
+                # A column named twice is written once; the builder refuses the choice.
+                table = pa.table({str(name): _arrow_column(df[name].iloc[start:start + _ROW_GROUP_ROWS], name)
+                                  for name in dict.fromkeys(names)})
                 if writer is None:
                     # The first rows' types stand for the whole column.
                     writer = pq.ParquetWriter(parquet, table.schema, compression="none")
