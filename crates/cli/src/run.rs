@@ -418,6 +418,8 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
 /// output it cannot write.
 fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     use crate::commands::{distinct_outputs, prepare_json};
+    // Two outputs on one stream are refused before either is looked at.
+    distinct_outputs(command.json.as_deref(), command.out.as_deref(), "--out")?;
     if let Some(out) = &command.out {
         // No extension (a device, a pipe) gets the array.
         let written = |e: &std::ffi::OsStr| e == "npy" || e == "csv" || e == "parquet";
@@ -440,8 +442,7 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
             );
         }
     }
-    prepare_json(command.json.as_deref())?;
-    distinct_outputs(command.json.as_deref(), command.out.as_deref(), "--out")
+    prepare_json(command.json.as_deref())
 }
 
 /// Bytes the input's ids of `graph` take once loaded (0 when its ids are dense).
