@@ -256,7 +256,7 @@ pub fn build_graph(
         KilledBuild::Found(mut resumed) => {
             let journal = resumed.journal.clone();
             let hasher = resumed.hasher.take();
-            (BuildFolder::adopt(resumed), Some(journal), hasher)
+            (BuildFolder::adopt(*resumed), Some(journal), hasher)
         }
         KilledBuild::Absent | KilledBuild::InputChanged(_) => {
             let journal = options.resume_key.as_ref().map(|key| Journal {

@@ -203,7 +203,7 @@ pub(crate) enum KilledBuild {
     /// left unclaimed for the sweep to remove.
     InputChanged(&'static str),
     /// One, claimed for this build.
-    Found(Resumed),
+    Found(Box<Resumed>),
 }
 
 /// The folder of a killed build of the same key in `parent` reading `input`, claimed
@@ -236,12 +236,12 @@ pub(crate) fn find_killed_build(parent: &Path, key: &str, input: Option<&Path>) 
             Ok(hasher) => hasher,
             Err(change) => return KilledBuild::InputChanged(change),
         };
-        return KilledBuild::Found(Resumed {
+        return KilledBuild::Found(Box::new(Resumed {
             folder,
             lock,
             journal,
             hasher,
-        });
+        }));
     }
     KilledBuild::Absent
 }
