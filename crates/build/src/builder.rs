@@ -17,8 +17,9 @@ use std::time::Instant;
 use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, IdKind, SectionKind, SectionWriter};
 
 use crate::collector::ArcCollector;
+use crate::input_record::{InputHasher, InputStamp};
 pub(crate) use crate::journal::RawCopy;
-use crate::journal::{BuildFolder, Journal, Spill, find_killed_build};
+use crate::journal::{BuildFolder, Journal, KilledBuild, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
 use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate};
@@ -74,6 +75,10 @@ pub struct BuildOptions {
     pub resume_key: Option<String>,
     /// Whether to resume a killed build of the same `resume_key` from its runs.
     pub resume: bool,
+    /// The file the input is read from, when it is one: its journal records its
+    /// identity and a hash of what each spill read, so that a resumed build notices an
+    /// input changed since (a generator has none, and needs none).
+    pub input_file: Option<PathBuf>,
 }
 
 impl BuildOptions {
@@ -88,6 +93,7 @@ impl BuildOptions {
             progress: None,
             resume_key: None,
             resume: false,
+            input_file: None,
         }
     }
 }
@@ -116,6 +122,8 @@ pub(crate) struct Context<'a> {
     pub(crate) journal: Option<Journal>,
     /// Spills this process has journaled.
     spills_journaled: u64,
+    /// The input file hashed as far as the spills have read it, when it is a file.
+    input_hasher: Option<InputHasher>,
     pub(crate) report: BuildReport,
     phase_started: Instant,
     /// The input's own ids of the vertices, written beside the lists when compacted.
@@ -185,6 +193,12 @@ pub(crate) fn temp_parent(options: &BuildOptions, output: &Path) -> PathBuf {
     }
 }
 
+/// The least budget a build from `source` (as opened) works in: the reserve, what the
+/// source holds, and the smallest arc buffer.
+pub(crate) fn least_build_budget(source: &dyn EdgeSource) -> u64 {
+    RESERVED_BYTES + source.memory_bytes() + MIN_WORKING_BYTES
+}
+
 /// Builds `output` from `source` within `options.memory_bytes`.
 pub fn build_graph(
     source: &mut dyn EdgeSource,
@@ -195,37 +209,68 @@ pub fn build_graph(
     let temp_parent = temp_parent(options, output);
     // A killed build of the same input and options is claimed before the sweep below
     // could remove it.
-    let resumed = match (&options.resume_key, options.resume) {
-        (Some(key), true) => find_killed_build(&temp_parent, key),
-        _ => None,
+    let killed = match (&options.resume_key, options.resume) {
+        (Some(key), true) => find_killed_build(&temp_parent, key, options.input_file.as_deref()),
+        _ => KilledBuild::Absent,
     };
     // What builds killed before this one left behind (a kill skips every clean-up).
-    let removed = crate::stale::remove_abandoned_in(&[
-        temp_parent.clone(),
-        swapless_format::output::folder_of(output),
-    ]);
-    let fixed = RESERVED_BYTES + source.memory_bytes();
-    let working_bytes = options.memory_bytes.saturating_sub(fixed);
+    let removed = crate::stale::remove_abandoned_in(
+        &[
+            temp_parent.clone(),
+            swapless_format::output::folder_of(output),
+        ],
+        output,
+    );
+    let least = least_build_budget(source);
+    let working_bytes = options
+        .memory_bytes
+        .saturating_sub(least - MIN_WORKING_BYTES);
     if working_bytes < MIN_WORKING_BYTES {
+        // An `auto` source finds out only by reading whether its ids are to be
+        // compacted, and compacted ids take memory of their own: it reads through
+        // first (holding nothing), so that the least named is one that works.
+        let mut batch = Vec::with_capacity(BATCH_EDGES);
+        while source.next_batch(&mut batch)? {
+            if let Some(flag) = &options.cancel
+                && flag.load(Ordering::Relaxed)
+            {
+                return Err(BuildError::Interrupted);
+            }
+        }
         return Err(BuildError::BudgetTooSmall {
             budget_bytes: options.memory_bytes,
-            needed_bytes: fixed + MIN_WORKING_BYTES,
+            needed_bytes: least,
         });
     }
     // The folder and every run in it are removed when this is dropped, on success, on
     // error and on Ctrl-C; only a kill leaves them, for `--resume`.
-    let (folder, journal) = match resumed {
-        Some(resumed) => {
+    let input_stamp = match &options.input_file {
+        Some(path) if options.resume_key.is_some() => Some(InputStamp::of(path)?),
+        _ => None,
+    };
+    let input_changed = match &killed {
+        KilledBuild::InputChanged(change) => Some(*change),
+        _ => None,
+    };
+    let (folder, journal, input_hasher) = match killed {
+        KilledBuild::Found(mut resumed) => {
             let journal = resumed.journal.clone();
-            (BuildFolder::adopt(resumed), Some(journal))
+            let hasher = resumed.hasher.take();
+            (BuildFolder::adopt(*resumed), Some(journal), hasher)
         }
-        None => {
+        KilledBuild::Absent | KilledBuild::InputChanged(_) => {
             let journal = options.resume_key.as_ref().map(|key| Journal {
                 key: key.clone(),
+                output: crate::stale::output_identity(output),
+                input: input_stamp,
                 raw: None,
                 spills: Vec::new(),
             });
-            (BuildFolder::create(&temp_parent)?, journal)
+            let hasher = match &options.input_file {
+                Some(path) if journal.is_some() => Some(InputHasher::open(path)?),
+                _ => None,
+            };
+            (BuildFolder::create(&temp_parent)?, journal, hasher)
         }
     };
     let mut context = Context {
@@ -235,6 +280,7 @@ pub fn build_graph(
         next_run_id: journal.as_ref().map_or(0, Journal::largest_run_id),
         journal,
         spills_journaled: 0,
+        input_hasher,
         report: BuildReport {
             memory_budget_bytes: options.memory_bytes,
             working_memory_bytes: working_bytes,
@@ -243,7 +289,16 @@ pub fn build_graph(
         phase_started: Instant::now(),
         vertex_ids: source.vertex_ids(),
     };
-    if options.resume {
+    if let Some(change) = input_changed {
+        let input = options
+            .input_file
+            .as_deref()
+            .unwrap_or(Path::new("the input"));
+        context.warning(&format!(
+            "{} changed since its build was killed ({change}), so that build's runs are not reused; building from the beginning",
+            input.display()
+        ));
+    } else if options.resume {
         match context.journal.as_ref() {
             None => context.warning(
                 "this input cannot be read again the same way, so its build cannot be resumed; building from the beginning",
@@ -295,18 +350,33 @@ struct ReadSoFar {
     max_id: Option<u32>,
 }
 
-/// Spills both directions' buffers at an input-edge boundary and journals the spill.
+/// Spills both directions' buffers at an input-edge boundary and journals the spill,
+/// with a hash of the input file's first `input_bytes` (what the source has read of it).
 fn spill_both<R: Record>(
     out_arcs: &mut ArcCollector<R>,
     in_arcs: &mut ArcCollector<R>,
     read: ReadSoFar,
-    reading_done: bool,
+    (reading_done, input_bytes): (bool, u64),
     context: &mut Context,
 ) -> Result<()> {
     let out_run = out_arcs.spill(context)?;
     let in_run = in_arcs.spill(context)?;
     let self_loops_dropped = context.report.self_loops_dropped;
     if let Some(journal) = context.journal.as_mut() {
+        // A reordering build's spills are of its copy, which has a checksum of its own.
+        let (input_bytes, input_hash) = match (&journal.input, &mut context.input_hasher) {
+            (Some(stamp), Some(hasher)) if journal.raw.is_none() => {
+                let bytes = match reading_done {
+                    true => stamp.bytes,
+                    false => input_bytes.min(stamp.bytes).max(hasher.hashed()),
+                };
+                match hasher.hash_to(bytes)? {
+                    Some(hash) => (bytes, hash),
+                    None => (0, 0),
+                }
+            }
+            _ => (0, 0),
+        };
         journal.spills.push(Spill {
             out_run,
             in_run,
@@ -315,6 +385,8 @@ fn spill_both<R: Record>(
             max_id: read.max_id,
             arcs_pushed: [out_arcs.pushed, in_arcs.pushed],
             reading_done,
+            input_bytes,
+            input_hash,
         });
         journal.save(&context.temp_dir)?;
         context.spills_journaled += 1;
@@ -330,8 +402,12 @@ fn build_with<R: Record>(
     context: &mut Context,
 ) -> Result<BuildReport> {
     let directed = source.direction() == Direction::Directed;
+    // A reordering build holds both id maps to the end (the replay's, and the one
+    // written last): the arc buffers, the pre-merges and the merge's read buffers are
+    // all sized without them.
     let permutation_bytes = new_to_old.as_ref().map_or(0, |p| p.len() as u64 * 8);
-    let buffer_bytes = context.working_bytes.saturating_sub(permutation_bytes);
+    context.working_bytes = context.working_bytes.saturating_sub(permutation_bytes);
+    let buffer_bytes = context.working_bytes;
     let sides = if directed { 2 } else { 1 };
     let capacity = ((buffer_bytes / sides) / std::mem::size_of::<R>() as u64).max(1024) as usize;
     let mut out_arcs = ArcCollector::<R>::new(capacity);
@@ -381,7 +457,14 @@ fn build_with<R: Record>(
             seen += batch.len() as u64;
             for edge in &batch[fresh..] {
                 if !out_arcs.has_room_for(arcs_per_edge) {
-                    spill_both(&mut out_arcs, &mut in_arcs, read, false, context)?;
+                    let input_bytes = source.progress_bytes().0;
+                    spill_both(
+                        &mut out_arcs,
+                        &mut in_arcs,
+                        read,
+                        (false, input_bytes),
+                        context,
+                    )?;
                 }
                 read.edges += 1;
                 context.report.input_edges += 1;
@@ -412,7 +495,14 @@ fn build_with<R: Record>(
         // With runs on disk, what the buffers hold is spilled now, so that a build
         // killed while merging resumes without reading the input at all.
         if !out_arcs.runs.is_empty() {
-            spill_both(&mut out_arcs, &mut in_arcs, read, true, context)?;
+            let input_bytes = source.progress_bytes().0;
+            spill_both(
+                &mut out_arcs,
+                &mut in_arcs,
+                read,
+                (true, input_bytes),
+                context,
+            )?;
         }
     }
     let max_id = read.max_id;

@@ -7,6 +7,10 @@
 //! match their checksums, skips that many input edges, and goes on. A build whose
 //! reading was done reuses every run and reads no input at all. The journal is
 //! written under a temporary name and renamed, so a kill leaves the old one or the new.
+//!
+//! The journal also records the input file's identity and times, and at each spill a
+//! hash of the input's bytes read so far: a resumed build whose input changed since
+//! (even in place, its time put back) finds it out and starts from the beginning.
 
 use std::fs::File;
 use std::io::Read;
@@ -15,11 +19,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::stale::{BUILD_FOLDER_PREFIX, OWNER_LOCK, claim_build_folder};
+use crate::input_record::{InputHasher, InputStamp};
+use crate::stale::{BUILD_FOLDER_PREFIX, JOURNAL, OWNER_LOCK, claim_build_folder};
 use crate::{BuildError, Result};
-
-/// The journal's file name in a build folder.
-const JOURNAL: &str = "journal.json";
 
 /// One run file and the checksum of its bytes.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -50,6 +52,13 @@ pub(crate) struct Spill {
     pub arcs_pushed: [u64; 2],
     /// Whether the input was exhausted: nothing more to read.
     pub reading_done: bool,
+    /// Bytes of the input file read once this spill was written (0: none hashed, as
+    /// for a reordering build's spills, which are of its copy).
+    #[serde(default)]
+    pub input_bytes: u64,
+    /// The xxh3 of the input file's first `input_bytes` bytes.
+    #[serde(default)]
+    pub input_hash: u64,
 }
 
 /// A reordering build's copy of its whole input (`input.raw`), once complete: what a
@@ -70,6 +79,13 @@ pub(crate) struct Journal {
     /// What the build reads and how it builds (input, its size and time, options, output):
     /// a folder is resumed only by a build with the same key.
     pub key: String,
+    /// The output it builds, as `stale::output_identity` names it: a build of another
+    /// output in the same folder leaves these runs alone.
+    #[serde(default)]
+    pub output: String,
+    /// The input file's identity and times when the build began (none for a generator).
+    #[serde(default)]
+    pub input: Option<InputStamp>,
     /// A reordering build's complete copy of its input; the spills after it are of the
     /// copy, renumbered.
     #[serde(default)]
@@ -170,17 +186,32 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
 }
 
 /// A killed build's folder found for `key` in `parent`: its path, its lock (now this
-/// build's), and its journal cut to the spills that are intact.
+/// build's), its journal cut to the spills that are intact, and the input hashed as far
+/// as they cover.
 pub(crate) struct Resumed {
     pub folder: PathBuf,
     pub lock: File,
     pub journal: Journal,
+    pub hasher: Option<InputHasher>,
 }
 
-/// The folder of a killed build of the same key in `parent`, claimed for this build;
-/// `None` when there is none (a folder whose owner still runs is never taken).
-pub(crate) fn find_killed_build(parent: &Path, key: &str) -> Option<Resumed> {
-    let entries = std::fs::read_dir(parent).ok()?;
+/// What a build with `--resume` finds of a killed build of the same key.
+pub(crate) enum KilledBuild {
+    /// None (or none whose runs are intact, or whose owner is gone).
+    Absent,
+    /// One, whose input has changed since: what changed, for the message. Its folder is
+    /// left unclaimed for the sweep to remove.
+    InputChanged(&'static str),
+    /// One, claimed for this build.
+    Found(Box<Resumed>),
+}
+
+/// The folder of a killed build of the same key in `parent` reading `input`, claimed
+/// for this build (a folder whose owner still runs is never taken).
+pub(crate) fn find_killed_build(parent: &Path, key: &str, input: Option<&Path>) -> KilledBuild {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return KilledBuild::Absent;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let folder = entry.path();
@@ -198,13 +229,54 @@ pub(crate) fn find_killed_build(parent: &Path, key: &str) -> Option<Resumed> {
             continue;
         }
         let journal = journal.intact_prefix(&folder);
-        return Some(Resumed {
+        let hasher = match input
+            .map(|input| journal.input_unchanged(input))
+            .transpose()
+        {
+            Ok(hasher) => hasher,
+            Err(change) => return KilledBuild::InputChanged(change),
+        };
+        return KilledBuild::Found(Box::new(Resumed {
             folder,
             lock,
             journal,
-        });
+            hasher,
+        }));
     }
-    None
+    KilledBuild::Absent
+}
+
+impl Journal {
+    /// Checks that the file at `input` is the one this journal's runs were read from:
+    /// the same identity and times, and the same bytes wherever a spill hashed them.
+    /// The hasher comes back at the last spill's bytes, for the spills to come; the
+    /// error names what changed.
+    fn input_unchanged(&self, input: &Path) -> std::result::Result<InputHasher, &'static str> {
+        const CONTENTS: &str = "its contents differ from what the build read";
+        let stamp = InputStamp::of(input).map_err(|_| "it can no longer be read")?;
+        match &self.input {
+            None => return Err("the build recorded no input"),
+            Some(before) if (before.device, before.inode) != (stamp.device, stamp.inode) => {
+                return Err("another file was put in its place");
+            }
+            Some(before) if before.bytes != stamp.bytes => return Err("its size differs"),
+            Some(before) if before.modified != stamp.modified => {
+                return Err("its modification time differs");
+            }
+            Some(before) if before.changed != stamp.changed => {
+                return Err("it was written to or its times were set (its change time differs)");
+            }
+            Some(_) => {}
+        }
+        let mut hasher = InputHasher::open(input).map_err(|_| "it can no longer be read")?;
+        for spill in self.spills.iter().filter(|spill| spill.input_bytes > 0) {
+            match hasher.hash_to(spill.input_bytes) {
+                Ok(Some(hash)) if hash == spill.input_hash => {}
+                _ => return Err(CONTENTS),
+            }
+        }
+        Ok(hasher)
+    }
 }
 
 /// A build's folder of temporaries: removed with everything in it when dropped (on
@@ -254,5 +326,69 @@ pub(crate) fn run_file_entry(path: &Path, bytes: u64, checksum: u64) -> RunFile 
             .unwrap_or_default(),
         bytes,
         checksum,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A journal of `input` as a build would write it: two spills, each with the hash of
+    /// the input read so far.
+    fn journal_of(input: &Path) -> Journal {
+        let mut hasher = InputHasher::open(input).unwrap();
+        let spill = |bytes: u64, hasher: &mut InputHasher| Spill {
+            out_run: None,
+            in_run: None,
+            input_edges: 0,
+            self_loops_dropped: 0,
+            max_id: None,
+            arcs_pushed: [0, 0],
+            reading_done: false,
+            input_bytes: bytes,
+            input_hash: hasher.hash_to(bytes).unwrap().unwrap(),
+        };
+        let spills = vec![spill(1000, &mut hasher), spill(3000, &mut hasher)];
+        Journal {
+            key: "k".into(),
+            output: String::new(),
+            input: Some(InputStamp::of(input).unwrap()),
+            raw: None,
+            spills,
+        }
+    }
+
+    #[test]
+    fn an_input_whose_read_bytes_changed_is_found_even_with_the_same_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("edges.el");
+        let mut bytes: Vec<u8> = (0..4000u32).map(|i| b'0' + (i % 10) as u8).collect();
+        std::fs::write(&input, &bytes).unwrap();
+        let journal = journal_of(&input);
+        assert!(journal.input_unchanged(&input).is_ok());
+        // Bytes past what the spills read may change; the stamp is what is compared
+        // for them, so it is set back to the journal's here.
+        let modified = std::fs::metadata(&input).unwrap().modified().unwrap();
+        // Past the file system's clock tick, so that the change time moves.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        bytes[2000] ^= 1;
+        std::fs::write(&input, &bytes).unwrap();
+        File::options()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        let mut forged = journal.clone();
+        forged.input = Some(InputStamp::of(&input).unwrap());
+        assert_eq!(
+            forged.input_unchanged(&input).err(),
+            Some("its contents differ from what the build read")
+        );
+        // The stamp alone finds an edit.
+        assert_eq!(
+            journal.input_unchanged(&input).err(),
+            Some("it was written to or its times were set (its change time differs)")
+        );
     }
 }

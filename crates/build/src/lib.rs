@@ -10,6 +10,7 @@ mod error;
 pub mod generators;
 pub mod ids;
 pub mod importers;
+mod input_record;
 mod journal;
 
 mod record;

@@ -5,6 +5,9 @@
 //! build holds locked, and every output is written under a locked
 //! `.NAME.XXXXXX.partial` (see `swapless_format::output`). The lock goes with the
 //! process, so a temporary nobody holds is one whose owner is gone.
+//!
+//! A killed build whose journal holds runs is kept for `--resume` of its own output:
+//! only a build of that same output (resumed or not) removes it.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -17,6 +20,9 @@ pub const BUILD_FOLDER_PREFIX: &str = ".swapless-build-";
 
 /// The file in a build's folder that the build holds locked while it lives.
 pub const OWNER_LOCK: &str = "owner.lock";
+
+/// The journal's file name in a build folder (see `journal`).
+pub(crate) const JOURNAL: &str = "journal.json";
 
 /// Prefix of the probe files an output check makes and removes at once.
 const PROBE_PREFIX: &str = ".swapless-probe-";
@@ -60,9 +66,37 @@ pub fn claim_build_folder(folder: &Path) -> std::io::Result<File> {
     Ok(lock)
 }
 
-/// Removes from `folder` the build folders and partial outputs whose owners are gone.
-/// Anything that cannot be read or removed is left as it is: a sweep never fails a build.
-pub fn remove_abandoned(folder: &Path) -> Removed {
+/// The output a build writes, as its journal names it: the output's folder made
+/// absolute, and its name.
+pub fn output_identity(output: &Path) -> String {
+    let folder = swapless_format::output::folder_of(output);
+    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+    let name = output.file_name().unwrap_or_default();
+    folder.join(name).to_string_lossy().into_owned()
+}
+
+/// The output of the killed build in `folder` whose runs `--resume` could reuse, if any.
+fn resumable_output(folder: &Path) -> Option<String> {
+    /// The part of a journal the sweep reads.
+    #[derive(serde::Deserialize)]
+    struct Resumable {
+        #[serde(default)]
+        output: String,
+        #[serde(default)]
+        raw: Option<serde::de::IgnoredAny>,
+        spills: Vec<serde::de::IgnoredAny>,
+    }
+    let bytes = std::fs::read(folder.join(JOURNAL)).ok()?;
+    let journal: Resumable = serde_json::from_slice(&bytes).ok()?;
+    (journal.raw.is_some() || !journal.spills.is_empty()).then_some(journal.output)
+}
+
+/// Removes from `folder` the build folders and partial outputs whose owners are gone,
+/// but for the runs of a killed build of an output other than `building` (the output
+/// being built, if any), which stay for its `--resume`. Anything that cannot be read or
+/// removed is left as it is: a sweep never fails a build.
+pub fn remove_abandoned(folder: &Path, building: Option<&Path>) -> Removed {
+    let building = building.map(output_identity);
     let mut removed = Removed::default();
     let Ok(entries) = std::fs::read_dir(folder) else {
         return removed;
@@ -74,7 +108,9 @@ pub fn remove_abandoned(folder: &Path) -> Removed {
             continue;
         };
         if file_type.is_dir() && name.starts_with(BUILD_FOLDER_PREFIX) {
-            if owner_is_gone(&path.join(OWNER_LOCK), GRACE) {
+            let resumable_elsewhere =
+                resumable_output(&path).is_some_and(|output| Some(&output) != building.as_ref());
+            if !resumable_elsewhere && owner_is_gone(&path.join(OWNER_LOCK), GRACE) {
                 let bytes = folder_bytes(&path);
                 if std::fs::remove_dir_all(&path).is_ok() {
                     removed.temporaries += 1;
@@ -96,8 +132,9 @@ pub fn remove_abandoned(folder: &Path) -> Removed {
     removed
 }
 
-/// Removes abandoned temporaries from each distinct folder of `folders`.
-pub fn remove_abandoned_in(folders: &[PathBuf]) -> Removed {
+/// Removes abandoned temporaries from each distinct folder of `folders`, as
+/// [`remove_abandoned`] does for a build of `building`.
+pub fn remove_abandoned_in(folders: &[PathBuf], building: &Path) -> Removed {
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut removed = Removed::default();
     for folder in folders {
@@ -105,7 +142,7 @@ pub fn remove_abandoned_in(folders: &[PathBuf]) -> Removed {
         if seen.contains(&key) {
             continue;
         }
-        let here = remove_abandoned(folder);
+        let here = remove_abandoned(folder, Some(building));
         removed.temporaries += here.temporaries;
         removed.bytes += here.bytes;
         seen.push(key);
@@ -161,7 +198,7 @@ mod tests {
         let user = dir.path().join("notes.partial");
         std::fs::write(&user, b"mine").unwrap();
         age(&user);
-        let removed = remove_abandoned(dir.path());
+        let removed = remove_abandoned(dir.path(), None);
         assert_eq!(
             removed,
             Removed {
@@ -172,5 +209,30 @@ mod tests {
         assert!(!dead.exists() && !partial.exists());
         assert!(live.exists() && fresh.exists() && user.exists());
         drop(held);
+    }
+
+    #[test]
+    fn a_killed_builds_runs_stay_for_its_own_output_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let killed = dir.path().join(".swapless-build-killed");
+        std::fs::create_dir(&killed).unwrap();
+        let output = dir.path().join("g.sl");
+        let journal = serde_json::json!({
+            "key": "k",
+            "output": output_identity(&output),
+            "spills": [{}],
+        });
+        std::fs::write(killed.join(JOURNAL), journal.to_string()).unwrap();
+        drop(claim_build_folder(&killed).unwrap());
+        age(&killed.join(OWNER_LOCK));
+        assert_eq!(remove_abandoned(dir.path(), None), Removed::default());
+        let other = dir.path().join("other.sl");
+        assert_eq!(
+            remove_abandoned(dir.path(), Some(&other)),
+            Removed::default()
+        );
+        assert!(killed.exists());
+        assert_eq!(remove_abandoned(dir.path(), Some(&output)).temporaries, 1);
+        assert!(!killed.exists());
     }
 }

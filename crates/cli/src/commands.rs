@@ -102,8 +102,45 @@ pub fn prepare_json(path: Option<&Path>) -> CliResult {
     Ok(())
 }
 
-/// Refuses two outputs of one command that name the same file.
-pub fn distinct_outputs(first: Option<&Path>, second: Option<&Path>) -> CliResult {
+/// Whether `path` is where the standard output goes: `-`, or the file, pipe or device
+/// that the standard output is (`/dev/stdout`, `/proc/self/fd/1`, its own path).
+fn is_standard_output(path: &Path) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    if path == Path::new("-") {
+        return true;
+    }
+    let standard_output = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|file| file.metadata());
+    match (std::fs::metadata(path), standard_output) {
+        (Ok(at_path), Ok(standard_output)) => {
+            (at_path.dev(), at_path.ino()) == (standard_output.dev(), standard_output.ino())
+        }
+        _ => false,
+    }
+}
+
+/// Refuses two outputs of one command that name the same file, or that both go to the
+/// standard output (where one would be mixed into the other).
+/// `second_flag` names the second for the message (`--json` is the first's).
+pub fn distinct_outputs(
+    first: Option<&Path>,
+    second: Option<&Path>,
+    second_flag: &str,
+) -> CliResult {
+    if let (Some(first), Some(second)) = (first, second)
+        && is_standard_output(first)
+        && is_standard_output(second)
+    {
+        return Err(CliError::Usage(format!(
+            "--json {} and {second_flag} {} both write to the standard output, where they would be mixed; send one of them to a file",
+            first.display(),
+            second.display()
+        )));
+    }
     // Two reports into one device (`/dev/null`) are no conflict.
     let is_file =
         |path: &Path| output_target(path).is_ok_and(|target| target.kind == OutputKind::File);
@@ -241,25 +278,15 @@ enum Input<'a> {
     File(&'a Path, ImportOptions, &'a TableColumns),
 }
 
-/// The input file as a build's resume key names it: where it is, its length and when
-/// it was last written; `None` for what cannot be read again the same way (a pipe).
+/// The input file as a build's resume key names it: where it is (the build's journal
+/// records its identity, times and contents); `None` for what cannot be read again the
+/// same way (a pipe).
 fn input_key(input: &Path) -> Option<String> {
-    let metadata = std::fs::metadata(input)
+    std::fs::metadata(input)
         .ok()
         .filter(|metadata| metadata.is_file())?;
-    let modified = metadata
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
     let path = std::fs::canonicalize(input).ok()?;
-    Some(format!(
-        "{} length {} modified {}.{:09}",
-        path.display(),
-        metadata.len(),
-        modified.as_secs(),
-        modified.subsec_nanos()
-    ))
+    Some(path.display().to_string())
 }
 
 /// Builds `output` from `source` within `budget_bytes` (the `--memory` of `options`,
@@ -280,7 +307,7 @@ fn run_build(
         )));
     }
     prepare_json(options.json.as_deref())?;
-    distinct_outputs(options.json.as_deref(), Some(output))?;
+    distinct_outputs(options.json.as_deref(), Some(output), "-o")?;
     let progress = Arc::new(TerminalProgress::new());
     let mut build_options = BuildOptions::with_memory(budget_bytes);
     build_options.temp_dir = options.tmp_dir.clone();
@@ -309,6 +336,11 @@ fn run_build(
         )
     });
     build_options.resume = options.resume;
+    if let Input::File(path, ..) = &input
+        && build_options.resume_key.is_some()
+    {
+        build_options.input_file = Some(path.to_path_buf());
+    }
     let result = match input {
         Input::Source(source) => build_graph(source, output, &build_options),
         Input::File(path, import, columns) => {

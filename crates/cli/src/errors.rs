@@ -149,15 +149,35 @@ fn checkpoint_sentence(error: &CheckpointError) -> String {
         CheckpointError::Occupied { .. } => {
             format!("{error}; add --resume to continue from them, or remove them to start over")
         }
-        CheckpointError::OtherRun { .. } => {
-            format!("{error}; run as it was run then, or give another --checkpoint folder")
-        }
+        CheckpointError::OtherRun {
+            path,
+            field,
+            saved,
+            this,
+        } => match field.strip_prefix("option ") {
+            Some(option) => {
+                let flag = match option {
+                    "max_iterations" => "--max-iters".to_string(),
+                    other => format!("--{other}"),
+                };
+                format!(
+                    "the checkpoint {} was written by a run with {flag} {saved}, and this run has {flag} {this}; run with {flag} {saved} to resume it, or give another --checkpoint folder",
+                    path.display()
+                )
+            }
+            None => {
+                format!("{error}; run as it was run then, or give another --checkpoint folder")
+            }
+        },
         CheckpointError::NoneIntact { .. } => {
             format!("{error}; remove them to start over")
         }
         CheckpointError::Write { .. } => format!(
             "{error}; once it can be written, --resume continues from the checkpoint before"
         ),
+        CheckpointError::NotAFolder { .. } => {
+            format!("{error}; give --checkpoint a folder (made if missing)")
+        }
         CheckpointError::InUse { .. } => {
             format!("{error}; wait for it or give another --checkpoint folder")
         }

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
-use swapless_format::{GraphFile, VertexIds};
+use swapless_format::{GraphFile, SectionKind, VertexIds};
 use swapless_run::checkpoint::{CheckpointEvery, CheckpointOptions};
 use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
 use swapless_store::far::FarOptions;
 use swapless_store::{OffsetForm, Plan, Tier};
-use swapless_system::parse_size;
+use swapless_system::{parse_size, peak_rss_bytes};
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
@@ -314,19 +314,31 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             .filter(|&extension| extension == "csv" || extension == "parquet")
             .map(|extension| extension.to_string_lossy().into_owned())
     });
-    let ids = match command.source.is_some() || table_out.is_some() {
-        true => swapless_run::load_vertex_ids(&command.graph, &far)?,
-        false => None,
+    // The ids are held only while they are used (to find the source before the run, to
+    // name a table's rows after it), never during the run, and the plan counts them.
+    let ids_bytes = match command.source.is_some() || table_out.is_some() {
+        true => vertex_ids_bytes(&command.graph, &far)?,
+        false => 0,
     };
-    let source = command
-        .source
-        .as_deref()
-        .map(|id| vertex_named(&command.graph, ids.as_ref(), id))
-        .transpose()?;
+    let source = match command.source.as_deref() {
+        Some(id) => {
+            let ids = match ids_bytes {
+                0 => None,
+                _ => swapless_run::load_vertex_ids(&command.graph, &far)?,
+            };
+            Some(vertex_named(&command.graph, ids.as_ref(), id)?)
+        }
+        None => None,
+    };
     let mut placement = command.placement.placement()?;
     // Without --out nobody reads the result array, so the run skips making it and its
     // budget need not hold it.
     placement.output_array = command.out.is_some();
+    placement.output_held_bytes = ids_bytes
+        + match table_out.as_deref() {
+            Some(format) => crate::table::writer_bytes(format == "parquet"),
+            None => 0,
+        };
     placement.verify = command.verify;
     let options = RunOptions {
         placement,
@@ -346,7 +358,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         cancel: Some(crate::commands::interrupt_flag(Some(
             crate::commands::INTERRUPT_GRACE,
         ))),
-        far,
+        far: far.clone(),
         checkpoint: match &command.checkpoint {
             None => None,
             Some(folder) => Some(CheckpointOptions {
@@ -367,6 +379,10 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     let output = output?;
     if let Some(path) = &command.out {
         let column = command.kernel.column();
+        let ids = match (table_out.is_some(), ids_bytes) {
+            (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far)?,
+            _ => None,
+        };
         let written = match (&output.array, table_out.as_deref()) {
             (array, Some("csv")) => crate::table::write_csv(path, array, column, ids.as_ref()),
             (array, Some(_)) => crate::table::write_parquet(path, array, column, ids.as_ref()),
@@ -377,7 +393,11 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         };
         written?;
     }
-    let report = output.report.to_json();
+    let mut report = output.report.to_json();
+    // The peak of the whole command, the writing of the result included.
+    if let Some(peak) = peak_rss_bytes() {
+        report["peak_rss_bytes"] = peak.into();
+    }
     print_report(&report, &output.plan, command.source.as_deref());
     let result = &report["result"];
     if result["converged"] == Value::Bool(false) {
@@ -398,6 +418,8 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
 /// output it cannot write.
 fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     use crate::commands::{distinct_outputs, prepare_json};
+    // Two outputs on one stream are refused before either is looked at.
+    distinct_outputs(command.json.as_deref(), command.out.as_deref(), "--out")?;
     if let Some(out) = &command.out {
         // No extension (a device, a pipe) gets the array.
         let written = |e: &std::ffi::OsStr| e == "npy" || e == "csv" || e == "parquet";
@@ -412,7 +434,7 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
         // A run killed while writing its result leaves a locked temporary; what nobody
         // holds any more goes now, as a build does in its folder.
         let folder = swapless_format::output::folder_of(&target.resolved);
-        let removed = swapless_build::stale::remove_abandoned(&folder);
+        let removed = swapless_build::stale::remove_abandoned(&folder, None);
         if removed.temporaries > 0 {
             eprintln!(
                 "note: removed {removed} left in {} by commands that were killed",
@@ -420,8 +442,22 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
             );
         }
     }
-    prepare_json(command.json.as_deref())?;
-    distinct_outputs(command.json.as_deref(), command.out.as_deref())
+    prepare_json(command.json.as_deref())
+}
+
+/// Bytes the input's ids of `graph` take once loaded (0 when its ids are dense).
+fn vertex_ids_bytes(graph: &Path, far: &FarOptions) -> Result<u64, CliError> {
+    let far_graph = swapless_run::open_far(graph, far)?;
+    let file = GraphFile::open(far_graph.as_ref().map_or(graph, |far| far.path()))?;
+    Ok([
+        SectionKind::VertexIds,
+        SectionKind::NameOffsets,
+        SectionKind::VertexNames,
+    ]
+    .into_iter()
+    .filter_map(|kind| file.header().section(kind))
+    .map(|section| section.length)
+    .sum())
 }
 
 /// The vertex (before any reordering) the user's `id` names: its place among the
@@ -454,6 +490,33 @@ fn print_io_uring_refusal(plan: &Plan) {
     }
 }
 
+/// Lists in a result longer than this are counted on the terminal, not listed (the
+/// JSON report lists them).
+const LISTED_ON_THE_TERMINAL: usize = 8;
+
+/// A kernel's result as the terminal shows it: its figures, with a long list (every
+/// source of an exact betweenness) given as its length.
+fn result_line(result: &Value) -> Value {
+    match result {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, value)| match value {
+                    Value::Array(items) if items.len() > LISTED_ON_THE_TERMINAL => (
+                        key.clone(),
+                        Value::String(format!(
+                            "{} of them, listed in --json",
+                            thousands(items.len() as u64)
+                        )),
+                    ),
+                    other => (key.clone(), other.clone()),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// The short human report.
 fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
     let count = |key: &str| report[key].as_u64().unwrap_or(0);
@@ -476,7 +539,7 @@ fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
     }
     say!(
         "  result {}{}",
-        report["result"],
+        result_line(&report["result"]),
         if report["verified"] == Value::Bool(true) {
             " (verified)"
         } else {

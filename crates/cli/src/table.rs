@@ -63,8 +63,23 @@ pub fn write_csv(
     file.commit()
 }
 
-/// Rows a Parquet row group of results holds (its arrays are made one group at a time).
-const GROUP_ROWS: usize = 1 << 20;
+/// Rows a Parquet row group of results holds at most: its arrays are made, encoded and
+/// written one group at a time.
+const GROUP_ROWS: usize = 1 << 14;
+
+/// Bytes of names a row group holds at most (a group ends at whichever comes first),
+/// so that long names cannot make a group large.
+const GROUP_NAME_BYTES: u64 = 1 << 20;
+
+/// Memory a table's writer holds beside the result and the ids, at most, for the plan
+/// to count: a CSV writer's buffers; or the Parquet writer's code and tables (which a
+/// run writing no Parquet never maps) and one row group's arrays and encoded pages.
+pub fn writer_bytes(parquet: bool) -> u64 {
+    match parquet {
+        true => 10 << 20,
+        false => 1 << 20,
+    }
+}
 
 /// Writes `array` to `path` as a Parquet file with the columns `id` (int64, or string for
 /// names) and `column.name` (float64, int64 or int8; a vertex column as ids, null for
@@ -110,8 +125,20 @@ pub fn write_parquet(
             }
         }
     };
-    let group = |start: usize| -> swapless_format::Result<RecordBatch> {
-        let range = start..(start + GROUP_ROWS).min(length);
+    // Where the group from `start` ends: at GROUP_ROWS rows or GROUP_NAME_BYTES of
+    // names (of the rows' ids, and of the ids a vertex column names: at most as many).
+    let group_end = |start: usize| -> usize {
+        let end = (start + GROUP_ROWS).min(length);
+        match ids {
+            Some(VertexIds::Names { offsets, .. }) => {
+                let limit = offsets[start] + GROUP_NAME_BYTES / 2;
+                let within = offsets[start + 1..=end].partition_point(|&offset| offset <= limit);
+                (start + within.max(1)).min(end)
+            }
+            _ => end,
+        }
+    };
+    let group = |range: std::ops::Range<usize>| -> swapless_format::Result<RecordBatch> {
         let id = id_column(&mut range.clone().map(Some));
         let value: ArrayRef = match array {
             ResultArray::Int64(values) if column.vertices => id_column(
@@ -127,16 +154,26 @@ pub fn write_parquet(
         RecordBatch::try_from_iter([("id", id), (column.name, value)])
             .map_err(|error| FormatError::io(path, std::io::Error::other(error.to_string())))
     };
-    let first = group(0)?;
+    let first_end = group_end(0);
+    let first = group(0..first_end)?;
+    // Each batch is a row group of its own, written before the next is made.
     let properties = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(GROUP_ROWS))
+        .set_dictionary_enabled(false)
         .build();
     let mut file = OutputFile::create(path)?;
     let mut writer =
         ArrowWriter::try_new(&mut file, first.schema(), Some(properties)).map_err(failed)?;
     writer.write(&first).map_err(failed)?;
-    for start in (GROUP_ROWS..length).step_by(GROUP_ROWS) {
-        writer.write(&group(start)?).map_err(failed)?;
+    writer.flush().map_err(failed)?;
+    drop(first);
+    let mut start = first_end;
+    while start < length {
+        let end = group_end(start);
+        writer.write(&group(start..end)?).map_err(failed)?;
+        writer.flush().map_err(failed)?;
+        start = end;
     }
     writer.close().map_err(failed)?;
     file.commit()

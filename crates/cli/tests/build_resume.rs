@@ -166,7 +166,7 @@ fn a_damaged_run_or_a_changed_input_is_not_reused() {
     std::fs::write(&input, &text).unwrap();
     let stderr = succeeded(swapless_killed_at(&resume, ""));
     assert!(
-        stderr.contains("no killed build of this output with intact runs was found"),
+        stderr.contains("changed since its build was killed (its size differs)"),
         "{stderr}"
     );
     let report = json_report(&json);
@@ -210,4 +210,96 @@ fn a_reordered_build_resumes_from_its_copy_of_the_input_and_its_runs() {
         );
         std::fs::remove_file(&resumed).unwrap();
     }
+}
+
+#[test]
+fn an_input_edited_in_place_with_its_time_put_back_is_not_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.el");
+    let mut text = String::new();
+    for (source, destination, _) in random_edges(2_000_000, 200_000, 5) {
+        text.push_str(&format!("{source} {destination}\n"));
+    }
+    std::fs::write(&input, &text).unwrap();
+    let (output, json) = (dir.path().join("g.sl"), dir.path().join("build.json"));
+    let args = [
+        "build",
+        arg(&input),
+        "--memory",
+        "57M",
+        "-o",
+        arg(&output),
+        "--json",
+        arg(&json),
+    ];
+    assert!(was_killed(&swapless_killed_at(&args, "after-spill:2")));
+    // The first edge's source changed to another of the same width, the size the same
+    // and the modification time put back as `touch -r` would.
+    let modified = std::fs::metadata(&input).unwrap().modified().unwrap();
+    let first_digit = text.find(|c: char| c.is_ascii_digit()).unwrap();
+    let other = if &text[first_digit..=first_digit] == "1" {
+        "2"
+    } else {
+        "1"
+    };
+    text.replace_range(first_digit..=first_digit, other);
+    std::fs::write(&input, &text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let resume = [&args[..], &["--resume"]].concat();
+    let stderr = succeeded(swapless_killed_at(&resume, ""));
+    assert!(
+        stderr.contains("edges.el changed since its build was killed")
+            && stderr.contains("building from the beginning"),
+        "{stderr}"
+    );
+    assert_eq!(json_report(&json)["resumed_runs"], 0);
+    let fresh = dir.path().join("fresh.sl");
+    swapless_ok(&["build", arg(&input), "--memory", "57M", "-o", arg(&fresh)]);
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        std::fs::read(&fresh).unwrap()
+    );
+    assert!(build_folders(dir.path()).is_empty());
+}
+
+#[test]
+fn a_build_of_another_output_leaves_a_killed_builds_runs_for_its_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, json) = (dir.path().join("whole.sl"), dir.path().join("build.json"));
+    swapless_ok(&kron_args(&whole, &json));
+    let resumed = dir.path().join("resumed.sl");
+    let args = kron_args(&resumed, &json);
+    assert!(was_killed(&swapless_killed_at(&args, "after-spill:2")));
+    let killed = build_folders(dir.path());
+    assert_eq!(killed.len(), 1);
+    // Older than the sweep's grace, as a build killed a while ago is.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    // Another build and a run writing into the same folder.
+    let other = dir.path().join("other.sl");
+    swapless_ok(&kron_args(&other, &json));
+    swapless_ok(&[
+        "run",
+        "cc",
+        arg(&other),
+        "--out",
+        arg(&dir.path().join("cc.npy")),
+    ]);
+    assert_eq!(build_folders(dir.path()), killed);
+    let resume = [&args[..], &["--resume"]].concat();
+    succeeded(swapless_killed_at(&resume, ""));
+    assert_eq!(json_report(&json)["resumed_runs"], 2);
+    assert_eq!(
+        std::fs::read(&resumed).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    // A build of the same output without --resume removes what it would have reused.
+    assert!(was_killed(&swapless_killed_at(&args, "after-spill:1")));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    swapless_ok(&args);
+    assert!(build_folders(dir.path()).is_empty());
 }

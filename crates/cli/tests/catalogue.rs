@@ -432,6 +432,16 @@ fn cases() -> Vec<Case> {
                 }
                 args(&["build", &file(d, "w.wsg", &bytes), "-o", "new.sl"])
             } },
+        // ---- Runs, builds and checkpoints (issue 40) ----
+        Case { name: "run: --json - and --out /dev/stdout are not mixed on one stream", exit: 2,
+            phrase: "--json - and --out /dev/stdout both write to the standard output",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--json", "-", "--out", "/dev/stdout"]) },
+        Case { name: "run: --checkpoint naming a file is refused as not a folder", exit: 1,
+            phrase: "is a file, not a folder; give --checkpoint a folder",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--checkpoint", &precious(d, "ck")]) },
+        Case { name: "run: bc --sources all counts its sources on the result line", exit: 0,
+            phrase: "\"source_ids\":\"1,024 of them, listed in --json\"",
+            setup: |d| args(&["run", "bc", &graph(d, "g.sl"), "--sources", "all"]) },
     ]
 }
 

@@ -240,7 +240,7 @@ fn a_kill_while_a_checkpoint_is_written_or_a_damaged_one_falls_back_to_the_one_b
     let resumed = answer("pr", &json, &out);
     assert_eq!(resumed.0["resumed_from_step"], 2);
     assert_same_as_uninterrupted("pr", "dram", (&resumed.0, &resumed.1), (&whole.0, &whole.1));
-    assert_eq!(hidden_entries(&folder), [".owner.lock"]);
+    assert!(hidden_entries(&folder).is_empty());
 
     // The newest damaged after the kill: the run says so and resumes from the one before.
     let folder = dir.path().join("damaged");
@@ -313,20 +313,71 @@ fn checkpoints_of_another_run_are_refused_and_never_overwritten() {
         &out,
         &["--checkpoint", arg(&folder), "--resume"],
     );
+    let other_method = long_pagerank(
+        &graph,
+        &folder,
+        &json,
+        &out,
+        &["--method", "gauss-seidel", "--resume"],
+    );
     let other_file = long_pagerank(&other_graph, &folder, &json, &out, &["--resume"]);
-    let cases: [(&[&str], &str); 3] = [
-        (&other_options, "its options: source 0 damping 0.85"),
-        (&other_kernel, "its kernel: pr; this run's: bfs"),
-        (&other_file, "its graph fingerprint: "),
+    // Options are named as the user spells them, the one that differs alone.
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &other_options,
+            "was written by a run with --damping 0.85, and this run has --damping 0.9; run with --damping 0.85 to resume it",
+        ),
+        (
+            &other_method,
+            "a run with --method power, and this run has --method gauss-seidel",
+        ),
+        (
+            &other_kernel,
+            "is of another run (its kernel: pr; this run's: bfs)",
+        ),
+        (&other_file, "is of another run (its graph fingerprint: "),
     ];
     for (args, expected) in cases {
         let error = swapless_fails(args);
-        assert!(
-            error.contains("is of another run") && error.contains(expected),
-            "{error}"
-        );
+        assert!(error.contains(expected), "{error}");
     }
     assert_eq!(checkpoint_files(&folder).len(), 2);
+    // A run refused leaves no lock file behind (a kill alone leaves one).
+    assert!(!folder.join(".owner.lock").exists());
+    // Betweenness samples are named as typed, all as all.
+    let bc = |sources: &'static str, resume: bool| -> Vec<String> {
+        let mut args = [
+            "run",
+            "bc",
+            arg(&graph),
+            "--sources",
+            sources,
+            "--checkpoint",
+        ]
+        .map(str::to_string)
+        .to_vec();
+        args.push(arg(&dir.path().join("bc")).to_string());
+        args.extend(["--checkpoint-every", "1"].map(str::to_string));
+        if resume {
+            args.push("--resume".to_string());
+        }
+        args
+    };
+    let first = bc("3", false);
+    assert!(was_killed(&swapless_killed_at(
+        &first.iter().map(String::as_str).collect::<Vec<_>>(),
+        "after-checkpoint:1"
+    )));
+    let error = swapless_fails(
+        &bc("all", true)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        error.contains("a run with --sources 3, and this run has --sources all"),
+        "{error}"
+    );
 
     // Flags that make no sense are refused before any work.
     let usage: [(&[&str], &str); 3] = [
@@ -343,6 +394,15 @@ fn checkpoints_of_another_run_are_refused_and_never_overwritten() {
             "--trials must be 1 for a run that writes checkpoints",
         ),
     ];
+    // A file named as the folder is refused as one, not with the system's "File exists".
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"mine").unwrap();
+    let error = swapless_fails(&long_pagerank(&graph, &file, &json, &out, &[]));
+    assert!(
+        error.contains("is a file, not a folder; give --checkpoint a folder"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
     let fresh = dir.path().join("fresh");
     for (extra, expected) in usage {
         let args = long_pagerank(&graph, &fresh, &json, &out, extra);

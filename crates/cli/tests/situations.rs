@@ -304,24 +304,61 @@ fn a_least_budget_typed_back_is_accepted() {
     let plan = swapless_ok(&["plan", arg(&g), "pr"]);
     let least = figure(&plan, "least budget for a disk tier ");
     swapless_ok(&["run", "pr", arg(&g), "--memory", &least, "--tier", "direct"]);
-    let input = d.join(file(d, "g.el", b"0 1\n1 2\n"));
-    let refused = swapless_fails(&[
-        "build",
-        arg(&input),
-        "-o",
-        arg(&d.join("b.sl")),
-        "--memory",
-        "1M",
-    ]);
-    let least = figure(&refused, "needs at least ");
+    // Dense ids, names (whose compacting takes memory the first lines reveal), sparse
+    // integers (found so only at the end), and a reordering build.
+    let names: String = (0..3000)
+        .map(|i| format!("vertex-{i} vertex-{}\n", i + 1))
+        .collect();
+    let inputs = [
+        (file(d, "g.el", b"0 1\n1 2\n"), None),
+        (file(d, "names.el", names.as_bytes()), None),
+        (file(d, "sparse.el", b"0 1\n1000000 2\n"), None),
+        (file(d, "r.el", b"0 1\n1 2\n"), Some("dbg")),
+    ];
+    for (input, reorder) in inputs {
+        let (input, output) = (d.join(&input), d.join("b.sl"));
+        let mut build = vec!["build", arg(&input), "-o", arg(&output)];
+        if let Some(reorder) = reorder {
+            build.extend(["--reorder", reorder]);
+        }
+        let refused = swapless_fails(&[&build[..], &["--memory", "1M"]].concat());
+        let least = figure(&refused, "raise --memory to at least ");
+        swapless_ok(&[&build[..], &["--memory", &least]].concat());
+    }
+}
+
+/// A reordering build holds its permutation to the end: its peak stays within the
+/// budget while the arcs are merged too.
+#[test]
+fn a_reordering_build_stays_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Many vertices for the edges: the permutation is a large share of the budget.
+    let text: String = random_edges(1_500_000, 1_000_000, 17)
+        .iter()
+        .map(|&(source, destination, _)| format!("{source} {destination}\n"))
+        .collect();
+    let input = d.join(file(d, "g.el", text.as_bytes()));
+    let json = d.join("build.json");
     swapless_ok(&[
         "build",
         arg(&input),
         "-o",
-        arg(&d.join("b.sl")),
+        arg(&d.join("g.sl")),
+        "--ids",
+        "dense",
+        "--undirected",
+        "--reorder",
+        "dbg",
         "--memory",
-        &least,
+        "64M",
+        "--json",
+        arg(&json),
     ]);
+    let report = json_report(&json);
+    assert!(report["runs_spilled"].as_u64().unwrap() >= 2, "{report}");
+    let peak = report["peak_rss_bytes"].as_u64().unwrap();
+    assert!(peak <= 64 << 20, "peak RSS {peak} over a 64 MiB budget");
 }
 
 /// Two runs writing one report and one result at once: each output is whole (one run's
@@ -413,4 +450,66 @@ fn a_budget_beyond_the_machine_is_refused_not_an_abort() {
         "{stderr}"
     );
     assert!(!d.join("g.sl").exists() && hidden_entries(d).is_empty());
+}
+
+/// A table's ids are inside the plan, as an `.npy` array is: a run writing a table of
+/// long names asks for the ids' bytes more, and at that least it stays as near its
+/// budget as a run writing the array does at its own.
+#[test]
+fn a_table_of_names_is_written_within_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let vertices = 20_000u32;
+    let name = |v: u32| format!("{v:0>8}-{}", "n".repeat(190));
+    let text: String = (0..vertices)
+        .flat_map(|v| [(v, (v + 1) % vertices), (v, (7 * v + 1) % vertices)])
+        .map(|(s, t)| format!("{} {}\n", name(s), name(t)))
+        .collect();
+    let input = d.join(file(d, "names.el", text.as_bytes()));
+    let graph = d.join("names.sl");
+    swapless_ok(&["build", arg(&input), "-o", arg(&graph)]);
+    let json = d.join("run.json");
+    // The least a run writing `out` is refused with, and its peak when given it.
+    let least_and_peak = |out: &str| -> (u64, u64) {
+        let out = d.join(out);
+        let run = [
+            "run",
+            "pr",
+            arg(&graph),
+            "--tier",
+            "direct",
+            "--out",
+            arg(&out),
+        ];
+        let refused = swapless_fails(&[&run[..], &["--memory", "1M"]].concat());
+        let start = refused.find("at least ").unwrap() + "at least ".len();
+        let mib: u64 = refused[start..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|_| panic!("{refused}"));
+        let memory = format!("{mib}M");
+        swapless_ok(&[&run[..], &["--memory", &memory, "--json", arg(&json)]].concat());
+        (
+            mib << 20,
+            json_report(&json)["peak_rss_bytes"].as_u64().unwrap(),
+        )
+    };
+    let names_bytes = u64::from(vertices) * 199;
+    let (array_least, array_peak) = least_and_peak("ranks.npy");
+    for table in ["ranks.csv", "ranks.parquet"] {
+        let (least, peak) = least_and_peak(table);
+        assert!(
+            least >= array_least + names_bytes,
+            "{table}: least {least}, the array's {array_least}"
+        );
+        assert!(
+            peak.saturating_sub(least) <= array_peak.saturating_sub(array_least),
+            "{table}: peak RSS {peak} at a budget of {least}; the array's {array_peak} at {array_least}"
+        );
+    }
+    let rows = std::fs::read_to_string(d.join("ranks.csv")).unwrap();
+    assert_eq!(rows.lines().count(), vertices as usize + 1);
+    assert!(rows.lines().nth(1).unwrap().starts_with(&name(0)));
 }

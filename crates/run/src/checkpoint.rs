@@ -119,6 +119,12 @@ pub enum CheckpointError {
         /// What went wrong.
         detail: String,
     },
+    /// The path given for the folder names something else (a file).
+    #[error("the checkpoint folder {folder} is a file, not a folder")]
+    NotAFolder {
+        /// The path.
+        folder: PathBuf,
+    },
     /// Another run is using the folder now.
     #[error("another run is writing checkpoints to {folder} now")]
     InUse {
@@ -138,8 +144,9 @@ pub enum CheckpointError {
     OtherRun {
         /// The file.
         path: PathBuf,
-        /// What differs (graph, kernel, options, swapless version).
-        field: &'static str,
+        /// What differs: the graph, kernel or swapless version, or the option it names
+        /// (`option method`).
+        field: String,
         /// The checkpoint's value.
         saved: String,
         /// This run's value.
@@ -169,17 +176,48 @@ pub struct RunIdentity {
 }
 
 impl RunIdentity {
-    /// The first field in which `self` (a checkpoint's) differs from `this` (the run's).
-    fn first_difference(&self, this: &RunIdentity) -> Option<(&'static str, String, String)> {
-        [
+    /// The first field in which `self` (a checkpoint's) differs from `this` (the run's):
+    /// its name and both values. Options differ by the first option that does.
+    fn first_difference(&self, this: &RunIdentity) -> Option<(String, String, String)> {
+        let fields = [
             ("swapless version", &self.swapless, &this.swapless),
             ("kernel", &self.kernel, &this.kernel),
             ("graph fingerprint", &self.graph, &this.graph),
-            ("options", &self.options, &this.options),
-        ]
-        .into_iter()
-        .find(|(_, saved, current)| saved != current)
-        .map(|(field, saved, current)| (field, saved.clone(), current.clone()))
+        ];
+        if let Some((field, saved, current)) = fields
+            .into_iter()
+            .find(|(_, saved, current)| saved != current)
+        {
+            return Some((field.to_string(), saved.clone(), current.clone()));
+        }
+        if self.options == this.options {
+            return None;
+        }
+        let split = |options: &str| -> Vec<(String, String)> {
+            options
+                .split(", ")
+                .map(|option| match option.split_once(' ') {
+                    Some((name, value)) => (name.to_string(), value.to_string()),
+                    None => (option.to_string(), String::new()),
+                })
+                .collect()
+        };
+        let (saved, current) = (split(&self.options), split(&this.options));
+        let differing = saved
+            .iter()
+            .zip(&current)
+            .find(|(saved, current)| saved != current);
+        Some(match differing {
+            Some(((name, saved), (current_name, current))) if name == current_name => {
+                (format!("option {name}"), saved.clone(), current.clone())
+            }
+            // Written by a swapless that named its options otherwise.
+            _ => (
+                "options".to_string(),
+                self.options.clone(),
+                this.options.clone(),
+            ),
+        })
     }
 }
 
@@ -344,27 +382,77 @@ pub fn newest_intact(folder: &Path, run: &RunIdentity) -> Result<Option<Intact>,
 /// The file in a checkpoint folder that the run using it holds locked.
 const FOLDER_LOCK: &str = ".owner.lock";
 
+/// A checkpoint folder held for one run: its lock file, locked, removed (still locked)
+/// when the run ends, however it ends short of a kill.
+pub struct FolderLock {
+    path: PathBuf,
+    _file: File,
+}
+
+impl FolderLock {
+    /// Locks the folder's lock file, made if missing. A file removed by the run that
+    /// held it, between this one's open and lock, is locked in vain: the path must still
+    /// name the file locked, else the lock is taken again.
+    fn take(folder: &Path) -> Result<FolderLock, CheckpointError> {
+        use std::os::unix::fs::MetadataExt;
+        let path = folder.join(FOLDER_LOCK);
+        let folder_error = |source| CheckpointError::Folder {
+            folder: folder.to_path_buf(),
+            source,
+        };
+        loop {
+            let file = File::options()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(folder_error)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(CheckpointError::InUse {
+                        folder: folder.to_path_buf(),
+                    });
+                }
+                // A file system without locks: runs sharing a folder are then the
+                // user's to avoid.
+                Err(std::fs::TryLockError::Error(_)) => {}
+            }
+            let held = file.metadata().map_err(folder_error)?;
+            let at_path = std::fs::metadata(&path);
+            if at_path
+                .is_ok_and(|at_path| (at_path.dev(), at_path.ino()) == (held.dev(), held.ino()))
+            {
+                return Ok(FolderLock { path, _file: file });
+            }
+        }
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Removed while still locked: a run that opened it meanwhile finds it gone from
+        // the path once it has it locked, and takes a new one.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// Makes `folder` ready for a run's checkpoints: made if missing, locked for this run
-/// (the lock is held while the returned file lives), the temporaries of killed writes
-/// removed; without `resume`, refused if it holds checkpoints already.
-pub fn prepare_folder(options: &CheckpointOptions) -> Result<File, CheckpointError> {
+/// (while the returned lock lives), the temporaries of killed writes removed; without
+/// `resume`, refused if it holds checkpoints already.
+pub fn prepare_folder(options: &CheckpointOptions) -> Result<FolderLock, CheckpointError> {
     let folder = &options.folder;
     let folder_error = |source| CheckpointError::Folder {
         folder: folder.clone(),
         source,
     };
-    std::fs::create_dir_all(folder).map_err(folder_error)?;
-    let lock = File::create(folder.join(FOLDER_LOCK)).map_err(folder_error)?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(CheckpointError::InUse {
-                folder: folder.clone(),
-            });
-        }
-        // A file system without locks: runs sharing a folder are then the user's to avoid.
-        Err(std::fs::TryLockError::Error(_)) => {}
+    if folder.exists() && !folder.is_dir() {
+        return Err(CheckpointError::NotAFolder {
+            folder: folder.clone(),
+        });
     }
+    std::fs::create_dir_all(folder).map_err(folder_error)?;
+    let lock = FolderLock::take(folder)?;
     for entry in std::fs::read_dir(folder).map_err(folder_error)? {
         let path = entry.map_err(folder_error)?.path();
         let name = path

@@ -35,6 +35,9 @@ pub struct Placement {
     /// Whether the run hands back its result as an array in original ids (the output
     /// phase the plan counts); a run whose caller wants only the report skips it.
     pub output_array: bool,
+    /// Bytes the caller holds after the run while it writes the result out (a table's
+    /// ids and row groups), counted in the output phase.
+    pub output_held_bytes: u64,
     /// Whether the run checks its result with the kernel's serial verifier after it (a
     /// phase the plan counts, after the run releases the graph's data).
     pub verify: bool,
@@ -56,6 +59,7 @@ impl Placement {
             gather_cache_fraction: None,
             offset_form: None,
             output_array: true,
+            output_held_bytes: 0,
             verify: false,
             threads: None,
             network_bytes: 0,
@@ -85,7 +89,7 @@ impl Placement {
             output_bytes: match self.output_array {
                 true => memory.output_bytes(shape.vertices, graph.flags().reordered),
                 false => 0,
-            },
+            } + self.output_held_bytes,
             verification_bytes: self
                 .verify
                 .then(|| memory.verification_bytes(shape.vertices)),

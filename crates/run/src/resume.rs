@@ -1,11 +1,11 @@
 //! A run's checkpoints as the runner uses them: bound to the run, written between
 //! steps, and resumed from at the start of the trial.
 
-use swapless_engine::kernel::{AnyKernel, KernelOptions, Running};
+use swapless_engine::kernel::{AnyKernel, BetweennessSources, KernelOptions, Running};
 use swapless_store::EdgeStore;
 
 use crate::checkpoint::{
-    CheckpointOptions, Checkpointer, RunIdentity, newest_intact, prepare_folder,
+    CheckpointOptions, Checkpointer, FolderLock, RunIdentity, newest_intact, prepare_folder,
 };
 use crate::{Kernel, Progress, RunError};
 
@@ -21,17 +21,25 @@ pub(crate) fn run_identity(
         kernel: kernel.name().to_string(),
         graph: format!("{fingerprint:032x}"),
         // Every option a kernel reads (whether this one reads it or not: a default
-        // is the same on both sides); how much memory the plan held is not one.
-        options: format!(
-            "source {} damping {} tolerance {} max_iterations {} method {:?} delta {} sources {:?}",
-            options.source,
-            pagerank.damping,
-            pagerank.tolerance,
-            pagerank.max_iterations,
-            pagerank.method,
-            options.delta,
-            options.betweenness_sources,
-        ),
+        // is the same on both sides), each as `name value`, the names and values as a
+        // user gives them; how much memory the plan held is not one.
+        options: [
+            ("source", options.source.to_string()),
+            ("damping", pagerank.damping.to_string()),
+            ("tolerance", pagerank.tolerance.to_string()),
+            ("max_iterations", pagerank.max_iterations.to_string()),
+            ("method", pagerank.method.name().to_string()),
+            ("delta", options.delta.to_string()),
+            (
+                "sources",
+                match options.betweenness_sources {
+                    BetweennessSources::Sample(count) => count.to_string(),
+                    BetweennessSources::All => "all".to_string(),
+                },
+            ),
+        ]
+        .map(|(name, value)| format!("{name} {value}"))
+        .join(", "),
     }
 }
 
@@ -45,7 +53,7 @@ pub(crate) struct Checkpoints<'a> {
     pub restore_seconds: f64,
     progress: &'a dyn Progress,
     /// Holds the folder for this run while it lives.
-    _lock: std::fs::File,
+    _lock: FolderLock,
 }
 
 impl<'a> Checkpoints<'a> {

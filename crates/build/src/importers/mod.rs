@@ -89,9 +89,18 @@ pub fn build_input(
         cancel: options.cancel.as_deref(),
     };
     let open = |import| open_input_in(path, import, columns, Some(options.memory_bytes), passes);
-    let mut source = open(import)?;
+    let compact = ImportOptions {
+        ids: IdMode::Compact,
+        ..import
+    };
+    // Compacted ids take memory by the budget they are opened in: a refusal names the
+    // least found by opening them again (see `least_that_works`).
+    let open_within = |budget| open_input_in(path, compact, columns, Some(budget), passes);
+    let refusal = |error| least_that_works(error, open_within);
+    let mut source = open(import).map_err(refusal)?;
     let reason = match crate::build_graph(source.as_mut(), output, options) {
         Err(BuildError::IdsNeedCompacting(reason)) if import.ids == IdMode::Auto => reason,
+        Err(error) if import.ids == IdMode::Compact => return Err(refusal(error)),
         Ok(mut report) => {
             report.kept_dense_because = source.id_fill().map(|fill| fill.to_string());
             report.weights_ignored = source.weights_ignored();
@@ -100,20 +109,71 @@ pub fn build_input(
         failed => return failed,
     };
     drop(source);
-    let compact = ImportOptions {
-        ids: IdMode::Compact,
-        ..import
-    };
     let mut options = options.clone();
     options.resume_key = options
         .resume_key
         .map(|key| format!("{key}; ids compacted"));
-    let mut source = open(compact)?;
-    let mut report = crate::build_graph(source.as_mut(), output, &options)?;
+    let mut source = open(compact).map_err(refusal)?;
+    let built = crate::build_graph(source.as_mut(), output, &options);
+    let weights_ignored = source.weights_ignored();
+    drop(source);
+    let mut report = built.map_err(refusal)?;
     report.compacted_because = Some(reason.to_string());
-    report.weights_ignored = source.weights_ignored();
+    report.weights_ignored = weights_ignored;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// `error` with the least budget it names raised to one that works, when it is a
+/// refusal for want of memory. Compacted ids take memory by the budget they are opened
+/// in (all in memory, or a range at a time), so the least named by a source opened
+/// within a smaller budget may not be enough: the source is opened again within the
+/// figure until it names no more.
+fn least_that_works(
+    error: BuildError,
+    open_within: impl Fn(u64) -> Result<Box<dyn EdgeSource>>,
+) -> BuildError {
+    let mut needed = match &error {
+        BuildError::BudgetTooSmall { needed_bytes, .. } => *needed_bytes,
+        BuildError::IdsNeedPasses {
+            least_budget_bytes, ..
+        } => *least_budget_bytes,
+        _ => return error,
+    };
+    // The figure is tried as the user will type it back: rounded up as it is printed.
+    let typed_back = |bytes: u64| {
+        swapless_system::parse_size(&swapless_system::format_bytes_up(bytes))
+            .map_or(bytes, |typed| typed.max(bytes))
+    };
+    loop {
+        needed = typed_back(needed);
+        let within = match open_within(needed) {
+            Ok(source) => crate::builder::least_build_budget(source.as_ref()),
+            Err(BuildError::IdsNeedPasses {
+                least_budget_bytes, ..
+            }) => least_budget_bytes,
+            Err(other) => return other,
+        };
+        if within <= needed {
+            break;
+        }
+        needed = within;
+    }
+    match error {
+        BuildError::BudgetTooSmall { budget_bytes, .. } => BuildError::BudgetTooSmall {
+            budget_bytes,
+            needed_bytes: needed,
+        },
+        BuildError::IdsNeedPasses {
+            path, ids, passes, ..
+        } => BuildError::IdsNeedPasses {
+            path,
+            ids,
+            passes,
+            least_budget_bytes: needed,
+        },
+        other => other,
+    }
 }
 
 /// Opens `path` with the importer its name (and, for text, its first line) calls for.
