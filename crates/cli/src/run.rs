@@ -314,8 +314,9 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             .filter(|&extension| extension == "csv" || extension == "parquet")
             .map(|extension| extension.to_string_lossy().into_owned())
     });
+    let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let ids = match command.source.is_some() || table_out.is_some() {
-        true => swapless_run::load_vertex_ids(&command.graph, &far)?,
+        true => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
         false => None,
     };
     let source = command
@@ -361,7 +362,6 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             }),
         },
     };
-    let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);
     progress.finish();
     let output = output?;
