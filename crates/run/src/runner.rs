@@ -455,7 +455,8 @@ fn run_graph(
         // the cache folder first, and removed once verified (the budget bounds what of
         // it is mapped; the disk holds it only meanwhile).
         let whole = far.map(FarGraph::fetch_whole).transpose()?;
-        let graph = GraphFile::open_bounded(whole.as_ref().map_or(path, |w| w.path()), mapped_bytes)?;
+        let graph =
+            GraphFile::open_bounded(whole.as_ref().map_or(path, |w| w.path()), mapped_bytes)?;
         let verified = finished
             .verify(&graph, &kernel_options, block_bytes)
             .map_err(RunError::Verification);
@@ -467,8 +468,8 @@ fn run_graph(
                 figures.insert("verify_copy_bytes".to_string(), bytes.into());
             }
             progress.note(&format!(
-                "checked the result against a whole copy of the graph ({} MiB) fetched into {} and removed since",
-                bytes.div_ceil(1 << 20),
+                "checked the result against a whole copy of the graph ({}) fetched into {} and removed since",
+                swapless_system::format_bytes(bytes),
                 folder.unwrap_or_default().display()
             ));
         }

@@ -332,6 +332,29 @@ mod tests {
     }
 
     #[test]
+    fn a_page_of_a_source_that_may_change_is_checked_every_time_it_lands() {
+        let ids: Vec<u32> = (0..PAGE as u32 / 4 * 2).map(|i| i % 1000).collect();
+        let section: Vec<u8> = bytemuck::cast_slice(&ids).to_vec();
+        let mut checks = checks_of(&section);
+        checks.ids_below = Some(1000);
+        let checks = ListChecks {
+            neighbors: checks,
+            weights: None,
+        };
+        checks.check_every_read();
+        assert!(checks.check(0, &section, None).unwrap());
+        // The same page rewritten after it passed, with an id beyond the vertices: it
+        // fails now, where a file's page is not hashed again.
+        let mut rewritten = section.clone();
+        rewritten[PAGE as usize + 8..PAGE as usize + 12].copy_from_slice(&5000u32.to_le_bytes());
+        let error = checks.check(0, &rewritten, None).unwrap_err().to_string();
+        assert!(
+            error.contains("block 1 of section out_neighbors"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn a_page_held_only_in_part_is_left_for_a_whole_read() {
         let section: Vec<u8> = (0..PAGE as usize * 2).map(|i| (i % 13) as u8).collect();
         let checks = checks_of(&section);

@@ -344,6 +344,8 @@ impl FarGraph {
         }
         for section in &graph.header().sections {
             let kind = match SectionKind::from_name(&section.name) {
+                // The checksums are the fingerprint's, checked above.
+                Some(SectionKind::Checksums) => continue,
                 Some(kind) if !fetched_while_running(&section.name) => kind,
                 _ => continue,
             };
