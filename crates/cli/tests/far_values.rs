@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -156,6 +156,25 @@ impl Pushed {
     }
 }
 
+/// A kron graph of scale 12 in `dir`, pushed in small chunks as `kron`.
+fn kron_pushed(dir: &Path) -> (PathBuf, Pushed) {
+    let local = dir.join("kron.sl");
+    generate_kron(&local, 12, 8, &[]);
+    let pushed = push(dir, &local, "kron");
+    (local, pushed)
+}
+
+/// A kron graph of `scale` in `dir`, pushed as `kron` to a new server: the file, the
+/// server and the graph's address.
+fn kron_stored(dir: &Path, scale: u32) -> (PathBuf, RedisServer, String) {
+    let local = dir.join("kron.sl");
+    generate_kron(&local, scale, 8, &[]);
+    let server = RedisServer::start(dir, &[]);
+    let url = format!("redis://{}/kron", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &url]);
+    (local, server, url)
+}
+
 /// Waits for `run`, insisting that it failed in one sentence naming `node` and `key`.
 fn ends_naming(run: Child, node: &str, key: &str) {
     let output = run.wait_with_output().unwrap();
@@ -170,9 +189,7 @@ fn ends_naming(run: Child, node: &str, key: &str) {
 fn a_value_rewritten_with_setrange_mid_pagerank_ends_the_run_naming_node_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let local = dir.join("kron.sl");
-    generate_kron(&local, 12, 8, &[]);
-    let pushed = push(dir, &local, "kron");
+    let (_, pushed) = kron_pushed(dir);
     let (_, key) = pushed.chunk_in_lists("kron", 0.75);
     // Random bytes (out-of-range ids among them): once a panic, or scores far off.
     let noise: String = (0..64u32)
@@ -188,9 +205,7 @@ fn a_value_rewritten_with_setrange_mid_pagerank_ends_the_run_naming_node_and_key
 fn a_chunk_copied_over_another_mid_pagerank_ends_the_run_naming_node_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let local = dir.join("kron.sl");
-    generate_kron(&local, 12, 8, &[]);
-    let pushed = push(dir, &local, "kron");
+    let (_, pushed) = kron_pushed(dir);
     let (_, source) = pushed.chunk_in_lists("kron", 0.5);
     let (_, key) = pushed.chunk_in_lists("kron", 0.75);
     assert_ne!(source, key);
@@ -211,9 +226,7 @@ fn a_chunk_copied_over_another_mid_pagerank_ends_the_run_naming_node_and_key() {
 fn a_fallback_file_serves_a_value_rewritten_mid_run_and_the_answer_is_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let local = dir.join("kron.sl");
-    generate_kron(&local, 12, 8, &[]);
-    let pushed = push(dir, &local, "kron");
+    let (local, pushed) = kron_pushed(dir);
     let (_, key) = pushed.chunk_in_lists("kron", 0.75);
     let (far_out, local_out) = (dir.join("far.npy"), dir.join("local.npy"));
     let json = dir.join("far.json");
@@ -287,11 +300,7 @@ fn a_forged_non_negative_weights_flag_never_lets_sssp_run_on_negative_weights() 
 fn a_manifest_field_that_disagrees_with_the_header_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let local = dir.join("kron.sl");
-    generate_kron(&local, 10, 8, &[]);
-    let server = RedisServer::start(dir, &[]);
-    let url = format!("redis://{}/kron", server.node());
-    far_ok(dir, &["far", "push", arg(&local), &url]);
+    let (_, server, url) = kron_stored(dir, 10);
     let args = ["run", "bfs", url.as_str()];
     for (from, to, field) in [
         ("\"directed\":false", "\"directed\":true", "directed"),
@@ -316,7 +325,7 @@ fn a_manifest_field_that_disagrees_with_the_header_is_refused() {
 }
 
 /// The far cache's file of the one graph cached in `dir`.
-fn cache_file(dir: &Path) -> std::path::PathBuf {
+fn cache_file(dir: &Path) -> PathBuf {
     let files: Vec<_> = std::fs::read_dir(dir.join("cache/far"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -329,11 +338,7 @@ fn cache_file(dir: &Path) -> std::path::PathBuf {
 fn a_damaged_local_cache_is_rebuilt_and_said_so_not_blamed_on_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let local = dir.join("kron.sl");
-    generate_kron(&local, 12, 8, &[]);
-    let server = RedisServer::start(dir, &[]);
-    let url = format!("redis://{}/kron", server.node());
-    far_ok(dir, &["far", "push", arg(&local), &url]);
+    let (_, _server, url) = kron_stored(dir, 12);
     let run = |name: &str| {
         let (json, out) = (
             dir.join(format!("{name}.json")),
@@ -372,11 +377,7 @@ fn a_damaged_local_cache_is_rebuilt_and_said_so_not_blamed_on_the_server() {
 fn verify_on_a_far_graph_leaves_no_copy_of_the_graph_behind_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    let local = dir.join("kron.sl");
-    generate_kron(&local, 12, 8, &[]);
-    let server = RedisServer::start(dir, &[]);
-    let url = format!("redis://{}/kron", server.node());
-    far_ok(dir, &["far", "push", arg(&local), &url]);
+    let (local, _server, url) = kron_stored(dir, 12);
     let json = dir.join("verify.json");
     let args = ["run", "pr", &url, "--verify", "--json", arg(&json)];
     let stderr = String::from_utf8_lossy(&far_ok(dir, &args).stderr).into_owned();
