@@ -257,7 +257,7 @@ impl<D: Distance> Search<D> {
                 let weight = list.weights.map_or(1.0, |weights| weights[index]);
                 // Checked on the weights as read, whatever the run was told of the graph
                 // before (a far graph's manifest holds no weights to check).
-                if !(weight >= 0.0) {
+                if weight < 0.0 || weight.is_nan() {
                     negative.store(true, Ordering::Relaxed);
                     return;
                 }
