@@ -136,6 +136,9 @@ fn far_sentence(error: &FarError) -> String {
             "{error}; give the password in {PASSWORD_VARIABLE} (and an ACL user in {USER_VARIABLE})"
         ),
         FarError::Timeout { .. } => format!("{error}; raise --far-timeout if the node is busy"),
+        FarError::Damaged { .. } => format!(
+            "{error}; push the graph again (`swapless far push`), or give a local copy with --fallback FILE.sl"
+        ),
         FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
             format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
         }

@@ -129,3 +129,10 @@ impl RunProgress {
         self.bar.finish_and_clear();
     }
 }
+
+/// A run that ends in an error before `finish` (a bad `--source`) leaves no spinner behind.
+impl Drop for RunProgress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}

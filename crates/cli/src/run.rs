@@ -314,6 +314,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             .filter(|&extension| extension == "csv" || extension == "parquet")
             .map(|extension| extension.to_string_lossy().into_owned())
     });
+    let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     // The ids are held only while they are used (to find the source before the run, to
     // name a table's rows after it), never during the run, and the plan counts them.
     let ids_bytes = match command.source.is_some() || table_out.is_some() {
@@ -324,7 +325,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         Some(id) => {
             let ids = match ids_bytes {
                 0 => None,
-                _ => swapless_run::load_vertex_ids(&command.graph, &far)?,
+                _ => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
             };
             Some(vertex_named(&command.graph, ids.as_ref(), id)?)
         }
@@ -373,14 +374,13 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             }),
         },
     };
-    let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);
     progress.finish();
     let output = output?;
     if let Some(path) = &command.out {
         let column = command.kernel.column();
         let ids = match (table_out.is_some(), ids_bytes) {
-            (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far)?,
+            (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
             _ => None,
         };
         let written = match (&output.array, table_out.as_deref()) {

@@ -150,6 +150,9 @@ pub enum Step {
     More,
     /// The run is done; [`Kernel::finish`] gives its result.
     Done,
+    /// The step met data the kernel cannot handle (a negative weight in a list it read,
+    /// which no check before the run could see on a far graph): there is no result.
+    Refused(Refusal),
 }
 
 /// A result array in original vertex order.

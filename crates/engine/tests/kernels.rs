@@ -202,7 +202,9 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
             .unwrap_or_else(|e| panic!("{name} cc: {e}"));
         for delta in [1.0, 8.0, 100.0] {
             let source = pick_source(&store, 0).unwrap();
-            let distances = sssp::sssp(&store, source, delta).unwrap();
+            let distances = sssp::sssp(&store, source, delta)
+                .unwrap()
+                .expect("no negative weight");
             sssp::verify(&graph, source, &distances.distances)
                 .unwrap_or_else(|e| panic!("{name} sssp delta {delta}: {e}"));
         }
@@ -361,7 +363,9 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
         );
         let store = DramStore::load(&output, false, true).unwrap();
         // Delta 1: billions of bins apart, which must not cost memory per bin.
-        let found = sssp::sssp(&store, 0, 1.0).unwrap();
+        let found = sssp::sssp(&store, 0, 1.0)
+            .unwrap()
+            .expect("no negative weight");
         assert_eq!(found.distances, expected, "case {index}");
         assert_eq!(found.integer_distances, integer, "case {index}");
         sssp::verify(&GraphFile::open(&output).unwrap(), 0, &found.distances).unwrap();
@@ -389,7 +393,10 @@ fn answers_do_not_depend_on_thread_count() {
                     let estimates = radii::radii(&store, &pick_sources(&store, 64))
                         .unwrap()
                         .radii;
-                    let distances = sssp::sssp(&store, source, 4.0).unwrap().distances;
+                    let distances = sssp::sssp(&store, source, 4.0)
+                        .unwrap()
+                        .expect("no negative weight")
+                        .distances;
                     let cores = core_number::core_numbers(&store).unwrap().cores;
                     (
                         parents.reached,
@@ -504,7 +511,10 @@ fn verifiers_pass_through_a_map_whose_pages_are_dropped_as_they_read() {
         .unwrap()
         .labels;
     connected_components::verify(&graph, &labels).unwrap();
-    let distances = sssp::sssp(&store, source, 2.0).unwrap().distances;
+    let distances = sssp::sssp(&store, source, 2.0)
+        .unwrap()
+        .expect("no negative weight")
+        .distances;
     sssp::verify(&graph, source, &distances).unwrap();
     let members = maximal_independent_set::maximal_independent_set(&store)
         .unwrap()
@@ -607,7 +617,10 @@ fn verifiers_catch_wrong_answers() {
     labels[isolated] = labels.len() as u32;
     assert!(connected_components::verify(&graph, &labels).is_err());
 
-    let mut distances = sssp::sssp(&store, source, 1.0).unwrap().distances;
+    let mut distances = sssp::sssp(&store, source, 1.0)
+        .unwrap()
+        .expect("no negative weight")
+        .distances;
     let reached = (0..distances.len())
         .find(|&v| v as u32 != source && distances[v].is_finite())
         .unwrap();
@@ -687,7 +700,10 @@ fn every_kernel_is_correct_on_random_small_graphs() {
         if let Some(source) = pick_source(&store, 0) {
             let parents = bfs::bfs(&store, source).unwrap().parents;
             bfs::verify(&graph, source, &parents).unwrap_or_else(|e| panic!("{label} bfs: {e}"));
-            let distances = sssp::sssp(&store, source, 2.0).unwrap().distances;
+            let distances = sssp::sssp(&store, source, 2.0)
+                .unwrap()
+                .expect("no negative weight")
+                .distances;
             sssp::verify(&graph, source, &distances)
                 .unwrap_or_else(|e| panic!("{label} sssp: {e}"));
         }

@@ -367,8 +367,12 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
 /// None for a graph whose ids are its vertices.
 #[pyfunction]
 fn vertex_ids(py: Python<'_>, path: PathBuf) -> PyResult<Option<Py<PyAny>>> {
-    let ids = swapless_run::load_vertex_ids(&path, &swapless_store::far::FarOptions::default())
-        .map_err(run_error)?;
+    let ids = swapless_run::load_vertex_ids(
+        &path,
+        &swapless_store::far::FarOptions::default(),
+        &swapless_run::Quiet,
+    )
+    .map_err(run_error)?;
     Ok(match ids {
         None => None,
         Some(VertexIds::Integers(integers)) => Some(integers.into_pyarray(py).into_any().unbind()),

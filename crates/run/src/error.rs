@@ -154,6 +154,14 @@ impl RunError {
     }
 }
 
+impl From<swapless_engine::kernel::Refusal> for RunError {
+    fn from(refusal: swapless_engine::kernel::Refusal) -> Self {
+        match refusal {
+            swapless_engine::kernel::Refusal::NegativeWeights => RunError::NegativeWeights,
+        }
+    }
+}
+
 impl From<StoreError> for RunError {
     fn from(error: StoreError) -> Self {
         match error {

@@ -119,7 +119,19 @@ fn far_figures(far: &FarGraph) -> serde_json::Value {
         "fallback_bytes": fallback_bytes,
         "network_wait_seconds": far.wait_seconds(),
         "chunk_bytes": far.manifest().chunk_bytes,
+        "cache_rebuilt": far.cache_rebuilt(),
     })
+}
+
+/// Tells `progress` that `far`'s local cache was found damaged and rebuilt, if it was.
+fn note_cache_rebuilt(far: &FarGraph, progress: &dyn Progress) {
+    if let Some(detail) = far.cache_rebuilt() {
+        progress.note(&format!(
+            "the local cache {} of {} was damaged ({detail}); rebuilt it from far memory",
+            far.path().display(),
+            far.display()
+        ));
+    }
 }
 
 /// The far graph `path` names, if it is a far-memory address rather than a file.
@@ -134,12 +146,17 @@ pub fn open_far(path: &Path, options: &FarOptions) -> Result<Option<FarGraph>, R
 }
 
 /// The input's own ids of `graph`'s vertices (a file, or a far graph's local cache of
-/// its vertex sections), when its build compacted them.
+/// its vertex sections), when its build compacted them; `progress` hears of a far
+/// graph's damaged cache rebuilt.
 pub fn load_vertex_ids(
     graph: &Path,
     far: &FarOptions,
+    progress: &dyn Progress,
 ) -> Result<Option<swapless_format::VertexIds>, RunError> {
     let far_graph = open_far(graph, far)?;
+    if let Some(far_graph) = &far_graph {
+        note_cache_rebuilt(far_graph, progress);
+    }
     let file = GraphFile::open(far_graph.as_ref().map_or(graph, |far| far.path()))?;
     Ok(file.load_vertex_ids()?)
 }
@@ -155,6 +172,9 @@ fn run_in_pool(
     // A graph in far memory runs from its local cache of vertex sections, its lists
     // fetched from the cluster.
     let far = open_far(path, &options.far)?;
+    if let Some(far) = &far {
+        note_cache_rebuilt(far, progress);
+    }
     let run = run_graph(
         path,
         far.as_ref(),
@@ -205,13 +225,11 @@ fn run_graph(
     }
     let plan = placement.plan(&graph, kernel)?;
     let fingerprint = graph.fingerprint();
-    // A far graph's weights are not in its cache: its manifest says whether any is
-    // negative.
-    let negative_far_weights =
-        far.is_some_and(|far| contract.reads().weights && !far.manifest().non_negative_weights);
-    // (The cache holds no weights to look at.)
+    // A far graph's weights are not in its cache: its manifest's word that one is
+    // negative refuses the run early. Its word that none is decides nothing: the kernel
+    // refuses a negative weight it meets (`Step::Refused`), in the checked pages it reads.
     let refused = match far {
-        Some(_) => negative_far_weights,
+        Some(far) => contract.reads().weights && !far.manifest().non_negative_weights,
         None => contract.refusal(&graph)? == Some(Refusal::NegativeWeights),
     };
     if refused {
@@ -300,7 +318,12 @@ fn run_graph(
                 Some(checkpoints) => checkpoints.start(contract, store, &kernel_options)?,
                 None => (contract.start(store, &kernel_options)?, 0),
             };
-            while running.step(store)? == Step::More {
+            loop {
+                match running.step(store)? {
+                    Step::More => {}
+                    Step::Done => break,
+                    Step::Refused(refusal) => return Err(refusal.into()),
+                }
                 steps += 1;
                 // Between two steps the run stops if asked to; the store also checks at
                 // every scan and gather, within a step.
@@ -429,15 +452,28 @@ fn run_graph(
             false => (plan.verify_mapped_bytes, 0),
         };
         // The verifier reads the file itself: a far graph's whole file is fetched into
-        // the cache first (once; later runs find it there).
-        let graph = match far {
-            Some(far) => GraphFile::open_bounded(&far.fetch_whole()?, mapped_bytes)?,
-            None => GraphFile::open_bounded(path, mapped_bytes)?,
-        };
-        finished
+        // the cache folder first, and removed once verified (the budget bounds what of
+        // it is mapped; the disk holds it only meanwhile).
+        let whole = far.map(FarGraph::fetch_whole).transpose()?;
+        let graph =
+            GraphFile::open_bounded(whole.as_ref().map_or(path, |w| w.path()), mapped_bytes)?;
+        let verified = finished
             .verify(&graph, &kernel_options, block_bytes)
-            .map_err(RunError::Verification)?;
+            .map_err(RunError::Verification);
         drop(graph);
+        if let Some(whole) = whole {
+            let (bytes, folder) = (whole.bytes(), whole.path().parent().map(Path::to_path_buf));
+            drop(whole);
+            if let Some(serde_json::Value::Object(figures)) = report.far.as_mut() {
+                figures.insert("verify_copy_bytes".to_string(), bytes.into());
+            }
+            progress.note(&format!(
+                "checked the result against a whole copy of the graph ({}) fetched into {} and removed since",
+                swapless_system::format_bytes(bytes),
+                folder.unwrap_or_default().display()
+            ));
+        }
+        verified?;
         watch.unchanged()?;
         report.verified = Some(true);
     }

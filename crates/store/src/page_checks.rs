@@ -1,11 +1,13 @@
 //! Checks the pages a disk tier reads against the file's per-page checksums before a
 //! kernel sees them, so a corrupt file fails the run instead of changing its answer.
 //!
-//! Each page is checked the first time it is read in a run: the file does not change
-//! under a run (a truncation is caught apart), and hashing every read again would cost
-//! a streamed PageRank a pass's worth of hashing per iteration for nothing. A page of
-//! ids is also checked to hold only vertices then, once, while it is in the CPU's cache:
-//! checking every list at every delivery instead took 4% of a streamed PageRank's time.
+//! Each page of a file is checked the first time it is read in a run: a file that
+//! changes under a run is caught by the run's change watch (a truncation apart), and
+//! hashing every read again would cost a streamed PageRank a pass's worth of hashing
+//! per iteration for nothing. A page of a source nothing watches (a far value, which any
+//! client can rewrite) is checked every time it lands. A page of ids is also checked to
+//! hold only vertices whenever it is hashed, while it is in the CPU's cache: checking
+//! every list at every delivery instead took 4% of a streamed PageRank's time.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,9 +33,10 @@ pub(crate) struct PageChecks {
     checked: Vec<AtomicU64>,
     /// For a section of ids (neighbors, heads): the vertex count every id is below.
     ids_below: Option<usize>,
-    /// Set once a page has failed and been read again from a second copy: the source
-    /// may serve the damaged bytes again, so from then on every read is checked.
-    distrusted: AtomicBool,
+    /// Set when every read is checked, not only each page's first: from the start for a
+    /// source that may change unnoticed, or once a page has failed and been read again
+    /// from a second copy (the source may serve the damaged bytes again).
+    every_read: AtomicBool,
 }
 
 impl PageChecks {
@@ -54,7 +57,7 @@ impl PageChecks {
             checksums: Vec::new(),
             checked: Vec::new(),
             ids_below: None,
-            distrusted: AtomicBool::new(false),
+            every_read: AtomicBool::new(false),
         }
     }
 
@@ -85,7 +88,7 @@ impl PageChecks {
             checksums,
             checked,
             ids_below: holds_ids.then(|| graph.num_vertices()),
-            distrusted: AtomicBool::new(false),
+            every_read: AtomicBool::new(false),
         })
     }
 
@@ -145,7 +148,7 @@ impl PageChecks {
     }
 
     fn is_checked(&self, page_index: u64) -> bool {
-        !self.distrusted.load(Ordering::Relaxed)
+        !self.every_read.load(Ordering::Relaxed)
             && self.checked[(page_index / 64) as usize].load(Ordering::Relaxed)
                 & (1 << (page_index % 64))
                 != 0
@@ -233,11 +236,12 @@ impl ListChecks {
         })
     }
 
-    /// Checks every read from now on, not only each page's first: a page failed and was
-    /// read from a second copy, and the first may serve its damaged bytes again.
-    pub fn distrust(&self) {
+    /// Checks every read from now on, not only each page's first: the source may change
+    /// unnoticed, or a page failed and was read from a second copy, and the first may
+    /// serve its damaged bytes again.
+    pub fn check_every_read(&self) {
         for checks in std::iter::once(&self.neighbors).chain(&self.weights) {
-            checks.distrusted.store(true, Ordering::Relaxed);
+            checks.every_read.store(true, Ordering::Relaxed);
         }
     }
 
@@ -287,7 +291,7 @@ mod tests {
                 .collect(),
             checksums,
             ids_below: None,
-            distrusted: AtomicBool::new(false),
+            every_read: AtomicBool::new(false),
         }
     }
 
@@ -325,6 +329,29 @@ mod tests {
         checks
             .check(PAGE * 2, &changed[PAGE as usize * 2..])
             .unwrap();
+    }
+
+    #[test]
+    fn a_page_of_a_source_that_may_change_is_checked_every_time_it_lands() {
+        let ids: Vec<u32> = (0..PAGE as u32 / 4 * 2).map(|i| i % 1000).collect();
+        let section: Vec<u8> = bytemuck::cast_slice(&ids).to_vec();
+        let mut checks = checks_of(&section);
+        checks.ids_below = Some(1000);
+        let checks = ListChecks {
+            neighbors: checks,
+            weights: None,
+        };
+        checks.check_every_read();
+        assert!(checks.check(0, &section, None).unwrap());
+        // The same page rewritten after it passed, with an id beyond the vertices: it
+        // fails now, where a file's page is not hashed again.
+        let mut rewritten = section.clone();
+        rewritten[PAGE as usize + 8..PAGE as usize + 12].copy_from_slice(&5000u32.to_le_bytes());
+        let error = checks.check(0, &rewritten, None).unwrap_err().to_string();
+        assert!(
+            error.contains("block 1 of section out_neighbors"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl DirectStore {
         }
         let neighbors = &neighbors.as_slice()[..length as usize];
         let weights = weights.as_ref().map(|w| &w.as_slice()[..length as usize]);
-        batch.lists.checks.distrust();
+        batch.lists.checks.check_every_read();
         // Checked as the first copy was; a damaged second copy fails the run.
         let passed = batch
             .lists

@@ -7,8 +7,8 @@
 //! depth in flight and hands each landed read to the compute threads, which check its
 //! pages and call the kernel back for every list in it while the next reads arrive.
 //!
-//! The pipeline knows its source only through [`PageSource`]: today the graph file
-//! through io_uring, with `O_DIRECT`.
+//! The pipeline knows its source only through [`PageSource`]: the graph file through
+//! io_uring, with `O_DIRECT`, or a far graph's values.
 
 mod deliver;
 mod geometry;
@@ -163,6 +163,12 @@ impl DirectStore {
             }),
             None => None,
         };
+        if source.may_change_unnoticed() {
+            lists
+                .each()
+                .chain(&heads)
+                .for_each(|lists| lists.checks.check_every_read());
+        }
         let reads_per = plan.sections_per_list() as usize;
         let geometry = plan.slots;
         let oversize_slots = if geometry.oversize_slot_bytes > 0 {

@@ -25,6 +25,12 @@ pub(crate) trait PageSource: Send + Sync {
     fn path(&self) -> &Path;
     /// Whether reads bypass the page cache (`O_DIRECT`).
     fn direct_io(&self) -> bool;
+    /// Whether its bytes may change during a run with nothing to notice it (a far
+    /// value, which any client of the server can rewrite; a file has a change watch):
+    /// then every page is checked each time it lands, not only the first time.
+    fn may_change_unnoticed(&self) -> bool {
+        false
+    }
     /// Reads `buffer.len()` bytes at `position` into `buffer` on the calling thread;
     /// at least `needed` must arrive (a section's last page may end the file early).
     fn read_now(&self, buffer: &mut [u8], position: u64, needed: usize) -> Result<()>;

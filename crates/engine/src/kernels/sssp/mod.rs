@@ -2,7 +2,9 @@
 //! per-thread bins as in GAP.
 //!
 //! Output: the distance per vertex (float64); +inf for unreached. Unweighted
-//! graphs use weight 1 per edge. Negative weights are refused.
+//! graphs use weight 1 per edge. Negative weights are refused: before the run where the
+//! graph's weights can be read ([`Kernel::refusal`]), and in any case when a list read
+//! holds one.
 //!
 //! Vertices wait in bins of width `delta` by tentative distance; the lowest
 //! non-empty bin is relaxed (a sparse `gather`) until it stays empty, then the
@@ -51,16 +53,21 @@ pub struct SsspResult {
 
 /// Runs delta-stepping from `source` (internal id) with bin width `delta` (> 0):
 /// on integer distances when every weight met is an integer and every distance fits
-/// in them, else on f64.
-pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<SsspResult> {
+/// in them, else on f64. `None` when a list it read held a negative weight.
+pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<Option<SsspResult>> {
     let options = KernelOptions {
         source,
         delta,
         ..KernelOptions::default()
     };
     let mut state = Sssp.start(store, &options)?;
-    while Sssp.step(store, &mut state)? == Step::More {}
-    Ok(Sssp.finish(state))
+    loop {
+        match Sssp.step(store, &mut state)? {
+            Step::More => {}
+            Step::Done => return Ok(Some(Sssp.finish(state))),
+            Step::Refused(_) => return Ok(None),
+        }
+    }
 }
 
 /// The search's state between bin passes.
@@ -138,6 +145,7 @@ impl Kernel for Sssp {
         match pass {
             BinPass::More => Ok(Step::More),
             BinPass::Done => Ok(Step::Done),
+            BinPass::NegativeWeight => Ok(Step::Refused(Refusal::NegativeWeights)),
             BinPass::Inexact => {
                 let Searches::Integer(search, source) = state else {
                     unreachable!("f64 distances hold every sum")

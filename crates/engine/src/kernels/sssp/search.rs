@@ -189,6 +189,8 @@ pub(super) enum BinPass {
     Done,
     /// A distance could not be held as `D`: the search starts again on f64.
     Inexact,
+    /// A list held a negative weight (or NaN), which delta-stepping cannot handle.
+    NegativeWeight,
 }
 
 /// A delta-stepping search with distances held as `D`.
@@ -236,11 +238,15 @@ impl<D: Distance> Search<D> {
             self.window,
         );
         let frontier = &self.frontier;
+        let negative = AtomicBool::new(false);
         edge_map(store, EdgeDirection::Out, frontier, &|vertex, list| {
             let distance = D::load(&distances[vertex as usize]);
             // The same test as the frontier's (`bin_of`), not `distance < delta * bin`,
             // which rounding can make disagree with the bin a vertex was queued in.
-            if bin_of(distance, delta) < bin || inexact.load(Ordering::Relaxed) {
+            if bin_of(distance, delta) < bin
+                || inexact.load(Ordering::Relaxed)
+                || negative.load(Ordering::Relaxed)
+            {
                 return;
             }
             let mut local = bins.get_or_default().borrow_mut();
@@ -249,6 +255,12 @@ impl<D: Distance> Search<D> {
                     prefetch(distances, ahead as usize);
                 }
                 let weight = list.weights.map_or(1.0, |weights| weights[index]);
+                // Checked on the weights as read, whatever the run was told of the graph
+                // before (a far graph's manifest holds no weights to check).
+                if weight < 0.0 || weight.is_nan() {
+                    negative.store(true, Ordering::Relaxed);
+                    return;
+                }
                 let Some(candidate) = distance.extend(weight) else {
                     inexact.store(true, Ordering::Relaxed);
                     return;
@@ -258,6 +270,9 @@ impl<D: Distance> Search<D> {
                 }
             }
         })?;
+        if negative.load(Ordering::Relaxed) {
+            return Ok(BinPass::NegativeWeight);
+        }
         if inexact.load(Ordering::Relaxed) {
             return Ok(BinPass::Inexact);
         }

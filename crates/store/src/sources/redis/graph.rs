@@ -6,14 +6,17 @@
 //! and the verifier open it as they open any graph file, and the lists are read from
 //! the cluster. It lives in `$SWAPLESS_CACHE_DIR` (else `$XDG_CACHE_HOME/swapless`, else
 //! `~/.cache/swapless`), under the graph's fingerprint, written under a temporary name
-//! and renamed once every page checks, so a cache file is whole or absent.
+//! and renamed once every page checks. Each open checks it again (its vertex sections
+//! are small beside the lists): a cache damaged since is rebuilt, and said so, rather
+//! than blamed on the cluster. The manifest's figures are checked against the header the
+//! fingerprint binds, so no manifest field decides an answer alone.
 
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use swapless_format::{GraphFile, SectionKind};
+use swapless_format::{FormatError, GraphFile, SECTION_ALIGN, SectionKind};
 
 use super::manifest::{Manifest, chunk_key, fetched_while_running, fingerprint_hex};
 use super::queue::{Fallback, FarShared, RedisQueue, explain, pieces};
@@ -68,6 +71,37 @@ pub struct FarGraph {
     shared: Arc<FarShared>,
     cache_path: PathBuf,
     options: FarOptions,
+    /// What was wrong with the local cache when it was found damaged and rebuilt.
+    cache_rebuilt: Option<String>,
+}
+
+/// What the local cache of a far graph's vertex sections was found to be at open.
+enum CacheState {
+    /// Not there yet.
+    Absent,
+    /// This graph's, every page checked.
+    Whole,
+    /// There, but not this graph's or failing a check: what is wrong.
+    Damaged(String),
+}
+
+/// A whole copy of a far graph in the cache folder, for the serial verifier; the file is
+/// removed when the copy is dropped.
+pub struct WholeCopy {
+    path: tempfile::TempPath,
+    bytes: u64,
+}
+
+impl WholeCopy {
+    /// The copy's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its length.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
 }
 
 impl FarGraph {
@@ -114,15 +148,30 @@ impl FarGraph {
             retries: Default::default(),
             wait_nanos: Default::default(),
         });
-        let graph = FarGraph {
+        let mut graph = FarGraph {
             shared,
             cache_path,
             options: options.clone(),
+            cache_rebuilt: None,
         };
-        if !graph.cache_is_whole() {
-            graph.fill_cache()?;
+        match graph.cache_state() {
+            CacheState::Whole => {}
+            CacheState::Absent => graph.fill_cache()?,
+            CacheState::Damaged(detail) => {
+                graph.fill_cache()?;
+                graph.cache_rebuilt = Some(detail);
+            }
         }
+        graph.bind_manifest(&GraphFile::open(&graph.cache_path)?)?;
+        // A whole copy kept by an earlier swapless for --verify: copies are removed
+        // after each verification now.
+        let _ = std::fs::remove_file(graph.cache_path.with_extension("whole.sl"));
         Ok(graph)
+    }
+
+    /// What was wrong with the local cache, if this open found it damaged and rebuilt it.
+    pub fn cache_rebuilt(&self) -> Option<&str> {
+        self.cache_rebuilt.as_deref()
     }
 
     /// The local file the tiers open: the graph's vertex sections, holes for its lists.
@@ -171,9 +220,25 @@ impl FarGraph {
     }
 
     /// The error for a page at file position `position` that failed its checksum: the
-    /// value of the chunk holding it is damaged on its node.
+    /// value of the chunk holding it is damaged on its node (or changed during the run),
+    /// or, for a page of the vertex sections, the local cache is damaged.
     pub fn damaged_at(&self, position: u64) -> FarError {
         let manifest = &self.shared.manifest;
+        let fetched = manifest.sections.iter().any(|section| {
+            (section.offset..section.offset + section.length).contains(&position)
+                && fetched_while_running(&section.name)
+        });
+        if !fetched {
+            return FarError::Cache {
+                path: self.cache_path.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "the page at byte {position} fails its checksum (the next run rebuilds it)"
+                    ),
+                ),
+            };
+        }
         let key = chunk_key(
             &self.shared.cluster.address.name,
             &manifest.fingerprint,
@@ -183,7 +248,10 @@ impl FarGraph {
         FarError::Damaged {
             node,
             key,
-            detail: format!("the page at byte {position} of the file fails its checksum"),
+            detail: format!(
+                "the page at byte {position} of the file fails its checksum (the value was \
+                 damaged or rewritten, during the run or before it)"
+            ),
         }
     }
 
@@ -213,31 +281,27 @@ impl FarGraph {
     }
 
     /// A local copy of the whole graph, lists included, for the serial verifier (which
-    /// reads the file itself, never through a tier): fetched once into the cache folder
-    /// beside the vertex sections, each page checked, and kept for later runs.
-    pub fn fetch_whole(&self) -> Result<PathBuf> {
-        let manifest = &self.shared.manifest;
-        let whole = self.cache_path.with_extension("whole.sl");
-        if GraphFile::open(&whole)
-            .is_ok_and(|graph| fingerprint_hex(graph.fingerprint()) == manifest.fingerprint)
-        {
-            return Ok(whole);
-        }
+    /// reads the file itself, never through a tier): fetched into the cache folder beside
+    /// the vertex sections, each page checked, and removed when the copy is dropped, so
+    /// that no copy of the graph stays on the disk.
+    pub fn fetch_whole(&self) -> Result<WholeCopy> {
         let vertex_sections = GraphFile::open_bounded(&self.cache_path, 4 * FILL_WINDOW_BYTES)?;
-        let header_bytes = manifest.header_bytes();
+        // The manifest's sections are the header's (checked at open).
+        let header_bytes = self.shared.manifest.header_bytes();
         let mut header = vec![0u8; header_bytes as usize];
         std::fs::File::open(&self.cache_path)
             .and_then(|file| file.read_exact_at(&mut header, 0))
             .map_err(|source| self.cache_error(source))?;
         let temporary = self.temporary()?;
         let file = temporary.as_file();
-        file.set_len(manifest.file_bytes)
+        let file_bytes = vertex_sections.file_bytes();
+        file.set_len(file_bytes)
             .map_err(|source| self.cache_error(source))?;
         self.copy_region(file, 0, header_bytes, &|_, bytes| match bytes == header {
             true => Ok(()),
             false => Err(self.changed(fingerprint_hex(0))),
         })?;
-        for section in &manifest.sections {
+        for section in &vertex_sections.header().sections {
             let kind = self.kind_of(&section.name)?;
             self.copy_region(file, section.offset, section.length, &|at, bytes| {
                 match kind {
@@ -247,11 +311,10 @@ impl FarGraph {
                 }
             })?;
         }
-        file.sync_all().map_err(|source| self.cache_error(source))?;
-        temporary
-            .persist(&whole)
-            .map_err(|error| self.cache_error(error.error))?;
-        Ok(whole)
+        Ok(WholeCopy {
+            path: temporary.into_temp_path(),
+            bytes: file_bytes,
+        })
     }
 
     /// The page source the read pipeline fetches this graph's lists through.
@@ -263,11 +326,74 @@ impl FarGraph {
         })
     }
 
-    /// Whether the cache file exists and is this graph's.
-    fn cache_is_whole(&self) -> bool {
-        GraphFile::open(&self.cache_path).is_ok_and(|graph| {
-            fingerprint_hex(graph.fingerprint()) == self.shared.manifest.fingerprint
-        })
+    /// Whether the cache file is there, and whole: this graph's, each page of its vertex
+    /// sections passing its checksum.
+    fn cache_state(&self) -> CacheState {
+        if !self.cache_path.exists() {
+            return CacheState::Absent;
+        }
+        let graph = match GraphFile::open(&self.cache_path) {
+            Ok(graph) => graph,
+            Err(error) => return CacheState::Damaged(damage(&error)),
+        };
+        let found = fingerprint_hex(graph.fingerprint());
+        if found != self.shared.manifest.fingerprint {
+            return CacheState::Damaged(format!(
+                "its header and checksums have fingerprint {found}, not the graph's"
+            ));
+        }
+        for section in &graph.header().sections {
+            let kind = match SectionKind::from_name(&section.name) {
+                // The checksums are the fingerprint's, checked above.
+                Some(SectionKind::Checksums) => continue,
+                Some(kind) if !fetched_while_running(&section.name) => kind,
+                _ => continue,
+            };
+            if let Err(error) = graph.for_each_piece(kind, &mut |_| {}) {
+                return CacheState::Damaged(damage(&error));
+            }
+        }
+        CacheState::Whole
+    }
+
+    /// Checks that the manifest says of the graph what its header (which the fingerprint
+    /// binds) says: its counts, its flags and its sections, so that a manifest rewritten
+    /// alone cannot change what a run reads or how.
+    fn bind_manifest(&self, graph: &GraphFile) -> Result<()> {
+        let manifest = &self.shared.manifest;
+        let flags = graph.flags();
+        let header_sections: Vec<(&str, u64, u64)> = graph
+            .header()
+            .sections
+            .iter()
+            .map(|entry| (entry.name.as_str(), entry.offset, entry.length))
+            .collect();
+        let manifest_sections: Vec<(&str, u64, u64)> = manifest
+            .sections
+            .iter()
+            .map(|section| (section.name.as_str(), section.offset, section.length))
+            .collect();
+        let disagreement = [
+            ("vertices", manifest.vertices == graph.num_vertices() as u64),
+            ("arcs", manifest.arcs == graph.num_arcs() as u64),
+            ("directed", manifest.directed == flags.directed),
+            ("weighted", manifest.weighted == flags.weighted),
+            ("sections", manifest_sections == header_sections),
+            ("file_bytes", manifest.file_bytes == graph.file_bytes()),
+        ]
+        .into_iter()
+        .find(|(_, agrees)| !agrees);
+        match disagreement {
+            None => Ok(()),
+            Some((field, _)) => Err(FarError::BadManifest {
+                name: self.shared.cluster.address.name.clone(),
+                detail: format!(
+                    "its field {field:?} disagrees with the graph's header (fingerprint {})",
+                    manifest.fingerprint
+                ),
+            }
+            .into()),
+        }
     }
 
     /// Writes the cache file: the header and the vertex sections, each page checked.
@@ -277,15 +403,15 @@ impl FarGraph {
         let file = temporary.as_file();
         file.set_len(manifest.file_bytes)
             .map_err(|source| self.cache_error(source))?;
-        // The header and the checksums first: the fingerprint covers both, and every
-        // later page is checked against the checksums.
-        let header_bytes = manifest.header_bytes();
+        // The header (its first page, every header's length), then the checksums where
+        // it says they are: the fingerprint covers both, and every later page is checked
+        // against the checksums. The manifest's section table is not trusted for this.
         let accept = |_: u64, _: &[u8]| Ok(());
-        self.copy_region(file, 0, header_bytes, &accept)?;
-        let checksums = manifest
-            .sections
-            .iter()
-            .find(|section| section.name == SectionKind::Checksums.name());
+        self.copy_region(file, 0, SECTION_ALIGN.min(manifest.file_bytes), &accept)?;
+        let checksums = GraphFile::open(temporary.path())?
+            .header()
+            .section(SectionKind::Checksums)
+            .cloned();
         if let Some(section) = checksums {
             self.copy_region(file, section.offset, section.length, &accept)?;
         }
@@ -294,7 +420,8 @@ impl FarGraph {
         if found != manifest.fingerprint {
             return Err(self.changed(found));
         }
-        for section in &manifest.sections {
+        self.bind_manifest(&graph)?;
+        for section in &graph.header().sections {
             let kind = self.kind_of(&section.name)?;
             if fetched_while_running(&section.name) || kind == SectionKind::Checksums {
                 continue;
@@ -376,6 +503,20 @@ impl FarGraph {
     }
 }
 
+/// What is wrong with a cache file that failed to open or a check, in words without its
+/// path (the note about it names the file).
+fn damage(error: &FormatError) -> String {
+    match error {
+        FormatError::ChecksumMismatch {
+            section,
+            start,
+            end,
+            ..
+        } => format!("section {section} fails its checksum at bytes {start}..{end}"),
+        other => other.to_string(),
+    }
+}
+
 /// The folder far graphs' vertex sections are cached in.
 pub fn cache_folder() -> PathBuf {
     let base = std::env::var_os("SWAPLESS_CACHE_DIR")
@@ -402,6 +543,10 @@ impl PageSource for RedisSource {
 
     fn direct_io(&self) -> bool {
         false
+    }
+
+    fn may_change_unnoticed(&self) -> bool {
+        true
     }
 
     fn read_now(&self, buffer: &mut [u8], position: u64, needed: usize) -> Result<()> {

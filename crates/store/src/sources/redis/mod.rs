@@ -16,7 +16,7 @@ mod wire;
 
 pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
 pub use error::FarError;
-pub use graph::{FarGraph, FarOptions, NodeFigures, cache_folder};
+pub use graph::{FarGraph, FarOptions, NodeFigures, WholeCopy, cache_folder};
 pub use manifest::{Manifest, ManifestSection};
 pub use upload::{
     DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, StoredGraph, check, list,
