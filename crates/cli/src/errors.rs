@@ -136,6 +136,12 @@ fn far_sentence(error: &FarError) -> String {
             "{error}; give the password in {PASSWORD_VARIABLE} (and an ACL user in {USER_VARIABLE})"
         ),
         FarError::Timeout { .. } => format!("{error}; raise --far-timeout if the node is busy"),
+        FarError::ClusterDown { .. } => {
+            format!("{error}; restart the failed master or give it a replica, then run again")
+        }
+        FarError::NotRedis { .. } => {
+            format!("{error}; check the host and port of the address")
+        }
         FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
             format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
         }
