@@ -227,6 +227,15 @@ pub fn generate(generator: Generator) -> CliResult {
 
 /// `swapless build INPUT -o OUTPUT`
 pub fn build(command: BuildCommand) -> CliResult {
+    if let Some(url) = command
+        .input
+        .to_str()
+        .filter(|text| swapless_store::far::is_far_address(text))
+    {
+        return Err(CliError::Usage(format!(
+            "build reads an edge list from a local file, not from a URL such as {url}; build the .sl file locally, then store it with `swapless far push GRAPH.sl URL`"
+        )));
+    }
     if same_file(&command.input, &command.output) {
         return Err(CliError::Usage(format!(
             "{} and {} are the same file; write the output to a different file from the input",
@@ -650,7 +659,7 @@ pub fn check(path: &Path) -> CliResult {
         .to_str()
         .filter(|text| swapless_store::far::is_far_address(text))
     {
-        let address = swapless_store::far::FarAddress::parse(text)
+        let address = swapless_store::far::FarAddress::parse_graph(text)
             .map_err(swapless_store::StoreError::Far)?;
         let chunks = swapless_store::far::check(&address, std::time::Duration::from_secs(10))?;
         say!(

@@ -139,6 +139,12 @@ fn far_sentence(error: &FarError) -> String {
         FarError::Damaged { .. } => format!(
             "{error}; push the graph again (`swapless far push`), or give a local copy with --fallback FILE.sl"
         ),
+        FarError::ClusterDown { .. } => {
+            format!("{error}; restart the failed master or give it a replica, then run again")
+        }
+        FarError::NotRedis { .. } => {
+            format!("{error}; check the host and port of the address")
+        }
         FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
             format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
         }

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use swapless_run::checkpoint::CheckpointEvery;
 use swapless_store::far::{
     DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, FarAddress, PushOptions, list, push, remove,
 };
@@ -23,17 +24,15 @@ pub enum FarCommand {
     Ls {
         /// redis://HOST:PORT (any node of a cluster).
         url: String,
-        /// Seconds a node may take to answer.
-        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-        far_timeout: f64,
+        #[arg(long, value_name = "TIME", default_value = "10s", help = FAR_TIMEOUT_HELP)]
+        far_timeout: String,
     },
     /// Remove a stored graph: redis://HOST:PORT/NAME.
     Rm {
         /// redis://HOST:PORT/NAME.
         url: String,
-        /// Seconds a node may take to answer.
-        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-        far_timeout: f64,
+        #[arg(long, value_name = "TIME", default_value = "10s", help = FAR_TIMEOUT_HELP)]
+        far_timeout: String,
     },
 }
 
@@ -53,9 +52,8 @@ pub struct PushCommand {
     /// Memory for chunks in flight (e.g. 64M).
     #[arg(long, value_name = "SIZE", default_value = "64M")]
     memory: String,
-    /// Seconds a node may take to answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    far_timeout: f64,
+    #[arg(long, value_name = "TIME", default_value = "10s", help = FAR_TIMEOUT_HELP)]
+    far_timeout: String,
 }
 
 /// Runs a `swapless far` command.
@@ -64,7 +62,7 @@ pub fn far(command: FarCommand) -> Result<(), CliError> {
         FarCommand::Push(command) => push_graph(command),
         FarCommand::Ls { url, far_timeout } => {
             let address = FarAddress::parse(&url).map_err(swapless_store::StoreError::Far)?;
-            let graphs = list(&address, timeout(far_timeout)?)?;
+            let graphs = list(&address, parse_far_timeout(&far_timeout)?)?;
             if graphs.is_empty() {
                 say!("no graphs stored at {}", address.seeds.join(","));
             }
@@ -85,7 +83,7 @@ pub fn far(command: FarCommand) -> Result<(), CliError> {
         }
         FarCommand::Rm { url, far_timeout } => {
             let address = named(&url)?;
-            let manifest = remove(&address, timeout(far_timeout)?)?;
+            let manifest = remove(&address, parse_far_timeout(&far_timeout)?)?;
             say!(
                 "removed {} ({} in {} chunks)",
                 address.display(),
@@ -119,7 +117,7 @@ fn push_graph(command: PushCommand) -> Result<(), CliError> {
         chunk_bytes,
         replace: command.replace,
         buffer_bytes,
-        timeout: timeout(command.far_timeout)?,
+        timeout: parse_far_timeout(&command.far_timeout)?,
     };
     let bar = ProgressBar::new(0);
     if let Ok(style) = ProgressStyle::with_template(
@@ -164,22 +162,28 @@ fn push_graph(command: PushCommand) -> Result<(), CliError> {
 
 /// `url` parsed, with a graph's name required.
 fn named(url: &str) -> Result<FarAddress, CliError> {
-    let address = FarAddress::parse(url).map_err(swapless_store::StoreError::Far)?;
-    if address.name.is_empty() {
-        return Err(CliError::Usage(format!(
-            "{} names no graph; end it with /NAME",
-            address.display()
-        )));
-    }
-    Ok(address)
+    FarAddress::parse_graph(url).map_err(|error| swapless_store::StoreError::Far(error).into())
 }
 
-/// `--far-timeout` checked.
-fn timeout(seconds: f64) -> Result<Duration, CliError> {
-    match seconds.is_finite() && seconds > 0.0 {
-        true => Ok(Duration::from_secs_f64(seconds)),
-        false => Err(CliError::Usage(
-            "--far-timeout must be a positive number of seconds".to_string(),
-        )),
-    }
+/// What `--far-timeout` bounds, as its help says it.
+pub const FAR_TIMEOUT_HELP: &str = "The longest any request to the Redis server or cluster \
+    may take, whole: connecting, authenticating, finding the cluster's nodes, and the reply \
+    to its last byte, with the retries that follow a redirection or a failover. A command \
+    that gets no answer by then ends, naming the node (10s, 2.5 for seconds, 1m)";
+
+/// `--far-timeout`: seconds (`2.5`), or a time as `--checkpoint-every` takes one (`5s`,
+/// `1m`).
+pub fn parse_far_timeout(text: &str) -> Result<Duration, CliError> {
+    let parsed = match text.trim().parse::<f64>() {
+        Ok(seconds) => Duration::try_from_secs_f64(seconds).ok(),
+        Err(_) => match CheckpointEvery::parse(text) {
+            Some(CheckpointEvery::Interval(time)) => Some(time),
+            _ => None,
+        },
+    };
+    parsed.filter(|time| !time.is_zero()).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--far-timeout {text:?} must be a positive time, such as 10s, 1m or 2.5 (seconds)"
+        ))
+    })
 }

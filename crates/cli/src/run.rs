@@ -49,9 +49,9 @@ pub struct PlacementArgs {
     /// plain offsets would leave too little of the budget for a full queue of reads.
     #[arg(long, value_enum, default_value_t = OffsetsArg::Auto)]
     offsets: OffsetsArg,
-    /// A graph in far memory: seconds a node may take to answer before the run ends.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    far_timeout: f64,
+    /// A graph in far memory: how long a request to its cluster may take.
+    #[arg(long, value_name = "TIME", default_value = "10s", help = crate::far::FAR_TIMEOUT_HELP)]
+    far_timeout: String,
     /// A graph in far memory: connections to each node.
     #[arg(long, value_name = "N", default_value_t = 4)]
     far_connections: usize,
@@ -86,16 +86,26 @@ pub enum TierArg {
 }
 
 impl PlacementArgs {
-    /// How a graph in far memory is reached.
-    pub fn far_options(&self) -> Result<FarOptions, CliError> {
-        if !(self.far_timeout.is_finite() && self.far_timeout > 0.0) || self.far_connections == 0 {
+    /// How `graph`, if it is in far memory, is reached; `--fallback` is refused for a
+    /// local graph, which it could not serve.
+    pub fn far_options(&self, graph: &Path) -> Result<FarOptions, CliError> {
+        let far = graph
+            .to_str()
+            .is_some_and(swapless_store::far::is_far_address);
+        if let (Some(fallback), false) = (&self.fallback, far) {
+            return Err(CliError::Usage(format!(
+                "--fallback {} serves the reads a Redis cluster fails, but {} is a local graph; drop --fallback",
+                fallback.display(),
+                graph.display()
+            )));
+        }
+        if self.far_connections == 0 {
             return Err(CliError::Usage(
-                "--far-timeout must be a positive number of seconds and --far-connections at least 1"
-                    .to_string(),
+                "--far-connections must be at least 1".to_string(),
             ));
         }
         Ok(FarOptions {
-            timeout: std::time::Duration::from_secs_f64(self.far_timeout),
+            timeout: crate::far::parse_far_timeout(&self.far_timeout)?,
             connections_per_node: self.far_connections,
             fallback: self.fallback.clone(),
         })
@@ -154,7 +164,10 @@ pub struct PlanCommand {
 /// `swapless plan`: what would live where, before anything is allocated.
 pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     crate::commands::prepare_json(command.json.as_deref())?;
-    let far = swapless_run::open_far(&command.graph, &command.placement.far_options()?)?;
+    let far = swapless_run::open_far(
+        &command.graph,
+        &command.placement.far_options(&command.graph)?,
+    )?;
     let graph = GraphFile::open(
         far.as_ref()
             .map_or(command.graph.as_path(), |far| far.path()),
@@ -307,7 +320,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         )));
     }
     check_outputs(&command)?;
-    let far = command.placement.far_options()?;
+    let far = command.placement.far_options(&command.graph)?;
     // The input's ids, when the graph has them, name the source and a table's rows.
     let table_out = command.out.as_ref().and_then(|out| {
         out.extension()
@@ -399,6 +412,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         report["peak_rss_bytes"] = peak.into();
     }
     print_report(&report, &output.plan, command.source.as_deref());
+    print_fallback_reads(&report["far"], command.placement.fallback.as_deref());
     let result = &report["result"];
     if result["converged"] == Value::Bool(false) {
         eprintln!(
@@ -514,6 +528,23 @@ fn result_line(result: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+/// A note of the reads `--fallback` served in place of the cluster, and why: the run's
+/// answer is right, but the cluster needs repair.
+fn print_fallback_reads(far: &Value, fallback: Option<&Path>) {
+    let (Some(reads), Some(path)) = (far["fallback_reads"].as_u64(), fallback) else {
+        return;
+    };
+    if reads > 0 {
+        eprintln!(
+            "note: the fallback {} served {} reads ({}) that the cluster could not serve (the first: {}); repair or refill the cluster",
+            path.display(),
+            thousands(reads),
+            bytes(far["fallback_bytes"].as_u64().unwrap_or(0)),
+            far["fallback_reason"].as_str().unwrap_or("unknown")
+        );
     }
 }
 

@@ -83,8 +83,9 @@ impl CheckpointEvery {
             _ => return None,
         };
         let count: f64 = text[..text.len() - 1].parse().ok()?;
-        (count.is_finite() && count > 0.0)
-            .then(|| CheckpointEvery::Interval(Duration::from_secs_f64(count * unit)))
+        // A time too long for a Duration is refused, not a panic.
+        let interval = Duration::try_from_secs_f64(count * unit).ok()?;
+        (count > 0.0).then_some(CheckpointEvery::Interval(interval))
     }
 }
 

@@ -117,6 +117,7 @@ fn far_figures(far: &FarGraph) -> serde_json::Value {
         "retries": far.retries(),
         "fallback_reads": fallback_reads,
         "fallback_bytes": fallback_bytes,
+        "fallback_reason": far.fallback_reason(),
         "network_wait_seconds": far.wait_seconds(),
         "chunk_bytes": far.manifest().chunk_bytes,
         "cache_rebuilt": far.cache_rebuilt(),
@@ -139,7 +140,7 @@ pub fn open_far(path: &Path, options: &FarOptions) -> Result<Option<FarGraph>, R
     match path.to_str().filter(|text| is_far_address(text)) {
         None => Ok(None),
         Some(text) => {
-            let address = FarAddress::parse(text).map_err(StoreError::Far)?;
+            let address = FarAddress::parse_graph(text).map_err(StoreError::Far)?;
             Ok(Some(FarGraph::open(&address, options)?))
         }
     }

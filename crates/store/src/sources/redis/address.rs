@@ -35,9 +35,37 @@ impl std::fmt::Debug for FarAddress {
     }
 }
 
-/// Whether `text` is a far-memory address rather than a file path.
+/// Whether `text` is meant as a far-memory address rather than a file path: it starts
+/// with `redis://` or `rediss://` (in any case), or it looks like a URL (`redis:/g`,
+/// `http://h/g`) and names no file, so that [`FarAddress::parse`] says what is wrong.
 pub fn is_far_address(text: &str) -> bool {
-    text.starts_with("redis://") || text.starts_with("rediss://")
+    scheme_and_rest(text).is_some()
+        || (looks_like_url(text) && !std::path::Path::new(text).exists())
+}
+
+/// Whether `text` starts like a URL: a scheme of letters (two or more), then `:/`.
+fn looks_like_url(text: &str) -> bool {
+    match text.split_once(":/") {
+        Some((scheme, _)) => {
+            scheme.len() >= 2
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// Whether `text` uses TLS, and what follows its scheme, for `redis://` and `rediss://`
+/// in any case; `None` for anything else.
+fn scheme_and_rest(text: &str) -> Option<(bool, &str)> {
+    let (scheme, rest) = text.split_once("://")?;
+    match scheme.to_ascii_lowercase().as_str() {
+        "redis" => Some((false, rest)),
+        "rediss" => Some((true, rest)),
+        _ => None,
+    }
 }
 
 impl FarAddress {
@@ -47,12 +75,17 @@ impl FarAddress {
             address: without_password(text),
             detail: detail.to_string(),
         };
-        let (tls, rest) = if let Some(rest) = text.strip_prefix("rediss://") {
-            (true, rest)
-        } else if let Some(rest) = text.strip_prefix("redis://") {
-            (false, rest)
-        } else {
-            return Err(bad("it must start with redis:// or rediss://"));
+        let Some((tls, rest)) = scheme_and_rest(text) else {
+            let scheme = text.split_once(':').map_or("", |(scheme, _)| scheme);
+            return Err(
+                match scheme.eq_ignore_ascii_case("redis") || scheme.eq_ignore_ascii_case("rediss")
+                {
+                    true => bad("write it with two slashes: redis://HOST:PORT/NAME"),
+                    false => bad(
+                        "a graph in far memory is read from redis://HOST:PORT/NAME (rediss:// for TLS); a graph file is given by its path",
+                    ),
+                },
+            );
         };
         let (authority, name) = match rest.split_once('/') {
             Some((authority, name)) => (authority, name.trim_end_matches('/')),
@@ -90,6 +123,13 @@ impl FarAddress {
         }
         let mut seeds = Vec::new();
         for host in hosts.split(',') {
+            if !host.starts_with('[') && host.matches(':').count() > 1 {
+                return Err(bad(&format!(
+                    "an IPv6 address goes in brackets, as redis://[{}]:{}/NAME",
+                    &host[..host.rfind(':').unwrap_or(0)],
+                    &host[host.rfind(':').map_or(0, |at| at + 1)..],
+                )));
+            }
             let port_at = match host.rfind(':') {
                 Some(at) if !host[at..].contains(']') => at,
                 _ => return Err(bad("every node needs a port (host:port)")),
@@ -107,6 +147,18 @@ impl FarAddress {
             password,
             name: name.to_string(),
         })
+    }
+
+    /// Parses `text`, which must name a graph (end in `/NAME`).
+    pub fn parse_graph(text: &str) -> Result<FarAddress, FarError> {
+        let address = FarAddress::parse(text)?;
+        match address.name.is_empty() {
+            false => Ok(address),
+            true => Err(FarError::BadAddress {
+                address: address.display(),
+                detail: "it names no graph; end it with /NAME".to_string(),
+            }),
+        }
     }
 
     /// The address without its password, as errors and reports show it.
@@ -211,7 +263,10 @@ mod tests {
         let tls = FarAddress::parse("rediss://h:1/g").unwrap();
         assert!(tls.tls && tls.node_url("h:1").starts_with("rediss://"));
         for (bad, says) in [
-            ("http://h:1/g", "must start with"),
+            ("http://h:1/g", "is read from redis://HOST:PORT/NAME"),
+            ("redis:/h:1/g", "two slashes"),
+            ("REDIS:h:1/g", "two slashes"),
+            ("redis://::1:6379/g", "redis://[::1]:6379/NAME"),
             ("redis://h/g", "needs a port"),
             ("redis://h:0/g", "not host:port"),
             ("redis://h:99999/g", "not host:port"),
@@ -221,6 +276,15 @@ mod tests {
             let error = FarAddress::parse(bad).err().unwrap().to_string();
             assert!(error.contains(says), "{bad}: {error}");
         }
+        let upper = FarAddress::parse("REDISS://H:1/g").unwrap();
+        assert!(upper.tls && upper.seeds == vec!["H:1"]);
+        let unnamed = FarAddress::parse_graph("redis://h:1")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(unnamed.contains("end it with /NAME"), "{unnamed}");
+        assert!(is_far_address("Redis://h:1/g") && is_far_address("redis:/h:1/g"));
+        assert!(is_far_address("http://h/g") && !is_far_address("graph.sl"));
         let hidden = FarAddress::parse("redis://u:secret@h/g")
             .err()
             .unwrap()

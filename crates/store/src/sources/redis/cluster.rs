@@ -2,11 +2,15 @@
 //! slot map, found from any one seed node (`CLUSTER SLOTS`), or one plain server that
 //! owns every key. The map is refreshed when a node redirects a request (`MOVED`,
 //! `ASK`), after a failover or a resharding.
+//!
+//! Every wait is bounded by the timeout: each request on a connection, and each refresh
+//! of the map as a whole.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::wire::ControlStream;
 use super::{FarAddress, FarError};
 
 /// Hash slots of a Redis Cluster.
@@ -41,7 +45,57 @@ pub(crate) struct Cluster {
     map: RwLock<SlotMap>,
     /// Connections of the control path (manifests, the cache, small reads) kept for the
     /// next call, one a node at most: a connection costs a round trip and a handshake.
-    idle: Mutex<HashMap<String, redis::Connection>>,
+    idle: Mutex<HashMap<String, ControlConnection>>,
+    /// Nodes whose last slot map request failed: a refresh asks them last, so that one
+    /// silent node does not spend a refresh's whole time.
+    failing: Mutex<Vec<String>>,
+}
+
+/// A connection of the control path, spoken to through the client library's commands.
+pub(crate) enum ControlConnection {
+    /// The far tier's own, for a plain node: each request ends by a deadline.
+    Plain(ControlStream),
+    /// The client library's, for TLS: each read ends by the timeout.
+    Tls(redis::Connection),
+}
+
+impl redis::ConnectionLike for ControlConnection {
+    fn req_packed_command(&mut self, packed: &[u8]) -> redis::RedisResult<redis::Value> {
+        match self {
+            ControlConnection::Plain(plain) => plain.req_packed_command(packed),
+            ControlConnection::Tls(tls) => tls.req_packed_command(packed),
+        }
+    }
+
+    fn req_packed_commands(
+        &mut self,
+        packed: &[u8],
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisResult<Vec<redis::Value>> {
+        match self {
+            ControlConnection::Plain(plain) => plain.req_packed_commands(packed, offset, count),
+            ControlConnection::Tls(tls) => tls.req_packed_commands(packed, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        0
+    }
+
+    fn check_connection(&mut self) -> bool {
+        match self {
+            ControlConnection::Plain(plain) => plain.check_connection(),
+            ControlConnection::Tls(tls) => tls.check_connection(),
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        match self {
+            ControlConnection::Plain(plain) => plain.is_open(),
+            ControlConnection::Tls(tls) => tls.is_open(),
+        }
+    }
 }
 
 impl Cluster {
@@ -56,22 +110,45 @@ impl Cluster {
                 clustered: false,
             }),
             idle: Mutex::new(HashMap::new()),
+            failing: Mutex::new(Vec::new()),
         };
         cluster.refresh()?;
         Ok(cluster)
     }
 
-    /// Reads the slot map again from the first node that answers: the known masters
-    /// first, then the seeds.
+    /// Reads the slot map again from the first node that answers, within the timeout:
+    /// the known masters first, then the seeds, nodes that failed last.
     pub(crate) fn refresh(&self) -> Result<(), FarError> {
-        let known = self
+        self.refresh_before(Instant::now() + self.timeout)
+    }
+
+    /// [`Cluster::refresh`], given up at `deadline`.
+    pub(crate) fn refresh_before(&self, deadline: Instant) -> Result<(), FarError> {
+        let mut nodes = self
             .map
             .read()
             .map(|map| map.nodes.clone())
             .unwrap_or_default();
+        for seed in &self.address.seeds {
+            if !nodes.contains(seed) {
+                nodes.push(seed.clone());
+            }
+        }
+        let failing = self.failing.lock().map(|f| f.clone()).unwrap_or_default();
+        nodes.sort_by_key(|node| failing.contains(node));
         let mut last_error = None;
-        for node in known.iter().chain(&self.address.seeds) {
-            match self.map_from(node) {
+        for node in &nodes {
+            if Instant::now() >= deadline && last_error.is_some() {
+                break;
+            }
+            let answer = self.map_from(node, deadline);
+            if let Ok(mut failing) = self.failing.lock() {
+                failing.retain(|known| known != node);
+                if answer.is_err() {
+                    failing.push(node.clone());
+                }
+            }
+            match answer {
                 Ok(map) => {
                     if let Ok(mut current) = self.map.write() {
                         *current = map;
@@ -90,8 +167,8 @@ impl Cluster {
     }
 
     /// The slot map as `node` sees it.
-    fn map_from(&self, node: &str) -> Result<SlotMap, FarError> {
-        let mut connection = self.connect(node)?;
+    fn map_from(&self, node: &str, deadline: Instant) -> Result<SlotMap, FarError> {
+        let mut connection = self.connect_before(node, Some(deadline))?;
         let slots: Result<redis::Value, _> =
             redis::cmd("CLUSTER").arg("SLOTS").query(&mut connection);
         let value = match slots {
@@ -170,10 +247,24 @@ impl Cluster {
         Ok(map)
     }
 
-    /// A new connection to `node`, with the run's timeouts.
-    pub(crate) fn connect(&self, node: &str) -> Result<redis::Connection, FarError> {
+    /// A new connection to `node`, each request on it ending by the timeout.
+    pub(crate) fn connect(&self, node: &str) -> Result<ControlConnection, FarError> {
+        self.connect_before(node, None)
+    }
+
+    /// [`Cluster::connect`], the connection and every request on it ending by `limit`
+    /// too, if given.
+    fn connect_before(
+        &self,
+        node: &str,
+        limit: Option<Instant>,
+    ) -> Result<ControlConnection, FarError> {
+        if !self.address.tls {
+            return ControlStream::open(&self.address, node, self.timeout, limit)
+                .map(ControlConnection::Plain);
+        }
         let url = self.address.node_url(node);
-        let ca = std::env::var_os(super::address::CA_VARIABLE).filter(|_| self.address.tls);
+        let ca = std::env::var_os(super::address::CA_VARIABLE);
         let client = match ca {
             None => redis::Client::open(url.as_str()),
             Some(path) => {
@@ -194,18 +285,24 @@ impl Cluster {
             }
         }
         .map_err(|error| self.failure(node, &error))?;
+        let timeout = limit.map_or(self.timeout, |limit| {
+            limit
+                .saturating_duration_since(Instant::now())
+                .min(self.timeout)
+                .max(Duration::from_millis(1))
+        });
         let connection = client
-            .get_connection_with_timeout(self.timeout)
+            .get_connection_with_timeout(timeout)
             .map_err(|error| self.failure(node, &error))?;
         connection
-            .set_read_timeout(Some(self.timeout))
-            .and_then(|()| connection.set_write_timeout(Some(self.timeout)))
+            .set_read_timeout(Some(timeout))
+            .and_then(|()| connection.set_write_timeout(Some(timeout)))
             .map_err(|error| self.failure(node, &error))?;
-        Ok(connection)
+        Ok(ControlConnection::Tls(connection))
     }
 
     /// A connection to `node` kept from an earlier call, or a new one.
-    pub(crate) fn idle_connection(&self, node: &str) -> Result<redis::Connection, FarError> {
+    pub(crate) fn idle_connection(&self, node: &str) -> Result<ControlConnection, FarError> {
         let kept = self.idle.lock().ok().and_then(|mut idle| idle.remove(node));
         match kept {
             Some(connection) => Ok(connection),
@@ -214,15 +311,52 @@ impl Cluster {
     }
 
     /// Keeps `connection` to `node` for the next call.
-    pub(crate) fn give_back(&self, node: &str, connection: redis::Connection) {
+    pub(crate) fn give_back(&self, node: &str, connection: ControlConnection) {
         if let Ok(mut idle) = self.idle.lock() {
             idle.insert(node.to_string(), connection);
         }
     }
 
-    /// `error` from `node` as a far error.
+    /// `error` from `node` as a far error; a cluster that is down names its failed
+    /// masters.
     pub(crate) fn failure(&self, node: &str, error: &redis::RedisError) -> FarError {
-        FarError::from_redis(node, error, self.timeout.as_secs_f64())
+        self.with_failed_masters(FarError::from_redis(
+            node,
+            error,
+            self.timeout.as_secs_f64(),
+        ))
+    }
+
+    /// `error`, when it says the cluster is down, with the masters that the node which
+    /// said so counts as failed (`CLUSTER NODES`); any other error as it is.
+    pub(crate) fn with_failed_masters(&self, error: FarError) -> FarError {
+        let FarError::ClusterDown { node, failed } = error else {
+            return error;
+        };
+        if !failed.is_empty() {
+            return FarError::ClusterDown { node, failed };
+        }
+        let listing: Option<String> = self.connect(&node).ok().and_then(|mut connection| {
+            redis::cmd("CLUSTER")
+                .arg("NODES")
+                .query(&mut connection)
+                .ok()
+        });
+        // Each line: id host:port@bus flags master-id ...; a failed master's flags hold
+        // `master` and `fail` (or `fail?` before the others agree).
+        let failed = listing
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let (address, flags) = (fields.get(1)?, fields.get(2)?);
+                let flags: Vec<&str> = flags.split(',').collect();
+                let down = flags.contains(&"fail") || flags.contains(&"fail?");
+                (flags.contains(&"master") && down)
+                    .then(|| address.split('@').next().unwrap_or(address).to_string())
+            })
+            .collect();
+        FarError::ClusterDown { node, failed }
     }
 
     /// The masters, `host:port` each.

@@ -36,6 +36,29 @@ pub enum FarError {
         /// The timeout.
         seconds: f64,
     },
+    /// The peer answered with bytes that are not the Redis protocol (RESP).
+    #[error("the peer at {node} does not speak the Redis protocol ({detail})")]
+    NotRedis {
+        /// `host:port`.
+        node: String,
+        /// What it sent, in one short line.
+        detail: String,
+    },
+    /// The cluster refuses requests (`CLUSTERDOWN`): a master failed and no replica
+    /// took over, so some slots have no node to serve them.
+    #[error(
+        "the Redis cluster is down (CLUSTERDOWN from {node}){}",
+        match failed.as_slice() {
+            [] => String::new(),
+            failed => format!(": the master {} failed and no replica took over", failed.join(", ")),
+        }
+    )]
+    ClusterDown {
+        /// `host:port` of the node that answered.
+        node: String,
+        /// The masters the node counts as failed, `host:port` each.
+        failed: Vec<String>,
+    },
     /// A node answered with an error the client cannot recover from.
     #[error("the Redis node {node} answered: {detail}")]
     Server {
@@ -145,6 +168,21 @@ impl FarError {
                 detail: error.to_string(),
             };
         }
+        if error.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::ClusterDown) {
+            return FarError::ClusterDown {
+                node,
+                failed: Vec::new(),
+            };
+        }
+        if error.kind() == redis::ErrorKind::Parse {
+            return FarError::NotRedis {
+                node,
+                detail: error
+                    .detail()
+                    .map_or_else(|| error.to_string(), str::to_string),
+            }
+            .in_one_line();
+        }
         let text = error.to_string();
         let refused = matches!(
             error.kind(),
@@ -155,5 +193,21 @@ impl FarError {
             return FarError::Refused { node, detail: text };
         }
         FarError::Server { node, detail: text }
+    }
+
+    /// The error with its detail cut to the first line and a few dozen characters: the
+    /// client library's parse errors span lines.
+    fn in_one_line(self) -> FarError {
+        match self {
+            FarError::NotRedis { node, detail } => {
+                let line = detail.lines().next().unwrap_or("").trim();
+                let detail = match line.char_indices().nth(80) {
+                    Some((cut, _)) => format!("{}...", &line[..cut]),
+                    None => line.to_string(),
+                };
+                FarError::NotRedis { node, detail }
+            }
+            other => other,
+        }
     }
 }

@@ -137,6 +137,7 @@ impl FarGraph {
                     path: path.clone(),
                     reads: Default::default(),
                     bytes: Default::default(),
+                    first_failure: Default::default(),
                 })
             }
         };
@@ -263,6 +264,12 @@ impl FarGraph {
                 fallback.bytes.load(std::sync::atomic::Ordering::Relaxed),
             )
         })
+    }
+
+    /// The first failure of the cluster that the fallback file served a read for.
+    pub fn fallback_reason(&self) -> Option<String> {
+        let fallback = self.shared.fallback.as_ref()?;
+        fallback.first_failure.lock().ok()?.clone()
     }
 
     /// Seconds the reads waited for replies.
@@ -574,7 +581,7 @@ impl PageSource for RedisSource {
         let Some(fallback) = &self.shared.fallback else {
             return Ok(false);
         };
-        let landed = fallback.read(buffer, position)?;
+        let landed = fallback.read(buffer, position, &"a page failed its checksum")?;
         if landed < needed {
             return Err(StoreError::Io {
                 path: fallback.path.clone(),
@@ -594,7 +601,7 @@ fn fetch_now(shared: &FarShared, buffer: &mut [u8], position: u64) -> Result<usi
         &shared.fallback,
     ) {
         (Ok(landed), _) => Ok(landed),
-        (Err(_), Some(fallback)) => fallback.read(buffer, position),
+        (Err(error), Some(fallback)) => fallback.read(buffer, position, &error),
         (Err(StoreError::Far(error)), None) => Err(explain(shared, error).into()),
         (Err(error), None) => Err(error),
     }

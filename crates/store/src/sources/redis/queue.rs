@@ -11,9 +11,9 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use super::FarError;
-use super::cluster::Cluster;
+use super::cluster::{Cluster, ControlConnection};
 use super::manifest::{Manifest, chunk_key};
-use super::upload::{REDIRECT_RETRIES, is_redirect};
+use super::upload::is_redirect;
 use super::wire::{RangeConnection, RangeReply, WireFailure, is_redirect_reply};
 use crate::sources::{PageQueue, QueueFailure};
 use crate::{Result, StoreError};
@@ -38,6 +38,10 @@ pub(crate) struct Piece {
     destination: usize,
     /// How many times it was sent.
     attempts: u32,
+    /// When it is given up: the timeout after it was first sent. Retries after a
+    /// redirection or a lost node happen before then, so that a failover within the
+    /// timeout is survived and nothing waits longer.
+    deadline: Option<Instant>,
     /// Its chunk's key, named once when the queue first sends it (empty before).
     key: String,
 }
@@ -87,6 +91,7 @@ pub(crate) fn pieces(
             length: (chunk_end - at) as u32,
             destination: destination + (at - position) as usize,
             attempts: 0,
+            deadline: None,
             key: String::new(),
         });
         at = chunk_end;
@@ -181,11 +186,22 @@ pub(crate) struct Fallback {
     /// Pieces and bytes read from it.
     pub(crate) reads: AtomicU64,
     pub(crate) bytes: AtomicU64,
+    /// The first failure of the cluster that it served a read for.
+    pub(crate) first_failure: std::sync::Mutex<Option<String>>,
 }
 
 impl Fallback {
-    /// Reads `buffer.len()` bytes at file `position` (fewer at the file's end).
-    pub(crate) fn read(&self, buffer: &mut [u8], position: u64) -> Result<usize> {
+    /// Reads `buffer.len()` bytes at file `position` (fewer at the file's end) in place
+    /// of the cluster, which failed with `failure`.
+    pub(crate) fn read(
+        &self,
+        buffer: &mut [u8],
+        position: u64,
+        failure: &dyn std::fmt::Display,
+    ) -> Result<usize> {
+        if let Ok(mut first) = self.first_failure.lock() {
+            first.get_or_insert_with(|| failure.to_string());
+        }
         let read = crate::sources::read_some(&self.file, buffer, position).map_err(|source| {
             StoreError::Io {
                 path: self.path.clone(),
@@ -202,7 +218,7 @@ impl Fallback {
 /// removed since the run began (its manifest says so).
 pub(crate) fn explain(shared: &FarShared, error: FarError) -> FarError {
     if !matches!(error, FarError::MissingKey { .. }) {
-        return error;
+        return shared.cluster.with_failed_masters(error);
     }
     let name = &shared.cluster.address.name;
     let found = match super::upload::read_manifest(&shared.cluster, name) {
@@ -348,7 +364,7 @@ impl RedisQueue {
             };
             let position = piece.chunk * shared.manifest.chunk_bytes + piece.start;
             let bytes = fallback
-                .read(buffer, position)
+                .read(buffer, position, &error)
                 .map_err(|error| self.fail_with(error))?;
             landed += self.land(piece.tag, bytes as u32, completions);
         }
@@ -433,7 +449,13 @@ impl PageQueue for RedisQueue {
                     landed += self.land(tag, bytes, completions);
                 }
                 Completion::Redirected(pieces, error) => {
-                    if pieces.iter().any(|piece| piece.attempts > REDIRECT_RETRIES) {
+                    let now = Instant::now();
+                    let deadline = pieces
+                        .iter()
+                        .filter_map(|piece| piece.deadline)
+                        .min()
+                        .unwrap_or(now);
+                    if deadline <= now {
                         landed += self.fall_back(pieces, error, completions)?;
                         continue;
                     }
@@ -442,8 +464,9 @@ impl PageQueue for RedisQueue {
                         .fetch_add(pieces.len() as u64, Ordering::Relaxed);
                     // Give a failing-over cluster a moment, then follow its new map.
                     let attempts = pieces.iter().map(|piece| piece.attempts).max().unwrap_or(1);
-                    std::thread::sleep(Duration::from_millis(50 * attempts.min(20) as u64));
-                    let _ = self.shared.cluster.refresh();
+                    let pause = Duration::from_millis(50 * attempts.min(20) as u64);
+                    std::thread::sleep(pause.min(deadline - now));
+                    let _ = self.shared.cluster.refresh_before(deadline);
                     for piece in pieces {
                         self.send(piece);
                     }
@@ -474,7 +497,7 @@ enum Connection {
     /// The read path's own, for a plain node.
     Wire(RangeConnection),
     /// The client library's, for TLS.
-    Library(redis::Connection),
+    Library(ControlConnection),
 }
 
 /// How a fetch went, and whether its connection is still in step.
@@ -538,18 +561,24 @@ impl Worker {
     /// its slot, and says how it went: one completion for what failed, else one per
     /// piece (sent here, the last returned).
     fn fetch(&self, connection: &mut Option<Connection>, mut batch: Vec<Piece>) -> Completion {
+        let first_sent = Instant::now() + self.shared.cluster.timeout;
+        let mut deadline = first_sent;
         for piece in &mut batch {
             piece.attempts += 1;
+            deadline = deadline.min(*piece.deadline.get_or_insert(first_sent));
         }
         let live = match connection {
             Some(live) => live,
-            None => match self.connect() {
+            None => match self.connect(deadline) {
                 Ok(made) => connection.insert(made),
                 Err(error) => return self.unreachable(batch, error),
             },
         };
         let outcome = match live {
-            Connection::Wire(wire) => self.fetch_on_wire(wire, batch),
+            Connection::Wire(wire) => {
+                wire.set_deadline(deadline);
+                self.fetch_on_wire(wire, batch)
+            }
             Connection::Library(library) => self.fetch_with_library(library, batch),
         };
         if outcome.drop_connection {
@@ -560,11 +589,11 @@ impl Worker {
 
     /// A connection to the worker's node: the read path's own for a plain node, the
     /// client library's for TLS.
-    fn connect(&self) -> std::result::Result<Connection, FarError> {
+    fn connect(&self, deadline: Instant) -> std::result::Result<Connection, FarError> {
         let cluster = &self.shared.cluster;
         match cluster.address.tls {
             true => cluster.connect(&self.node).map(Connection::Library),
-            false => RangeConnection::open(&cluster.address, &self.node, cluster.timeout)
+            false => RangeConnection::open(&cluster.address, &self.node, deadline, cluster.timeout)
                 .map(Connection::Wire),
         }
     }
@@ -644,9 +673,15 @@ impl Worker {
                     return Outcome::dropping(Completion::Failed(unlanded, error));
                 }
                 RangeReply::Error(text) if is_redirect_reply(&text) => {
-                    redirection.get_or_insert(FarError::Server {
-                        node: self.node.clone(),
-                        detail: text,
+                    redirection.get_or_insert(match text.starts_with("CLUSTERDOWN") {
+                        true => FarError::ClusterDown {
+                            node: self.node.clone(),
+                            failed: Vec::new(),
+                        },
+                        false => FarError::Server {
+                            node: self.node.clone(),
+                            detail: text,
+                        },
                     });
                     redirected.push(piece);
                 }
@@ -677,15 +712,7 @@ impl Worker {
 
     /// A failure of the worker's own connection as a far error.
     fn wire_error(&self, failure: WireFailure) -> FarError {
-        let node = self.node.clone();
-        match failure {
-            WireFailure::Timeout => FarError::Timeout {
-                node,
-                seconds: self.shared.cluster.timeout.as_secs_f64(),
-            },
-            WireFailure::Io(detail) => FarError::Unreachable { node, detail },
-            WireFailure::Protocol(detail) => FarError::Server { node, detail },
-        }
+        failure.at(&self.node, self.shared.cluster.timeout)
     }
 
     /// The error for a reply of `length` bytes to `piece`: a missing key when empty.
@@ -705,7 +732,7 @@ impl Worker {
 
     /// [`Worker::fetch`] with the client library (TLS): each reply is parsed into a
     /// buffer of its own, then copied into its slot.
-    fn fetch_with_library(&self, live: &mut redis::Connection, batch: Vec<Piece>) -> Outcome {
+    fn fetch_with_library(&self, live: &mut ControlConnection, batch: Vec<Piece>) -> Outcome {
         let cluster = &self.shared.cluster;
         let mut pipeline = redis::pipe();
         for piece in &batch {

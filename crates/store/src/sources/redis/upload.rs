@@ -362,6 +362,9 @@ pub(crate) fn per_node(
     let mut replies = vec![redis::Value::Nil; keys.len()];
     let mut pending: Vec<usize> = (0..keys.len()).collect();
     let mut attempts = 0;
+    // Retries stop with the timeout, so that a failover within it is survived and a
+    // slot nobody serves ends the call about then.
+    let deadline = std::time::Instant::now() + cluster.timeout;
     while !pending.is_empty() {
         let nodes = cluster.nodes();
         let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
@@ -411,15 +414,18 @@ pub(crate) fn per_node(
             break;
         }
         attempts += 1;
-        if attempts > REDIRECT_RETRIES {
+        let now = std::time::Instant::now();
+        if attempts > REDIRECT_RETRIES || now >= deadline {
             return Err(last_error.unwrap_or(FarError::Server {
                 node: nodes.join(","),
                 detail: "the cluster kept redirecting requests".to_string(),
             }));
         }
-        std::thread::sleep(Duration::from_millis(100 * attempts.min(10) as u64));
+        std::thread::sleep(
+            Duration::from_millis(100 * attempts.min(10) as u64).min(deadline - now),
+        );
         // A failed refresh leaves the old map; the retry then fails the same way.
-        let _ = cluster.refresh();
+        let _ = cluster.refresh_before(deadline);
         pending = retry;
     }
     Ok(replies)
