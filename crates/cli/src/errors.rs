@@ -136,6 +136,12 @@ fn far_sentence(error: &FarError) -> String {
             "{error}; give the password in {PASSWORD_VARIABLE} (and an ACL user in {USER_VARIABLE})"
         ),
         FarError::Timeout { .. } => format!("{error}; raise --far-timeout if the node is busy"),
+        FarError::OutOfMemory { .. } => {
+            format!("{error}; free memory there or raise its maxmemory, then push again")
+        }
+        FarError::Evicting { .. } | FarError::NotKept { .. } => format!(
+            "{error}; set its maxmemory-policy to noeviction (or raise maxmemory), then push again"
+        ),
         FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
             format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
         }
