@@ -195,6 +195,15 @@ fn repair(
         progress(stored.chunk_range(end - 1).end, stored.file_bytes);
     }
     confirm_kept(cluster, name, stored)?;
+    // A push that flipped meanwhile removed this generation, perhaps before the chunks
+    // set again here landed: they are nobody's, so they go too (the later flip wins).
+    let current = read_manifest(cluster, name)?;
+    if repaired > 0 && current.is_none_or(|current| current.generation != stored.generation) {
+        let keys: Vec<String> = (0..stored.chunks())
+            .map(|index| stored.chunk_key(name, index))
+            .collect();
+        delete(cluster, &keys)?;
+    }
     Ok(Some((repaired, bytes_sent)))
 }
 
