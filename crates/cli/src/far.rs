@@ -161,7 +161,7 @@ fn push_graph(command: PushCommand) -> Result<(), CliError> {
         );
     } else if report.repaired_chunks > 0 {
         say!(
-            "{} held this graph with {} damaged or missing chunk(s); sent them again ({})",
+            "{} held this graph with {} damaged or missing chunk(s); restored them ({} sent)",
             address.display(),
             thousands(report.repaired_chunks),
             bytes(report.bytes_sent)
