@@ -7,43 +7,11 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-use common::redis::RedisServer;
+use common::redis::{RedisServer, far_fails, far_ok, far_swapless};
 use common::*;
 use swapless_format::SectionKind;
-
-/// `swapless args` with the far cache in `dir` and `env` set.
-fn far_swapless(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
-    command
-        .args(args)
-        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
-        .env_remove("SWAPLESS_REDIS_PASSWORD")
-        .env_remove("SWAPLESS_TEST_KILL");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().expect("the swapless binary runs")
-}
-
-/// [`far_swapless`], insisting that it succeeds; its standard output.
-fn far_ok(dir: &Path, args: &[&str]) -> String {
-    let output = far_swapless(dir, args, &[]);
-    assert!(
-        output.status.success(),
-        "swapless {args:?} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// [`far_swapless`], insisting that it fails in one sentence; that sentence.
-fn far_fails(dir: &Path, args: &[&str]) -> String {
-    let output = far_swapless(dir, args, &[]);
-    assert_eq!(output.status.code(), Some(1), "{args:?}");
-    failed_in_one_line(args, output)
-}
 
 /// How many keys the server holds.
 fn keys(server: &RedisServer) -> u64 {
@@ -102,7 +70,11 @@ fn a_push_again_with_another_chunk_size_leaves_no_orphans() {
     for (chunk, bytes) in [("64K", 64 << 10), ("4K", 4 << 10), ("256K", 256 << 10)] {
         far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", chunk]);
         // The chunks of this push and its manifest, nothing of the one before.
-        assert_eq!(keys(&server), file_bytes.div_ceil(bytes) + 1, "--chunk {chunk}");
+        assert_eq!(
+            keys(&server),
+            file_bytes.div_ceil(bytes) + 1,
+            "--chunk {chunk}"
+        );
     }
     assert!(!listing(dir, &server).contains("incomplete"));
     assert_eq!(
@@ -148,12 +120,12 @@ fn a_push_killed_midway_is_listed_incomplete_and_rm_removes_every_key() {
     // A push killed with no graph stored: rm names it an incomplete push.
     let killed = far_swapless(dir, &push, &[("SWAPLESS_TEST_KILL", "push-batch:10")]);
     assert!(was_killed(&killed));
-    let missing = far_fails(dir, &["run", "cc", &url]);
+    let missing = far_fails(dir, &["run", "cc", &url], &[]);
     assert!(missing.contains("no graph named \"g\""), "{missing}");
     let removed = far_ok(dir, &["far", "rm", &url]);
     assert!(removed.contains("incomplete push"), "{removed}");
     assert_eq!(keys(&server), 0);
-    let gone = far_fails(dir, &["far", "rm", &url]);
+    let gone = far_fails(dir, &["far", "rm", &url], &[]);
     assert!(gone.contains("no graph named"), "{gone}");
 }
 
@@ -168,7 +140,11 @@ fn a_push_refused_by_a_full_noeviction_server_says_so_and_leaves_nothing() {
         &["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"],
     );
     let url = format!("redis://{}/g", server.node());
-    let refused = far_fails(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    let refused = far_fails(
+        dir,
+        &["far", "push", arg(&local), &url, "--chunk", "64K"],
+        &[],
+    );
     assert!(
         refused.contains("out of memory") && refused.contains("maxmemory"),
         "{refused}"
@@ -186,7 +162,7 @@ fn a_push_to_an_evicting_server_notices_and_leaves_nothing() {
     // Its policy read with CONFIG GET: refused before anything is sent.
     let server = RedisServer::start(dir, &evicting);
     let url = format!("redis://{}/g", server.node());
-    let refused = far_fails(dir, &["far", "push", arg(&local), &url]);
+    let refused = far_fails(dir, &["far", "push", arg(&local), &url], &[]);
     assert!(
         refused.contains("evicts keys") && refused.contains("allkeys-lru"),
         "{refused}"
@@ -200,7 +176,11 @@ fn a_push_to_an_evicting_server_notices_and_leaves_nothing() {
         .collect();
     let server = RedisServer::start(dir, &hidden);
     let url = format!("redis://{}/g", server.node());
-    let lost = far_fails(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    let lost = far_fails(
+        dir,
+        &["far", "push", arg(&local), &url, "--chunk", "64K"],
+        &[],
+    );
     assert!(lost.contains("did not stay"), "{lost}");
     assert_eq!(keys(&server), 0);
 }
@@ -219,7 +199,15 @@ fn two_concurrent_pushes_leave_one_whole_graph_and_no_orphans() {
             .into_iter()
             .map(|graph| {
                 Command::new(env!("CARGO_BIN_EXE_swapless"))
-                    .args(["far", "push", arg(graph), &url, "--chunk", "4K", "--replace"])
+                    .args([
+                        "far",
+                        "push",
+                        arg(graph),
+                        &url,
+                        "--chunk",
+                        "4K",
+                        "--replace",
+                    ])
                     .stdout(Stdio::null())
                     .stderr(Stdio::piped())
                     .spawn()
@@ -263,7 +251,7 @@ fn a_push_over_a_damaged_chunk_sends_it_again() {
     far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "4K"]);
     server.cli(&["setrange", &chunk_key(&server, "g", 3), "100", "XYZ"]);
     server.cli(&["del", &chunk_key(&server, "g", 5)]);
-    let damaged = far_fails(dir, &["check", &url]);
+    let damaged = far_fails(dir, &["check", &url], &[]);
     assert!(damaged.contains(":3"), "{damaged}");
     let repaired = far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "4K"]);
     assert!(
@@ -308,7 +296,7 @@ fn check_of_a_far_graph_names_a_page_that_fails_its_checksum() {
         "swapless:g:manifest",
         stored.to_string().as_bytes(),
     );
-    let failed = far_fails(dir, &["check", &url]);
+    let failed = far_fails(dir, &["check", &url], &[]);
     assert!(
         failed.contains("page 1 of section out_neighbors")
             && failed.contains(&chunk_key(&server, "g", index)),
@@ -320,7 +308,12 @@ fn check_of_a_far_graph_names_a_page_that_fails_its_checksum() {
     changed[position as usize] ^= 0xff;
     std::fs::write(&corrupt, &changed).unwrap();
     let url = format!("redis://{}/corrupt", server.node());
-    let refused = far_fails(dir, &["far", "push", arg(&corrupt), &url]);
+    let refused = far_fails(dir, &["far", "push", arg(&corrupt), &url], &[]);
     assert!(refused.contains("checksum"), "{refused}");
-    assert!(server.cli(&["keys", "swapless:corrupt:*"]).trim().is_empty());
+    assert!(
+        server
+            .cli(&["keys", "swapless:corrupt:*"])
+            .trim()
+            .is_empty()
+    );
 }

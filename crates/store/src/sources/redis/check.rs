@@ -114,9 +114,7 @@ impl ChunkReader<'_> {
         let mut first = start / manifest.chunk_bytes;
         while first <= last {
             let through = (first + window - 1).min(last);
-            let keys: Vec<String> = (first..=through)
-                .map(|index| manifest.chunk_key(self.name, index))
-                .collect();
+            let keys = manifest.chunk_keys(self.name, first..through + 1);
             let values = per_node(self.cluster, &keys, &|key| {
                 let mut command = redis::cmd("GET");
                 command.arg(key);
@@ -199,12 +197,11 @@ impl<'a> PageStream<'a> {
     fn new(graph: &'a GraphFile, name: &str, manifest: &Manifest) -> Result<PageStream<'a>> {
         let mut sections = Vec::new();
         for section in &manifest.sections {
-            let kind = SectionKind::from_name(&section.name).ok_or_else(|| {
-                FarError::BadManifest {
+            let kind =
+                SectionKind::from_name(&section.name).ok_or_else(|| FarError::BadManifest {
                     name: name.to_string(),
                     detail: format!("it names an unknown section {:?}", section.name),
-                }
-            })?;
+                })?;
             if kind != SectionKind::Checksums {
                 sections.push((kind, section.offset, section.length));
             }

@@ -62,7 +62,11 @@ pub fn list(address: &FarAddress, timeout: Duration) -> Result<Listing> {
                     manifests.insert(name);
                 }
                 Some(StoredKey::Chunk { name, generation }) => {
-                    *chunks.entry(name).or_default().entry(generation).or_default() += 1;
+                    *chunks
+                        .entry(name)
+                        .or_default()
+                        .entry(generation)
+                        .or_default() += 1;
                 }
                 None => {}
             }

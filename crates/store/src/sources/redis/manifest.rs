@@ -176,6 +176,11 @@ impl Manifest {
         chunk_key(name, &self.generation, index)
     }
 
+    /// The keys of chunks `indices` of this manifest's generation of the graph `name`.
+    pub(crate) fn chunk_keys(&self, name: &str, indices: std::ops::Range<u64>) -> Vec<String> {
+        indices.map(|index| self.chunk_key(name, index)).collect()
+    }
+
     /// How many chunks the file takes.
     pub fn chunks(&self) -> u64 {
         self.file_bytes.div_ceil(self.chunk_bytes)

@@ -19,9 +19,9 @@ mod upload;
 mod wire;
 
 pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
+pub use check::{FarCheck, check};
 pub use error::FarError;
 pub use graph::{FarGraph, FarOptions, NodeFigures, cache_folder};
-pub use manifest::{Manifest, ManifestSection};
-pub use check::{FarCheck, check};
 pub use listing::{IncompletePush, Listing, Removal, StoredGraph, list, remove};
+pub use manifest::{Manifest, ManifestSection};
 pub use upload::{DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, push};

@@ -102,14 +102,15 @@ pub fn push(
     refuse_evicting(&cluster)?;
     let generation = new_generation();
     let chunks = graph.file_bytes().div_ceil(options.chunk_bytes);
-    let stored = send_generation(&cluster, &graph, path, &generation, options, progress)
-        .and_then(|(checksums, bytes_sent)| {
+    let stored = send_generation(&cluster, &graph, path, &generation, options, progress).and_then(
+        |(checksums, bytes_sent)| {
             let manifest =
                 Manifest::describe(&graph, generation.clone(), options.chunk_bytes, checksums)?;
             confirm_kept(&cluster, &name, &manifest)?;
             let before = flip(&cluster, &name, &manifest)?;
             Ok((manifest, before, bytes_sent))
-        });
+        },
+    );
     let (manifest, before, bytes_sent) = match stored {
         Ok(stored) => stored,
         Err(error) => {
@@ -125,9 +126,7 @@ pub fn push(
     // flipped since this one read the manifest): its chunks are nobody's now.
     let mut replaced = None;
     if let Some(before) = before.filter(|before| before.generation != generation) {
-        let keys: Vec<String> = (0..before.chunks())
-            .map(|index| before.chunk_key(&name, index))
-            .collect();
+        let keys = before.chunk_keys(&name, 0..before.chunks());
         delete(&cluster, &keys)?;
         if before.fingerprint != fingerprint {
             replaced = Some(before.fingerprint);
@@ -161,9 +160,7 @@ fn repair(
     let (mut repaired, mut bytes_sent) = (0, 0);
     for first in (0..stored.chunks()).step_by(window as usize) {
         let end = (first + window).min(stored.chunks());
-        let keys: Vec<String> = (first..end)
-            .map(|index| stored.chunk_key(name, index))
-            .collect();
+        let keys = stored.chunk_keys(name, first..end);
         let values = per_node(cluster, &keys, &|key| {
             let mut command = redis::cmd("GET");
             command.arg(key);
@@ -191,7 +188,10 @@ fn repair(
             command
         })?;
         repaired += damaged.len() as u64;
-        bytes_sent += damaged.values().map(|bytes| bytes.len() as u64).sum::<u64>();
+        bytes_sent += damaged
+            .values()
+            .map(|bytes| bytes.len() as u64)
+            .sum::<u64>();
         progress(stored.chunk_range(end - 1).end, stored.file_bytes);
     }
     confirm_kept(cluster, name, stored)?;
@@ -199,9 +199,7 @@ fn repair(
     // set again here landed: they are nobody's, so they go too (the later flip wins).
     let current = read_manifest(cluster, name)?;
     if repaired > 0 && current.is_none_or(|current| current.generation != stored.generation) {
-        let keys: Vec<String> = (0..stored.chunks())
-            .map(|index| stored.chunk_key(name, index))
-            .collect();
+        let keys = stored.chunk_keys(name, 0..stored.chunks());
         delete(cluster, &keys)?;
     }
     Ok(Some((repaired, bytes_sent)))
@@ -302,9 +300,7 @@ fn send_generation(
 /// Checks that every chunk `manifest` names is on its node at its length: a node that
 /// evicted some while the push went on is caught before the manifest names them.
 fn confirm_kept(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<()> {
-    let keys: Vec<String> = (0..manifest.chunks())
-        .map(|index| manifest.chunk_key(name, index))
-        .collect();
+    let keys = manifest.chunk_keys(name, 0..manifest.chunks());
     let lengths = per_node(cluster, &keys, &|key| {
         let mut command = redis::cmd("STRLEN");
         command.arg(key);
@@ -312,8 +308,7 @@ fn confirm_kept(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<()
     })?;
     for ((index, key), length) in (0..manifest.chunks()).zip(keys).zip(lengths) {
         let range = manifest.chunk_range(index);
-        if !matches!(length, redis::Value::Int(found) if found as u64 == range.end - range.start)
-        {
+        if !matches!(length, redis::Value::Int(found) if found as u64 == range.end - range.start) {
             let node = cluster.owner_of(key.as_bytes()).1;
             return Err(FarError::NotKept { node, key }.into());
         }
