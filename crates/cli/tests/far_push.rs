@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::redis::{RedisServer, far_fails, far_ok, far_swapless};
+use common::redis::{RedisCluster, RedisServer, far_fails, far_ok, far_swapless};
 use common::*;
 use swapless_format::SectionKind;
 
@@ -127,6 +127,30 @@ fn a_push_killed_midway_is_listed_incomplete_and_rm_removes_every_key() {
     assert_eq!(keys(&server), 0);
     let gone = far_fails(dir, &["far", "rm", &url], &[]);
     assert!(gone.contains("no graph named"), "{gone}");
+}
+
+#[test]
+fn rm_on_a_cluster_removes_every_key_on_every_master() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = dir.join("g.sl");
+    generate_kron(&local, 13, 8, &["--weighted"]);
+    let cluster = RedisCluster::start(dir, 3, 0);
+    let url = cluster.url("g");
+    let all_keys = || cluster.servers.iter().map(keys).sum::<u64>();
+    far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);
+    let push = ["far", "push", arg(&local), &url, "--chunk", "4K"];
+    let killed = far_swapless(dir, &push, &[("SWAPLESS_TEST_KILL", "push-batch:10")]);
+    assert!(was_killed(&killed), "the push was not killed");
+    // Keys of both pushes on every master.
+    assert!(cluster.servers.iter().all(|server| keys(server) > 0));
+    let listed = far_ok(dir, &["far", "ls", &url]);
+    assert!(
+        listed.contains("8,192 vertices") && listed.contains("incomplete push"),
+        "{listed}"
+    );
+    far_ok(dir, &["far", "rm", &url]);
+    assert_eq!(all_keys(), 0);
 }
 
 #[test]
