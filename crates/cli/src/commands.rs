@@ -661,11 +661,13 @@ pub fn check(path: &Path) -> CliResult {
     {
         let address = swapless_store::far::FarAddress::parse_graph(text)
             .map_err(swapless_store::StoreError::Far)?;
-        let chunks = swapless_store::far::check(&address, std::time::Duration::from_secs(10))?;
+        let checked = swapless_store::far::check(&address, std::time::Duration::from_secs(10))?;
         say!(
-            "ok: {} verified ({} chunks against the manifest's checksums)",
+            "ok: {} verified ({} chunks against the manifest's checksums, {} pages against \
+             the graph's page checksums)",
             address.display(),
-            thousands(chunks)
+            thousands(checked.chunks),
+            thousands(checked.pages)
         );
         return Ok(());
     }

@@ -145,6 +145,12 @@ fn far_sentence(error: &FarError) -> String {
         FarError::NotRedis { .. } => {
             format!("{error}; check the host and port of the address")
         }
+        FarError::OutOfMemory { .. } => {
+            format!("{error}; free memory there or raise its maxmemory, then push again")
+        }
+        FarError::Evicting { .. } | FarError::NotKept { .. } => format!(
+            "{error}; set its maxmemory-policy to noeviction (or raise maxmemory), then push again"
+        ),
         FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
             format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
         }

@@ -19,15 +19,16 @@ use crate::text::{bytes, say, thousands};
 pub enum FarCommand {
     /// Store a .sl graph in a Redis server's or cluster's memory, in chunks spread over its
     /// nodes, with a manifest: redis://HOST:PORT[,HOST:PORT...]/NAME (rediss:// for TLS).
+    /// All or nothing: runs see the graph only once every chunk is stored.
     Push(PushCommand),
-    /// List the graphs stored on a server or cluster: redis://HOST:PORT.
+    /// List the graphs stored on a server or cluster, and incomplete pushes: redis://HOST:PORT.
     Ls {
         /// redis://HOST:PORT (any node of a cluster).
         url: String,
         #[arg(long, value_name = "TIME", default_value = "10s", help = FAR_TIMEOUT_HELP)]
         far_timeout: String,
     },
-    /// Remove a stored graph: redis://HOST:PORT/NAME.
+    /// Remove every key of a stored graph or an incomplete push: redis://HOST:PORT/NAME.
     Rm {
         /// redis://HOST:PORT/NAME.
         url: String,
@@ -62,11 +63,11 @@ pub fn far(command: FarCommand) -> Result<(), CliError> {
         FarCommand::Push(command) => push_graph(command),
         FarCommand::Ls { url, far_timeout } => {
             let address = FarAddress::parse(&url).map_err(swapless_store::StoreError::Far)?;
-            let graphs = list(&address, parse_far_timeout(&far_timeout)?)?;
-            if graphs.is_empty() {
+            let listing = list(&address, parse_far_timeout(&far_timeout)?)?;
+            if listing.graphs.is_empty() && listing.incomplete.is_empty() {
                 say!("no graphs stored at {}", address.seeds.join(","));
             }
-            for graph in graphs {
+            for graph in listing.graphs {
                 let manifest = &graph.manifest;
                 say!(
                     "{:<24} {:>14} vertices {:>16} arcs {:>11} in {} chunks of {}  {}",
@@ -79,17 +80,32 @@ pub fn far(command: FarCommand) -> Result<(), CliError> {
                     &manifest.fingerprint[..16]
                 );
             }
+            for push in listing.incomplete {
+                say!(
+                    "{:<24} incomplete push, {} keys (killed, refused or still running); \
+                     remove with far rm",
+                    push.name,
+                    thousands(push.keys)
+                );
+            }
             Ok(())
         }
         FarCommand::Rm { url, far_timeout } => {
             let address = named(&url)?;
-            let manifest = remove(&address, parse_far_timeout(&far_timeout)?)?;
-            say!(
-                "removed {} ({} in {} chunks)",
-                address.display(),
-                bytes(manifest.file_bytes),
-                thousands(manifest.chunks())
-            );
+            let removal = remove(&address, parse_far_timeout(&far_timeout)?)?;
+            match removal.manifest {
+                Some(manifest) => say!(
+                    "removed {} ({} in {} keys)",
+                    address.display(),
+                    bytes(manifest.file_bytes),
+                    thousands(removal.keys)
+                ),
+                None => say!(
+                    "removed {}: {} keys of an incomplete push",
+                    address.display(),
+                    thousands(removal.keys)
+                ),
+            }
             Ok(())
         }
     }
@@ -126,17 +142,27 @@ fn push_graph(command: PushCommand) -> Result<(), CliError> {
         bar.set_style(style);
     }
     let started = Instant::now();
+    let batches_sent = std::sync::atomic::AtomicU64::new(0);
     let report = push(&command.graph, &address, &options, &|done, total| {
         bar.set_length(total);
         bar.set_position(done);
+        let batches = batches_sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        swapless_system::kill_at_test_point("push-batch", batches);
     });
     bar.finish_and_clear();
     let report = report?;
     let seconds = started.elapsed().as_secs_f64().max(1e-6);
     if report.already_stored {
         say!(
-            "{} already holds this graph whole; nothing sent",
+            "{} already holds this graph whole (every chunk compared); nothing sent",
             address.display()
+        );
+    } else if report.repaired_chunks > 0 {
+        say!(
+            "{} held this graph with {} damaged or missing chunk(s); restored them ({} sent)",
+            address.display(),
+            thousands(report.repaired_chunks),
+            bytes(report.bytes_sent)
         );
     } else {
         say!(

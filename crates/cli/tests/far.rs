@@ -5,42 +5,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::redis::{RedisCluster, RedisServer};
+use common::redis::{RedisCluster, RedisServer, far_fails, far_ok, far_swapless};
 use common::*;
-
-/// `swapless args` with the far cache in `dir` and `env` set.
-fn far_swapless(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
-    command
-        .args(args)
-        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
-        .env_remove("SWAPLESS_REDIS_PASSWORD")
-        .env_remove("SWAPLESS_REDIS_USER");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().expect("the swapless binary runs")
-}
-
-/// [`far_swapless`], insisting that it succeeds; its standard output.
-fn far_ok(dir: &Path, args: &[&str]) -> String {
-    let output = far_swapless(dir, args, &[]);
-    assert!(
-        output.status.success(),
-        "swapless {args:?} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// [`far_swapless`], insisting that it fails in one sentence; that sentence.
-fn far_fails(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    let output = far_swapless(dir, args, env);
-    assert_eq!(output.status.code(), Some(1), "{args:?}");
-    failed_in_one_line(args, output)
-}
 
 /// A run of `kernel` on `graph` (a file or a far address) with `extra`: (report, result).
 fn run(dir: &Path, graph: &str, kernel: &str, extra: &[&str]) -> (serde_json::Value, Vec<u8>) {

@@ -581,6 +581,7 @@ fn far_push(
     Ok(json!({
         "url": address.display(),
         "already_stored": report.already_stored,
+        "repaired_chunks": report.repaired_chunks,
         "bytes_sent": report.bytes_sent,
         "nodes": report.nodes,
         "chunks": report.manifest.chunks(),

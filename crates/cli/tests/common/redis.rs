@@ -4,7 +4,7 @@
 
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// A running `redis-server`.
@@ -182,4 +182,38 @@ pub fn free_port() -> u16 {
             return port;
         }
     }
+}
+
+/// `swapless args` with the far cache in `dir`, no Redis credentials or test kill point
+/// from the caller's environment, and `env` set.
+pub fn far_swapless(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_swapless"));
+    command
+        .args(args)
+        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
+        .env_remove("SWAPLESS_REDIS_PASSWORD")
+        .env_remove("SWAPLESS_REDIS_USER")
+        .env_remove("SWAPLESS_TEST_KILL");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("the swapless binary runs")
+}
+
+/// [`far_swapless`], insisting that it succeeds; its standard output.
+pub fn far_ok(dir: &Path, args: &[&str]) -> String {
+    let output = far_swapless(dir, args, &[]);
+    assert!(
+        output.status.success(),
+        "swapless {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// [`far_swapless`], insisting that it fails in one sentence; that sentence.
+pub fn far_fails(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = far_swapless(dir, args, env);
+    assert_eq!(output.status.code(), Some(1), "{args:?}");
+    super::failed_in_one_line(args, output)
 }

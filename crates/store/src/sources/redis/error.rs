@@ -118,6 +118,39 @@ pub enum FarError {
         /// What does not match.
         detail: String,
     },
+    /// A node refused a push's chunk for want of memory (`maxmemory` under `noeviction`);
+    /// the push's chunks were removed.
+    #[error(
+        "the Redis node {node} is out of memory (maxmemory) and refused the graph's chunks; \
+         nothing of this push is left on it"
+    )]
+    OutOfMemory {
+        /// `host:port`.
+        node: String,
+    },
+    /// A node evicts keys to stay under `maxmemory`, so a stored graph could lose chunks.
+    #[error(
+        "the Redis node {node} evicts keys to stay under its maxmemory \
+         (maxmemory-policy {policy}), so a graph stored there could lose chunks at any time"
+    )]
+    Evicting {
+        /// `host:port`.
+        node: String,
+        /// Its `maxmemory-policy`.
+        policy: String,
+    },
+    /// A chunk set by a push was gone (or shorter) when the push checked it, before the
+    /// manifest was set; the push's chunks were removed.
+    #[error(
+        "the key {key} did not stay on the Redis node {node} after it was set (evicted to \
+         stay under maxmemory); the graph was not stored and nothing of this push is left"
+    )]
+    NotKept {
+        /// `host:port`.
+        node: String,
+        /// The key.
+        key: String,
+    },
     /// The manifest of a graph cannot be read.
     #[error("the manifest of {name:?} cannot be read: {detail}")]
     BadManifest {

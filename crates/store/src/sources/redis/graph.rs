@@ -242,7 +242,7 @@ impl FarGraph {
         }
         let key = chunk_key(
             &self.shared.cluster.address.name,
-            &manifest.fingerprint,
+            &manifest.generation,
             position / manifest.chunk_bytes,
         );
         let (_, node) = self.shared.cluster.owner_of(key.as_bytes());
@@ -614,7 +614,7 @@ fn fetch_from_cluster(shared: &FarShared, buffer: &mut [u8], position: u64) -> R
     let pieces = pieces(manifest, 0, 0, buffer.len() as u64, position);
     let keys: Vec<String> = pieces
         .iter()
-        .map(|piece| chunk_key(name, &manifest.fingerprint, piece.chunk()))
+        .map(|piece| chunk_key(name, &manifest.generation, piece.chunk()))
         .collect();
     let ranges: std::collections::HashMap<&str, (u64, u64)> = keys
         .iter()

@@ -294,7 +294,7 @@ impl RedisQueue {
         if piece.key.is_empty() {
             piece.key = chunk_key(
                 &self.shared.cluster.address.name,
-                &self.shared.manifest.fingerprint,
+                &self.shared.manifest.generation,
                 piece.chunk,
             );
         }

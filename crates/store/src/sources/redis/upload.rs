@@ -11,14 +11,12 @@ use std::time::Duration;
 use swapless_format::GraphFile;
 
 use super::cluster::Cluster;
-use super::manifest::{
-    MANIFEST_PATTERN, Manifest, chunk_key, fingerprint_hex, manifest_key, name_of_manifest_key,
-};
+use super::manifest::{Manifest, chunk_key, fingerprint_hex, manifest_key, new_generation};
 use super::{FarAddress, FarError};
 use crate::{Result, StoreError};
 
 /// Commands sent to a node at once by the control operations.
-const CONTROL_BATCH: usize = 256;
+pub(crate) const CONTROL_BATCH: usize = 256;
 /// How many times a request redirected by the cluster (or refused while it fails over)
 /// is tried again after the slot map is read anew.
 pub(crate) const REDIRECT_RETRIES: u32 = 20;
@@ -52,23 +50,21 @@ pub struct PushReport {
     pub nodes: Vec<String>,
     /// Whether the same graph was already stored whole, so nothing was sent.
     pub already_stored: bool,
+    /// Chunks of the same graph already stored that were damaged or missing, and were
+    /// sent again.
+    pub repaired_chunks: u64,
     /// Bytes sent.
     pub bytes_sent: u64,
     /// A different graph that was replaced (its fingerprint).
     pub replaced: Option<String>,
 }
 
-/// A graph stored in far memory.
-#[derive(Clone, Debug)]
-pub struct StoredGraph {
-    /// Its name.
-    pub name: String,
-    /// Its manifest.
-    pub manifest: Manifest,
-}
-
-/// Stores the graph at `path` under `address`'s name: every chunk, then the manifest.
-/// `progress` hears the bytes sent so far and the total.
+/// Stores the graph at `path` under `address`'s name, all or nothing: its chunks under a
+/// new generation, each confirmed still there, then the manifest naming that generation
+/// (set in one command, so a run or a listing sees the old graph or the new one whole),
+/// then the chunks of the generation it replaced. A push that fails removes its chunks.
+/// The same graph already stored with the same chunks is compared chunk by chunk and
+/// any damaged chunk sent again. `progress` hears the bytes sent so far and the total.
 pub fn push(
     path: &Path,
     address: &FarAddress,
@@ -76,48 +72,176 @@ pub fn push(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<PushReport> {
     let graph = GraphFile::open(path)?;
+    // A page that fails its checksum here would fail every run of the far graph.
+    graph.verify_checksums()?;
     let cluster = Cluster::discover(address, options.timeout)?;
     let name = address.name.clone();
     let fingerprint = fingerprint_hex(graph.fingerprint());
     let stored = read_manifest(&cluster, &name)?;
-    let mut replaced = None;
     if let Some(stored) = &stored {
         if stored.fingerprint == fingerprint && stored.chunk_bytes == options.chunk_bytes {
-            let keys: Vec<String> = (0..stored.chunks())
-                .map(|index| chunk_key(&name, &fingerprint, index))
-                .collect();
-            let exists = per_node(&cluster, &keys, &|key| {
-                let mut command = redis::cmd("EXISTS");
-                command.arg(key);
-                command
-            })?;
-            if exists
-                .iter()
-                .all(|value| matches!(value, redis::Value::Int(1)))
-            {
+            let repair = repair(&cluster, &name, stored, path, options, progress)?;
+            if let Some((repaired_chunks, bytes_sent)) = repair {
                 return Ok(PushReport {
                     manifest: stored.clone(),
                     nodes: cluster.nodes(),
-                    already_stored: true,
-                    bytes_sent: 0,
+                    already_stored: repaired_chunks == 0,
+                    bytes_sent,
+                    repaired_chunks,
                     replaced: None,
                 });
             }
-        } else if stored.fingerprint != fingerprint {
-            if !options.replace {
-                return Err(FarError::NameTaken {
-                    name,
-                    stored: stored.fingerprint.clone(),
-                }
-                .into());
+        } else if stored.fingerprint != fingerprint && !options.replace {
+            return Err(FarError::NameTaken {
+                name,
+                stored: stored.fingerprint.clone(),
             }
-            replaced = Some(stored.fingerprint.clone());
+            .into());
         }
     }
-    let file = std::fs::File::open(path).map_err(|source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    refuse_evicting(&cluster)?;
+    let generation = new_generation();
+    let chunks = graph.file_bytes().div_ceil(options.chunk_bytes);
+    let stored = send_generation(&cluster, &graph, path, &generation, options, progress).and_then(
+        |(checksums, bytes_sent)| {
+            let manifest =
+                Manifest::describe(&graph, generation.clone(), options.chunk_bytes, checksums)?;
+            confirm_kept(&cluster, &name, &manifest)?;
+            let before = flip(&cluster, &name, &manifest)?;
+            Ok((manifest, before, bytes_sent))
+        },
+    );
+    let (manifest, before, bytes_sent) = match stored {
+        Ok(stored) => stored,
+        Err(error) => {
+            // Best effort: what a failed delete leaves, `far ls` shows and `far rm` removes.
+            let keys: Vec<String> = (0..chunks)
+                .map(|index| chunk_key(&name, &generation, index))
+                .collect();
+            let _ = delete(&cluster, &keys);
+            return Err(out_of_memory(error));
+        }
+    };
+    // The generation the flip replaced, whoever pushed it (another push may have
+    // flipped since this one read the manifest): its chunks are nobody's now.
+    let mut replaced = None;
+    if let Some(before) = before.filter(|before| before.generation != generation) {
+        let keys = before.chunk_keys(&name, 0..before.chunks());
+        delete(&cluster, &keys)?;
+        if before.fingerprint != fingerprint {
+            replaced = Some(before.fingerprint);
+        }
+    }
+    Ok(PushReport {
+        manifest,
+        nodes: cluster.nodes(),
+        already_stored: false,
+        bytes_sent,
+        repaired_chunks: 0,
+        replaced,
+    })
+}
+
+/// Compares each chunk of the graph `stored` names with the file at `path` (the same
+/// graph by fingerprint) and sets again those that differ or are missing; returns how
+/// many it set and their bytes, or `None` when the manifest's checksums are not the
+/// file's chunks (a forged manifest), which a fresh push replaces.
+fn repair(
+    cluster: &Cluster,
+    name: &str,
+    stored: &Manifest,
+    path: &Path,
+    options: &PushOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Option<(u64, u64)>> {
+    let file = open_file(path)?;
+    // The stored chunks and the file's, half of the push's memory each.
+    let window = (options.buffer_bytes / 2 / stored.chunk_bytes).max(1);
+    let (mut repaired, mut bytes_sent) = (0, 0);
+    for first in (0..stored.chunks()).step_by(window as usize) {
+        let end = (first + window).min(stored.chunks());
+        let keys = stored.chunk_keys(name, first..end);
+        let values = per_node(cluster, &keys, &|key| {
+            let mut command = redis::cmd("GET");
+            command.arg(key);
+            command
+        })?;
+        let mut damaged: HashMap<String, Vec<u8>> = HashMap::new();
+        for ((index, key), value) in (first..end).zip(keys).zip(values) {
+            let range = stored.chunk_range(index);
+            let mut bytes = vec![0u8; (range.end - range.start) as usize];
+            file.read_exact_at(&mut bytes, range.start)
+                .map_err(|source| io_error(path, source))?;
+            if xxhash_rust::xxh3::xxh3_64(&bytes) != stored.chunk_checksums[index as usize] {
+                return Ok(None);
+            }
+            if !matches!(&value, redis::Value::BulkString(found) if *found == bytes) {
+                damaged.insert(key, bytes);
+            }
+        }
+        let keys: Vec<String> = damaged.keys().cloned().collect();
+        per_node(cluster, &keys, &|key| {
+            let mut command = redis::cmd("SET");
+            command
+                .arg(key)
+                .arg(damaged.get(key).map(Vec::as_slice).unwrap_or_default());
+            command
+        })?;
+        repaired += damaged.len() as u64;
+        bytes_sent += damaged
+            .values()
+            .map(|bytes| bytes.len() as u64)
+            .sum::<u64>();
+        progress(stored.chunk_range(end - 1).end, stored.file_bytes);
+    }
+    confirm_kept(cluster, name, stored)?;
+    // A push that flipped meanwhile removed this generation, perhaps before the chunks
+    // set again here landed: they are nobody's, so they go too (the later flip wins).
+    let current = read_manifest(cluster, name)?;
+    if repaired > 0 && current.is_none_or(|current| current.generation != stored.generation) {
+        let keys = stored.chunk_keys(name, 0..stored.chunks());
+        delete(cluster, &keys)?;
+    }
+    Ok(Some((repaired, bytes_sent)))
+}
+
+/// Refuses a cluster with a node that evicts any key to stay under a set `maxmemory`
+/// (an `allkeys-*` policy): a graph's chunks have no expiry, so the `volatile-*`
+/// policies and `noeviction` leave them be. A node that refuses `CONFIG` is not asked;
+/// [`confirm_kept`] still notices what it evicts during the push.
+fn refuse_evicting(cluster: &Cluster) -> Result<()> {
+    for node in cluster.nodes() {
+        let mut connection = cluster.idle_connection(&node)?;
+        let setting = |connection: &mut redis::Connection, name: &str| {
+            redis::cmd("CONFIG")
+                .arg("GET")
+                .arg(name)
+                .query::<Vec<String>>(connection)
+                .ok()
+                .and_then(|pair| pair.into_iter().nth(1))
+        };
+        let policy = setting(&mut connection, "maxmemory-policy");
+        let limited = setting(&mut connection, "maxmemory").is_some_and(|bytes| bytes != "0");
+        cluster.give_back(&node, connection);
+        if let Some(policy) = policy.filter(|policy| policy.starts_with("allkeys-") && limited) {
+            return Err(FarError::Evicting { node, policy }.into());
+        }
+    }
+    Ok(())
+}
+
+/// Sends every chunk of `graph` under `generation`, a thread per node with a bounded
+/// queue each; returns the chunks' checksums and the bytes sent.
+fn send_generation(
+    cluster: &Cluster,
+    graph: &GraphFile,
+    path: &Path,
+    generation: &str,
+    options: &PushOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(Vec<u64>, u64)> {
+    let file = open_file(path)?;
+    let name = &cluster.address.name;
     let file_bytes = graph.file_bytes();
     let chunks = file_bytes.div_ceil(options.chunk_bytes);
     let nodes = cluster.nodes();
@@ -134,7 +258,7 @@ pub fn push(
             let (sender, receiver) =
                 sync_channel(per_node_chunks.saturating_sub(UPLOAD_BATCH).max(1));
             senders.push(sender);
-            let (cluster, failure, failed, sent) = (&cluster, &failure, &failed, &sent);
+            let (failure, failed, sent) = (&failure, &failed, &sent);
             scope.spawn(move || {
                 if let Err(error) = upload_from(cluster, node, receiver, sent, progress, file_bytes)
                 {
@@ -153,12 +277,9 @@ pub fn push(
             let length = options.chunk_bytes.min(file_bytes - start) as usize;
             let mut bytes = vec![0u8; length];
             file.read_exact_at(&mut bytes, start)
-                .map_err(|source| StoreError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
+                .map_err(|source| io_error(path, source))?;
             checksums.push(xxhash_rust::xxh3::xxh3_64(&bytes));
-            let key = chunk_key(&name, &fingerprint, index);
+            let key = chunk_key(name, generation, index);
             let (owner, _) = cluster.owner_of(key.as_bytes());
             if senders[owner].send((key, bytes)).is_err() {
                 break;
@@ -173,30 +294,71 @@ pub fn push(
     {
         return Err(error.into());
     }
-    let manifest = Manifest::describe(&graph, options.chunk_bytes, checksums)?;
-    let encoded = serde_json::to_vec(&manifest).map_err(|error| FarError::BadManifest {
-        name: name.clone(),
-        detail: error.to_string(),
-    })?;
-    let key = manifest_key(&name);
-    per_node(&cluster, std::slice::from_ref(&key), &|key| {
-        let mut command = redis::cmd("SET");
-        command.arg(key).arg(&encoded[..]);
+    Ok((checksums, sent.into_inner()))
+}
+
+/// Checks that every chunk `manifest` names is on its node at its length: a node that
+/// evicted some while the push went on is caught before the manifest names them.
+fn confirm_kept(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<()> {
+    let keys = manifest.chunk_keys(name, 0..manifest.chunks());
+    let lengths = per_node(cluster, &keys, &|key| {
+        let mut command = redis::cmd("STRLEN");
+        command.arg(key);
         command
     })?;
-    if let (Some(old), Some(stored)) = (&replaced, &stored) {
-        let keys: Vec<String> = (0..stored.chunks())
-            .map(|index| chunk_key(&name, old, index))
-            .collect();
-        delete(&cluster, &keys)?;
+    for ((index, key), length) in (0..manifest.chunks()).zip(keys).zip(lengths) {
+        let range = manifest.chunk_range(index);
+        if !matches!(length, redis::Value::Int(found) if found as u64 == range.end - range.start) {
+            let node = cluster.owner_of(key.as_bytes()).1;
+            return Err(FarError::NotKept { node, key }.into());
+        }
     }
-    Ok(PushReport {
-        manifest,
-        nodes,
-        already_stored: false,
-        bytes_sent: sent.into_inner(),
-        replaced,
-    })
+    Ok(())
+}
+
+/// Sets the manifest of `name` to `manifest` and returns the one it replaced, in one
+/// command (`SET ... GET`), so two pushes that flip at once each learn which generation
+/// they replaced and none is left unnamed.
+fn flip(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<Option<Manifest>> {
+    let encoded = serde_json::to_vec(manifest).map_err(|error| FarError::BadManifest {
+        name: name.to_string(),
+        detail: error.to_string(),
+    })?;
+    let key = manifest_key(name);
+    let replies = per_node(cluster, std::slice::from_ref(&key), &|key| {
+        let mut command = redis::cmd("SET");
+        command.arg(key).arg(&encoded[..]).arg("GET");
+        command
+    })?;
+    match replies.into_iter().next() {
+        // A manifest that cannot be read names no chunks this push could remove; `far
+        // ls` shows them as an incomplete push.
+        Some(redis::Value::BulkString(bytes)) => Ok(Manifest::decode(name, &bytes).ok()),
+        _ => Ok(None),
+    }
+}
+
+/// `error`, or the out-of-memory kind when it is a node's refusal under `maxmemory`.
+fn out_of_memory(error: StoreError) -> StoreError {
+    match error {
+        StoreError::Far(FarError::Server { node, detail }) if detail.contains("OOM") => {
+            FarError::OutOfMemory { node }.into()
+        }
+        other => other,
+    }
+}
+
+/// The file at `path`, opened for reading chunks.
+fn open_file(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::open(path).map_err(|source| io_error(path, source))
+}
+
+/// A read of the file at `path` that failed.
+fn io_error(path: &Path, source: std::io::Error) -> StoreError {
+    StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// One node's uploader: sets the chunks it receives, a batch per pipeline.
@@ -248,60 +410,6 @@ fn upload_from(
     Ok(())
 }
 
-/// Every graph stored on the cluster behind `address`.
-pub fn list(address: &FarAddress, timeout: Duration) -> Result<Vec<StoredGraph>> {
-    let cluster = Cluster::discover(address, timeout)?;
-    let mut graphs = Vec::new();
-    for node in cluster.nodes() {
-        let mut connection = cluster.connect(&node)?;
-        let mut cursor: u64 = 0;
-        loop {
-            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
-                .arg(cursor)
-                .arg("MATCH")
-                .arg(MANIFEST_PATTERN)
-                .arg("COUNT")
-                .arg(1000)
-                .query(&mut connection)
-                .map_err(|error| cluster.failure(&node, &error))?;
-            for key in keys {
-                let Some(name) = name_of_manifest_key(&key) else {
-                    continue;
-                };
-                let bytes: Option<Vec<u8>> = redis::cmd("GET")
-                    .arg(&key)
-                    .query(&mut connection)
-                    .map_err(|error| cluster.failure(&node, &error))?;
-                if let Some(bytes) = bytes {
-                    graphs.push(StoredGraph {
-                        name: name.to_string(),
-                        manifest: Manifest::decode(name, &bytes)?,
-                    });
-                }
-            }
-            cursor = next;
-            if cursor == 0 {
-                break;
-            }
-        }
-    }
-    graphs.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(graphs)
-}
-
-/// Removes the graph `address` names: its chunks, then its manifest (so an interrupted
-/// removal can be run again). Returns its manifest.
-pub fn remove(address: &FarAddress, timeout: Duration) -> Result<Manifest> {
-    let (cluster, manifest) = stored(address, timeout)?;
-    let name = &address.name;
-    let keys: Vec<String> = (0..manifest.chunks())
-        .map(|index| chunk_key(name, &manifest.fingerprint, index))
-        .collect();
-    delete(&cluster, &keys)?;
-    delete(&cluster, &[manifest_key(name)])?;
-    Ok(manifest)
-}
-
 /// The cluster behind `address` and the manifest of the graph it names, which must be
 /// stored there.
 pub(crate) fn stored(address: &FarAddress, timeout: Duration) -> Result<(Cluster, Manifest)> {
@@ -328,7 +436,7 @@ pub(crate) fn read_manifest(cluster: &Cluster, name: &str) -> Result<Option<Mani
 }
 
 /// Deletes `keys`, in batches per node.
-fn delete(cluster: &Cluster, keys: &[String]) -> Result<()> {
+pub(crate) fn delete(cluster: &Cluster, keys: &[String]) -> Result<()> {
     per_node(cluster, keys, &|key| {
         let mut command = redis::cmd("DEL");
         command.arg(key);
@@ -429,49 +537,4 @@ pub(crate) fn per_node(
         pending = retry;
     }
     Ok(replies)
-}
-
-/// Reads every chunk of the graph `address` names and checks it against the manifest's
-/// checksum, a window of chunks at a time; returns how many chunks were checked.
-pub fn check(address: &FarAddress, timeout: Duration) -> Result<u64> {
-    let (cluster, manifest) = stored(address, timeout)?;
-    let name = &address.name;
-    // About 8 MiB of chunks at once.
-    let window = ((8 << 20) / manifest.chunk_bytes).max(1);
-    let mut index = 0;
-    while index < manifest.chunks() {
-        let end = (index + window).min(manifest.chunks());
-        let keys: Vec<String> = (index..end)
-            .map(|chunk| chunk_key(name, &manifest.fingerprint, chunk))
-            .collect();
-        let values = per_node(&cluster, &keys, &|key| {
-            let mut command = redis::cmd("GET");
-            command.arg(key);
-            command
-        })?;
-        for ((chunk, value), key) in (index..end).zip(values).zip(&keys) {
-            let node = || cluster.owner_of(key.as_bytes()).1;
-            let redis::Value::BulkString(bytes) = value else {
-                return Err(FarError::MissingKey {
-                    node: node(),
-                    key: key.clone(),
-                }
-                .into());
-            };
-            let range = manifest.chunk_range(chunk);
-            let expected = manifest.chunk_checksums[chunk as usize];
-            if bytes.len() as u64 != range.end - range.start
-                || xxhash_rust::xxh3::xxh3_64(&bytes) != expected
-            {
-                return Err(FarError::Damaged {
-                    node: node(),
-                    key: key.clone(),
-                    detail: "it does not match the manifest's checksum".to_string(),
-                }
-                .into());
-            }
-        }
-        index = end;
-    }
-    Ok(manifest.chunks())
 }

@@ -1,0 +1,169 @@
+//! What a cluster holds under this project's keys, and removing every key of a name.
+//!
+//! Both scan the keys themselves on every master, not only the manifests: a push killed
+//! midway or refused leaves chunks that no manifest names, and those must show in a
+//! listing and go with a removal.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use super::cluster::Cluster;
+use super::manifest::{ALL_KEYS_PATTERN, Manifest, StoredKey, keys_pattern, manifest_key};
+use super::upload::{CONTROL_BATCH, per_node, read_manifest};
+use super::{FarAddress, FarError};
+use crate::Result;
+
+/// A graph stored in far memory.
+#[derive(Clone, Debug)]
+pub struct StoredGraph {
+    /// Its name.
+    pub name: String,
+    /// Its manifest.
+    pub manifest: Manifest,
+}
+
+/// Chunks under a name that its manifest does not name: a push killed midway, one that
+/// failed and could not remove them, or one still going.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IncompletePush {
+    /// The graph's name.
+    pub name: String,
+    /// How many such keys there are.
+    pub keys: u64,
+}
+
+/// What a cluster holds.
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    /// The graphs stored whole, by name.
+    pub graphs: Vec<StoredGraph>,
+    /// The incomplete pushes, by name.
+    pub incomplete: Vec<IncompletePush>,
+}
+
+/// What a removal removed.
+#[derive(Clone, Debug)]
+pub struct Removal {
+    /// The manifest of the graph removed, if one was stored.
+    pub manifest: Option<Manifest>,
+    /// Keys removed, the manifest among them.
+    pub keys: u64,
+}
+
+/// Every graph stored on the cluster behind `address`, and every incomplete push.
+pub fn list(address: &FarAddress, timeout: Duration) -> Result<Listing> {
+    let cluster = Cluster::discover(address, timeout)?;
+    let mut manifests = BTreeSet::new();
+    let mut chunks: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    scan(&cluster, ALL_KEYS_PATTERN, &mut |keys| {
+        for key in keys {
+            match StoredKey::parse(&key) {
+                Some(StoredKey::Manifest { name }) => {
+                    manifests.insert(name);
+                }
+                Some(StoredKey::Chunk { name, generation }) => {
+                    *chunks
+                        .entry(name)
+                        .or_default()
+                        .entry(generation)
+                        .or_default() += 1;
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    })?;
+    let mut listing = Listing::default();
+    for name in manifests {
+        if let Some(manifest) = read_manifest(&cluster, &name)? {
+            if let Some(generations) = chunks.get_mut(&name) {
+                generations.remove(&manifest.generation);
+            }
+            listing.graphs.push(StoredGraph { name, manifest });
+        }
+    }
+    for (name, generations) in chunks {
+        let keys: u64 = generations.values().sum();
+        if keys > 0 {
+            listing.incomplete.push(IncompletePush { name, keys });
+        }
+    }
+    Ok(listing)
+}
+
+/// Removes every key of the graph `address` names, whatever push left it: the manifest
+/// first (so no run starts on a graph going away), then every chunk of every
+/// generation. An interrupted removal can be run again.
+pub fn remove(address: &FarAddress, timeout: Duration) -> Result<Removal> {
+    let cluster = Cluster::discover(address, timeout)?;
+    let name = &address.name;
+    // A manifest that cannot be read is removed all the same.
+    let manifest = read_manifest(&cluster, name).ok().flatten();
+    let mut removed = unlink(&cluster, &[manifest_key(name)])?;
+    scan(&cluster, &keys_pattern(name), &mut |keys| {
+        let mine: Vec<String> = keys
+            .into_iter()
+            .filter(|key| StoredKey::parse(key).is_some_and(|key| key.name() == name))
+            .collect();
+        removed += unlink(&cluster, &mine)?;
+        Ok(())
+    })?;
+    if removed == 0 {
+        return Err(FarError::NotFound {
+            name: name.clone(),
+            cluster: address.seeds.join(","),
+        }
+        .into());
+    }
+    Ok(Removal {
+        manifest,
+        keys: removed,
+    })
+}
+
+/// Calls `visit` with each batch of keys matching `pattern` on every master, as `SCAN`
+/// finds them (so a caller may delete them as it goes).
+fn scan(
+    cluster: &Cluster,
+    pattern: &str,
+    visit: &mut dyn FnMut(Vec<String>) -> Result<()>,
+) -> Result<()> {
+    for node in cluster.nodes() {
+        let mut connection = cluster.idle_connection(&node)?;
+        let mut cursor: u64 = 0;
+        loop {
+            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(CONTROL_BATCH * 4)
+                .query(&mut connection)
+                .map_err(|error| cluster.failure(&node, &error))?;
+            visit(keys)?;
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
+        }
+        cluster.give_back(&node, connection);
+    }
+    Ok(())
+}
+
+/// Unlinks `keys` (freed off the node's main thread), in batches per node; returns how
+/// many existed.
+fn unlink(cluster: &Cluster, keys: &[String]) -> Result<u64> {
+    let replies = per_node(cluster, keys, &|key| {
+        let mut command = redis::cmd("UNLINK");
+        command.arg(key);
+        command
+    })?;
+    Ok(replies
+        .iter()
+        .map(|reply| match reply {
+            redis::Value::Int(count) => *count as u64,
+            _ => 0,
+        })
+        .sum())
+}
