@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use swapless_format::GraphFile;
 
-use super::cluster::Cluster;
+use super::cluster::{Cluster, ControlConnection};
 use super::manifest::{Manifest, chunk_key, fingerprint_hex, manifest_key, new_generation};
 use super::{FarAddress, FarError};
 use crate::{Result, StoreError};
@@ -212,7 +212,7 @@ fn repair(
 fn refuse_evicting(cluster: &Cluster) -> Result<()> {
     for node in cluster.nodes() {
         let mut connection = cluster.idle_connection(&node)?;
-        let setting = |connection: &mut redis::Connection, name: &str| {
+        let setting = |connection: &mut ControlConnection, name: &str| {
             redis::cmd("CONFIG")
                 .arg("GET")
                 .arg(name)
