@@ -6,6 +6,16 @@
 //! `fuzz/` (cargo-fuzz, nightly) calls these; `tests/replay.rs` runs every seed and
 //! every input that ever crashed a target through them on the stable toolchain.
 
+mod build_journal;
+mod checkpoint_file;
+mod far;
+mod tables;
+
+pub use build_journal::build_journal;
+pub use checkpoint_file::checkpoint_file;
+pub use far::{far_manifest, redis_reply};
+pub use tables::{csv_table, parquet_table};
+
 use std::path::{Path, PathBuf};
 
 use swapless_build::ids::IdMode;
@@ -19,19 +29,25 @@ use swapless_store::Tier;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by the name of their folder of seeds and crashes.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: [(&str, Target); 11] = [
     ("text_edge_list", text_edge_list),
     ("matrix_market", matrix_market),
     ("gap", gap),
     ("sl_file", sl_file),
     ("sl_forged", sl_forged),
+    ("csv_table", csv_table),
+    ("parquet_table", parquet_table),
+    ("redis_reply", redis_reply),
+    ("far_manifest", far_manifest),
+    ("checkpoint_file", checkpoint_file),
+    ("build_journal", build_journal),
 ];
 
 /// Memory a target's build may use: small, so that sizes taken from headers meet it.
-const BUDGET_BYTES: u64 = 64 << 20;
+pub(crate) const BUDGET_BYTES: u64 = 64 << 20;
 
 /// A folder for this process's inputs and outputs, in memory where the system has it.
-fn scratch() -> PathBuf {
+pub(crate) fn scratch() -> PathBuf {
     let base = match Path::new("/dev/shm").is_dir() {
         true => PathBuf::from("/dev/shm"),
         false => std::env::temp_dir(),
@@ -42,7 +58,7 @@ fn scratch() -> PathBuf {
 }
 
 /// Writes `data` as `name` in the scratch folder.
-fn input_file(name: &str, data: &[u8]) -> PathBuf {
+pub(crate) fn input_file(name: &str, data: &[u8]) -> PathBuf {
     let path = scratch().join(name);
     std::fs::write(&path, data).expect("the scratch input is written");
     path
@@ -75,7 +91,7 @@ fn build_and_check(input: &Path) {
 }
 
 /// Runs a few kernels on `graph` in dram and on the mmap tier; errors are fine answers.
-fn run_kernels(graph: &Path) {
+pub(crate) fn run_kernels(graph: &Path) {
     for tier in [Tier::Dram, Tier::Mmap] {
         for kernel in ["bfs", "cc", "pr", "sssp"]
             .into_iter()
@@ -100,7 +116,7 @@ const MAX_BUILT_ID: u64 = 9_999;
 
 /// Whether the text names a number beyond [`MAX_BUILT_ID`] (a run of more than four
 /// digits), so that its graph is too large to build at fuzzing speed.
-fn names_large_ids(data: &[u8]) -> bool {
+pub(crate) fn names_large_ids(data: &[u8]) -> bool {
     data.split(|byte| !byte.is_ascii_digit())
         .any(|digits| digits.len() > 4)
 }
@@ -136,7 +152,7 @@ pub fn gap(data: &[u8]) {
 }
 
 /// Reads every edge of `input` without building.
-fn parse_only(input: &Path) {
+pub(crate) fn parse_only(input: &Path) {
     let options = ImportOptions::default();
     if let Ok(mut source) = open_input_within(input, options, Some(BUDGET_BYTES)) {
         let mut batch = Vec::new();
@@ -172,7 +188,7 @@ pub fn sl_forged(data: &[u8]) {
 }
 
 /// A small directed, weighted, reordered graph, built once per process.
-fn seed_graph() -> &'static [u8] {
+pub(crate) fn seed_graph() -> &'static [u8] {
     static SEED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     SEED.get_or_init(|| {
         let mut text = String::new();

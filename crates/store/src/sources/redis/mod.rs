@@ -25,3 +25,29 @@ pub use graph::{FarGraph, FarOptions, NodeFigures, WholeCopy, cache_folder};
 pub use listing::{IncompletePush, Listing, Removal, StoredGraph, list, remove};
 pub use manifest::{Manifest, ManifestSection};
 pub use upload::{DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, push};
+
+/// Reads `GETRANGE` replies from the plain node `node` into a slot of `slot_bytes`, as
+/// a run's reads do, until one fails; how many were read. For the reply reader's fuzz
+/// target (`crates/fuzz-targets`), which plays the node.
+#[doc(hidden)]
+pub fn read_range_replies(
+    node: &str,
+    slot_bytes: usize,
+    timeout: std::time::Duration,
+) -> Result<u64, FarError> {
+    let address = FarAddress::parse(&format!("redis://{node}/fuzz"))?;
+    let deadline = std::time::Instant::now() + timeout;
+    let mut connection = wire::RangeConnection::open(&address, node, deadline, timeout)?;
+    let mut slot = vec![0u8; slot_bytes];
+    let mut replies = 0;
+    while connection.read_range(&mut slot).is_ok() {
+        replies += 1;
+    }
+    Ok(replies)
+}
+
+/// Reads a stored manifest as opening a far graph does, for the manifest's fuzz target.
+#[doc(hidden)]
+pub fn decode_manifest(name: &str, bytes: &[u8]) -> Result<Manifest, FarError> {
+    Manifest::decode(name, bytes)
+}
