@@ -11,7 +11,7 @@ use arrow_array::types::{
     UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::DataType;
+use arrow_schema::{ArrowError, DataType};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
@@ -97,6 +97,25 @@ pub struct ParquetSource {
 /// The error for `part` of a Parquet input.
 fn parquet_error(part: &Path, error: impl std::fmt::Display) -> BuildError {
     BuildError::bad_input(part, format!("not a readable Parquet file: {error}"))
+}
+
+/// The reader's next batch. The Parquet reader panics on some damaged files (a page
+/// said to be dictionary-encoded in a column with no dictionary page, found by fuzzing):
+/// that is a damaged file, not a failure of ours, so it becomes the reader's error.
+fn next_of(
+    reader: &mut ParquetRecordBatchReader,
+) -> Option<std::result::Result<RecordBatch, ArrowError>> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next())) {
+        Ok(next) => next,
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a page it could not decode".to_string());
+            Some(Err(ArrowError::ParquetError(format!("damaged: {detail}"))))
+        }
+    }
 }
 
 /// A reader of `part`'s rows as its Parquet types say, not as the Arrow schema stored
@@ -363,7 +382,7 @@ impl ParquetSource {
                 if let Some(batch) = &self.batch {
                     self.rows_before += batch.num_rows() as u64;
                 }
-                match reader.next() {
+                match next_of(reader) {
                     Some(Ok(batch)) => {
                         self.batch = Some(batch);
                         self.row_in_batch = 0;

@@ -254,13 +254,29 @@ fn read_crlf(reader: &mut impl Read) -> Result<(), WireFailure> {
     }
 }
 
+/// A reply line's type (its first character) and the rest. The line is text but comes
+/// from the peer, so its first character may be longer than a byte.
+fn split_kind(header: &str) -> (&str, &str) {
+    let first = header.chars().next().map_or(0, char::len_utf8);
+    header.split_at(first)
+}
+
+/// The first 40 bytes or so of a reply line, cut at a character's boundary, for a message.
+fn opening(header: &str) -> &str {
+    let mut end = header.len().min(40);
+    while !header.is_char_boundary(end) {
+        end -= 1;
+    }
+    &header[..end]
+}
+
 /// Reads one whole RESP2 reply of any type, arrays nested at most `depth_left` deep.
 pub(crate) fn read_value(
     reader: &mut impl BufRead,
     depth_left: usize,
 ) -> Result<redis::Value, WireFailure> {
     let header = read_line(reader)?;
-    let (kind, rest) = header.split_at(header.len().min(1));
+    let (kind, rest) = split_kind(&header);
     let count = |rest: &str| -> Result<Option<usize>, WireFailure> {
         match rest {
             "-1" => Ok(None),
@@ -318,7 +334,7 @@ pub(crate) fn read_value(
         },
         _ => Err(WireFailure::Protocol(format!(
             "unexpected reply {:?}",
-            &header[..header.len().min(40)]
+            opening(&header)
         ))),
     }
 }
@@ -370,14 +386,14 @@ impl RangeConnection {
     /// `destination.len()` bytes long.
     pub(crate) fn read_range(&mut self, destination: &mut [u8]) -> Result<RangeReply, WireFailure> {
         let header = self.stream.line()?;
-        let (kind, rest) = header.split_at(header.len().min(1));
+        let (kind, rest) = split_kind(&header);
         match kind {
             "-" => return Ok(RangeReply::Error(rest.to_string())),
             "$" => {}
             _ => {
                 return Err(WireFailure::Protocol(format!(
                     "unexpected reply {:?}",
-                    &header[..header.len().min(40)]
+                    opening(&header)
                 )));
             }
         }
@@ -585,6 +601,9 @@ mod tests {
             b"*abc\r\n",
             b"$3\r\nabcXY",
             b"+no end",
+            // A first character longer than a byte (a finding of the redis_reply fuzzer).
+            "ӷ*\r\n".as_bytes(),
+            format!("{}\r\n", "ӷ".repeat(30)).as_bytes(),
         ] {
             match read_value(&mut &bytes[..], MAX_REPLY_DEPTH) {
                 Err(WireFailure::Protocol(detail)) => assert!(!detail.contains('\n'), "{detail}"),
