@@ -234,7 +234,12 @@ pub(crate) fn find_killed_build(parent: &Path, key: &str, input: Option<&Path>) 
             .transpose()
         {
             Ok(hasher) => hasher,
-            Err(change) => return KilledBuild::InputChanged(change),
+            Err(change) => {
+                // Its runs hold another input's edges: nothing will resume them, and the
+                // lock held shows their owner is gone.
+                let _ = std::fs::remove_dir_all(&folder);
+                return KilledBuild::InputChanged(change);
+            }
         };
         return KilledBuild::Found(Box::new(Resumed {
             folder,

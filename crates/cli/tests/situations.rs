@@ -177,6 +177,21 @@ fn signals_during_build_generate_and_run() {
         stdout.contains("left by earlier builds that were killed"),
         "{stdout}"
     );
+    // The killed build's runs stay for its `--resume`, which completes it and leaves
+    // nothing behind.
+    assert!(
+        hidden_entries(d)
+            .iter()
+            .all(|name| name.starts_with(".swapless-build-")),
+        "{:?}",
+        hidden_entries(d)
+    );
+    let k = d.join("k.sl");
+    let mut resume = long_generate.to_vec();
+    resume[6] = arg(&k);
+    resume.push("--resume");
+    let resumed = swapless(&resume);
+    assert!(resumed.status.success());
     assert!(hidden_entries(d).is_empty(), "{:?}", hidden_entries(d));
 }
 

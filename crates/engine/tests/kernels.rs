@@ -30,6 +30,8 @@ fn text_graph(dir: &Path, name: &str, text: &str, undirected: bool) -> PathBuf {
         ImportOptions {
             undirected,
             weighted: false,
+            // Test graphs' ids are their vertices, isolated ones too.
+            ids: swapless_build::ids::IdMode::Dense,
             ..ImportOptions::default()
         },
     )
@@ -106,6 +108,8 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
         ImportOptions {
             undirected: false,
             weighted: true,
+            // Test graphs' ids are their vertices, isolated ones too.
+            ids: swapless_build::ids::IdMode::Dense,
             ..ImportOptions::default()
         },
     ));
@@ -139,6 +143,8 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
             ImportOptions {
                 undirected,
                 weighted: false,
+                // Test graphs' ids are their vertices, isolated ones too.
+                ids: swapless_build::ids::IdMode::Dense,
                 ..ImportOptions::default()
             },
         )
@@ -358,6 +364,8 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
             ImportOptions {
                 undirected: false,
                 weighted: true,
+                // Test graphs' ids are their vertices, isolated ones too.
+                ids: swapless_build::ids::IdMode::Dense,
                 ..ImportOptions::default()
             },
         );
@@ -682,6 +690,8 @@ fn every_kernel_is_correct_on_random_small_graphs() {
             ImportOptions {
                 undirected,
                 weighted,
+                // Test graphs' ids are their vertices, isolated ones too.
+                ids: swapless_build::ids::IdMode::Dense,
                 ..ImportOptions::default()
             },
         )

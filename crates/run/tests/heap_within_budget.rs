@@ -44,6 +44,8 @@ fn directed_weighted_graph(dir: &Path) -> PathBuf {
     let options = ImportOptions {
         undirected: false,
         weighted: true,
+        // Test graphs' ids are their vertices, isolated ones too.
+        ids: swapless_build::ids::IdMode::Dense,
         ..ImportOptions::default()
     };
     let mut source = open_input(&input, options).unwrap();

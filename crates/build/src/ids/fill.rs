@@ -15,6 +15,9 @@ pub(crate) const FILL_DENOMINATOR: u64 = 2;
 /// The most bytes the bitmap may take: ids up to 2^28 are counted at most.
 const MOST_BITMAP_BYTES: u64 = 32 << 20;
 
+/// The bitmap's bytes for an input opened with no budget: ids up to about 2^24.
+const UNBUDGETED_BITMAP_BYTES: u64 = 4 << 20;
+
 /// The distinct ids among those seen, counted in a bitmap that grows with the largest.
 pub(crate) struct IdFill {
     words: Vec<u64>,
@@ -77,7 +80,13 @@ impl IdFill {
     /// A count whose bitmap takes at most an eighth of `allowance_bytes` (what the
     /// budget leaves beside the builder's reserve and least buffer).
     pub(crate) fn new(allowance_bytes: u64) -> IdFill {
-        let reserved_bytes = (allowance_bytes / 8).min(MOST_BITMAP_BYTES);
+        // An input opened with no budget (an unbounded allowance) is built within one
+        // given later, which its reservation must not outgrow.
+        let share = match allowance_bytes {
+            u64::MAX => UNBUDGETED_BITMAP_BYTES,
+            allowance => allowance / 8,
+        };
+        let reserved_bytes = share.min(MOST_BITMAP_BYTES);
         IdFill {
             words: Vec::new(),
             // Growing by doubling holds the old words beside the new for a moment.

@@ -240,6 +240,8 @@ mod tests {
         let options = ImportOptions {
             undirected: false,
             weighted: true,
+            // Test graphs' ids are their vertices, isolated ones too.
+            ids: swapless_build::ids::IdMode::Dense,
             ..ImportOptions::default()
         };
         crate::kernels::text_graph(dir, text, options)
