@@ -188,10 +188,14 @@ fn signals_during_build_generate_and_run() {
     );
     let k = d.join("k.sl");
     let mut resume = long_generate.to_vec();
-    resume[6] = arg(&k);
+    resume[7] = arg(&k);
     resume.push("--resume");
     let resumed = swapless(&resume);
-    assert!(resumed.status.success());
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
     assert!(hidden_entries(d).is_empty(), "{:?}", hidden_entries(d));
 }
 
