@@ -32,7 +32,6 @@ fn text_graph(dir: &Path, name: &str, text: &str, undirected: bool) -> PathBuf {
             weighted: false,
             // Test graphs' ids are their vertices, isolated ones too.
             ids: swapless_build::ids::IdMode::Dense,
-            ..ImportOptions::default()
         },
     )
 }
@@ -110,7 +109,6 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
             weighted: true,
             // Test graphs' ids are their vertices, isolated ones too.
             ids: swapless_build::ids::IdMode::Dense,
-            ..ImportOptions::default()
         },
     ));
     // Directed, with a sink, a source-only vertex, a cycle and unreachable parts.
@@ -145,7 +143,6 @@ fn test_graphs(dir: &Path) -> Vec<PathBuf> {
                 weighted: false,
                 // Test graphs' ids are their vertices, isolated ones too.
                 ids: swapless_build::ids::IdMode::Dense,
-                ..ImportOptions::default()
             },
         )
         .unwrap();
@@ -366,7 +363,6 @@ fn sssp_runs_on_integer_distances_only_while_they_are_exact() {
                 weighted: true,
                 // Test graphs' ids are their vertices, isolated ones too.
                 ids: swapless_build::ids::IdMode::Dense,
-                ..ImportOptions::default()
             },
         );
         let store = DramStore::load(&output, false, true).unwrap();
@@ -692,7 +688,6 @@ fn every_kernel_is_correct_on_random_small_graphs() {
                 weighted,
                 // Test graphs' ids are their vertices, isolated ones too.
                 ids: swapless_build::ids::IdMode::Dense,
-                ..ImportOptions::default()
             },
         )
         .unwrap();

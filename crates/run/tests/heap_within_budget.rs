@@ -46,7 +46,6 @@ fn directed_weighted_graph(dir: &Path) -> PathBuf {
         weighted: true,
         // Test graphs' ids are their vertices, isolated ones too.
         ids: swapless_build::ids::IdMode::Dense,
-        ..ImportOptions::default()
     };
     let mut source = open_input(&input, options).unwrap();
     swapless_build::build_graph(

@@ -372,7 +372,6 @@ mod tests {
             weighted: false,
             // Test graphs' ids are their vertices, isolated ones too.
             ids: swapless_build::ids::IdMode::Dense,
-            ..ImportOptions::default()
         };
         let graph = super::super::text_graph(&dir, "0 1\n1 2\n2 3\n4 4\n", options);
         let sources = [0, 3];

@@ -242,7 +242,6 @@ mod tests {
             weighted: true,
             // Test graphs' ids are their vertices, isolated ones too.
             ids: swapless_build::ids::IdMode::Dense,
-            ..ImportOptions::default()
         };
         crate::kernels::text_graph(dir, text, options)
     }
