@@ -7,22 +7,20 @@
 //! sections of the output, which is written under a temporary name and renamed
 //! only when complete.
 
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use swapless_format::{GraphFlags, GraphWriter, HEAD_ENTRIES, IdKind, SectionKind, SectionWriter};
+use swapless_format::{GraphFlags, GraphWriter, IdKind, SectionKind};
 
 use crate::collector::ArcCollector;
+use crate::csr::write_adjacency;
 use crate::input_record::{InputHasher, InputStamp};
 pub(crate) use crate::journal::RawCopy;
 use crate::journal::{BuildFolder, Journal, KilledBuild, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
-use crate::runs::{merge_runs, reduce_runs, sort_and_deduplicate};
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, BuildReport, Result};
 
@@ -36,7 +34,7 @@ pub(crate) const MIN_WORKING_BYTES: u64 = 16 << 20;
 /// Edges per batch handed over by a source.
 pub const BATCH_EDGES: usize = 1 << 16;
 /// Smallest read buffer per run in the final merge.
-const MIN_MERGE_BUFFER_BYTES: u64 = 256 << 10;
+pub(crate) const MIN_MERGE_BUFFER_BYTES: u64 = 256 << 10;
 
 /// Receives progress while a build runs (the CLI draws a bar from it).
 pub trait BuildProgress: Send + Sync {
@@ -117,7 +115,7 @@ pub(crate) struct Context<'a> {
     pub(crate) options: &'a BuildOptions,
     pub(crate) temp_dir: PathBuf,
     pub(crate) working_bytes: u64,
-    next_run_id: u64,
+    pub(crate) next_run_id: u64,
     /// The journal of the runs spilled, when the build keeps one (see `journal`).
     pub(crate) journal: Option<Journal>,
     /// Spills this process has journaled.
@@ -160,7 +158,7 @@ impl Context<'_> {
         }
     }
 
-    fn position(&self, done: u64) {
+    pub(crate) fn position(&self, done: u64) {
         if let Some(progress) = &self.options.progress {
             progress.position(done);
         }
@@ -593,236 +591,4 @@ fn build_with<R: Record>(
     report.duplicate_edges_dropped =
         duplicate_edges.saturating_sub(source.expected_duplicate_edges());
     Ok(report.clone())
-}
-
-/// Sorts (in memory or by merging runs) one direction's arcs and writes its CSR sections.
-fn write_adjacency<R: Record>(
-    mut collector: ArcCollector<R>,
-    writer: &mut GraphWriter,
-    sections: [SectionKind; 3],
-    vertices: u64,
-    context: &mut Context,
-) -> Result<u64> {
-    let label = if sections[0] == SectionKind::OutOffsets {
-        "out"
-    } else {
-        "in"
-    };
-    let expected = Some(collector.pushed);
-    // Heads only where they save reading: with a mean out-degree of 8 or more they are at
-    // most a quarter of the lists' bytes (arcs pushed count duplicates, which the
-    // rare multigraph input may overstate).
-    let heads = sections[0] == SectionKind::OutOffsets
-        && match context.options.out_heads {
-            OutHeads::Auto => collector.pushed >= HEADS_MIN_MEAN_DEGREE * vertices,
-            OutHeads::Always => true,
-            OutHeads::Never => false,
-        };
-    if collector.runs.is_empty() {
-        context.phase(&format!("sorting {label}-edges"), None);
-        sort_and_deduplicate(&mut collector.buffer);
-        context.phase(&format!("writing {label}-edges"), expected);
-        let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, heads, context)?;
-        for (index, &record) in collector.buffer.iter().enumerate() {
-            if index % (1 << 22) == 0 {
-                context.check_cancelled()?;
-                context.position(index as u64);
-            }
-            csr.push(record)?;
-        }
-        return csr.finish(writer, context);
-    }
-    context.phase(&format!("spilling {label}-edges"), None);
-    collector.spill(context)?;
-    collector.buffer = Vec::new();
-    let max_fan_in = (context.working_bytes / MIN_MERGE_BUFFER_BYTES).clamp(2, 1024) as usize;
-    let runs = std::mem::take(&mut collector.runs);
-    if runs.len() > max_fan_in {
-        context.phase(&format!("pre-merging {label}-edges"), None);
-    }
-    let temp_dir = context.temp_dir.clone();
-    let (runs, passes) = reduce_runs::<R>(
-        runs,
-        max_fan_in,
-        context.working_bytes,
-        &temp_dir,
-        &mut context.next_run_id,
-    )?;
-    context.report.merge_passes += passes;
-    context.phase(&format!("merging {label}-edges"), expected);
-    let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, heads, context)?;
-    let mut merged = 0u64;
-    merge_runs::<R>(&runs, context.working_bytes, |record| {
-        merged += 1;
-        if merged.is_multiple_of(1 << 22) {
-            context.check_cancelled()?;
-            context.position(merged);
-        }
-        csr.push(record)
-    })?;
-    for run in &runs {
-        let _ = std::fs::remove_file(run);
-    }
-    csr.finish(writer, context)
-}
-
-/// Out-lists' mean length from which the builder writes the `out_heads` section.
-const HEADS_MIN_MEAN_DEGREE: u64 = 8;
-
-/// Turns a sorted, deduplicated arc stream into offsets, neighbors and weights sections,
-/// and the out-lists' heads when asked.
-struct CsrWriter {
-    offsets: SectionWriter,
-    /// The `out_heads` section, when asked for.
-    heads: Option<SectionWriter>,
-    /// Heads not yet written, the list being written's included.
-    head_buffer: Vec<u32>,
-    /// Where the list being written starts: its length so far is `arcs - list_start`.
-    list_start: u64,
-    neighbors: SectionWriter,
-    weights: Option<(PathBuf, BufWriter<File>)>,
-    weights_kind: SectionKind,
-    vertices: u64,
-    next_vertex: u64,
-    arcs: u64,
-    offset_buffer: Vec<u64>,
-    neighbor_buffer: Vec<u32>,
-    weight_buffer: Vec<f32>,
-}
-
-const CSR_BUFFER_ENTRIES: usize = 1 << 15;
-
-impl CsrWriter {
-    fn begin(
-        writer: &mut GraphWriter,
-        sections: [SectionKind; 3],
-        vertices: u64,
-        weighted: bool,
-        heads: bool,
-        context: &mut Context,
-    ) -> Result<CsrWriter> {
-        let offsets = writer.begin_section(sections[0], Some((vertices + 1) * 8))?;
-        // Known lengths first: the neighbors' length is known only at the end.
-        let heads = match heads {
-            true => Some(
-                writer.begin_section(SectionKind::OutHeads, Some(vertices * HEAD_ENTRIES * 4))?,
-            ),
-            false => None,
-        };
-        let neighbors = writer.begin_section(sections[1], None)?;
-        let weights = if weighted {
-            // Weights follow the neighbors, whose final length dedup decides; they wait in a temporary file.
-            let path = context.temp_dir.join(format!("{}.tmp", sections[2].name()));
-            let file = File::create(&path).map_err(|source| BuildError::io(&path, source))?;
-            Some((path, BufWriter::with_capacity(1 << 20, file)))
-        } else {
-            None
-        };
-        Ok(CsrWriter {
-            offsets,
-            heads,
-            head_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
-            list_start: 0,
-            neighbors,
-            weights,
-            weights_kind: sections[2],
-            vertices,
-            next_vertex: 0,
-            arcs: 0,
-            offset_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
-            neighbor_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
-            weight_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
-        })
-    }
-
-    fn push<R: Record>(&mut self, record: R) -> Result<()> {
-        let source = record.source() as u64;
-        while self.next_vertex <= source {
-            self.push_offset()?;
-        }
-        self.neighbor_buffer.push(record.destination());
-        if self.heads.is_some() && self.arcs - self.list_start < HEAD_ENTRIES {
-            self.head_buffer.push(record.destination());
-        }
-        if self.weights.is_some() {
-            self.weight_buffer.push(record.weight());
-        }
-        self.arcs += 1;
-        if self.neighbor_buffer.len() == CSR_BUFFER_ENTRIES {
-            self.flush_lists()?;
-        }
-        Ok(())
-    }
-
-    fn push_offset(&mut self) -> Result<()> {
-        // The offset that starts a vertex's list ends the one before it: its heads are known.
-        if let Some(section) = &mut self.heads
-            && self.next_vertex > 0
-        {
-            // A list shorter than its heads is padded with its own vertex's id.
-            let vertex = (self.next_vertex - 1) as u32;
-            let held = (self.arcs - self.list_start).min(HEAD_ENTRIES);
-            for _ in held..HEAD_ENTRIES {
-                self.head_buffer.push(vertex);
-            }
-            if self.head_buffer.len() >= CSR_BUFFER_ENTRIES {
-                section.write_values(&self.head_buffer)?;
-                self.head_buffer.clear();
-            }
-        }
-        self.list_start = self.arcs;
-        self.offset_buffer.push(self.arcs);
-        self.next_vertex += 1;
-        if self.offset_buffer.len() == CSR_BUFFER_ENTRIES {
-            self.offsets.write_values(&self.offset_buffer)?;
-            self.offset_buffer.clear();
-        }
-        Ok(())
-    }
-
-    fn flush_lists(&mut self) -> Result<()> {
-        self.neighbors.write_values(&self.neighbor_buffer)?;
-        self.neighbor_buffer.clear();
-        if let Some((path, weights)) = &mut self.weights {
-            weights
-                .write_all(bytemuck::cast_slice(&self.weight_buffer))
-                .map_err(|source| BuildError::io(path.as_path(), source))?;
-            self.weight_buffer.clear();
-        }
-        Ok(())
-    }
-
-    fn finish(mut self, writer: &mut GraphWriter, context: &mut Context) -> Result<u64> {
-        while self.next_vertex <= self.vertices {
-            self.push_offset()?;
-        }
-        self.offsets.write_values(&self.offset_buffer)?;
-        self.flush_lists()?;
-        writer.finish_section(self.neighbors)?;
-        writer.finish_section(self.offsets)?;
-        if let Some(mut section) = self.heads {
-            section.write_values(&self.head_buffer)?;
-            writer.finish_section(section)?;
-        }
-        if let Some((path, weights)) = self.weights {
-            let io = |source| BuildError::io(path.as_path(), source);
-            weights
-                .into_inner()
-                .map_err(|error| io(error.into_error()))?;
-            let mut section = writer.begin_section(self.weights_kind, Some(self.arcs * 4))?;
-            let mut reader = BufReader::with_capacity(1 << 20, File::open(&path).map_err(io)?);
-            let mut chunk = vec![0u8; 1 << 20];
-            loop {
-                context.check_cancelled()?;
-                let read = reader.read(&mut chunk).map_err(io)?;
-                if read == 0 {
-                    break;
-                }
-                section.write(&chunk[..read])?;
-            }
-            writer.finish_section(section)?;
-            let _ = std::fs::remove_file(&path);
-        }
-        Ok(self.arcs)
-    }
 }

@@ -6,6 +6,7 @@
 pub mod arrays;
 mod builder;
 mod collector;
+mod csr;
 mod error;
 pub mod generators;
 pub mod ids;
