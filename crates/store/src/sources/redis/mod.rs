@@ -17,6 +17,7 @@ mod manifest;
 mod queue;
 mod upload;
 mod wire;
+mod worker;
 
 pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
 pub use check::{FarCheck, check};
