@@ -654,14 +654,15 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
 }
 
 /// `swapless check FILE`
-pub fn check(path: &Path) -> CliResult {
+pub fn check(path: &Path, far_timeout: &str) -> CliResult {
     if let Some(text) = path
         .to_str()
         .filter(|text| swapless_store::far::is_far_address(text))
     {
         let address = swapless_store::far::FarAddress::parse_graph(text)
             .map_err(swapless_store::StoreError::Far)?;
-        let checked = swapless_store::far::check(&address, std::time::Duration::from_secs(10))?;
+        let timeout = crate::far::parse_far_timeout(far_timeout)?;
+        let checked = swapless_store::far::check(&address, timeout)?;
         say!(
             "ok: {} verified ({} chunks against the manifest's checksums, {} pages against \
              the graph's page checksums)",

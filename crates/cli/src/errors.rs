@@ -129,6 +129,11 @@ fn far_sentence(error: &FarError) -> String {
         FarError::NameTaken { .. } => {
             format!("{error} (`swapless far rm`, or push with --replace)")
         }
+        FarError::BadManifest { .. } => {
+            format!(
+                "{error}; remove the name with `swapless far rm`, or push over it with --replace"
+            )
+        }
         FarError::NotFound { .. } => {
             format!("{error}; store it with `swapless far push GRAPH.sl URL`")
         }

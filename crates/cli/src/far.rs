@@ -81,9 +81,13 @@ pub fn far(command: FarCommand) -> Result<(), CliError> {
                 );
             }
             for push in listing.incomplete {
+                let why = if push.unreadable_manifest {
+                    "a manifest this version cannot read"
+                } else {
+                    "killed, refused or still running"
+                };
                 say!(
-                    "{:<24} incomplete push, {} keys (killed, refused or still running); \
-                     remove with far rm",
+                    "{:<24} incomplete push, {} keys ({why}); remove with far rm",
                     push.name,
                     thousands(push.keys)
                 );

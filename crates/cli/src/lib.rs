@@ -52,10 +52,13 @@ enum Command {
         #[command(subcommand)]
         command: far::FarCommand,
     },
-    /// Verify every checksum and structural invariant of a .sl file.
+    /// Verify every checksum and structural invariant of a .sl file, or of a graph in far memory.
     Check {
-        /// The .sl file.
+        /// The .sl file, or redis://HOST:PORT/NAME for a graph in far memory.
         graph: PathBuf,
+        /// How long a far graph's server may take to answer each request.
+        #[arg(long, value_name = "TIME", default_value = "10s", help = far::FAR_TIMEOUT_HELP)]
+        far_timeout: String,
     },
 }
 
@@ -225,7 +228,7 @@ pub fn main_with(args: Vec<OsString>) -> u8 {
         Command::Generate { generator } => commands::generate(generator),
         Command::Build(command) => commands::build(command),
         Command::Info { graph, json } => commands::info(&graph, json.as_deref()),
-        Command::Check { graph } => commands::check(&graph),
+        Command::Check { graph, far_timeout } => commands::check(&graph, &far_timeout),
         Command::Run(command) => run::run(command),
         Command::Plan(command) => run::plan(command),
         Command::Bench(command) => bench::bench(command),

@@ -409,6 +409,15 @@ fn cases() -> Vec<Case> {
             setup: |d| args(&["build", &file(d, "g.csv", b"0,1\r\n1,2\r\n2,-1\r\n"), "-o", &precious(d, "out.sl"), "--ids", "dense"]) },
         Case { name: "tables: an unterminated quote is named as one", exit: 1, phrase: "g.csv:2: column 1: a quoted field runs on past the end of this line; is its closing quote missing?",
             setup: |d| args(&["build", &file(d, "g.csv", b"0,1\n\"2,3\n4,5\n"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "tables: a quote left open on the last line, with no line break after, is named", exit: 1,
+            phrase: "g.csv:3: a quoted field runs on to the end of the file; is its closing quote missing?",
+            setup: |d| args(&["build", &file(d, "g.csv", b"0,1\n1,2\n2,\"3"), "-o", &precious(d, "out.sl")]) },
+        Case { name: "tables: a closed quote on the last line, with no line break after, is read", exit: 0,
+            phrase: "4 vertices",
+            setup: |d| args(&["build", &file(d, "g.csv", b"0,1\n1,2\n2,\"3\""), "-o", "new.sl"]) },
+        Case { name: "tables: a quote inside an unquoted last field is a character of it", exit: 0,
+            phrase: "3 vertices",
+            setup: |d| args(&["build", &file(d, "g.csv", b"a,b\nb,c\"d"), "-o", "new.sl", "--no-header"]) },
         Case { name: "tables: a Parquet file named .csv is read as Parquet", exit: 0, phrase: "3 vertices",
             setup: |d| {
                 parquet_ids(d, "p.parquet", &[0, 1], &[1, 2]);

@@ -341,3 +341,37 @@ fn check_of_a_far_graph_names_a_page_that_fails_its_checksum() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_manifest_that_cannot_be_read_is_listed_incomplete_and_replaced_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = dir.join("g.sl");
+    generate_kron(&local, 11, 8, &[]);
+    let server = RedisServer::start(dir, &[]);
+    let good = format!("redis://{}/good", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &good]);
+    set_bytes(&server, "swapless:junk:manifest", b"{not json");
+    // The good graph still lists; the unreadable name shows as incomplete, not an error.
+    let listed = listing(dir, &server);
+    assert!(
+        listed.contains("good") && listed.contains("junk") && listed.contains("cannot read"),
+        "{listed}"
+    );
+    let junk = format!("redis://{}/junk", server.node());
+    let run = far_fails(dir, &["run", "cc", &junk], &[]);
+    assert!(run.contains("far rm"), "{run}");
+    let refused = far_fails(dir, &["far", "push", arg(&local), &junk], &[]);
+    assert!(refused.contains("--replace"), "{refused}");
+    far_ok(dir, &["far", "push", arg(&local), &junk, "--replace"]);
+    assert_eq!(
+        answer(dir, &junk, "cc", &[]),
+        answer(dir, arg(&local), "cc", &["--verify"])
+    );
+    set_bytes(&server, "swapless:junk:manifest", b"\x00\xff");
+    far_ok(dir, &["far", "rm", &junk]);
+    assert!(!listing(dir, &server).contains("junk"));
+    // A timeout given to `check` is taken.
+    let checked = far_ok(dir, &["check", &good, "--far-timeout", "3s"]);
+    assert!(checked.contains("ok"), "{checked}");
+}

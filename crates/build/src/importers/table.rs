@@ -89,7 +89,7 @@ struct Layout {
 /// Reads a CSV or TSV table of edges.
 pub struct TableSource {
     path: PathBuf,
-    reader: csv::Reader<InputReader>,
+    reader: csv::Reader<LastLine>,
     record: csv::ByteRecord,
     layout: Layout,
     options: ImportOptions,
@@ -111,13 +111,71 @@ fn delimiter(path: &Path) -> u8 {
 }
 
 /// A reader over `path` that returns every row, header included, as it is.
-fn open_rows(path: &Path) -> Result<csv::Reader<InputReader>> {
-    let input = open_maybe_compressed(path)?;
+fn open_rows(path: &Path) -> Result<csv::Reader<LastLine>> {
+    let input = LastLine {
+        input: open_maybe_compressed(path)?,
+        delimiter: delimiter(path),
+        line: Vec::new(),
+    };
     Ok(csv::ReaderBuilder::new()
-        .delimiter(delimiter(path))
+        .delimiter(input.delimiter)
         .has_headers(false)
         .flexible(true)
         .from_reader(input))
+}
+
+/// An input that keeps the bytes after its last line break, so the end of a table can
+/// be checked for a quote left open: the csv reader takes a quoted field that runs into
+/// the end of the input as closed, where pandas and pyarrow refuse it.
+struct LastLine {
+    input: InputReader,
+    delimiter: u8,
+    line: Vec<u8>,
+}
+
+impl std::io::Read for LastLine {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let count = self.input.read(buffer)?;
+        let read = &buffer[..count];
+        match read.iter().rposition(|&byte| byte == b'\n') {
+            Some(at) => {
+                self.line.clear();
+                self.line.extend_from_slice(&read[at + 1..]);
+            }
+            None => self.line.extend_from_slice(read),
+        }
+        Ok(count)
+    }
+}
+
+impl LastLine {
+    /// Whether the input, read to its end, ends inside a quoted field that began on its
+    /// last line. (One that began on an earlier line holds a line break, which
+    /// [`id_field`] refuses.)
+    fn ends_in_open_quote(&self) -> bool {
+        #[derive(Clone, Copy, PartialEq)]
+        enum At {
+            FieldStart,
+            Unquoted,
+            Quoted,
+            QuoteInQuoted,
+        }
+        let mut at = At::FieldStart;
+        for &byte in &self.line {
+            at = match (at, byte) {
+                (_, byte) if byte == self.delimiter => match at {
+                    At::Quoted => At::Quoted,
+                    _ => At::FieldStart,
+                },
+                (At::FieldStart, b'"') => At::Quoted,
+                (At::Quoted, b'"') => At::QuoteInQuoted,
+                (At::QuoteInQuoted, b'"') => At::Quoted,
+                (At::Quoted, _) => At::Quoted,
+                _ => At::Unquoted,
+            };
+        }
+        at == At::Quoted
+    }
 }
 
 /// The error for row `record` of `path`, whose lines end in CR LF when `crlf`.
@@ -182,12 +240,22 @@ fn csv_error(path: &Path, error: csv::Error) -> BuildError {
 /// Reads the next row into `record`; `false` at the end.
 fn next_row(
     path: &Path,
-    reader: &mut csv::Reader<InputReader>,
+    reader: &mut csv::Reader<LastLine>,
     record: &mut csv::ByteRecord,
 ) -> Result<bool> {
-    reader
+    let more = reader
         .read_byte_record(record)
-        .map_err(|error| csv_error(path, error))
+        .map_err(|error| csv_error(path, error))?;
+    if !more && reader.get_ref().ends_in_open_quote() {
+        return Err(BuildError::Parse {
+            path: path.to_path_buf(),
+            line: reader.position().line(),
+            text: shown(&reader.get_ref().line, TOKEN_CHARS),
+            detail: "a quoted field runs on to the end of the file; is its closing quote missing?"
+                .to_string(),
+        });
+    }
+    Ok(more)
 }
 
 /// Where the edge lies in `path`'s rows, from its first rows and the user's choices.
@@ -329,7 +397,7 @@ pub(crate) fn same_column(path: &Path, first: &str, second: &str, name: &str) ->
 }
 
 /// A reader over `path`'s rows of edges, past the header when `layout` has one.
-fn open_edges(path: &Path, layout: &Layout) -> Result<csv::Reader<InputReader>> {
+fn open_edges(path: &Path, layout: &Layout) -> Result<csv::Reader<LastLine>> {
     let mut reader = open_rows(path)?;
     if layout.header {
         let mut header = csv::ByteRecord::new();
@@ -386,8 +454,8 @@ impl TableSource {
         };
         let reader = open_edges(path, &layout)?;
         let progress = (
-            reader.get_ref().bytes_read.clone(),
-            reader.get_ref().file_bytes,
+            reader.get_ref().input.bytes_read.clone(),
+            reader.get_ref().input.file_bytes,
         );
         Ok(TableSource {
             path: path.to_path_buf(),

@@ -11,7 +11,7 @@ use super::cluster::Cluster;
 use super::manifest::{ALL_KEYS_PATTERN, Manifest, StoredKey, keys_pattern, manifest_key};
 use super::upload::{CONTROL_BATCH, per_node, read_manifest};
 use super::{FarAddress, FarError};
-use crate::Result;
+use crate::{Result, StoreError};
 
 /// A graph stored in far memory.
 #[derive(Clone, Debug)]
@@ -28,8 +28,11 @@ pub struct StoredGraph {
 pub struct IncompletePush {
     /// The graph's name.
     pub name: String,
-    /// How many such keys there are.
+    /// How many such keys there are, an unreadable manifest among them.
     pub keys: u64,
+    /// Whether the name's manifest is there but cannot be read (written by hand, or by
+    /// something other than this project), so it names no graph.
+    pub unreadable_manifest: bool,
 }
 
 /// What a cluster holds.
@@ -74,18 +77,36 @@ pub fn list(address: &FarAddress, timeout: Duration) -> Result<Listing> {
         Ok(())
     })?;
     let mut listing = Listing::default();
+    let mut unreadable = BTreeSet::new();
     for name in manifests {
-        if let Some(manifest) = read_manifest(&cluster, &name)? {
-            if let Some(generations) = chunks.get_mut(&name) {
-                generations.remove(&manifest.generation);
+        match read_manifest(&cluster, &name) {
+            Ok(Some(manifest)) => {
+                if let Some(generations) = chunks.get_mut(&name) {
+                    generations.remove(&manifest.generation);
+                }
+                listing.graphs.push(StoredGraph { name, manifest });
             }
-            listing.graphs.push(StoredGraph { name, manifest });
+            // Removed since the scan found it.
+            Ok(None) => {}
+            // One bad manifest must not hide every other graph; it shows as incomplete.
+            Err(StoreError::Far(FarError::BadManifest { .. })) => {
+                unreadable.insert(name);
+            }
+            Err(error) => return Err(error),
         }
     }
+    for name in &unreadable {
+        chunks.entry(name.clone()).or_default();
+    }
     for (name, generations) in chunks {
-        let keys: u64 = generations.values().sum();
+        let unreadable_manifest = unreadable.contains(&name);
+        let keys = generations.values().sum::<u64>() + u64::from(unreadable_manifest);
         if keys > 0 {
-            listing.incomplete.push(IncompletePush { name, keys });
+            listing.incomplete.push(IncompletePush {
+                name,
+                keys,
+                unreadable_manifest,
+            });
         }
     }
     Ok(listing)

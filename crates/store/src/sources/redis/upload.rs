@@ -77,7 +77,11 @@ pub fn push(
     let cluster = Cluster::discover(address, options.timeout)?;
     let name = address.name.clone();
     let fingerprint = fingerprint_hex(graph.fingerprint());
-    let stored = read_manifest(&cluster, &name)?;
+    let stored = match read_manifest(&cluster, &name) {
+        // A manifest that cannot be read names no graph to keep; --replace replaces it.
+        Err(StoreError::Far(FarError::BadManifest { .. })) if options.replace => None,
+        other => other?,
+    };
     if let Some(stored) = &stored {
         if stored.fingerprint == fingerprint && stored.chunk_bytes == options.chunk_bytes {
             let repair = repair(&cluster, &name, stored, path, options, progress)?;
@@ -144,8 +148,9 @@ pub fn push(
 
 /// Compares each chunk of the graph `stored` names with the file at `path` (the same
 /// graph by fingerprint) and sets again those that differ or are missing; returns how
-/// many it set and their bytes, or `None` when the manifest's checksums are not the
-/// file's chunks (a forged manifest), which a fresh push replaces.
+/// many it set and their bytes, or `None` when a fresh push must follow: the manifest's
+/// checksums are not the file's chunks (a forged manifest), or another push replaced
+/// the generation while this one repaired it.
 fn repair(
     cluster: &Cluster,
     name: &str,
@@ -194,14 +199,17 @@ fn repair(
             .sum::<u64>();
         progress(stored.chunk_range(end - 1).end, stored.file_bytes);
     }
-    confirm_kept(cluster, name, stored)?;
+    let kept = confirm_kept(cluster, name, stored);
     // A push that flipped meanwhile removed this generation, perhaps before the chunks
-    // set again here landed: they are nobody's, so they go too (the later flip wins).
+    // set again here landed (so a chunk missing now is its doing, not an eviction):
+    // they are nobody's, so they go too, and this push starts afresh.
     let current = read_manifest(cluster, name)?;
-    if repaired > 0 && current.is_none_or(|current| current.generation != stored.generation) {
+    if current.is_none_or(|current| current.generation != stored.generation) {
         let keys = stored.chunk_keys(name, 0..stored.chunks());
         delete(cluster, &keys)?;
+        return Ok(None);
     }
+    kept?;
     Ok(Some((repaired, bytes_sent)))
 }
 
