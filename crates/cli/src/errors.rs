@@ -6,6 +6,7 @@ use swapless_run::checkpoint::CheckpointError;
 
 use swapless_build::BuildError;
 use swapless_format::FormatError;
+use swapless_run::ParameterError;
 use swapless_run::{RunError, RunOption};
 use swapless_store::StoreError;
 use swapless_store::far::{CA_VARIABLE, FarError, PASSWORD_VARIABLE, USER_VARIABLE};
@@ -84,12 +85,7 @@ fn flag(option: RunOption) -> &'static str {
     match option {
         RunOption::Trials => "--trials",
         RunOption::Threads => "--threads",
-        RunOption::Tolerance => "--tolerance",
-        RunOption::Damping => "--damping",
-        RunOption::MaxIterations => "--max-iters",
         RunOption::HugePageFraction => "--hugepages",
-        RunOption::Delta => "--delta",
-        RunOption::Sources => "--sources",
         RunOption::Source => "--source",
         RunOption::ChunkBytes => "--chunk",
         RunOption::QueueDepth => "--queue-depth",
@@ -163,6 +159,15 @@ fn far_sentence(error: &FarError) -> String {
     }
 }
 
+/// A kernel parameter's error, in flags.
+fn parameter_sentence(error: &ParameterError) -> String {
+    match error {
+        ParameterError::NotTaken { kernel, flag } => format!("{kernel} takes no --{flag}"),
+        ParameterError::Invalid { flag, detail } => format!("--{flag} {detail}"),
+        ParameterError::Missing { kernel, flag } => format!("{kernel} needs --{flag}"),
+    }
+}
+
 /// A checkpoint error with what to do, in flags.
 fn checkpoint_sentence(error: &CheckpointError) -> String {
     match error {
@@ -176,10 +181,8 @@ fn checkpoint_sentence(error: &CheckpointError) -> String {
             this,
         } => match field.strip_prefix("option ") {
             Some(option) => {
-                let flag = match option {
-                    "max_iterations" => "--max-iters".to_string(),
-                    other => format!("--{other}"),
-                };
+                // Options are named by their flags in a checkpoint.
+                let flag = format!("--{option}");
                 format!(
                     "the checkpoint {} was written by a run with {flag} {saved}, and this run has {flag} {this}; run with {flag} {saved} to resume it, or give another --checkpoint folder",
                     path.display()
@@ -226,6 +229,7 @@ impl From<RunError> for CliError {
             RunError::NotTaken { kernel, option } => {
                 CliError::Usage(format!("{kernel} takes no {}", flag(option)))
             }
+            RunError::Parameter(error) => CliError::Usage(parameter_sentence(&error)),
             RunError::TooManyThreads { .. } => CliError::Usage(format!("--threads {error}")),
             RunError::NotAVertex { .. }
             | RunError::NoSource { .. }

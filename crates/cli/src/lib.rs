@@ -6,6 +6,7 @@ mod commands;
 mod errors;
 mod far;
 mod npy;
+mod parameters;
 mod progress;
 mod run;
 mod table;

@@ -4,16 +4,16 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
-use swapless_engine::kernels::pagerank::{PageRankMethod, PageRankOptions};
 use swapless_format::{GraphFile, SectionKind, VertexIds};
 use swapless_run::checkpoint::{CheckpointEvery, CheckpointOptions};
-use swapless_run::{BetweennessSources, Placement, ResultArray, RunOptions};
+use swapless_run::{ParameterKind, Placement, ResultArray, RunOptions, Warning};
 use swapless_store::far::FarOptions;
 use swapless_store::{OffsetForm, Plan, Tier};
 use swapless_system::{parse_size, peak_rss_bytes};
 
 use crate::commands::CliError;
 use crate::npy::{NpyArray, write_npy};
+use crate::parameters::ParameterFlags;
 use crate::text::{bytes, say, thousands};
 
 pub use swapless_run::Kernel;
@@ -248,32 +248,11 @@ pub struct RunCommand {
     /// Also write the report as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// PageRank: stop when the L1 change falls below this.
-    #[arg(long, default_value_t = 1e-4)]
-    tolerance: f64,
-    /// PageRank: stop after this many iterations (networkx's default); a run stopped by
-    /// it before the tolerance is met says so.
-    #[arg(long, default_value_t = 100)]
-    max_iters: u32,
-    /// PageRank: damping factor.
-    #[arg(long, default_value_t = 0.85)]
-    damping: f64,
-    /// PageRank: `power` iteration (networkx's; the same scores for any thread count) or
-    /// `gauss-seidel` (GAP's; fewer iterations, scores vary with thread timing within the
-    /// tolerance).
-    #[arg(long, default_value = "power", value_parser = ["power", "gauss-seidel"])]
-    method: String,
-    /// SSSP: bucket width of delta-stepping.
-    #[arg(long, default_value_t = 1.0)]
-    delta: f64,
     /// Back the first FRACTION (0..1) of every property array with transparent huge
     /// pages; after `--reorder dbg` that prefix holds the hottest vertices. All of
     /// them by default: random reads into them miss the TLB on 4 KiB pages.
     #[arg(long, value_name = "FRACTION", default_value_t = 1.0)]
     hugepages: f64,
-    /// BC: number of sampled sources, or `all` for exact betweenness.
-    #[arg(long, default_value = "1")]
-    sources: String,
     /// Write the kernel's state to checkpoints in this folder between steps, so that a
     /// killed run can continue with `--resume`; the newest two are kept, and all are
     /// removed once the run finishes.
@@ -295,24 +274,12 @@ pub struct RunCommand {
     resume: bool,
     #[command(flatten)]
     placement: PlacementArgs,
+    #[command(flatten)]
+    parameters: ParameterFlags,
 }
 
 /// `swapless run`.
 pub fn run(command: RunCommand) -> Result<(), CliError> {
-    let betweenness_sources = match command.sources.as_str() {
-        "all" => BetweennessSources::All,
-        count => BetweennessSources::Sample(
-            count
-                .parse()
-                .ok()
-                .filter(|&count: &usize| count > 0)
-                .ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "--sources {count:?} must be a positive number or `all`"
-                    ))
-                })?,
-        ),
-    };
     if command.kernel.returns_a_number() && command.out.is_some() {
         return Err(CliError::Usage(format!(
             "{} returns a single number (in the report), so it takes no --out",
@@ -330,19 +297,26 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     // The ids are held only while they are used (to find the source before the run, to
     // name a table's rows after it), never during the run, and the plan counts them.
-    let ids_bytes = match command.source.is_some() || table_out.is_some() {
+    let names_vertices = command.source.is_some()
+        || command.kernel.info().parameters.iter().any(|parameter| {
+            parameter.kind == ParameterKind::Vertices && command.parameters.has(parameter.flag)
+        });
+    let ids_bytes = match names_vertices || table_out.is_some() {
         true => vertex_ids_bytes(&command.graph, &far)?,
         false => 0,
     };
-    let source = match command.source.as_deref() {
-        Some(id) => {
-            let ids = match ids_bytes {
-                0 => None,
-                _ => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
-            };
-            Some(vertex_named(&command.graph, ids.as_ref(), id)?)
-        }
-        None => None,
+    let (source, parameters) = {
+        let ids = match (names_vertices, ids_bytes) {
+            (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
+            _ => None,
+        };
+        let named = |flag: &str, id: &str| vertex_named(&command.graph, ids.as_ref(), flag, id);
+        let source = match command.source.as_deref() {
+            Some(id) => Some(named("source", id)?),
+            None => None,
+        };
+        let parameters = command.parameters.values(command.kernel, &named)?;
+        (source, parameters)
     };
     let mut placement = command.placement.placement()?;
     // Without --out nobody reads the result array, so the run skips making it and its
@@ -359,14 +333,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         source,
         threads: command.threads,
         trials: command.trials,
-        pagerank: PageRankOptions {
-            damping: command.damping,
-            tolerance: command.tolerance,
-            max_iterations: command.max_iters,
-            method: PageRankMethod::from_name(&command.method).unwrap_or_default(),
-        },
-        delta: command.delta,
-        betweenness_sources,
+        parameters,
         huge_page_fraction: command.hugepages,
         // Ctrl-C stops the run at its next scan or gather, before any output is written.
         cancel: Some(crate::commands::interrupt_flag(Some(
@@ -391,7 +358,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     progress.finish();
     let output = output?;
     if let Some(path) = &command.out {
-        let column = command.kernel.column();
+        let column = command.kernel.info().column;
         let ids = match (table_out.is_some(), ids_bytes) {
             (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
             _ => None,
@@ -413,14 +380,8 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     }
     print_report(&report, &output.plan, command.source.as_deref());
     print_fallback_reads(&report["far"], command.placement.fallback.as_deref());
-    let result = &report["result"];
-    if result["converged"] == Value::Bool(false) {
-        eprintln!(
-            "warning: PageRank stopped at its limit of {} iterations with a change of {:.2e}, above the tolerance {:e}; the scores are not converged (raise --max-iters)",
-            result["iterations"],
-            result["last_change"].as_f64().unwrap_or(f64::NAN),
-            command.tolerance
-        );
+    for warning in &output.warnings {
+        eprintln!("warning: {}", warning_sentence(command.kernel, warning));
     }
     if let Some(path) = &command.json {
         crate::commands::write_json(path, &report)?;
@@ -476,7 +437,12 @@ fn vertex_ids_bytes(graph: &Path, far: &FarOptions) -> Result<u64, CliError> {
 
 /// The vertex (before any reordering) the user's `id` names: its place among the
 /// graph's ids when its build compacted them, else the number itself.
-fn vertex_named(graph: &Path, ids: Option<&VertexIds>, id: &str) -> Result<u64, CliError> {
+fn vertex_named(
+    graph: &Path,
+    ids: Option<&VertexIds>,
+    flag: &str,
+    id: &str,
+) -> Result<u64, CliError> {
     let found = match ids {
         Some(ids) => ids.position_of(id).map(u64::from),
         None => id.trim().parse::<u64>().ok(),
@@ -484,15 +450,31 @@ fn vertex_named(graph: &Path, ids: Option<&VertexIds>, id: &str) -> Result<u64, 
     found.ok_or_else(|| {
         CliError::Usage(match ids {
             Some(_) => format!(
-                "--source {id:?}: no vertex of {} has this id",
+                "--{flag} {id:?}: no vertex of {} has this id",
                 graph.display()
             ),
             None => format!(
-                "--source {id:?} is not a vertex of {}: its vertices are numbered 0 up",
+                "--{flag} {id:?} is not a vertex of {}: its vertices are numbered 0 up",
                 graph.display()
             ),
         })
     })
+}
+
+/// A kernel's warning about its result, in flags.
+fn warning_sentence(kernel: Kernel, warning: &Warning) -> String {
+    match warning {
+        Warning::NotConverged {
+            iterations,
+            last_change,
+            tolerance,
+            cap,
+            tolerance_flag,
+        } => format!(
+            "{} stopped at its limit of {iterations} iterations (--{cap}) with a change of {last_change:.2e}, above --{tolerance_flag} {tolerance:e}; the scores are not converged (raise --{cap})",
+            kernel.name()
+        ),
+    }
 }
 
 /// Says why the mmap tier serves a plan that would have been direct's, if it does.

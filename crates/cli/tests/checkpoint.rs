@@ -45,14 +45,9 @@ fn assert_same_as_uninterrupted(
     resumed: (&serde_json::Value, &[u8]),
     whole: (&serde_json::Value, &[u8]),
 ) {
-    if kernel == "pr"
-        || kernel == "tc"
-        || kernel == "cc"
-        || kernel == "mis"
-        || kernel == "radii"
-        || kernel == "kcore"
-        || kernel == "triangles"
-    {
+    let deterministic =
+        swapless_run::Kernel::from_name(kernel).is_some_and(|kernel| kernel.info().deterministic);
+    if deterministic {
         assert_eq!(resumed.0["result"], whole.0["result"], "{kernel} on {tier}");
         assert_eq!(resumed.1, whole.1, "{kernel} on {tier}: not bit for bit");
     } else {

@@ -10,11 +10,11 @@ use serde_json::Value;
 use swapless_format::GraphFile;
 use swapless_store::{EdgeStore, Result};
 
-use crate::kernels::pagerank::PageRankOptions;
 use crate::kernels::{
     Reads, betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
     radii, sssp, triangle_count, vertex_triangles,
 };
+use crate::parameters::{Parameter, ParameterValues};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
@@ -31,9 +31,64 @@ pub static KERNELS: [&dyn AnyKernel; 10] = [
     &core_number::CoreNumber,
 ];
 
-/// The kernel named `name` (`bfs`, `pr`, ...).
-pub fn kernel_named(name: &str) -> Option<&'static dyn AnyKernel> {
-    KERNELS.iter().copied().find(|kernel| kernel.name() == name)
+/// What a kernel is, declared once: what front ends show, what the plan counts, and the
+/// facts its tests rely on.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelInfo {
+    /// The short name (`bfs`, `pr`, ...).
+    pub name: &'static str,
+    /// One line on what it computes and returns.
+    pub about: &'static str,
+    /// The lists it reads.
+    pub reads: Reads,
+    /// What a table of its results (a CSV file, a pandas Series) calls their column.
+    pub column: Column,
+    /// What its result is.
+    pub result: ResultKind,
+    /// Whether it starts from one source vertex ([`KernelOptions::source`]).
+    pub takes_source: bool,
+    /// Whether its steps gather a frontier's lists (so on a banded graph each step
+    /// rereads pages the steps before it read).
+    pub searches: bool,
+    /// Whether the serial verifier copies blocks of lists into memory (then it takes half
+    /// of the verifier's mapped bytes for them).
+    pub verifier_copies_lists: bool,
+    /// Whether, with its default parameters, its result is the same bit for bit whatever
+    /// the thread count and timing (and so after a resume).
+    pub deterministic: bool,
+    /// Its parameters: front ends make their flags and keywords from them.
+    pub parameters: &'static [Parameter],
+}
+
+/// What a kernel's result is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// An int64 per vertex.
+    Int64,
+    /// A float64 per vertex.
+    Float64,
+    /// An int8 per vertex.
+    Int8,
+    /// One number, in the report.
+    Number,
+}
+
+/// Something a front end should tell the user about a result that is not an error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Warning {
+    /// An iteration cap stopped the run before its tolerance was met.
+    NotConverged {
+        /// Iterations run.
+        iterations: u64,
+        /// The change of the last one.
+        last_change: f64,
+        /// The tolerance it did not meet.
+        tolerance: f64,
+        /// The flag of the cap that stopped it ([`Parameter::flag`]).
+        cap: &'static str,
+        /// The flag of the tolerance.
+        tolerance_flag: &'static str,
+    },
 }
 
 /// What a kernel sizes its memory by.
@@ -107,38 +162,25 @@ impl KernelMemory {
     }
 }
 
-/// Betweenness sources: a sample, or every vertex (exact).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BetweennessSources {
-    /// This many reproducibly sampled sources with edges.
-    Sample(usize),
-    /// Every vertex.
-    All,
-}
-
-/// What a run asks of a kernel besides the graph; each kernel reads what it takes.
-#[derive(Clone, Copy, Debug)]
-pub struct KernelOptions {
+/// What a run asks of a kernel besides the graph: what the runner decides, and the
+/// kernel's own parameters (its options type; [`ParameterValues`] before it read them).
+#[derive(Clone, Debug, Default)]
+pub struct KernelOptions<P> {
     /// bfs, sssp: the source, an internal id (the runner maps the caller's original id).
     pub source: u32,
-    /// PageRank's damping, tolerance, iteration cap and method.
-    pub pagerank: PageRankOptions,
-    /// SSSP's bucket width.
-    pub delta: f64,
-    /// Betweenness sources.
-    pub betweenness_sources: BetweennessSources,
     /// Whether the plan holds the kernel's optional bytes ([`KernelMemory::optional_bytes`]).
     pub optional_held: bool,
+    /// The kernel's parameters.
+    pub parameters: P,
 }
 
-impl Default for KernelOptions {
-    fn default() -> Self {
+impl<P> KernelOptions<P> {
+    /// The same options with `parameters`.
+    pub fn with<Q>(&self, parameters: Q) -> KernelOptions<Q> {
         KernelOptions {
-            source: 0,
-            pagerank: PageRankOptions::default(),
-            delta: 1.0,
-            betweenness_sources: BetweennessSources::Sample(1),
-            optional_held: false,
+            source: self.source,
+            optional_held: self.optional_held,
+            parameters,
         }
     }
 }
@@ -195,42 +237,27 @@ pub trait Kernel: Sync + std::panic::RefUnwindSafe + 'static {
     type State: Send;
     /// What a finished run hands to the verifier and the output.
     type Result: Send + 'static;
+    /// Its parameters, read from the values [`KernelInfo::parameters`] declares.
+    type Parameters: Clone + Send + Sync + 'static;
 
-    /// The short name (`bfs`, `pr`, ...).
-    fn name(&self) -> &'static str;
-    /// One line on what it computes and returns.
-    fn about(&self) -> &'static str;
-    /// The lists it reads.
-    fn reads(&self) -> Reads;
+    /// What it is.
+    const INFO: KernelInfo;
+
+    /// Its parameters from `values`, which hold every parameter it declares, each
+    /// already checked against its kind.
+    fn parameters(&self, values: &ParameterValues) -> Self::Parameters;
     /// Its memory on a graph of this shape.
     fn memory(&self, shape: GraphShape) -> KernelMemory;
-    /// Whether it starts from one source vertex ([`KernelOptions::source`]).
-    fn takes_source(&self) -> bool {
-        false
-    }
-    /// What a table of its results (a CSV file, a pandas Series) calls their column.
-    fn column(&self) -> Column {
-        Column {
-            name: "value",
-            vertices: false,
-        }
-    }
-    /// Whether its steps gather a frontier's lists (so on a banded graph each step
-    /// rereads pages the steps before it read).
-    fn searches(&self) -> bool {
-        false
-    }
-    /// Whether the serial verifier copies blocks of lists into memory (then it takes half
-    /// of the verifier's mapped bytes for them).
-    fn verifier_copies_lists(&self) -> bool {
-        false
-    }
     /// Why it will not run on `graph`, checked before anything is allocated.
     fn refusal(&self, _graph: &GraphFile) -> swapless_format::Result<Option<Refusal>> {
         Ok(None)
     }
     /// The state before the first step.
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<Self::State>;
+    fn start(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<Self::Parameters>,
+    ) -> Result<Self::State>;
     /// One step (a PageRank iteration, a betweenness source, ...).
     fn step(&self, store: &dyn EdgeStore, state: &mut Self::State) -> Result<Step>;
     /// The result, once [`Kernel::step`] has said [`Step::Done`].
@@ -245,7 +272,7 @@ pub trait Kernel: Sync + std::panic::RefUnwindSafe + 'static {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<Self::Parameters>,
         saved: &mut StateReader,
     ) -> std::result::Result<Self::State, StateError>;
     /// The result's figures for the report; `original` maps an internal id to the
@@ -253,15 +280,23 @@ pub trait Kernel: Sync + std::panic::RefUnwindSafe + 'static {
     fn summary(
         &self,
         result: &Self::Result,
-        options: &KernelOptions,
+        options: &KernelOptions<Self::Parameters>,
         original: &dyn Fn(u32) -> u64,
     ) -> Value;
+    /// What the user should hear of about the result (an unconverged iteration).
+    fn warnings(
+        &self,
+        _result: &Self::Result,
+        _options: &KernelOptions<Self::Parameters>,
+    ) -> Vec<Warning> {
+        Vec::new()
+    }
     /// Checks the result on the file itself (never through the store), holding at most
     /// `block_bytes` of copied lists; the error says what disagreed.
     fn verify(
         &self,
         graph: &GraphFile,
-        options: &KernelOptions,
+        options: &KernelOptions<Self::Parameters>,
         result: &Self::Result,
         block_bytes: u64,
     ) -> std::result::Result<(), String>;
@@ -271,35 +306,24 @@ pub trait Kernel: Sync + std::panic::RefUnwindSafe + 'static {
 
 /// A kernel with its types erased, as the registry holds it.
 pub trait AnyKernel: Sync + std::panic::RefUnwindSafe {
-    /// See [`Kernel::name`].
-    fn name(&self) -> &'static str;
-    /// See [`Kernel::about`].
-    fn about(&self) -> &'static str;
-    /// See [`Kernel::reads`].
-    fn reads(&self) -> Reads;
+    /// See [`Kernel::INFO`].
+    fn info(&self) -> &'static KernelInfo;
     /// See [`Kernel::memory`].
     fn memory(&self, shape: GraphShape) -> KernelMemory;
-    /// See [`Kernel::takes_source`].
-    fn takes_source(&self) -> bool;
-    /// See [`Kernel::column`].
-    fn column(&self) -> Column;
-    /// See [`Kernel::searches`].
-    fn searches(&self) -> bool;
-    /// See [`Kernel::verifier_copies_lists`].
-    fn verifier_copies_lists(&self) -> bool;
     /// See [`Kernel::refusal`].
     fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>>;
-    /// The run before its first step.
+    /// The run before its first step; `options` hold every parameter the kernel
+    /// declares (see `parameters::resolve`).
     fn start(
         &'static self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<ParameterValues>,
     ) -> Result<Box<dyn Running>>;
     /// The run a checkpoint saved (see [`Kernel::restore`]).
     fn restore(
         &'static self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<ParameterValues>,
         saved: &mut StateReader,
     ) -> std::result::Result<Box<dyn Running>, StateError>;
 }
@@ -315,9 +339,10 @@ pub trait Running: Send {
     fn finish(self: Box<Self>) -> Box<dyn Finished>;
 }
 
-/// A state and the kernel that steps it.
+/// A state, the kernel that steps it and the options it runs with.
 struct RunningKernel<K: Kernel> {
     kernel: &'static K,
+    options: KernelOptions<K::Parameters>,
     state: K::State,
 }
 
@@ -329,47 +354,46 @@ impl<K: Kernel> Running for RunningKernel<K> {
         self.kernel.save(&mut self.state, out)
     }
     fn finish(self: Box<Self>) -> Box<dyn Finished> {
+        let this = *self;
         Box::new(FinishedRun {
-            kernel: self.kernel,
-            result: self.kernel.finish(self.state),
+            kernel: this.kernel,
+            result: this.kernel.finish(this.state),
+            options: this.options,
         })
     }
 }
 
-/// A finished run's result, with its kernel.
+/// A finished run's result, with its kernel and options.
 pub trait Finished: Send {
     /// See [`Kernel::summary`].
-    fn summary(&self, options: &KernelOptions, original: &dyn Fn(u32) -> u64) -> Value;
+    fn summary(&self, original: &dyn Fn(u32) -> u64) -> Value;
+    /// See [`Kernel::warnings`].
+    fn warnings(&self) -> Vec<Warning>;
     /// See [`Kernel::verify`].
-    fn verify(
-        &self,
-        graph: &GraphFile,
-        options: &KernelOptions,
-        block_bytes: u64,
-    ) -> std::result::Result<(), String>;
+    fn verify(&self, graph: &GraphFile, block_bytes: u64) -> std::result::Result<(), String>;
     /// See [`Kernel::output`].
     fn output(self: Box<Self>, permutation: Option<&[u32]>) -> Output;
 }
 
-/// A result and the kernel that made it.
+/// A result, the kernel that made it and the options it ran with.
 struct FinishedRun<K: Kernel> {
     kernel: &'static K,
+    options: KernelOptions<K::Parameters>,
     result: K::Result,
 }
 
 impl<K: Kernel> Finished for FinishedRun<K> {
-    fn summary(&self, options: &KernelOptions, original: &dyn Fn(u32) -> u64) -> Value {
-        self.kernel.summary(&self.result, options, original)
+    fn summary(&self, original: &dyn Fn(u32) -> u64) -> Value {
+        self.kernel.summary(&self.result, &self.options, original)
     }
 
-    fn verify(
-        &self,
-        graph: &GraphFile,
-        options: &KernelOptions,
-        block_bytes: u64,
-    ) -> std::result::Result<(), String> {
+    fn warnings(&self) -> Vec<Warning> {
+        self.kernel.warnings(&self.result, &self.options)
+    }
+
+    fn verify(&self, graph: &GraphFile, block_bytes: u64) -> std::result::Result<(), String> {
         self.kernel
-            .verify(graph, options, &self.result, block_bytes)
+            .verify(graph, &self.options, &self.result, block_bytes)
     }
 
     fn output(self: Box<Self>, permutation: Option<&[u32]>) -> Output {
@@ -378,29 +402,11 @@ impl<K: Kernel> Finished for FinishedRun<K> {
 }
 
 impl<K: Kernel> AnyKernel for K {
-    fn name(&self) -> &'static str {
-        Kernel::name(self)
-    }
-    fn about(&self) -> &'static str {
-        Kernel::about(self)
-    }
-    fn reads(&self) -> Reads {
-        Kernel::reads(self)
+    fn info(&self) -> &'static KernelInfo {
+        &Self::INFO
     }
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         Kernel::memory(self, shape)
-    }
-    fn takes_source(&self) -> bool {
-        Kernel::takes_source(self)
-    }
-    fn column(&self) -> Column {
-        Kernel::column(self)
-    }
-    fn searches(&self) -> bool {
-        Kernel::searches(self)
-    }
-    fn verifier_copies_lists(&self) -> bool {
-        Kernel::verifier_copies_lists(self)
     }
     fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>> {
         Kernel::refusal(self, graph)
@@ -409,22 +415,26 @@ impl<K: Kernel> AnyKernel for K {
     fn start(
         &'static self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<ParameterValues>,
     ) -> Result<Box<dyn Running>> {
+        let options = options.with(self.parameters(&options.parameters));
         Ok(Box::new(RunningKernel {
             kernel: self,
-            state: Kernel::start(self, store, options)?,
+            state: Kernel::start(self, store, &options)?,
+            options,
         }))
     }
     fn restore(
         &'static self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<ParameterValues>,
         saved: &mut StateReader,
     ) -> std::result::Result<Box<dyn Running>, StateError> {
+        let options = options.with(self.parameters(&options.parameters));
         Ok(Box::new(RunningKernel {
             kernel: self,
-            state: Kernel::restore(self, store, options, saved)?,
+            state: Kernel::restore(self, store, &options, saved)?,
+            options,
         }))
     }
 }

@@ -7,6 +7,7 @@ pub mod edge_map;
 pub mod frontier;
 pub mod kernel;
 pub mod kernels;
+pub mod parameters;
 pub mod property;
 pub mod saved_state;
 

@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 use swapless_build::generators::{GridSource, SyntheticKind, SyntheticSource};
 use swapless_build::importers::{ImportOptions, open_input};
 use swapless_build::{BuildOptions, EdgeSource, Reorder, build_graph};
+use swapless_engine::kernel::{AnyKernel, KERNELS, KernelOptions, Step};
 use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankMethod, PageRankOptions};
 use swapless_engine::kernels::{
     betweenness, core_number, maximal_independent_set, pick_sources, radii, sssp, triangle_count,
 };
+use swapless_engine::parameters::{Given, ParameterKind, ParameterValue, resolve};
 use swapless_engine::pick_source;
 use swapless_format::GraphFile;
 use swapless_store::{DramStore, EdgeStore};
@@ -160,6 +162,55 @@ fn with_threads<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
         .install(work)
 }
 
+/// Runs `kernel` through its contract on `store` from `source` with the parameters
+/// `given` (a vertex parameter not given gets three reproducible vertices with edges),
+/// and checks the result with its verifier, holding `block_bytes` of lists.
+fn run_and_verify(
+    kernel: &'static dyn AnyKernel,
+    store: &dyn EdgeStore,
+    graph: &GraphFile,
+    source: u32,
+    given: &[Given],
+    block_bytes: u64,
+) -> Result<(), String> {
+    let info = kernel.info();
+    let mut given = given.to_vec();
+    for parameter in info.parameters {
+        if parameter.kind == ParameterKind::Vertices
+            && given.iter().all(|g| g.flag != parameter.flag)
+        {
+            let seeds = pick_sources(store, 3).into_iter().map(u64::from).collect();
+            given.push(Given {
+                flag: parameter.flag.to_string(),
+                value: ParameterValue::Vertices(seeds),
+            });
+        }
+    }
+    let parameters = resolve(info.name, info.parameters, &given).map_err(|e| e.to_string())?;
+    let options = KernelOptions {
+        source,
+        optional_held: false,
+        parameters,
+    };
+    let mut running = kernel.start(store, &options).map_err(|e| e.to_string())?;
+    loop {
+        match running.step(store).map_err(|e| e.to_string())? {
+            Step::More => {}
+            Step::Done => break,
+            Step::Refused(refusal) => return Err(refusal.to_string()),
+        }
+    }
+    running.finish().verify(graph, block_bytes)
+}
+
+/// A parameter's value as the tests give it.
+fn given(flag: &str, value: ParameterValue) -> Given {
+    Given {
+        flag: flag.to_string(),
+        value,
+    }
+}
+
 #[test]
 fn every_kernel_passes_its_verifier_on_every_graph() {
     let dir = tempfile::tempdir().unwrap();
@@ -167,24 +218,58 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
         let graph = GraphFile::open(&path).unwrap();
         let store = DramStore::load(&path, true, true).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        for trial in 0..3 {
-            let source = pick_source(&store, trial).unwrap();
-            let result = bfs::bfs(&store, source).unwrap();
-            bfs::verify(&graph, source, &result.parents)
-                .unwrap_or_else(|e| panic!("{name} bfs from {source}: {e}"));
+        for &kernel in &KERNELS {
+            let info = kernel.info();
+            let trials = if info.takes_source { 3 } else { 1 };
+            for trial in 0..trials {
+                let source = pick_source(&store, trial).unwrap();
+                run_and_verify(kernel, &store, &graph, source, &[], u64::MAX)
+                    .unwrap_or_else(|e| panic!("{name} {} from {source}: {e}", info.name));
+            }
         }
+        // Parameters and verifiers beyond the defaults.
+        let kernel = |name: &str| *KERNELS.iter().find(|k| k.info().name == name).unwrap();
+        let source = pick_source(&store, 0).unwrap();
+        let variants = [
+            (
+                "pr",
+                vec![given(
+                    "method",
+                    ParameterValue::Choice("gauss-seidel".into()),
+                )],
+                u64::MAX,
+            ),
+            (
+                "sssp",
+                vec![given("delta", ParameterValue::Number(8.0))],
+                u64::MAX,
+            ),
+            (
+                "sssp",
+                vec![given("delta", ParameterValue::Number(100.0))],
+                u64::MAX,
+            ),
+            (
+                "bc",
+                vec![given("sources", ParameterValue::Count(4))],
+                u64::MAX,
+            ),
+            // In blocks of a few lists: every block's pass must add up to the same count.
+            ("tc", vec![], 4096),
+        ];
+        for (kernel_name, parameters, block_bytes) in variants {
+            run_and_verify(
+                kernel(kernel_name),
+                &store,
+                &graph,
+                source,
+                &parameters,
+                block_bytes,
+            )
+            .unwrap_or_else(|e| panic!("{name} {kernel_name} {parameters:?}: {e}"));
+        }
+        // Run to a tight tolerance, Gauss-Seidel reaches the power iteration's fixed point.
         let options = PageRankOptions::default();
-        let ranks = pagerank::pagerank(&store, options).unwrap();
-        pagerank::verify(&graph, options, &ranks).unwrap_or_else(|e| panic!("{name} pr: {e}"));
-        // Gauss-Seidel passes its own verifier, and run to a tight tolerance it reaches
-        // the power iteration's fixed point.
-        let sweeps = PageRankOptions {
-            method: PageRankMethod::GaussSeidel,
-            ..options
-        };
-        let swept = pagerank::pagerank(&store, sweeps).unwrap();
-        pagerank::verify(&graph, sweeps, &swept)
-            .unwrap_or_else(|e| panic!("{name} pr gauss-seidel: {e}"));
         let tight = |method| PageRankOptions {
             method,
             tolerance: 1e-9,
@@ -200,36 +285,21 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
             .map(|(a, b)| (power.normalized(*a) - swept.normalized(*b)).abs())
             .sum();
         assert!(apart < 1e-6, "{name}: the fixed points are {apart} apart");
-        let components = connected_components::connected_components(&store).unwrap();
-        connected_components::verify(&graph, &components.labels)
-            .unwrap_or_else(|e| panic!("{name} cc: {e}"));
-        for delta in [1.0, 8.0, 100.0] {
-            let source = pick_source(&store, 0).unwrap();
-            let distances = sssp::sssp(&store, source, delta)
-                .unwrap()
-                .expect("no negative weight");
-            sssp::verify(&graph, source, &distances.distances)
-                .unwrap_or_else(|e| panic!("{name} sssp delta {delta}: {e}"));
+    }
+}
+
+#[test]
+fn every_kernel_declares_parameters_whose_defaults_are_values() {
+    for kernel in KERNELS {
+        let info = kernel.info();
+        for parameter in info.parameters {
+            if let Some(default) = parameter.default {
+                parameter.parse(default).unwrap_or_else(|e| {
+                    panic!("{} --{}: {default:?} {e}", info.name, parameter.flag)
+                });
+            }
+            assert!(!parameter.help.is_empty() && !parameter.keyword.is_empty());
         }
-        let sources = pick_sources(&store, 4);
-        let scores = betweenness::betweenness(&store, &sources).unwrap();
-        betweenness::verify(&graph, &sources, &scores.scores)
-            .unwrap_or_else(|e| panic!("{name} bc: {e}"));
-        let sources = pick_sources(&store, 64);
-        let estimates = radii::radii(&store, &sources).unwrap();
-        radii::verify(&graph, &sources, &estimates.radii)
-            .unwrap_or_else(|e| panic!("{name} radii: {e}"));
-        let set = maximal_independent_set::maximal_independent_set(&store).unwrap();
-        maximal_independent_set::verify(&graph, &set.members)
-            .unwrap_or_else(|e| panic!("{name} mis: {e}"));
-        let cores = core_number::core_numbers(&store).unwrap();
-        core_number::verify(&graph, &cores.cores).unwrap_or_else(|e| panic!("{name} kcore: {e}"));
-        let triangles = triangle_count::triangle_count(&store).unwrap();
-        triangle_count::verify(&graph, triangles, u64::MAX)
-            .unwrap_or_else(|e| panic!("{name} tc: {e}"));
-        // In blocks of a few lists: every block's pass must add up to the same count.
-        triangle_count::verify(&graph, triangles, 4096)
-            .unwrap_or_else(|e| panic!("{name} tc in blocks: {e}"));
     }
 }
 
@@ -508,6 +578,7 @@ fn verifiers_pass_through_a_map_whose_pages_are_dropped_as_they_read() {
     pagerank::verify(
         &graph,
         options,
+        &pagerank::Jumps::Uniform,
         &pagerank::pagerank(&store, options).unwrap(),
     )
     .unwrap();
@@ -591,7 +662,7 @@ fn verifiers_catch_wrong_answers() {
         let lowest = (0..ranks.scores.len()).min_by(by_score).unwrap();
         ranks.scores.swap(highest, lowest);
         assert!(
-            pagerank::verify(&graph, options, &ranks).is_err(),
+            pagerank::verify(&graph, options, &pagerank::Jumps::Uniform, &ranks).is_err(),
             "{method:?}"
         );
     }
@@ -714,7 +785,8 @@ fn every_kernel_is_correct_on_random_small_graphs() {
         }
         let options = PageRankOptions::default();
         let ranks = pagerank::pagerank(&store, options).unwrap();
-        pagerank::verify(&graph, options, &ranks).unwrap_or_else(|e| panic!("{label} pr: {e}"));
+        pagerank::verify(&graph, options, &pagerank::Jumps::Uniform, &ranks)
+            .unwrap_or_else(|e| panic!("{label} pr: {e}"));
         let labels = connected_components::connected_components(&store)
             .unwrap()
             .labels;

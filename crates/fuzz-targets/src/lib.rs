@@ -102,7 +102,12 @@ pub(crate) fn run_kernels(graph: &Path) {
                 threads: Some(1),
                 ..RunOptions::default()
             };
-            options.pagerank.max_iterations = 3;
+            if kernel.name() == "pr" {
+                options.parameters.push(swapless_run::Given {
+                    flag: "max-iters".to_string(),
+                    value: swapless_run::ParameterValue::Count(3),
+                });
+            }
             let _ = swapless_run::run(graph, kernel, &options, &swapless_run::Quiet);
         }
     }

@@ -21,7 +21,8 @@ use serde_json::{Value, json};
 use swapless_build::BuildError;
 use swapless_format::{GraphFile, VertexIds};
 use swapless_run::{
-    BetweennessSources, Kernel, Placement, ResultArray, RunError, RunOption, RunOptions,
+    Given, Kernel, ParameterError, ParameterKind, Placement, ResultArray, RunError, RunOption,
+    RunOptions, Warning,
 };
 use swapless_store::Tier;
 use swapless_system::{beyond_usable_memory_warning, parse_size};
@@ -57,12 +58,7 @@ fn keyword(option: RunOption) -> &'static str {
     match option {
         RunOption::Trials => "trials",
         RunOption::Threads => "threads",
-        RunOption::Tolerance => "tol",
-        RunOption::Damping => "alpha",
-        RunOption::MaxIterations => "max_iter",
         RunOption::HugePageFraction => "hugepages",
-        RunOption::Delta => "delta",
-        RunOption::Sources => "sources",
         RunOption::Source => "source",
         RunOption::ChunkBytes => "chunk",
         RunOption::QueueDepth => "queue_depth",
@@ -104,6 +100,7 @@ fn run_error(error: RunError) -> PyErr {
         RunError::NotTaken { kernel, option } => {
             PyValueError::new_err(format!("{kernel} takes no {}=", keyword(option)))
         }
+        RunError::Parameter(error) => PyValueError::new_err(parameter_sentence(&error)),
         RunError::NotAVertex { .. }
         | RunError::NoSource { .. }
         | RunError::NegativeWeights
@@ -122,7 +119,61 @@ fn run_error(error: RunError) -> PyErr {
         RunError::Checkpoint(
             error @ (CheckpointError::Folder { .. } | CheckpointError::Write { .. }),
         ) => PyOSError::new_err(error.to_string()),
+        RunError::Checkpoint(CheckpointError::OtherRun {
+            path,
+            field,
+            saved,
+            this,
+        }) if field.starts_with("option ") => {
+            let name = parameter_keyword(&field["option ".len()..]);
+            PyValueError::new_err(format!(
+                "the checkpoint {} was written by a run with {name}={saved}, and this run has {name}={this}; run with {name}={saved} to resume it, or give another checkpoint folder",
+                path.display()
+            ))
+        }
         RunError::Checkpoint(error) => PyValueError::new_err(error.to_string()),
+    }
+}
+
+/// The Python keyword of the kernel parameter whose flag is `flag` (`alpha` for
+/// `damping`); `flag` itself for the run's own options (`source`).
+fn parameter_keyword(flag: &str) -> &str {
+    Kernel::all()
+        .flat_map(|kernel| kernel.info().parameters)
+        .find(|parameter| parameter.flag == flag)
+        .map_or(flag, |parameter| parameter.keyword)
+}
+
+/// A kernel parameter's error, in keywords.
+fn parameter_sentence(error: &ParameterError) -> String {
+    match error {
+        ParameterError::NotTaken { kernel, flag } => {
+            format!("{kernel} takes no {}=", parameter_keyword(flag))
+        }
+        ParameterError::Invalid { flag, detail } => {
+            format!("{} {detail}", parameter_keyword(flag))
+        }
+        ParameterError::Missing { kernel, flag } => {
+            format!("{kernel} needs {}=", parameter_keyword(flag))
+        }
+    }
+}
+
+/// A kernel's warning about its result, in keywords.
+fn warning_sentence(kernel: Kernel, warning: &Warning) -> String {
+    match warning {
+        Warning::NotConverged {
+            iterations,
+            last_change,
+            tolerance,
+            cap,
+            tolerance_flag,
+        } => format!(
+            "{} stopped at {}={iterations} with a change of {last_change:.2e}, above {}={tolerance}; the scores are not converged",
+            kernel.name(),
+            parameter_keyword(cap),
+            parameter_keyword(tolerance_flag)
+        ),
     }
 }
 
@@ -387,8 +438,46 @@ fn vertex_ids(py: Python<'_>, path: PathBuf) -> PyResult<Option<Py<PyAny>>> {
 /// vertices.
 #[pyfunction]
 fn kernel_column(kernel_name: &str) -> PyResult<(&'static str, bool)> {
-    let column = kernel(kernel_name)?.column();
+    let column = kernel(kernel_name)?.info().column;
     Ok((column.name, column.vertices))
+}
+
+/// Every kernel and its parameters, as JSON: what `swapless.run` takes.
+#[pyfunction]
+fn kernels() -> String {
+    let kind = |kind: ParameterKind| match kind {
+        ParameterKind::Number { .. } => "number",
+        ParameterKind::Count { .. } => "count",
+        ParameterKind::CountOrAll => "count or all",
+        ParameterKind::Choice(_) => "choice",
+        ParameterKind::Vertices => "vertices",
+    };
+    let described: Vec<Value> = Kernel::all()
+        .map(|kernel| {
+            let info = kernel.info();
+            let parameters: Vec<Value> = info
+                .parameters
+                .iter()
+                .map(|parameter| {
+                    json!({
+                        "keyword": parameter.keyword,
+                        "help": parameter.help,
+                        "kind": kind(parameter.kind),
+                        "must_be": parameter.must_be(),
+                        "default": parameter.default,
+                    })
+                })
+                .collect();
+            json!({
+                "name": info.name,
+                "about": info.about,
+                "takes_source": info.takes_source,
+                "returns_a_number": kernel.returns_a_number(),
+                "parameters": parameters,
+            })
+        })
+        .collect();
+    Value::from(described).to_string()
 }
 
 /// The placement plan of `kernel` on the graph, as JSON.
@@ -438,44 +527,21 @@ fn run(
         ));
     }
     run_options.threads = options["threads"].as_u64().map(|threads| threads as usize);
-    if let Some(alpha) = options["alpha"].as_f64() {
-        run_options.pagerank.damping = alpha;
-    }
-    if let Some(tolerance) = options["tol"].as_f64() {
-        run_options.pagerank.tolerance = tolerance;
-    }
-    if let Some(name) = options["method"].as_str() {
-        run_options.pagerank.method =
-            swapless_engine::kernels::pagerank::PageRankMethod::from_name(name).ok_or_else(
-                || {
-                    PyValueError::new_err(format!(
-                        "method must be \"power\" or \"gauss-seidel\", not {name:?}"
-                    ))
-                },
-            )?;
-    }
-    if let Some(iterations) = options["max_iter"].as_u64() {
-        run_options.pagerank.max_iterations = iterations.min(u32::MAX as u64) as u32;
-    }
-    if let Some(delta) = options["delta"].as_f64() {
-        run_options.delta = delta;
-    }
-    match &options["sources"] {
-        Value::String(all) if all == "all" => {
-            run_options.betweenness_sources = BetweennessSources::All;
+    // The kernel's parameters by their keywords; a keyword of another kernel's is
+    // passed on for the run to refuse in its own words.
+    for parameter in Kernel::all().flat_map(|kernel| kernel.info().parameters) {
+        let value = &options[parameter.keyword];
+        let given = |given: &Given| given.flag == parameter.flag;
+        if value.is_null() || run_options.parameters.iter().any(given) {
+            continue;
         }
-        Value::Number(count) => {
-            let count = count.as_u64().filter(|&count| count > 0).ok_or_else(|| {
-                PyValueError::new_err("sources must be a positive integer or \"all\"")
-            })?;
-            run_options.betweenness_sources = BetweennessSources::Sample(count as usize);
-        }
-        Value::Null => {}
-        _ => {
-            return Err(PyValueError::new_err(
-                "sources must be a positive integer or \"all\"",
-            ));
-        }
+        let value = parameter
+            .from_json(value)
+            .map_err(|detail| PyValueError::new_err(format!("{} {detail}", parameter.keyword)))?;
+        run_options.parameters.push(Given {
+            flag: parameter.flag.to_string(),
+            value,
+        });
     }
     if let Some(chunk) = text("chunk") {
         run_options.placement.chunk_bytes = size(Some(&chunk), "chunk")?;
@@ -517,7 +583,14 @@ fn run(
         ResultArray::Int8(values) => Some(values.into_pyarray(py).into_any().unbind()),
         ResultArray::None => None,
     };
-    Ok((array, output.report.to_json().to_string()))
+    let mut report = output.report.to_json();
+    report["warnings"] = output
+        .warnings
+        .iter()
+        .map(|warning| warning_sentence(kernel, warning))
+        .collect::<Vec<_>>()
+        .into();
+    Ok((array, report.to_string()))
 }
 
 /// A `memory=` size in bytes (None for None), or ValueError: for checking a budget when
@@ -620,6 +693,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(graph_info, module)?)?;
     module.add_function(wrap_pyfunction!(vertex_ids, module)?)?;
     module.add_function(wrap_pyfunction!(kernel_column, module)?)?;
+    module.add_function(wrap_pyfunction!(kernels, module)?)?;
     module.add_function(wrap_pyfunction!(memory_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(plan, module)?)?;
     module.add_function(wrap_pyfunction!(run, module)?)?;

@@ -11,18 +11,8 @@ pub enum RunOption {
     Trials,
     /// Worker threads.
     Threads,
-    /// PageRank's tolerance.
-    Tolerance,
-    /// PageRank's damping factor.
-    Damping,
-    /// PageRank's iteration cap.
-    MaxIterations,
     /// The fraction of each property array on huge pages.
     HugePageFraction,
-    /// SSSP's bucket width.
-    Delta,
-    /// Betweenness sources.
-    Sources,
     /// The source vertex of bfs and sssp.
     Source,
     /// Bytes per scan read.
@@ -41,12 +31,7 @@ impl RunOption {
         match self {
             RunOption::Trials => "trials",
             RunOption::Threads => "threads",
-            RunOption::Tolerance => "the tolerance",
-            RunOption::Damping => "the damping",
-            RunOption::MaxIterations => "the iteration cap",
             RunOption::HugePageFraction => "the huge-page fraction",
-            RunOption::Delta => "delta",
-            RunOption::Sources => "the number of sources",
             RunOption::Source => "the source",
             RunOption::ChunkBytes => "the chunk size",
             RunOption::Tier => "the tier",
@@ -67,7 +52,10 @@ pub enum RunError {
         /// What its value must be ("must be at least 1").
         detail: String,
     },
-    /// A source or a kernel option was given to a kernel that takes none.
+    /// A kernel's parameter missing, out of range, or given to a kernel that takes none.
+    #[error(transparent)]
+    Parameter(#[from] swapless_engine::parameters::ParameterError),
+    /// A source was given to a kernel that takes none.
     #[error("{kernel} takes no {}", option.words().trim_start_matches("the "))]
     NotTaken {
         /// The kernel.

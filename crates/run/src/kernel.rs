@@ -1,7 +1,7 @@
 //! The kernels a run can start, as the front ends name them: a handle on the engine's
 //! registry ([`swapless_engine::kernel::KERNELS`]), so that no kernel is named here.
 
-use swapless_engine::kernel::{AnyKernel, KERNELS};
+use swapless_engine::kernel::{AnyKernel, KERNELS, KernelInfo, ResultKind};
 
 /// A kernel of the registry.
 #[derive(Clone, Copy)]
@@ -18,36 +18,24 @@ impl Kernel {
         Kernel::all().find(|kernel| kernel.name() == name)
     }
 
-    /// The kernel's short name.
-    pub fn name(self) -> &'static str {
-        self.0.name()
+    /// What the kernel declares of itself: name, help, parameters, facts.
+    pub fn info(self) -> &'static KernelInfo {
+        self.0.info()
     }
 
-    /// One line on what it computes and returns.
-    pub fn about(self) -> &'static str {
-        self.0.about()
+    /// The kernel's short name.
+    pub fn name(self) -> &'static str {
+        self.info().name
     }
 
     /// Whether the kernel starts from one source vertex.
     pub fn takes_source(self) -> bool {
-        self.0.takes_source()
-    }
-
-    /// What a table of its results calls their column.
-    pub fn column(self) -> swapless_engine::kernel::Column {
-        self.0.column()
+        self.info().takes_source
     }
 
     /// Whether its output is a single number in the report rather than an array.
     pub fn returns_a_number(self) -> bool {
-        self.0
-            .memory(swapless_engine::kernel::GraphShape {
-                vertices: 1,
-                arcs: 0,
-                directed: false,
-            })
-            .output_bytes_per_vertex
-            == 0
+        self.info().result == ResultKind::Number
     }
 
     /// The kernel's contract.
@@ -79,6 +67,6 @@ impl clap::ValueEnum for Kernel {
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.name()).help(self.about()))
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.info().about))
     }
 }

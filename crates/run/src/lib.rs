@@ -20,7 +20,10 @@ pub use options::{RunOptions, THREADS_PER_CORE, thread_bytes};
 pub use placement::{Placement, plan, plan_json};
 pub use report::{PlanFigures, RunReport};
 pub use runner::{RunOutput, load_vertex_ids, open_far, run};
-pub use swapless_engine::kernel::{BetweennessSources, Column, Output as ResultArray};
+pub use swapless_engine::kernel::{Column, Output as ResultArray, Warning};
+pub use swapless_engine::parameters::{
+    Given, Parameter, ParameterError, ParameterKind, ParameterValue,
+};
 
 /// Half of the memory this process may use (physical memory, or its cgroup's limit when
 /// lower): the budget when none is given.

@@ -4,8 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use swapless_engine::kernel::BetweennessSources;
-use swapless_engine::kernels::pagerank::PageRankOptions;
+use swapless_engine::parameters::{Given, ParameterValues, resolve};
 
 use crate::placement::Placement;
 use crate::{Kernel, RunError, RunOption, usable_cores};
@@ -21,12 +20,11 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// Timed trials; the report gives the median.
     pub trials: u32,
-    /// PageRank's damping, tolerance and iteration cap.
-    pub pagerank: PageRankOptions,
-    /// SSSP's bucket width.
-    pub delta: f64,
-    /// Betweenness sources.
-    pub betweenness_sources: BetweennessSources,
+    /// The kernel's parameters as the caller gave them (by [`Parameter::flag`]); the
+    /// rest take the defaults the kernel declares.
+    ///
+    /// [`Parameter::flag`]: swapless_engine::parameters::Parameter::flag
+    pub parameters: Vec<Given>,
     /// Fraction of every property array on transparent huge pages.
     pub huge_page_fraction: f64,
     /// Set it (from another thread) to stop the run at the kernel's next scan or gather.
@@ -44,9 +42,7 @@ impl Default for RunOptions {
             source: None,
             threads: None,
             trials: 1,
-            pagerank: PageRankOptions::default(),
-            delta: 1.0,
-            betweenness_sources: BetweennessSources::Sample(1),
+            parameters: Vec::new(),
             // Random reads into property arrays miss the TLB on 4 KiB pages (PageRank
             // ran markedly faster with them all on huge pages).
             huge_page_fraction: 1.0,
@@ -57,43 +53,27 @@ impl Default for RunOptions {
     }
 }
 
+/// The values of `kernel`'s parameters that `options` give, checked, the rest at their
+/// defaults.
+pub(crate) fn parameter_values(
+    kernel: Kernel,
+    options: &RunOptions,
+) -> Result<ParameterValues, RunError> {
+    let info = kernel.info();
+    Ok(resolve(info.name, info.parameters, &options.parameters)?)
+}
+
 /// Checks `options` before anything is read.
 pub(crate) fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunError> {
     use RunOption::*;
-    let pagerank = options.pagerank;
     let fraction = |value: f64| (0.0..=1.0).contains(&value);
     let checks = [
         (options.trials == 0, Trials, "must be at least 1"),
         (options.threads == Some(0), Threads, "must be at least 1"),
         (
-            !(pagerank.tolerance.is_finite() && pagerank.tolerance >= 0.0),
-            Tolerance,
-            "must be a number >= 0",
-        ),
-        (
-            !fraction(pagerank.damping),
-            Damping,
-            "must be between 0 and 1",
-        ),
-        (
-            pagerank.max_iterations == 0,
-            MaxIterations,
-            "must be at least 1",
-        ),
-        (
-            !fraction(options.huge_page_fraction),
+            !(options.huge_page_fraction.is_finite() && fraction(options.huge_page_fraction)),
             HugePageFraction,
             "must be between 0 and 1",
-        ),
-        (
-            !(options.delta.is_finite() && options.delta > 0.0),
-            Delta,
-            "must be a positive number",
-        ),
-        (
-            options.betweenness_sources == BetweennessSources::Sample(0),
-            Sources,
-            "must be at least 1",
         ),
     ];
     if options.checkpoint.is_some() && options.trials > 1 {
@@ -105,6 +85,7 @@ pub(crate) fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunEr
     if let Some((_, option, detail)) = checks.into_iter().find(|(wrong, _, _)| *wrong) {
         return Err(RunError::invalid(option, detail));
     }
+    parameter_values(kernel, options)?;
     if !kernel.takes_source() && options.source.is_some() {
         return Err(RunError::NotTaken {
             kernel: kernel.name(),

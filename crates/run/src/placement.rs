@@ -75,7 +75,7 @@ impl Placement {
     /// The plan for `kernel` on `graph`.
     pub fn plan(&self, graph: &GraphFile, kernel: Kernel) -> Result<Plan, RunError> {
         let contract = kernel.contract();
-        let reads = contract.reads();
+        let reads = contract.info().reads;
         let shape = GraphShape::of(graph);
         let memory = contract.memory(shape);
         let request = PlanRequest {
@@ -85,7 +85,7 @@ impl Placement {
             thread_bytes: thread_bytes(self.threads.unwrap_or_else(usable_cores)),
             network_bytes: self.network_bytes,
             gather_cache_fraction: self.gather_cache_fraction,
-            searches: contract.searches(),
+            searches: contract.info().searches,
             output_bytes: match self.output_array {
                 true => memory.output_bytes(shape.vertices, graph.flags().reordered),
                 false => 0,

@@ -1,7 +1,8 @@
 //! A run's checkpoints as the runner uses them: bound to the run, written between
 //! steps, and resumed from at the start of the trial.
 
-use swapless_engine::kernel::{AnyKernel, BetweennessSources, KernelOptions, Running};
+use swapless_engine::kernel::{AnyKernel, KernelOptions, Running};
+use swapless_engine::parameters::ParameterValues;
 use swapless_store::EdgeStore;
 
 use crate::checkpoint::{
@@ -13,33 +14,24 @@ use crate::{Kernel, Progress, RunError};
 pub(crate) fn run_identity(
     kernel: Kernel,
     fingerprint: u128,
-    options: &KernelOptions,
+    options: &KernelOptions<ParameterValues>,
 ) -> RunIdentity {
-    let pagerank = options.pagerank;
+    // The source and every parameter the kernel declares, each as `name value`, the
+    // names and values as a user gives them; how much memory the plan held is not one.
+    let source = ("source", options.source.to_string());
+    let parameters = options
+        .parameters
+        .iter()
+        .map(|(flag, value)| (flag, value.text()));
     RunIdentity {
         swapless: env!("CARGO_PKG_VERSION").to_string(),
         kernel: kernel.name().to_string(),
         graph: format!("{fingerprint:032x}"),
-        // Every option a kernel reads (whether this one reads it or not: a default
-        // is the same on both sides), each as `name value`, the names and values as a
-        // user gives them; how much memory the plan held is not one.
-        options: [
-            ("source", options.source.to_string()),
-            ("damping", pagerank.damping.to_string()),
-            ("tolerance", pagerank.tolerance.to_string()),
-            ("max_iterations", pagerank.max_iterations.to_string()),
-            ("method", pagerank.method.name().to_string()),
-            ("delta", options.delta.to_string()),
-            (
-                "sources",
-                match options.betweenness_sources {
-                    BetweennessSources::Sample(count) => count.to_string(),
-                    BetweennessSources::All => "all".to_string(),
-                },
-            ),
-        ]
-        .map(|(name, value)| format!("{name} {value}"))
-        .join(", "),
+        options: std::iter::once(source)
+            .chain(parameters)
+            .map(|(name, value)| format!("{name} {value}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -79,7 +71,7 @@ impl<'a> Checkpoints<'a> {
         &mut self,
         contract: &'static dyn AnyKernel,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<ParameterValues>,
     ) -> Result<(Box<dyn Running>, u64), RunError> {
         let started = std::time::Instant::now();
         let folder = &self.writer.options().folder;

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal, Step};
+use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal, Step, Warning};
 use swapless_engine::kernels::{Reads, pick_source};
 use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
@@ -27,6 +27,8 @@ pub struct RunOutput {
     pub report: RunReport,
     /// The plan the run followed.
     pub plan: Plan,
+    /// What the user should hear of about the result, for each front end to word.
+    pub warnings: Vec<Warning>,
 }
 
 /// Runs `kernel` on the graph at `path`.
@@ -230,7 +232,7 @@ fn run_graph(
     // negative refuses the run early. Its word that none is decides nothing: the kernel
     // refuses a negative weight it meets (`Step::Refused`), in the checked pages it reads.
     let refused = match far {
-        Some(far) => contract.reads().weights && !far.manifest().non_negative_weights,
+        Some(far) => contract.info().reads.weights && !far.manifest().non_negative_weights,
         None => contract.refusal(&graph)? == Some(Refusal::NegativeWeights),
     };
     if refused {
@@ -249,7 +251,7 @@ fn run_graph(
             source,
         })?;
     drop(graph);
-    let opened = open_store(path, far, &plan, contract.reads())?;
+    let opened = open_store(path, far, &plan, contract.info().reads)?;
     let watched = Watched {
         inner: &*opened,
         cancel: options.cancel.as_deref(),
@@ -271,12 +273,23 @@ fn run_graph(
         })?),
         (false, _) => None,
     };
+    let mut parameters = crate::options::parameter_values(kernel, options)?;
+    // Vertices are given by original id, as the source is, and picked as it is when
+    // not given.
+    for ids in parameters.vertices_mut() {
+        for id in ids.iter_mut() {
+            *id = internal_id(store, *id)? as u64;
+        }
+        if ids.is_empty() {
+            ids.push(pick_source(store, 0).ok_or(RunError::NoSource {
+                kernel: kernel.name(),
+            })? as u64);
+        }
+    }
     let kernel_options = KernelOptions {
         source: source.unwrap_or(0),
-        pagerank: options.pagerank,
-        delta: options.delta,
-        betweenness_sources: options.betweenness_sources,
         optional_held: plan.optional_property_held,
+        parameters,
     };
     let faults_before = page_faults().unwrap_or((0, 0));
     let io_before = store.io_stats();
@@ -430,7 +443,7 @@ fn run_graph(
         verified: None,
         // The checks that the graph file is unchanged, over all trials, and the last.
         file_checks: watched.file_checks.load(Ordering::Relaxed) + 1,
-        result: finished.summary(&kernel_options, &original),
+        result: finished.summary(&original),
         plan: PlanFigures::of(&plan),
         far: far.map(far_figures),
         resumed_from_step: checkpoints.as_ref().and_then(|c| c.resumed_from),
@@ -448,7 +461,7 @@ fn run_graph(
     if options.placement.verify {
         // A verifier that copies blocks of lists into memory takes half of the bytes the
         // plan gave its map for them.
-        let (mapped_bytes, block_bytes) = match contract.verifier_copies_lists() {
+        let (mapped_bytes, block_bytes) = match contract.info().verifier_copies_lists {
             true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
             false => (plan.verify_mapped_bytes, 0),
         };
@@ -459,7 +472,7 @@ fn run_graph(
         let graph =
             GraphFile::open_bounded(whole.as_ref().map_or(path, |w| w.path()), mapped_bytes)?;
         let verified = finished
-            .verify(&graph, &kernel_options, block_bytes)
+            .verify(&graph, block_bytes)
             .map_err(RunError::Verification);
         drop(graph);
         if let Some(whole) = whole {
@@ -478,6 +491,7 @@ fn run_graph(
         watch.unchanged()?;
         report.verified = Some(true);
     }
+    let warnings = finished.warnings();
     let array = match options.placement.output_array {
         true => finished.output(permutation.as_deref()),
         false => ResultArray::None,
@@ -489,6 +503,7 @@ fn run_graph(
     // The peak of the whole run, the phases after it included.
     report.peak_rss_bytes = peak_rss_bytes().unwrap_or(0);
     Ok(RunOutput {
+        warnings,
         array,
         report,
         plan,

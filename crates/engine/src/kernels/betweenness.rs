@@ -12,10 +12,11 @@
 
 use super::Reads;
 use crate::kernel::{
-    BetweennessSources, Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step,
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
 };
 use crate::kernels::pick_sources;
+use crate::parameters::{Parameter, ParameterKind, ParameterValues};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -124,24 +125,33 @@ pub struct BetweennessState {
 impl Kernel for Betweenness {
     type State = BetweennessState;
     type Result = BetweennessResult;
+    /// How many sampled sources; `None` for every vertex (exact).
+    type Parameters = Option<u64>;
 
-    fn name(&self) -> &'static str {
-        "bc"
-    }
-    fn about(&self) -> &'static str {
-        "Betweenness centrality (Brandes from sampled sources): score per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "bc",
+        about: "Betweenness centrality (Brandes from sampled sources): score per vertex",
+        reads: READS,
+        column: Column {
             name: "centrality",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn searches(&self) -> bool {
-        true
+        },
+        result: ResultKind::Float64,
+        takes_source: false,
+        searches: true,
+        verifier_copies_lists: false,
+        deterministic: false,
+        parameters: &[Parameter {
+            flag: "sources",
+            keyword: "sources",
+            help: "how many sampled sources, or `all` for exact betweenness",
+            kind: ParameterKind::CountOrAll,
+            default: Some("1"),
+        }],
+    };
+
+    fn parameters(&self, values: &ParameterValues) -> Option<u64> {
+        values.count("sources")
     }
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
@@ -160,10 +170,14 @@ impl Kernel for Betweenness {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<BetweennessState> {
-        let sources = match options.betweenness_sources {
-            BetweennessSources::All => (0..store.num_vertices() as u32).collect(),
-            BetweennessSources::Sample(count) => pick_sources(store, count),
+    fn start(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<Option<u64>>,
+    ) -> Result<BetweennessState> {
+        let sources = match options.parameters {
+            None => (0..store.num_vertices() as u32).collect(),
+            Some(count) => pick_sources(store, count.min(usize::MAX as u64) as usize),
         };
         Ok(BetweennessState {
             scores: F64Array::filled(store.num_vertices(), 0.0),
@@ -189,7 +203,7 @@ impl Kernel for Betweenness {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions,
+        _: &KernelOptions<Option<u64>>,
         saved: &mut StateReader,
     ) -> std::result::Result<BetweennessState, StateError> {
         let scores = F64Array::filled(store.num_vertices(), 0.0);
@@ -214,7 +228,7 @@ impl Kernel for Betweenness {
     fn summary(
         &self,
         result: &BetweennessResult,
-        _: &KernelOptions,
+        _: &KernelOptions<Option<u64>>,
         original: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({
@@ -226,7 +240,7 @@ impl Kernel for Betweenness {
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<Option<u64>>,
         result: &BetweennessResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

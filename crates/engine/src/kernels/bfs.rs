@@ -14,8 +14,10 @@
 
 use super::Reads;
 use crate::kernel::{
-    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    reorder_property,
 };
+use crate::parameters::ParameterValues;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -452,28 +454,25 @@ pub struct Bfs;
 impl Kernel for Bfs {
     type State = BfsState;
     type Result = BfsResult;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "bfs"
-    }
-    fn about(&self) -> &'static str {
-        "Breadth-first search (direction-optimizing): parent per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "bfs",
+        about: "Breadth-first search (direction-optimizing): parent per vertex",
+        reads: READS,
+        column: Column {
             name: "parent",
             vertices: true,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn takes_source(&self) -> bool {
-        true
-    }
-    fn searches(&self) -> bool {
-        true
-    }
+        },
+        result: ResultKind::Int64,
+        takes_source: true,
+        searches: true,
+        verifier_copies_lists: false,
+        deterministic: false,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
@@ -497,7 +496,7 @@ impl Kernel for Bfs {
             released_as_copied: true,
         }
     }
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<BfsState> {
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<BfsState> {
         let limit = list_limit(store.num_vertices() as u64) as usize;
         Ok(BfsState::new(
             store,
@@ -545,7 +544,7 @@ impl Kernel for Bfs {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<BfsState, StateError> {
         let vertices = store.num_vertices();
@@ -590,13 +589,13 @@ impl Kernel for Bfs {
             levels: state.levels,
         }
     }
-    fn summary(&self, result: &BfsResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+    fn summary(&self, result: &BfsResult, _: &KernelOptions<()>, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"reached": result.reached, "levels": result.levels})
     }
     fn verify(
         &self,
         graph: &GraphFile,
-        options: &KernelOptions,
+        options: &KernelOptions<()>,
         result: &BfsResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

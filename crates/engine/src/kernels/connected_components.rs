@@ -14,8 +14,10 @@
 use super::Reads;
 use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
-    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    reorder_property,
 };
+use crate::parameters::ParameterValues;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -340,22 +342,25 @@ pub struct ConnectedComponents;
 impl Kernel for ConnectedComponents {
     type State = ComponentsState;
     type Result = ComponentsResult;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "cc"
-    }
-    fn about(&self) -> &'static str {
-        "Connected components (weak, Afforest): label per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "cc",
+        about: "Connected components (weak, Afforest): label per vertex",
+        reads: READS,
+        column: Column {
             name: "component",
             vertices: true,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
+        },
+        result: ResultKind::Int64,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: false,
+        deterministic: true,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
@@ -374,7 +379,7 @@ impl Kernel for ConnectedComponents {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<ComponentsState> {
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<ComponentsState> {
         let vertices = store.num_vertices();
         let labels = U32Array::filled(vertices, 0);
         (0..vertices as u32)
@@ -409,7 +414,7 @@ impl Kernel for ConnectedComponents {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<ComponentsState, StateError> {
         let vertices = store.num_vertices();
@@ -444,7 +449,7 @@ impl Kernel for ConnectedComponents {
     fn summary(
         &self,
         result: &ComponentsResult,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         _: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({"components": result.components})
@@ -452,7 +457,7 @@ impl Kernel for ConnectedComponents {
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<()>,
         result: &ComponentsResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

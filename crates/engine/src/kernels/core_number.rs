@@ -24,8 +24,11 @@ use swapless_store::{Adjacency, EdgeDirection, EdgeStore, Result};
 use super::Reads;
 use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::{Bitmap, ThreadBuffers};
-use crate::kernel::{Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+};
 use crate::kernels::to_original_order;
+use crate::parameters::ParameterValues;
 use crate::property::{PropertyVec, property_vec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
@@ -208,25 +211,25 @@ pub struct CoreNumber;
 impl Kernel for CoreNumber {
     type State = CoreState;
     type Result = CoreResult;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "kcore"
-    }
-    fn about(&self) -> &'static str {
-        "Core numbers (k-core decomposition): core number per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "kcore",
+        about: "Core numbers (k-core decomposition): core number per vertex",
+        reads: READS,
+        column: Column {
             name: "core_number",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn searches(&self) -> bool {
-        true
-    }
+        },
+        result: ResultKind::Int64,
+        takes_source: false,
+        searches: true,
+        verifier_copies_lists: false,
+        deterministic: true,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
@@ -244,7 +247,7 @@ impl Kernel for CoreNumber {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<CoreState> {
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<CoreState> {
         let vertices = store.num_vertices();
         let degrees = property_vec(vertices, || AtomicU32::new(0));
         // Self-loops are no neighbors: the lists are counted, not just their lengths.
@@ -275,7 +278,7 @@ impl Kernel for CoreNumber {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<CoreState, StateError> {
         let vertices = store.num_vertices();
@@ -307,13 +310,13 @@ impl Kernel for CoreNumber {
             levels: state.levels,
         }
     }
-    fn summary(&self, result: &CoreResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+    fn summary(&self, result: &CoreResult, _: &KernelOptions<()>, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"degeneracy": result.degeneracy, "levels": result.levels})
     }
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<()>,
         result: &CoreResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

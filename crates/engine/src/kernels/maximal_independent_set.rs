@@ -12,8 +12,11 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::Reads;
-use crate::kernel::{Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+};
 use crate::kernels::to_original_order;
+use crate::parameters::ParameterValues;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -166,22 +169,25 @@ pub struct MaximalIndependentSet;
 impl Kernel for MaximalIndependentSet {
     type State = MisState;
     type Result = MisResult;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "mis"
-    }
-    fn about(&self) -> &'static str {
-        "Maximal independent set: membership per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "mis",
+        about: "Maximal independent set: membership per vertex",
+        reads: READS,
+        column: Column {
             name: "in_set",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
+        },
+        result: ResultKind::Int8,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: false,
+        deterministic: true,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
@@ -196,7 +202,7 @@ impl Kernel for MaximalIndependentSet {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<MisState> {
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<MisState> {
         let vertices = store.num_vertices();
         Ok(MisState {
             state: property_vec(vertices, || AtomicU8::new(UNDECIDED)),
@@ -219,7 +225,7 @@ impl Kernel for MaximalIndependentSet {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<MisState, StateError> {
         // The ranks are the graph's and `joins` is made afresh each round: only the
@@ -253,13 +259,13 @@ impl Kernel for MaximalIndependentSet {
             rounds: state.rounds,
         }
     }
-    fn summary(&self, result: &MisResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+    fn summary(&self, result: &MisResult, _: &KernelOptions<()>, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"size": result.size, "rounds": result.rounds})
     }
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<()>,
         result: &MisResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

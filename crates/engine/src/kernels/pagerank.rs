@@ -20,8 +20,10 @@ use swapless_store::{EdgeDirection, EdgeStore, ListBlock, OffsetSlice, Result};
 
 use super::{Reads, deterministic_sums};
 use crate::kernel::{
-    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    Warning, reorder_property,
 };
+use crate::parameters::{Parameter, ParameterKind, ParameterValues};
 use crate::property::{F32Array, PropertyVec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
@@ -65,7 +67,7 @@ impl PageRankMethod {
 }
 
 /// PageRank's parameters.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PageRankOptions {
     /// Probability of following an edge (networkx's `alpha`).
     pub damping: f64,
@@ -85,6 +87,79 @@ impl Default for PageRankOptions {
             max_iterations: 100,
             method: PageRankMethod::Power,
         }
+    }
+}
+
+/// PageRank's parameters as the kernel declares them (personalized PageRank shares them).
+pub const PARAMETERS: [Parameter; 4] = [
+    Parameter {
+        flag: "damping",
+        keyword: "alpha",
+        help: "the probability of following an edge rather than jumping",
+        kind: ParameterKind::Number {
+            min: 0.0,
+            max: 1.0,
+            above_min: false,
+        },
+        default: Some("0.85"),
+    },
+    Parameter {
+        flag: "tolerance",
+        keyword: "tol",
+        help: "stop when an iteration changes the scores by less than this (L1)",
+        kind: ParameterKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            above_min: false,
+        },
+        default: Some("0.0001"),
+    },
+    Parameter {
+        flag: "max-iters",
+        keyword: "max_iter",
+        help: "stop after this many iterations (networkx's default); a run stopped by it says so",
+        kind: ParameterKind::Count {
+            min: 1,
+            max: u32::MAX as u64,
+        },
+        default: Some("100"),
+    },
+    Parameter {
+        flag: "method",
+        keyword: "method",
+        help: "`power` iteration (networkx's; the same scores for any thread count) or \
+               `gauss-seidel` (GAP's; fewer iterations, scores vary with thread timing \
+               within the tolerance)",
+        kind: ParameterKind::Choice(&["power", "gauss-seidel"]),
+        default: Some("power"),
+    },
+];
+
+impl PageRankOptions {
+    /// The options [`PARAMETERS`] hold in `values`.
+    pub fn from_values(values: &ParameterValues) -> PageRankOptions {
+        PageRankOptions {
+            damping: values.number("damping"),
+            tolerance: values.number("tolerance"),
+            max_iterations: values
+                .count("max-iters")
+                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            method: PageRankMethod::from_name(values.choice("method")).unwrap_or_default(),
+        }
+    }
+}
+
+/// The warning for a run its iteration cap stopped before it met its tolerance.
+pub fn not_converged(result: &PageRankResult, options: &PageRankOptions) -> Vec<Warning> {
+    match result.last_change < options.tolerance {
+        true => Vec::new(),
+        false => vec![Warning::NotConverged {
+            iterations: result.iterations as u64,
+            last_change: result.last_change,
+            tolerance: options.tolerance,
+            cap: "max-iters",
+            tolerance_flag: "tolerance",
+        }],
     }
 }
 
@@ -154,8 +229,9 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
 /// vertices), so the scores are scaled back to sum 1 after each sweep.
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
     let kernel_options = KernelOptions {
-        pagerank: options,
-        ..KernelOptions::default()
+        source: 0,
+        optional_held: false,
+        parameters: options,
     };
     let mut state = PageRank.start(store, &kernel_options)?;
     while PageRank.step(store, &mut state)? == Step::More {}
@@ -168,6 +244,7 @@ pub struct PageRank;
 /// PageRank's state between iterations.
 pub struct PageRankState {
     options: PageRankOptions,
+    jumps: Jumps,
     scores: F32Array,
     contributions: F32Array,
     /// Rank that edges do not carry: all of a dangling vertex's, and what rounding the
@@ -179,24 +256,166 @@ pub struct PageRankState {
     last_change: f64,
 }
 
+/// Where the random surfer jumps instead of following an edge.
+pub enum Jumps {
+    /// To any vertex alike: PageRank.
+    Uniform,
+    /// To these vertices alike: personalized PageRank.
+    Seeds(SeedSet),
+}
+
+/// Seed vertices as a set of internal ids, one bit a vertex.
+pub struct SeedSet {
+    bits: Vec<u64>,
+    /// How many distinct seeds.
+    pub count: u64,
+}
+
+impl SeedSet {
+    /// The set of `seeds` (internal ids below `vertices`; repeats count once).
+    pub fn new(vertices: usize, seeds: &[u32]) -> SeedSet {
+        let mut bits = vec![0u64; vertices.div_ceil(64)];
+        let mut count = 0;
+        for &seed in seeds {
+            let (word, bit) = (seed as usize / 64, 1u64 << (seed % 64));
+            if let Some(word) = bits.get_mut(word)
+                && *word & bit == 0
+            {
+                *word |= bit;
+                count += 1;
+            }
+        }
+        SeedSet { bits, count }
+    }
+
+    /// Bytes the set holds on a graph of `vertices`.
+    pub fn bytes(vertices: u64) -> u64 {
+        vertices.div_ceil(64) * 8
+    }
+
+    /// Whether `vertex` is a seed.
+    #[inline]
+    pub fn contains(&self, vertex: u32) -> bool {
+        self.bits[vertex as usize / 64] & (1 << (vertex % 64)) != 0
+    }
+}
+
+impl Jumps {
+    /// What a vertex it jumps to receives of the mass that does not follow an edge
+    /// (`1 - damping`, and the `uncarried` rank, damped), and the seeds when not all are.
+    fn base(&self, vertices: usize, damping: f64, uncarried: f64) -> (f64, Option<&SeedSet>) {
+        match self {
+            Jumps::Uniform => {
+                let n = vertices as f64;
+                ((1.0 - damping) / n + damping * uncarried / n, None)
+            }
+            Jumps::Seeds(seeds) => {
+                let k = seeds.count as f64;
+                ((1.0 - damping) / k + damping * uncarried / k, Some(seeds))
+            }
+        }
+    }
+}
+
+impl PageRank {
+    /// The state before the first iteration of a run that jumps as `jumps` says.
+    pub fn start_with(
+        &self,
+        store: &dyn EdgeStore,
+        options: PageRankOptions,
+        jumps: Jumps,
+    ) -> Result<PageRankState> {
+        let vertices = store.num_vertices();
+        let scores = F32Array::filled(vertices, (1.0 / vertices as f64) as f32);
+        let contributions = F32Array::filled(vertices, 0.0);
+        // Out-degrees from the store's offsets (warm data), not a copy: one array less.
+        let out_offsets = store.offsets(EdgeDirection::Out);
+        let (uncarried, score_sum) =
+            scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
+        Ok(PageRankState {
+            options,
+            jumps,
+            scores,
+            contributions,
+            uncarried,
+            score_sum,
+            iterations: 0,
+            last_change: f64::INFINITY,
+        })
+    }
+
+    /// The state a checkpoint saved, of a run that jumps as `jumps` says.
+    pub fn restore_with(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<PageRankOptions>,
+        jumps: Jumps,
+        saved: &mut StateReader,
+    ) -> std::result::Result<PageRankState, StateError> {
+        let mut state = Kernel::restore(self, store, options, saved)?;
+        state.jumps = jumps;
+        Ok(state)
+    }
+}
+
+/// One sweep over the in-lists: each vertex's new score is `jump(vertex)` plus the
+/// damped sum of its in-neighbors' contributions; returns the L1 change and, for
+/// Gauss-Seidel, the scores' sum.
+fn sweep(
+    store: &dyn EdgeStore,
+    state: &PageRankState,
+    jump: impl Fn(u32) -> f64 + Sync,
+) -> Result<(f64, f64)> {
+    let options = state.options;
+    let gauss_seidel = options.method == PageRankMethod::GaussSeidel;
+    let vertices = store.num_vertices();
+    let out_offsets = store.offsets(EdgeDirection::Out);
+    let (scores, contributions) = (&state.scores, &state.contributions);
+    let (change, sum) = (FixedPointSum::default(), FixedPointSum::default());
+    store.scan_blocks(EdgeDirection::In, 0..vertices as u32, &|block| {
+        let (mut block_change, mut block_sum) =
+            (FixedPointSum::default(), FixedPointSum::default());
+        incoming_sums(block, contributions, |vertex, incoming| {
+            let stored = (jump(vertex) + options.damping * incoming) as f32;
+            block_change.add((stored as f64 - scores.get(vertex) as f64).abs());
+            scores.set(vertex, stored);
+            if gauss_seidel {
+                let score = stored as f64;
+                block_sum.add(score);
+                let degree = out_offsets.degree(vertex as usize);
+                contribute(contributions, vertex, degree, score);
+            }
+        });
+        change.add_atomic(&block_change);
+        sum.add_atomic(&block_sum);
+    })?;
+    Ok((change.total(), sum.total()))
+}
+
 impl Kernel for PageRank {
     type State = PageRankState;
     type Result = PageRankResult;
 
-    fn name(&self) -> &'static str {
-        "pr"
-    }
-    fn about(&self) -> &'static str {
-        "PageRank (pull, damping 0.85, dangling mass spread): score per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    type Parameters = PageRankOptions;
+
+    const INFO: KernelInfo = KernelInfo {
+        name: "pr",
+        about: "PageRank (pull, damping 0.85, dangling mass spread): score per vertex",
+        reads: READS,
+        column: Column {
             name: "score",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
+        },
+        result: ResultKind::Float64,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: false,
+        deterministic: true,
+        parameters: &PARAMETERS,
+    };
+
+    fn parameters(&self, values: &ParameterValues) -> PageRankOptions {
+        PageRankOptions::from_values(values)
     }
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         KernelMemory {
@@ -212,23 +431,12 @@ impl Kernel for PageRank {
         }
     }
 
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<PageRankState> {
-        let vertices = store.num_vertices();
-        let scores = F32Array::filled(vertices, (1.0 / vertices as f64) as f32);
-        let contributions = F32Array::filled(vertices, 0.0);
-        // Out-degrees from the store's offsets (warm data), not a copy: one array less.
-        let out_offsets = store.offsets(EdgeDirection::Out);
-        let (uncarried, score_sum) =
-            scale_and_contribute(out_offsets, &scores, &contributions, 1.0);
-        Ok(PageRankState {
-            options: options.pagerank,
-            scores,
-            contributions,
-            uncarried,
-            score_sum,
-            iterations: 0,
-            last_change: f64::INFINITY,
-        })
+    fn start(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<PageRankOptions>,
+    ) -> Result<PageRankState> {
+        self.start_with(store, options.parameters, Jumps::Uniform)
     }
 
     fn step(&self, store: &dyn EdgeStore, state: &mut PageRankState) -> Result<Step> {
@@ -236,39 +444,28 @@ impl Kernel for PageRank {
         if state.iterations >= options.max_iterations {
             return Ok(Step::Done);
         }
+        let (base, seeds) =
+            state
+                .jumps
+                .base(store.num_vertices(), options.damping, state.uncarried);
+        // Dispatched once a step, so each sweep's loop knows its jump.
+        let (change, sum) = match seeds {
+            None => sweep(store, state, |_| base)?,
+            Some(seeds) => sweep(store, state, |vertex| match seeds.contains(vertex) {
+                true => base,
+                false => 0.0,
+            })?,
+        };
+        state.last_change = change;
         let gauss_seidel = options.method == PageRankMethod::GaussSeidel;
-        let vertices = store.num_vertices();
-        let n = vertices as f64;
-        let out_offsets = store.offsets(EdgeDirection::Out);
-        let (scores, contributions) = (&state.scores, &state.contributions);
-        let base = (1.0 - options.damping) / n + options.damping * state.uncarried / n;
-        let (change, sum) = (FixedPointSum::default(), FixedPointSum::default());
-        store.scan_blocks(EdgeDirection::In, 0..vertices as u32, &|block| {
-            let (mut block_change, mut block_sum) =
-                (FixedPointSum::default(), FixedPointSum::default());
-            incoming_sums(block, contributions, |vertex, incoming| {
-                let stored = (base + options.damping * incoming) as f32;
-                block_change.add((stored as f64 - scores.get(vertex) as f64).abs());
-                scores.set(vertex, stored);
-                if gauss_seidel {
-                    let score = stored as f64;
-                    block_sum.add(score);
-                    let degree = out_offsets.degree(vertex as usize);
-                    contribute(contributions, vertex, degree, score);
-                }
-            });
-            change.add_atomic(&block_change);
-            sum.add_atomic(&block_sum);
-        })?;
-        state.last_change = change.total();
-        let sum = sum.total();
         let factor = if gauss_seidel && sum > 0.0 {
             1.0 / sum
         } else {
             1.0
         };
+        let out_offsets = store.offsets(EdgeDirection::Out);
         (state.uncarried, state.score_sum) =
-            scale_and_contribute(out_offsets, scores, contributions, factor);
+            scale_and_contribute(out_offsets, &state.scores, &state.contributions, factor);
         state.iterations += 1;
         let done =
             state.last_change < options.tolerance || state.iterations >= options.max_iterations;
@@ -287,7 +484,7 @@ impl Kernel for PageRank {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<PageRankOptions>,
         saved: &mut StateReader,
     ) -> std::result::Result<PageRankState, StateError> {
         let vertices = store.num_vertices();
@@ -296,7 +493,8 @@ impl Kernel for PageRank {
         let contributions = F32Array::filled(vertices, 0.0);
         saved.fill("contributions", contributions.cells())?;
         Ok(PageRankState {
-            options: options.pagerank,
+            options: options.parameters,
+            jumps: Jumps::Uniform,
             scores,
             contributions,
             uncarried: f64::from_bits(saved.number("uncarried")?),
@@ -318,25 +516,33 @@ impl Kernel for PageRank {
     fn summary(
         &self,
         result: &PageRankResult,
-        options: &KernelOptions,
+        options: &KernelOptions<PageRankOptions>,
         _original: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({
             "iterations": result.iterations,
             "last_change": result.last_change,
-            "converged": result.last_change < options.pagerank.tolerance,
-            "method": options.pagerank.method.name(),
+            "converged": result.last_change < options.parameters.tolerance,
+            "method": options.parameters.method.name(),
         })
+    }
+
+    fn warnings(
+        &self,
+        result: &PageRankResult,
+        options: &KernelOptions<PageRankOptions>,
+    ) -> Vec<Warning> {
+        not_converged(result, &options.parameters)
     }
 
     fn verify(
         &self,
         graph: &GraphFile,
-        options: &KernelOptions,
+        options: &KernelOptions<PageRankOptions>,
         result: &PageRankResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
-        verify(graph, options.pagerank, result)
+        verify(graph, options.parameters, &Jumps::Uniform, result)
     }
 
     fn output(&self, result: PageRankResult, permutation: Option<&[u32]>) -> Output {
@@ -445,11 +651,12 @@ fn contribute(contributions: &F32Array, vertex: u32, degree: u64, score: f64) ->
 pub fn verify(
     graph: &GraphFile,
     options: PageRankOptions,
+    jumps: &Jumps,
     result: &PageRankResult,
 ) -> std::result::Result<(), String> {
     match options.method {
-        PageRankMethod::Power => verify_power(graph, options, result),
-        PageRankMethod::GaussSeidel => verify_converged(graph, options, result),
+        PageRankMethod::Power => verify_power(graph, options, jumps, result),
+        PageRankMethod::GaussSeidel => verify_converged(graph, options, jumps, result),
     }
 }
 
@@ -478,19 +685,23 @@ fn check_sum(scores: impl Iterator<Item = f64>, allowed: f64) -> std::result::Re
 fn verify_converged(
     graph: &GraphFile,
     options: PageRankOptions,
+    jumps: &Jumps,
     result: &PageRankResult,
 ) -> std::result::Result<(), String> {
     // The output scores, computed where read rather than held.
     let score = |v: usize| result.normalized(result.scores[v]);
     let vertices = graph.num_vertices();
     check_sum((0..vertices).map(score), 1e-9)?;
-    let n = vertices as f64;
     let out_degree = out_degrees(graph)?;
     let dangling: f64 = (0..vertices)
         .filter(|&u| out_degree[u] == 0)
         .map(score)
         .sum();
-    let base = (1.0 - options.damping) / n + options.damping * dangling / n;
+    let (base, seeds) = jumps.base(vertices, options.damping, dangling);
+    let jump = |v: usize| match seeds {
+        Some(seeds) if !seeds.contains(v as u32) => 0.0,
+        _ => base,
+    };
     let residual: f64 = (0..vertices)
         .map(|v| {
             let incoming: f64 = graph
@@ -498,7 +709,7 @@ fn verify_converged(
                 .iter()
                 .map(|&u| score(u as usize) / out_degree[u as usize] as f64)
                 .sum();
-            (base + options.damping * incoming - score(v)).abs()
+            (jump(v) + options.damping * incoming - score(v)).abs()
         })
         .sum();
     let allowed =
@@ -515,6 +726,7 @@ fn verify_converged(
 fn verify_power(
     graph: &GraphFile,
     options: PageRankOptions,
+    jumps: &Jumps,
     result: &PageRankResult,
 ) -> std::result::Result<(), String> {
     let vertices = graph.num_vertices();
@@ -539,8 +751,12 @@ fn verify_power(
             *score = contribution;
         }
         let contributions = &reference;
-        let base = (1.0 - options.damping) / n + options.damping * uncarried / n;
+        let (base, seeds) = jumps.base(vertices, options.damping, uncarried);
         for (v, slot) in next.iter_mut().enumerate() {
+            let base = match seeds {
+                Some(seeds) if !seeds.contains(v as u32) => 0.0,
+                _ => base,
+            };
             let incoming: f64 = graph
                 .in_neighbors_of(v)
                 .iter()

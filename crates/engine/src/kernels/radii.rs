@@ -13,9 +13,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
 use crate::kernel::{
-    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step, reorder_property,
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    reorder_property,
 };
 use crate::kernels::pick_sources;
+use crate::parameters::ParameterValues;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -235,25 +237,25 @@ pub struct Radii;
 impl Kernel for Radii {
     type State = RadiiState;
     type Result = RadiiResult;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "radii"
-    }
-    fn about(&self) -> &'static str {
-        "Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "radii",
+        about: "Graph radii estimate (multi-source BFS from up to 64 sources): eccentricity estimate per vertex",
+        reads: READS,
+        column: Column {
             name: "eccentricity",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn searches(&self) -> bool {
-        true
-    }
+        },
+        result: ResultKind::Int64,
+        takes_source: false,
+        searches: true,
+        verifier_copies_lists: false,
+        deterministic: true,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
@@ -272,7 +274,7 @@ impl Kernel for Radii {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<RadiiState> {
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<RadiiState> {
         Ok(RadiiState::new(store, &pick_sources(store, MAX_SOURCES)))
     }
     /// One round of the multi-source BFS.
@@ -290,7 +292,7 @@ impl Kernel for Radii {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<RadiiState, StateError> {
         let vertices = store.num_vertices();
@@ -329,7 +331,7 @@ impl Kernel for Radii {
     fn summary(
         &self,
         result: &RadiiResult,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         original: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({
@@ -341,7 +343,7 @@ impl Kernel for Radii {
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<()>,
         result: &RadiiResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

@@ -14,7 +14,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::Reads;
-use crate::kernel::{GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+};
+use crate::parameters::ParameterValues;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -417,19 +420,25 @@ pub struct TriangleCount;
 impl Kernel for TriangleCount {
     type State = TriangleState;
     type Result = u64;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "tc"
-    }
-    fn about(&self) -> &'static str {
-        "Triangle count on the undirected view: a number"
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn verifier_copies_lists(&self) -> bool {
-        true
-    }
+    const INFO: KernelInfo = KernelInfo {
+        name: "tc",
+        about: "Triangle count on the undirected view: a number",
+        reads: READS,
+        column: Column {
+            name: "value",
+            vertices: false,
+        },
+        result: ResultKind::Number,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: true,
+        deterministic: true,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         // One entry (4) per edge of the undirected view: half the arcs of an undirected
@@ -450,7 +459,7 @@ impl Kernel for TriangleCount {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, _store: &dyn EdgeStore, _: &KernelOptions) -> Result<TriangleState> {
+    fn start(&self, _store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<TriangleState> {
         Ok(TriangleState {
             oriented: None,
             counted: 0,
@@ -476,7 +485,7 @@ impl Kernel for TriangleCount {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<TriangleState, StateError> {
         let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
@@ -490,13 +499,13 @@ impl Kernel for TriangleCount {
     fn finish(&self, state: TriangleState) -> u64 {
         state.triangles
     }
-    fn summary(&self, result: &u64, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+    fn summary(&self, result: &u64, _: &KernelOptions<()>, _: &dyn Fn(u32) -> u64) -> Value {
         json!({"triangles": result})
     }
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<()>,
         result: &u64,
         block_bytes: u64,
     ) -> std::result::Result<(), String> {

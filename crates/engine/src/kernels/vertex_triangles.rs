@@ -15,7 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
 use super::triangle_count::{OrientedLists, counting_step, each_triangle, oriented_lists};
-use crate::kernel::{Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Step};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+};
+use crate::parameters::ParameterValues;
 use crate::property::{PropertyVec, property_vec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
@@ -117,25 +120,25 @@ pub struct VertexTriangles;
 impl Kernel for VertexTriangles {
     type State = VertexTrianglesState;
     type Result = VertexTrianglesResult;
+    type Parameters = ();
 
-    fn name(&self) -> &'static str {
-        "triangles"
-    }
-    fn about(&self) -> &'static str {
-        "Triangles through each vertex of the undirected view: count per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "triangles",
+        about: "Triangles through each vertex of the undirected view: count per vertex",
+        reads: READS,
+        column: Column {
             name: "triangles",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn verifier_copies_lists(&self) -> bool {
-        true
-    }
+        },
+        result: ResultKind::Int64,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: true,
+        deterministic: true,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         let mut memory = super::triangle_count::TriangleCount.memory(shape);
@@ -149,7 +152,7 @@ impl Kernel for VertexTriangles {
         memory.output_bytes_per_vertex = 8;
         memory
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions) -> Result<VertexTrianglesState> {
+    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<VertexTrianglesState> {
         Ok(VertexTrianglesState {
             oriented: None,
             counts: property_vec(store.num_vertices(), || AtomicU64::new(0)),
@@ -178,7 +181,7 @@ impl Kernel for VertexTriangles {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<VertexTrianglesState, StateError> {
         let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
@@ -205,7 +208,7 @@ impl Kernel for VertexTriangles {
     fn summary(
         &self,
         result: &VertexTrianglesResult,
-        _: &KernelOptions,
+        _: &KernelOptions<()>,
         _: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({"triangles": result.triangles})
@@ -213,7 +216,7 @@ impl Kernel for VertexTriangles {
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions,
+        _options: &KernelOptions<()>,
         result: &VertexTrianglesResult,
         block_bytes: u64,
     ) -> std::result::Result<(), String> {

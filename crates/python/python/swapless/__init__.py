@@ -48,6 +48,8 @@ __version__: str = _core.__version__
 __all__ = [
     "Graph",
     "open",
+    "run",
+    "kernels",
     "far_push",
     "build",
     "generate",
@@ -201,6 +203,8 @@ class Graph:
         array, report = _shown(kernel, self.progress, lambda bar: _core.run(
             self.path, kernel, _json.dumps(options), bar))
         self.last_report = _json.loads(report)
+        for warning in self.last_report.get("warnings", []):
+            _warnings.warn(warning, RuntimeWarning, stacklevel=3)
         return array
 
 
@@ -470,15 +474,9 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
     alpha = _number(alpha, "alpha", 0.0, 1.0)
     tol = _number(tol, "tol", 0.0, 1e308)
     max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
-    scores = g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
-                    threads=_threads(threads), verify=verify,
-                    **_checkpointing(checkpoint, checkpoint_every))
-    result = g.last_report["result"]
-    if not result.get("converged", True):
-        _warnings.warn(f"PageRank stopped at max_iter={max_iter} with a change of "
-                      f"{result['last_change']:.2e}, above tol={tol}; the scores are not "
-                      "converged", RuntimeWarning, stacklevel=2)
-    return scores
+    return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
+                  threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
 def connected_components(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
@@ -540,3 +538,37 @@ def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False
     directed graph's degree counts in- and out-arcs, as networkx's ``core_number``."""
     return g._run("kcore", threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
+
+
+def kernels() -> dict:
+    """Every kernel by name: ``about`` (what it computes), ``takes_source``,
+    ``returns_a_number``, and ``parameters``, the keywords :func:`run` takes for it, each
+    with ``help``, ``kind``, ``must_be`` and ``default`` (None: it must be given)."""
+    return {kernel["name"]: kernel for kernel in _json.loads(_core.kernels())}
+
+
+def run(g: Graph, kernel: str, source: Any = None, *, threads: Optional[int] = None,
+        verify: bool = False, checkpoint: Optional[PathLike] = None,
+        checkpoint_every: Every = "auto", **parameters: Any) -> Any:
+    """Runs any kernel by name (see :func:`kernels`) with its parameters as keywords:
+    the result array in the order of ``g.ids`` (for one that returns a number, such as
+    ``tc``, the report's figures, a dict).
+    Parameters that are vertices take the input's ids, as ``source`` does."""
+    known = kernels()
+    if kernel not in known:
+        raise ValueError(f"{kernel!r} is not a kernel; the kernels are {', '.join(known)}")
+    declared = {p["keyword"]: p for p in known[kernel]["parameters"]}
+    for keyword, value in parameters.items():
+        if keyword not in declared:
+            raise TypeError(f"{kernel} takes no {keyword}=; it takes "
+                            f"{', '.join(declared) or 'no parameters'}")
+        if declared[keyword]["kind"] == "vertices" and value is not None:
+            ids = value if isinstance(value, (list, tuple, set, _np.ndarray)) else [value]
+            parameters[keyword] = [_source(g, id) for id in ids]
+    if source is not None and not known[kernel]["takes_source"]:
+        raise ValueError(f"{kernel} takes no source=")
+    array = g._run(kernel, source=_source(g, source), threads=_threads(threads), verify=verify,
+                   **parameters, **_checkpointing(checkpoint, checkpoint_every))
+    if known[kernel]["returns_a_number"]:
+        return g.last_report["result"]
+    return array

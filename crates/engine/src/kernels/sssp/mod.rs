@@ -13,9 +13,11 @@
 
 use super::Reads;
 use crate::kernel::{
-    Column, GraphShape, Kernel, KernelMemory, KernelOptions, Output, Refusal, Step,
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, Refusal,
+    ResultKind, Step,
 };
 use crate::kernels::to_original_order;
+use crate::parameters::{Parameter, ParameterKind, ParameterValues};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -57,8 +59,8 @@ pub struct SsspResult {
 pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<Option<SsspResult>> {
     let options = KernelOptions {
         source,
-        delta,
-        ..KernelOptions::default()
+        optional_held: false,
+        parameters: delta,
     };
     let mut state = Sssp.start(store, &options)?;
     loop {
@@ -90,27 +92,37 @@ pub struct Sssp;
 impl Kernel for Sssp {
     type State = SsspState;
     type Result = SsspResult;
+    /// The bucket width.
+    type Parameters = f64;
 
-    fn name(&self) -> &'static str {
-        "sssp"
-    }
-    fn about(&self) -> &'static str {
-        "Single-source shortest paths (delta-stepping): distance per vertex"
-    }
-    fn column(&self) -> Column {
-        Column {
+    const INFO: KernelInfo = KernelInfo {
+        name: "sssp",
+        about: "Single-source shortest paths (delta-stepping): distance per vertex",
+        reads: READS,
+        column: Column {
             name: "distance",
             vertices: false,
-        }
-    }
-    fn reads(&self) -> Reads {
-        READS
-    }
-    fn takes_source(&self) -> bool {
-        true
-    }
-    fn searches(&self) -> bool {
-        true
+        },
+        result: ResultKind::Float64,
+        takes_source: true,
+        searches: true,
+        verifier_copies_lists: false,
+        deterministic: false,
+        parameters: &[Parameter {
+            flag: "delta",
+            keyword: "delta",
+            help: "the bucket width of delta-stepping",
+            kind: ParameterKind::Number {
+                min: 0.0,
+                max: f64::MAX,
+                above_min: true,
+            },
+            default: Some("1"),
+        }],
+    };
+
+    fn parameters(&self, values: &ParameterValues) -> f64 {
+        values.number("delta")
     }
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
@@ -130,8 +142,8 @@ impl Kernel for Sssp {
     fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>> {
         Ok((!weights_are_non_negative(graph)?).then_some(Refusal::NegativeWeights))
     }
-    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions) -> Result<SsspState> {
-        let search = Search::new(store, options.source, options.delta);
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<f64>) -> Result<SsspState> {
+        let search = Search::new(store, options.source, options.parameters);
         Ok(SsspState(Searches::Integer(search, options.source)))
     }
     /// One bin pass; a distance that integers cannot hold starts the search again on f64.
@@ -175,10 +187,10 @@ impl Kernel for Sssp {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions,
+        options: &KernelOptions<f64>,
         saved: &mut StateReader,
     ) -> std::result::Result<SsspState, StateError> {
-        let delta = options.delta;
+        let delta = options.parameters;
         Ok(SsspState(
             match saved.number_at_most("distances_as_f64", 1)? {
                 0 => Searches::Integer(Search::restore(store, delta, saved)?, options.source),
@@ -193,7 +205,12 @@ impl Kernel for Sssp {
             Searches::Restarting => unreachable!("a step never ends between two searches"),
         }
     }
-    fn summary(&self, result: &SsspResult, _: &KernelOptions, _: &dyn Fn(u32) -> u64) -> Value {
+    fn summary(
+        &self,
+        result: &SsspResult,
+        _: &KernelOptions<f64>,
+        _: &dyn Fn(u32) -> u64,
+    ) -> Value {
         json!({
             "reached": result.reached,
             "steps": result.steps,
@@ -203,7 +220,7 @@ impl Kernel for Sssp {
     fn verify(
         &self,
         graph: &GraphFile,
-        options: &KernelOptions,
+        options: &KernelOptions<f64>,
         result: &SsspResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
