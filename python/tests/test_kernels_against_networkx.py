@@ -101,6 +101,39 @@ def test_gauss_seidel_pagerank_reaches_networkx_scores(all_graphs, tmp_path):
         assert np.abs(scores - reference).max() < 1e-8, path.name
 
 
+def test_personalized_pagerank_matches_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        with_edges = [v for v in g.nodes if g.degree(v) > 0]
+        for seeds in (with_edges[:1], with_edges[::max(1, len(with_edges) // 3)][:3]):
+            for method in ("power", "gauss-seidel"):
+                scores, report = run("ppr", path, tmp_path, "--seeds", ",".join(map(str, seeds)),
+                                     "--tolerance", "1e-12", "--max-iters", "1000",
+                                     "--method", method, "--verify")
+                expected = nx.pagerank(g, alpha=0.85, tol=1e-13, max_iter=1000, weight=None,
+                                       personalization={s: 1 for s in seeds})
+                reference = np.array([expected[v] for v in range(len(scores))])
+                assert np.abs(scores - reference).max() < 1e-8, (path.name, seeds, method)
+
+
+def test_personalized_pagerank_from_python_takes_ids_and_keywords(tmp_path):
+    import swapless as sl
+    g = sl.from_edges(["a", "b", "c", "c"], ["b", "c", "a", "d"], directed=True)
+    scores = sl.run(g, "ppr", seeds=["a"], alpha=0.5, tol=1e-12, max_iter=500)
+    nxg = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])
+    expected = nx.pagerank(nxg, alpha=0.5, tol=1e-13, max_iter=500, personalization={"a": 1})
+    assert np.abs(scores - np.array([expected[v] for v in g.ids])).max() < 1e-8
+    assert g.last_report["result"]["seeds"] == [int(np.where(g.ids == "a")[0][0])]
+    assert "ppr" in sl.kernels() and "seeds" in {p["keyword"] for p in sl.kernels()["ppr"]["parameters"]}
+    with pytest.raises(TypeError, match="ppr takes no delta="):
+        sl.run(g, "ppr", delta=2.0)
+    with pytest.raises(ValueError, match="alpha must be a number between 0 and 1"):
+        sl.run(g, "ppr", alpha=3)
+    with pytest.raises(KeyError):
+        sl.run(g, "ppr", seeds=["nobody"])
+    with pytest.warns(RuntimeWarning, match="ppr stopped at max_iter=1"):
+        sl.run(g, "ppr", seeds=["a"], max_iter=1)
+
+
 def test_components_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         labels, report = run("cc", path, tmp_path)

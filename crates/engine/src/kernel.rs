@@ -12,13 +12,13 @@ use swapless_store::{EdgeStore, Result};
 
 use crate::kernels::{
     Reads, betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
-    radii, sssp, triangle_count, vertex_triangles,
+    personalized_pagerank, radii, sssp, triangle_count, vertex_triangles,
 };
 use crate::parameters::{Parameter, ParameterValues};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 10] = [
+pub static KERNELS: [&dyn AnyKernel; 11] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -29,6 +29,7 @@ pub static KERNELS: [&dyn AnyKernel; 10] = [
     &radii::Radii,
     &maximal_independent_set::MaximalIndependentSet,
     &core_number::CoreNumber,
+    &personalized_pagerank::PersonalizedPageRank,
 ];
 
 /// What a kernel is, declared once: what front ends show, what the plan counts, and the

@@ -295,10 +295,10 @@ impl ParameterValues {
         self.0.iter().map(|(flag, value)| (*flag, value))
     }
 
-    /// Each vertex-valued parameter's ids, to be mapped in place.
-    pub fn vertices_mut(&mut self) -> impl Iterator<Item = &mut Vec<u64>> {
-        self.0.iter_mut().filter_map(|(_, value)| match value {
-            ParameterValue::Vertices(ids) => Some(ids),
+    /// Each vertex-valued parameter's flag and ids, to be mapped in place.
+    pub fn vertices_mut(&mut self) -> impl Iterator<Item = (&'static str, &mut Vec<u64>)> {
+        self.0.iter_mut().filter_map(|(flag, value)| match value {
+            ParameterValue::Vertices(ids) => Some((*flag, ids)),
             _ => None,
         })
     }

@@ -17,7 +17,10 @@ use crate::options::validate;
 use crate::report::{PlanFigures, RunReport};
 use crate::resume::{Checkpoints, run_identity};
 use crate::watched::{Pattern, PatternIo, Watched};
-use crate::{Kernel, Progress, ResultArray, RunError, RunOption, RunOptions, median, usable_cores};
+use crate::{
+    Kernel, ParameterError, Progress, ResultArray, RunError, RunOption, RunOptions, median,
+    usable_cores,
+};
 
 /// What a run produced.
 pub struct RunOutput {
@@ -276,10 +279,14 @@ fn run_graph(
     let mut parameters = crate::options::parameter_values(kernel, options)?;
     // Vertices are given by original id, as the source is, and picked as it is when
     // not given.
-    for ids in parameters.vertices_mut() {
-        for id in ids.iter_mut() {
-            *id = internal_id(store, *id)? as u64;
-        }
+    for (flag, ids) in parameters.vertices_mut() {
+        internal_ids(store, ids).map_err(|id| ParameterError::Invalid {
+            flag,
+            detail: format!(
+                "{id} is not a vertex (the graph has ids 0..{})",
+                vertices.saturating_sub(1)
+            ),
+        })?;
         if ids.is_empty() {
             ids.push(pick_source(store, 0).ok_or(RunError::NoSource {
                 kernel: kernel.name(),
@@ -526,6 +533,33 @@ fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
             .position(|&old| old as u64 == original)
             .map_or(0, |position| position as u32),
     })
+}
+
+/// Maps the original ids `ids` to internal ids in place, in one pass over the
+/// permutation whatever their number; `Err` names one that is not a vertex.
+fn internal_ids(store: &dyn EdgeStore, ids: &mut [u64]) -> Result<(), u64> {
+    let vertices = store.num_vertices() as u64;
+    if let Some(&outside) = ids.iter().find(|&&id| id >= vertices) {
+        return Err(outside);
+    }
+    let Some(new_to_old) = store.permutation() else {
+        return Ok(());
+    };
+    let mut wanted: Vec<u64> = ids.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut internal = vec![0u64; wanted.len()];
+    for (new, &old) in new_to_old.iter().enumerate() {
+        if let Ok(at) = wanted.binary_search(&(old as u64)) {
+            internal[at] = new as u64;
+        }
+    }
+    for id in ids.iter_mut() {
+        if let Ok(at) = wanted.binary_search(id) {
+            *id = internal[at];
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod connected_components;
 pub mod core_number;
 pub mod maximal_independent_set;
 pub mod pagerank;
+pub mod personalized_pagerank;
 pub mod radii;
 pub mod sssp;
 pub mod triangle_count;
