@@ -152,8 +152,11 @@ fn far_sentence(error: &FarError) -> String {
         FarError::Evicting { .. } | FarError::NotKept { .. } => format!(
             "{error}; set its maxmemory-policy to noeviction (or raise maxmemory), then push again"
         ),
-        FarError::Unreachable { detail, .. } if detail.contains("certificate") => {
+        FarError::Unreachable { detail, .. } if detail.contains("UnknownIssuer") => {
             format!("{error}; name the certificate authority that signed it in {CA_VARIABLE}")
+        }
+        FarError::Unreachable { detail, .. } if detail.contains("not valid for name") => {
+            format!("{error}; address the node by a name its certificate holds")
         }
         other => other.to_string(),
     }

@@ -4,13 +4,13 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::redis::{RedisCluster, RedisServer};
+use common::redis::{RedisCluster, RedisServer, certificates, far_swapless, free_port};
 use common::*;
 
 /// Slack over the timeout for a command to end: start-up, a refresh, a report.
@@ -18,20 +18,24 @@ const SLACK: Duration = Duration::from_secs(5);
 
 /// `swapless args` with the far cache in `dir`; its output and how long it took.
 fn timed(dir: &Path, args: &[&str]) -> (Output, Duration) {
+    timed_with(dir, args, &[])
+}
+
+/// [`timed`] with the variables `env` set.
+fn timed_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Output, Duration) {
     let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_swapless"))
-        .args(args)
-        .env("SWAPLESS_CACHE_DIR", dir.join("cache"))
-        .env_remove("SWAPLESS_REDIS_PASSWORD")
-        .env_remove("SWAPLESS_REDIS_USER")
-        .output()
-        .expect("the swapless binary runs");
+    let output = far_swapless(dir, args, env);
     (output, started.elapsed())
 }
 
 /// Insists that `swapless args` fails in one line within `timeout` and [`SLACK`]; the line.
 fn fails_within(dir: &Path, args: &[&str], timeout: Duration) -> String {
-    let (output, took) = timed(dir, args);
+    fails_within_with(dir, args, &[], timeout)
+}
+
+/// [`fails_within`] with the variables `env` set.
+fn fails_within_with(dir: &Path, args: &[&str], env: &[(&str, &str)], timeout: Duration) -> String {
+    let (output, took) = timed_with(dir, args, env);
     assert_eq!(output.status.code(), Some(1), "{args:?}");
     let line = failed_in_one_line(args, output);
     assert!(
@@ -116,6 +120,126 @@ fn a_peer_that_trickles_bytes_ends_far_ls_and_run_at_the_timeout() {
             "{line}"
         );
     }
+}
+
+/// A TLS server (`openssl s_server`) that completes the handshake of one connection, then
+/// answers whatever it is asked with a reply that never ends: a long string announced,
+/// then one byte every half second.
+struct TlsTrickle {
+    port: u16,
+    child: Child,
+}
+
+impl TlsTrickle {
+    /// Starts one on a free port with the certificate and key in `dir`.
+    fn start(dir: &Path) -> TlsTrickle {
+        let port = free_port();
+        let mut child = Command::new("openssl")
+            .args(["s_server", "-naccept", "1", "-accept"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["-cert", "server.crt", "-key", "server.key"])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("openssl is installed");
+        // It says ACCEPT once it listens; what it prints after is dropped.
+        let mut said = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.starts_with("ACCEPT") {
+            line.clear();
+            let read = said.read_line(&mut line).unwrap();
+            assert!(read > 0, "openssl s_server did not start");
+        }
+        std::thread::spawn(move || std::io::copy(&mut said, &mut std::io::sink()));
+        // What it reads on its input, it sends to the client.
+        let input = child.stdin.take().unwrap();
+        std::thread::spawn(move || trickle_into(input));
+        TlsTrickle { port, child }
+    }
+
+    /// `host:port`.
+    fn node(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for TlsTrickle {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// [`trickle`] into the input of a TLS server, until it is gone.
+fn trickle_into(mut input: ChildStdin) {
+    if input.write_all(b"$1000000\r\n").is_err() {
+        return;
+    }
+    while input.write_all(b"x").and_then(|()| input.flush()).is_ok() {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A TLS handshake that never ends: a handshake record of 16 KiB announced, then one
+/// byte every half second.
+fn trickled_handshake(stream: &mut TcpStream) {
+    if stream.write_all(&[0x16, 0x03, 0x03, 0x40, 0x00]).is_err() {
+        return;
+    }
+    while stream.write_all(&[0]).is_ok() {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn a_tls_peer_that_trickles_bytes_ends_far_ls_and_run_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let (ca, _, _) = certificates(dir);
+    let env = [("SWAPLESS_REDIS_CA", arg(&ca))];
+    let ends_at_the_timeout = |node: &str, command: &[&str], url: &str| {
+        let args = [command, &[url, "--far-timeout", "2s"]].concat();
+        let line = fails_within_with(dir, &args, &env, Duration::from_secs(2));
+        assert!(
+            line.contains("did not answer within 2 s") && line.contains(node),
+            "{line}"
+        );
+    };
+    // After a whole handshake, in the reply: a server for each command, as it serves one.
+    for (command, name) in [(&["far", "ls"][..], ""), (&["run", "pr"], "g")] {
+        let server = TlsTrickle::start(dir);
+        let node = server.node();
+        ends_at_the_timeout(&node, command, &format!("rediss://{node}/{name}"));
+    }
+    // Within the handshake.
+    let node = format!("127.0.0.1:{}", peer(trickled_handshake));
+    for (command, name) in [(&["far", "ls"][..], ""), (&["run", "pr"], "g")] {
+        ends_at_the_timeout(&node, command, &format!("rediss://{node}/{name}"));
+    }
+}
+
+#[test]
+fn a_tls_certificate_for_another_name_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let (ca, _, _) = certificates(dir);
+    let server = TlsTrickle::start(dir);
+    // The certificate holds 127.0.0.1, not localhost.
+    let node = format!("localhost:{}", server.port);
+    let line = fails_within_with(
+        dir,
+        &["far", "ls", &format!("rediss://{node}")],
+        &[("SWAPLESS_REDIS_CA", arg(&ca))],
+        Duration::from_secs(10),
+    );
+    assert!(
+        line.contains(&node)
+            && line.contains("not valid for name \"localhost\"")
+            && line.contains("a name its certificate holds"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -178,20 +178,6 @@ impl FarAddress {
             ..self.clone()
         }
     }
-
-    /// The URL the client library connects to `node` with.
-    pub(crate) fn node_url(&self, node: &str) -> String {
-        let scheme = if self.tls { "rediss" } else { "redis" };
-        let credentials = match (&self.user, &self.password) {
-            (None, None) => String::new(),
-            (user, password) => format!(
-                "{}:{}@",
-                percent_encode(user.as_deref().unwrap_or("")),
-                percent_encode(password.as_deref().unwrap_or(""))
-            ),
-        };
-        format!("{scheme}://{credentials}{node}/")
-    }
 }
 
 /// `text` with any password between `://user:` and `@` masked.
@@ -206,20 +192,6 @@ fn without_password(text: &str) -> String {
         }
         _ => text.to_string(),
     }
-}
-
-/// Every byte outside `[A-Za-z0-9._~-]` as `%XX`.
-fn percent_encode(text: &str) -> String {
-    let mut encoded = String::new();
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'~' | b'-' => {
-                encoded.push(byte as char)
-            }
-            _ => encoded.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    encoded
 }
 
 /// `%XX` sequences decoded; anything else kept as it is.
@@ -257,11 +229,10 @@ mod tests {
         assert!(!address.tls);
         assert_eq!(address.display(), "redis://u@h1:7000,h2:7001/web");
         assert!(!format!("{address:?}").contains("p@ss"));
-        assert_eq!(address.node_url("h1:7000"), "redis://u:p%40ss@h1:7000/");
         let local = FarAddress::parse("redis://[::1]:6380/").unwrap();
         assert!(!local.tls && local.name.is_empty() && local.seeds == vec!["[::1]:6380"]);
         let tls = FarAddress::parse("rediss://h:1/g").unwrap();
-        assert!(tls.tls && tls.node_url("h:1").starts_with("rediss://"));
+        assert!(tls.tls && tls.display().starts_with("rediss://"));
         for (bad, says) in [
             ("http://h:1/g", "is read from redis://HOST:PORT/NAME"),
             ("redis:/h:1/g", "two slashes"),

@@ -7,9 +7,10 @@
 //! of the map as a whole.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use super::transport::tls_config;
 use super::wire::ControlStream;
 use super::{FarAddress, FarError};
 
@@ -42,68 +43,29 @@ struct SlotMap {
 pub(crate) struct Cluster {
     pub(crate) address: FarAddress,
     pub(crate) timeout: Duration,
+    /// How connections verify the nodes, for `rediss://`: read once, as the system's
+    /// certificate store takes a while to load.
+    pub(crate) tls: Option<Arc<rustls::ClientConfig>>,
     map: RwLock<SlotMap>,
     /// Connections of the control path (manifests, the cache, small reads) kept for the
     /// next call, one a node at most: a connection costs a round trip and a handshake.
-    idle: Mutex<HashMap<String, ControlConnection>>,
+    idle: Mutex<HashMap<String, ControlStream>>,
     /// Nodes whose last slot map request failed: a refresh asks them last, so that one
     /// silent node does not spend a refresh's whole time.
     failing: Mutex<Vec<String>>,
 }
 
-/// A connection of the control path, spoken to through the client library's commands.
-pub(crate) enum ControlConnection {
-    /// The far tier's own, for a plain node: each request ends by a deadline.
-    Plain(ControlStream),
-    /// The client library's, for TLS: each read ends by the timeout.
-    Tls(redis::Connection),
-}
-
-impl redis::ConnectionLike for ControlConnection {
-    fn req_packed_command(&mut self, packed: &[u8]) -> redis::RedisResult<redis::Value> {
-        match self {
-            ControlConnection::Plain(plain) => plain.req_packed_command(packed),
-            ControlConnection::Tls(tls) => tls.req_packed_command(packed),
-        }
-    }
-
-    fn req_packed_commands(
-        &mut self,
-        packed: &[u8],
-        offset: usize,
-        count: usize,
-    ) -> redis::RedisResult<Vec<redis::Value>> {
-        match self {
-            ControlConnection::Plain(plain) => plain.req_packed_commands(packed, offset, count),
-            ControlConnection::Tls(tls) => tls.req_packed_commands(packed, offset, count),
-        }
-    }
-
-    fn get_db(&self) -> i64 {
-        0
-    }
-
-    fn check_connection(&mut self) -> bool {
-        match self {
-            ControlConnection::Plain(plain) => plain.check_connection(),
-            ControlConnection::Tls(tls) => tls.check_connection(),
-        }
-    }
-
-    fn is_open(&self) -> bool {
-        match self {
-            ControlConnection::Plain(plain) => plain.is_open(),
-            ControlConnection::Tls(tls) => tls.is_open(),
-        }
-    }
-}
-
 impl Cluster {
     /// Finds the cluster (or the single server) behind `address`'s seeds.
     pub(crate) fn discover(address: &FarAddress, timeout: Duration) -> Result<Cluster, FarError> {
+        let tls = match address.tls {
+            true => Some(tls_config(address)?),
+            false => None,
+        };
         let cluster = Cluster {
             address: address.clone(),
             timeout,
+            tls,
             map: RwLock::new(SlotMap {
                 nodes: Vec::new(),
                 owner: Vec::new(),
@@ -248,7 +210,7 @@ impl Cluster {
     }
 
     /// A new connection to `node`, each request on it ending by the timeout.
-    pub(crate) fn connect(&self, node: &str) -> Result<ControlConnection, FarError> {
+    pub(crate) fn connect(&self, node: &str) -> Result<ControlStream, FarError> {
         self.connect_before(node, None)
     }
 
@@ -258,51 +220,12 @@ impl Cluster {
         &self,
         node: &str,
         limit: Option<Instant>,
-    ) -> Result<ControlConnection, FarError> {
-        if !self.address.tls {
-            return ControlStream::open(&self.address, node, self.timeout, limit)
-                .map(ControlConnection::Plain);
-        }
-        let url = self.address.node_url(node);
-        let ca = std::env::var_os(super::address::CA_VARIABLE);
-        let client = match ca {
-            None => redis::Client::open(url.as_str()),
-            Some(path) => {
-                let root_cert = std::fs::read(&path).map_err(|error| FarError::BadAddress {
-                    address: self.address.display(),
-                    detail: format!(
-                        "the certificate authority {} cannot be read: {error}",
-                        std::path::Path::new(&path).display()
-                    ),
-                })?;
-                redis::Client::build_with_tls(
-                    url.as_str(),
-                    redis::TlsCertificates {
-                        client_tls: None,
-                        root_cert: Some(root_cert),
-                    },
-                )
-            }
-        }
-        .map_err(|error| self.failure(node, &error))?;
-        let timeout = limit.map_or(self.timeout, |limit| {
-            limit
-                .saturating_duration_since(Instant::now())
-                .min(self.timeout)
-                .max(Duration::from_millis(1))
-        });
-        let connection = client
-            .get_connection_with_timeout(timeout)
-            .map_err(|error| self.failure(node, &error))?;
-        connection
-            .set_read_timeout(Some(timeout))
-            .and_then(|()| connection.set_write_timeout(Some(timeout)))
-            .map_err(|error| self.failure(node, &error))?;
-        Ok(ControlConnection::Tls(connection))
+    ) -> Result<ControlStream, FarError> {
+        ControlStream::open(&self.address, self.tls.as_ref(), node, self.timeout, limit)
     }
 
     /// A connection to `node` kept from an earlier call, or a new one.
-    pub(crate) fn idle_connection(&self, node: &str) -> Result<ControlConnection, FarError> {
+    pub(crate) fn idle_connection(&self, node: &str) -> Result<ControlStream, FarError> {
         let kept = self.idle.lock().ok().and_then(|mut idle| idle.remove(node));
         match kept {
             Some(connection) => Ok(connection),
@@ -311,7 +234,7 @@ impl Cluster {
     }
 
     /// Keeps `connection` to `node` for the next call.
-    pub(crate) fn give_back(&self, node: &str, connection: ControlConnection) {
+    pub(crate) fn give_back(&self, node: &str, connection: ControlStream) {
         if let Ok(mut idle) = self.idle.lock() {
             idle.insert(node.to_string(), connection);
         }

@@ -5,7 +5,8 @@
 //! `listing` lists and removes every key of a name; `check` checks a stored graph's
 //! chunks and pages; `graph` opens one for runs, with its vertex sections in a local
 //! cache; `queue` is the page source's reads in flight; `cluster` finds the nodes and
-//! which owns each key.
+//! which owns each key; `wire` and `transport` are the connections to a node, plain or
+//! TLS, every wait on them bound by the request's deadline.
 
 mod address;
 mod check;
@@ -15,6 +16,7 @@ mod graph;
 mod listing;
 mod manifest;
 mod queue;
+mod transport;
 mod upload;
 mod wire;
 mod worker;
@@ -38,7 +40,7 @@ pub fn read_range_replies(
 ) -> Result<u64, FarError> {
     let address = FarAddress::parse(&format!("redis://{node}/fuzz"))?;
     let deadline = std::time::Instant::now() + timeout;
-    let mut connection = wire::RangeConnection::open(&address, node, deadline, timeout)?;
+    let mut connection = wire::RangeConnection::open(&address, None, node, deadline, timeout)?;
     let mut slot = vec![0u8; slot_bytes];
     let mut replies = 0;
     while connection.read_range(&mut slot).is_ok() {

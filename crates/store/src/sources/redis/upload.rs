@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use swapless_format::GraphFile;
 
-use super::cluster::{Cluster, ControlConnection};
+use super::cluster::Cluster;
 use super::manifest::{Manifest, chunk_key, fingerprint_hex, manifest_key, new_generation};
+use super::wire::ControlStream;
 use super::{FarAddress, FarError};
 use crate::{Result, StoreError};
 
@@ -220,7 +221,7 @@ fn repair(
 fn refuse_evicting(cluster: &Cluster) -> Result<()> {
     for node in cluster.nodes() {
         let mut connection = cluster.idle_connection(&node)?;
-        let setting = |connection: &mut ControlConnection, name: &str| {
+        let setting = |connection: &mut ControlStream, name: &str| {
             redis::cmd("CONFIG")
                 .arg("GET")
                 .arg(name)

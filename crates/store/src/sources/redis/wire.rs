@@ -1,16 +1,19 @@
-//! The read path's own connection to a plain (not TLS) node: it writes pipelined
-//! `GETRANGE`s and reads each bulk reply straight into the slot that waits for it. The
-//! client library parses every reply into a fresh buffer first, and that allocation, its
-//! page faults and the copy take client CPU that a gather-bound run shares with its
-//! compute. The control path (manifests, slot maps, uploads) and TLS connections keep
-//! using the library.
+//! The far tier's own connections to a node, plain or TLS (see `transport`). The read
+//! path writes pipelined `GETRANGE`s and reads each bulk reply straight into the slot
+//! that waits for it: the client library parses every reply into a fresh buffer first,
+//! and that allocation, its page faults and the copy take client CPU that a gather-bound
+//! run shares with its compute. The control path (manifests, slot maps, uploads) builds
+//! its commands with the library and sends them here, each request bound by a deadline.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use rustls::ClientConfig;
 
 use super::FarError;
 use super::address::FarAddress;
+use super::transport::NodeSocket;
 
 /// Bytes the reader buffers: a reply's header and the tails of small replies. A payload
 /// at least this long is read from the socket straight into its slot.
@@ -61,99 +64,27 @@ impl WireFailure {
     }
 }
 
-/// A socket whose reads and writes all end by one deadline: each waits at most the time
-/// left, so a peer that trickles a byte at a time cannot stretch a reply past it.
-pub(crate) struct DeadlineStream {
-    socket: TcpStream,
-    deadline: Instant,
-}
-
-impl DeadlineStream {
-    /// The time left before the deadline, or a timeout once it has passed.
-    fn time_left(&self) -> std::io::Result<Duration> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        match left.is_zero() {
-            true => Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "the deadline passed",
-            )),
-            false => Ok(left),
-        }
-    }
-}
-
-impl Read for DeadlineStream {
-    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        self.socket.set_read_timeout(Some(self.time_left()?))?;
-        self.socket.read(buffer)
-    }
-}
-
-impl Write for DeadlineStream {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.socket.set_write_timeout(Some(self.time_left()?))?;
-        self.socket.write(bytes)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.socket.flush()
-    }
-}
-
-/// A plain (not TLS) connection to one node: the socket, buffered for reading, with the
-/// deadline of the request under way.
+/// A connection to one node, buffered for reading, with the deadline of the request
+/// under way.
 pub(crate) struct NodeStream {
-    reader: BufReader<DeadlineStream>,
+    reader: BufReader<NodeSocket>,
     /// The commands of the request being written, kept to reuse their allocation.
     request: Vec<u8>,
 }
 
 impl NodeStream {
-    /// Connects to `node` (`host:port`) by `deadline`, and authenticates with the
-    /// address's user and password when it has them.
+    /// Connects to `node` (`host:port`) by `deadline`, over TLS when `tls` is given, and
+    /// authenticates with the address's user and password when it has them.
     pub(crate) fn open(
         address: &FarAddress,
+        tls: Option<&Arc<ClientConfig>>,
         node: &str,
         deadline: Instant,
         timeout: Duration,
     ) -> Result<NodeStream, FarError> {
-        let unreachable = |detail: String| FarError::Unreachable {
-            node: node.to_string(),
-            detail,
-        };
-        let targets = node
-            .to_socket_addrs()
-            .map_err(|error| unreachable(error.to_string()))?;
-        let mut last_error = "the name resolves to no address".to_string();
-        let mut socket = None;
-        for target in targets {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(WireFailure::Timeout.at(node, timeout));
-            }
-            match TcpStream::connect_timeout(&target, left) {
-                Ok(made) => {
-                    socket = Some(made);
-                    break;
-                }
-                Err(error) if error.kind() == std::io::ErrorKind::TimedOut => {
-                    last_error = format!(
-                        "no answer to the connection within {} s",
-                        timeout.as_secs_f64()
-                    );
-                }
-                Err(error) => last_error = error.to_string(),
-            }
-        }
-        let socket = socket.ok_or_else(|| unreachable(last_error))?;
-        socket
-            .set_nodelay(true)
-            .map_err(|error| unreachable(error.to_string()))?;
+        let socket = NodeSocket::open(node, tls, deadline, timeout)?;
         let mut stream = NodeStream {
-            reader: BufReader::with_capacity(
-                READ_BUFFER_BYTES,
-                DeadlineStream { socket, deadline },
-            ),
+            reader: BufReader::with_capacity(READ_BUFFER_BYTES, socket),
             request: Vec::new(),
         };
         if let Some(password) = &address.password {
@@ -194,12 +125,16 @@ impl NodeStream {
     /// Sets the deadline of the request about to be sent: every read and write of it
     /// ends by then.
     pub(crate) fn set_deadline(&mut self, deadline: Instant) {
-        self.reader.get_mut().deadline = deadline;
+        self.reader.get_mut().set_deadline(deadline);
     }
 
     /// Sends the commands added since the last call.
     pub(crate) fn flush(&mut self) -> Result<(), WireFailure> {
-        let written = self.reader.get_mut().write_all(&self.request);
+        let socket = self.reader.get_mut();
+        // TLS may hold back bytes a write could not send: the flush sends them.
+        let written = socket
+            .write_all(&self.request)
+            .and_then(|()| socket.flush());
         self.request.clear();
         written.map_err(failure)
     }
@@ -342,7 +277,7 @@ pub(crate) fn read_value(
 /// The longest reply line read: a header, a status or an error message.
 const MAX_LINE_BYTES: usize = 64 << 10;
 
-/// One connection of the read path to a plain node.
+/// One connection of the read path to a node.
 pub(crate) struct RangeConnection {
     stream: NodeStream,
 }
@@ -351,11 +286,13 @@ impl RangeConnection {
     /// Connects to `node` by `deadline` (see [`NodeStream::open`]).
     pub(crate) fn open(
         address: &FarAddress,
+        tls: Option<&Arc<ClientConfig>>,
         node: &str,
         deadline: Instant,
         timeout: Duration,
     ) -> Result<RangeConnection, FarError> {
-        NodeStream::open(address, node, deadline, timeout).map(|stream| RangeConnection { stream })
+        NodeStream::open(address, tls, node, deadline, timeout)
+            .map(|stream| RangeConnection { stream })
     }
 
     /// Sets the deadline of the batch about to be sent.
@@ -417,9 +354,9 @@ impl RangeConnection {
     }
 }
 
-/// A plain connection of the control path (slot maps, manifests, uploads), spoken to
-/// through the client library's commands and pipelines: each request, written and
-/// answered whole, ends by its own deadline, `timeout` after it is sent.
+/// A connection of the control path (slot maps, manifests, uploads), spoken to through
+/// the client library's commands and pipelines: each request, written and answered
+/// whole, ends by its own deadline, `timeout` after it is sent.
 pub(crate) struct ControlStream {
     stream: NodeStream,
     timeout: Duration,
@@ -433,12 +370,13 @@ impl ControlStream {
     /// Connects to `node` by `deadline`; later requests end by `limit` too, if given.
     pub(crate) fn open(
         address: &FarAddress,
+        tls: Option<&Arc<ClientConfig>>,
         node: &str,
         timeout: Duration,
         limit: Option<Instant>,
     ) -> Result<ControlStream, FarError> {
         let deadline = request_deadline(timeout, limit);
-        let stream = NodeStream::open(address, node, deadline, timeout)?;
+        let stream = NodeStream::open(address, tls, node, deadline, timeout)?;
         Ok(ControlStream {
             stream,
             timeout,

@@ -8,18 +8,8 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::time::Instant;
 
 use super::FarError;
-use super::cluster::ControlConnection;
 use super::queue::{Completion, FarShared, NodeTraffic, PIPELINE_BYTES, PIPELINE_REQUESTS, Piece};
-use super::upload::is_redirect;
 use super::wire::{RangeConnection, RangeReply, WireFailure, is_redirect_reply};
-
-/// A worker's connection to its node.
-enum Connection {
-    /// The read path's own, for a plain node.
-    Wire(RangeConnection),
-    /// The client library's, for TLS.
-    Library(ControlConnection),
-}
 
 /// How a fetch went, and whether its connection is still in step.
 struct Outcome {
@@ -56,7 +46,7 @@ pub(crate) struct Worker {
 impl Worker {
     /// Sends the pieces it receives, a pipeline at a time, until the queue is dropped.
     pub(super) fn run(self, pieces: Receiver<Piece>) {
-        let mut connection: Option<Connection> = None;
+        let mut connection: Option<RangeConnection> = None;
         while let Ok(first) = pieces.recv() {
             let mut batch = vec![first];
             let mut bytes = batch[0].length as u64;
@@ -81,7 +71,7 @@ impl Worker {
     /// Fetches `batch` over `connection` (made anew when `None`), lands each reply in
     /// its slot, and says how it went: one completion for what failed, else one per
     /// piece (sent here, the last returned).
-    fn fetch(&self, connection: &mut Option<Connection>, mut batch: Vec<Piece>) -> Completion {
+    fn fetch(&self, connection: &mut Option<RangeConnection>, mut batch: Vec<Piece>) -> Completion {
         let first_sent = Instant::now() + self.shared.cluster.timeout;
         let mut deadline = first_sent;
         for piece in &mut batch {
@@ -95,32 +85,28 @@ impl Worker {
                 Err(error) => return self.unreachable(batch, error),
             },
         };
-        let outcome = match live {
-            Connection::Wire(wire) => {
-                wire.set_deadline(deadline);
-                self.fetch_on_wire(wire, batch)
-            }
-            Connection::Library(library) => self.fetch_with_library(library, batch),
-        };
+        live.set_deadline(deadline);
+        let outcome = self.fetch_on_wire(live, batch);
         if outcome.drop_connection {
             *connection = None;
         }
         outcome.completion
     }
 
-    /// A connection to the worker's node: the read path's own for a plain node, the
-    /// client library's for TLS.
-    fn connect(&self, deadline: Instant) -> std::result::Result<Connection, FarError> {
+    /// A connection to the worker's node, made by `deadline`.
+    fn connect(&self, deadline: Instant) -> std::result::Result<RangeConnection, FarError> {
         let cluster = &self.shared.cluster;
-        match cluster.address.tls {
-            true => cluster.connect(&self.node).map(Connection::Library),
-            false => RangeConnection::open(&cluster.address, &self.node, deadline, cluster.timeout)
-                .map(Connection::Wire),
-        }
+        RangeConnection::open(
+            &cluster.address,
+            cluster.tls.as_ref(),
+            &self.node,
+            deadline,
+            cluster.timeout,
+        )
     }
 
-    /// [`Worker::fetch`] on the read path's own connection: each reply is read from the
-    /// socket into its slot.
+    /// [`Worker::fetch`] on the worker's connection: each reply is read from the socket
+    /// (or the TLS stream) into its slot.
     fn fetch_on_wire(&self, wire: &mut RangeConnection, batch: Vec<Piece>) -> Outcome {
         for piece in &batch {
             wire.push_range(
@@ -249,80 +235,6 @@ impl Worker {
                 detail: format!("{length} bytes where {} were asked for", piece.length),
             },
         }
-    }
-
-    /// [`Worker::fetch`] with the client library (TLS): each reply is parsed into a
-    /// buffer of its own, then copied into its slot.
-    fn fetch_with_library(&self, live: &mut ControlConnection, batch: Vec<Piece>) -> Outcome {
-        let cluster = &self.shared.cluster;
-        let mut pipeline = redis::pipe();
-        for piece in &batch {
-            pipeline
-                .cmd("GETRANGE")
-                .arg(&piece.key)
-                .arg(piece.start)
-                .arg(piece.start + piece.length as u64 - 1);
-        }
-        let replies: Vec<Vec<u8>> = match pipeline.query(live) {
-            Ok(replies) => replies,
-            Err(error) => {
-                let failure = cluster.failure(&self.node, &error);
-                if is_redirect(&error) {
-                    return Outcome::keeping(Completion::Redirected(batch, failure));
-                }
-                // The connection is no good after an I/O error or a timeout.
-                return Outcome::dropping(self.unreachable(batch, failure));
-            }
-        };
-        self.traffic
-            .requests
-            .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        let count = batch.len();
-        let mut landing = batch.into_iter().zip(replies).enumerate();
-        while let Some((index, (piece, reply))) = landing.next() {
-            self.traffic
-                .bytes
-                .fetch_add(reply.len() as u64, Ordering::Relaxed);
-            if reply.len() != piece.length as usize {
-                let error = self.wrong_length(&piece, reply.len());
-                let unlanded = std::iter::once(piece)
-                    .chain(landing.map(|(_, (piece, _))| piece))
-                    .collect();
-                return Outcome::keeping(Completion::Failed(unlanded, error));
-            }
-            if self.stopped.load(Ordering::Relaxed) {
-                let error = FarError::Server {
-                    node: self.node.clone(),
-                    detail: "the run stopped".to_string(),
-                };
-                return Outcome::keeping(Completion::Failed(Vec::new(), error));
-            }
-            // SAFETY: `PageQueue::submit`'s contract: the destination range lies in the
-            // arena and is this read's alone until its completion is reaped, which
-            // happens only after the completion sent below.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    reply.as_ptr(),
-                    piece.destination as *mut u8,
-                    reply.len(),
-                );
-            }
-            let landed = Completion::Landed {
-                tag: piece.tag,
-                bytes: piece.length,
-            };
-            if index + 1 == count {
-                return Outcome::keeping(landed);
-            }
-            if self.completions.send(landed).is_err() {
-                break;
-            }
-        }
-        let error = FarError::Server {
-            node: self.node.clone(),
-            detail: "the queue went away".to_string(),
-        };
-        Outcome::keeping(Completion::Failed(Vec::new(), error))
     }
 
     /// `batch` could not be fetched from this node: sent again through a fresh slot map
