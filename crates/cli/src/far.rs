@@ -197,7 +197,8 @@ fn named(url: &str) -> Result<FarAddress, CliError> {
 
 /// What `--far-timeout` bounds, as its help says it.
 pub const FAR_TIMEOUT_HELP: &str = "The longest any request to the Redis server or cluster \
-    may take, whole: connecting, authenticating, finding the cluster's nodes, and the reply \
+    may take, whole: looking the node's name up, connecting (the TLS handshake too), \
+    authenticating, finding the cluster's nodes, and the reply \
     to its last byte, with the retries that follow a redirection or a failover. A command \
     that gets no answer by then ends, naming the node (10s, 2.5 for seconds, 1m)";
 
