@@ -6,6 +6,7 @@
 
 pub mod checkpoint;
 mod error;
+mod huge_pages;
 mod kernel;
 mod options;
 mod placement;

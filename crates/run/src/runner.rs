@@ -2,21 +2,23 @@
 //! kernel's steps for each trial, verify, and convert the result to original ids.
 
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal, Step, Warning};
 use swapless_engine::kernels::{Reads, pick_source};
+use swapless_engine::parameters::ParameterValues;
 use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
 use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, StoreError, Tier};
-use swapless_system::{page_faults, peak_rss_bytes, system_anon_huge_page_bytes};
+use swapless_system::{page_faults, peak_rss_bytes};
+
+use crate::huge_pages::{HugePageSampler, huge_page_bytes_now};
 
 use crate::options::validate;
 use crate::report::{PlanFigures, RunReport};
 use crate::resume::{Checkpoints, run_identity};
-use crate::watched::{Pattern, PatternIo, Watched};
+use crate::watched::{Pattern, Watched};
 use crate::{
     Kernel, ParameterError, Progress, ResultArray, RunError, RunOption, RunOptions, median,
     usable_cores,
@@ -181,15 +183,13 @@ fn run_in_pool(
     if let Some(far) = &far {
         note_cache_rebuilt(far, progress);
     }
-    let run = run_graph(
-        path,
-        far.as_ref(),
+    let asked = Asked {
         kernel,
         options,
         threads,
         progress,
-        load_started,
-    );
+    };
+    let run = run_graph(path, far.as_ref(), asked, load_started);
     match (run, &far) {
         // A page that fails its checksum came from the cluster, not from the cache file.
         (Err(RunError::Format(FormatError::ChecksumMismatch { path, start, .. })), Some(far))
@@ -201,25 +201,90 @@ fn run_in_pool(
     }
 }
 
-/// [`run_in_pool`] once a far graph (if `path` names one) is open.
-#[allow(clippy::too_many_arguments)]
+/// What a run takes besides the graph: the kernel, the caller's options, the threads
+/// it runs on and who hears of its progress.
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    kernel: Kernel,
+    options: &'a RunOptions,
+    threads: usize,
+    progress: &'a dyn Progress,
+}
+
+/// A run made ready: planned, its hot arrays reserved, its store open, its file watched.
+struct Prepared {
+    /// The file the run reads (a far graph's local cache).
+    path: std::path::PathBuf,
+    /// The graph as the report names it.
+    shown: String,
+    plan: Plan,
+    fingerprint: u128,
+    /// Opened before anything else, so that a write into the file at any later point
+    /// is noticed.
+    watch: FileWatch,
+    reservation: swapless_engine::property::PropertyReservation,
+    unreserved_before: u64,
+    huge_pages_before: u64,
+    opened: Box<dyn EdgeStore>,
+}
+
+/// What the trials produced, for the report.
+struct Trials<'a> {
+    finished: Box<dyn Finished>,
+    trial_seconds: Vec<f64>,
+    io: swapless_store::IoStats,
+    faults: (u64, u64),
+    huge_page_bytes: u64,
+    checkpoints: Option<Checkpoints<'a>>,
+}
+
+/// [`run_in_pool`] once a far graph (if `path` names one) is open: prepare, run the
+/// trials, finish.
 fn run_graph(
     path: &Path,
     far: Option<&FarGraph>,
-    kernel: Kernel,
-    options: &RunOptions,
-    threads: usize,
-    progress: &dyn Progress,
+    asked: Asked<'_>,
     load_started: Instant,
 ) -> Result<RunOutput, RunError> {
-    let contract = kernel.contract();
+    let prepared = prepare(path, far, asked)?;
+    let watched = Watched::new(
+        &*prepared.opened,
+        &prepared.watch,
+        asked.options.cancel.as_deref(),
+        asked.progress,
+    );
+    let store: &dyn EdgeStore = &watched;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    let kernel_options = kernel_options(asked, store, &prepared.plan)?;
+    let trials = run_trials(asked, &watched, &kernel_options, &prepared)?;
+    // No result from a file that changed while the trials read it.
+    prepared.watch.unchanged()?;
+    let mut report = report(
+        asked,
+        store,
+        &kernel_options,
+        &prepared,
+        &trials,
+        load_seconds,
+    );
+    report.file_checks = watched.file_checks() + 1;
+    report.scan_io = watched.pattern_json(Pattern::Scan, asked.options.trials);
+    report.gather_io = watched.pattern_json(Pattern::Gather, asked.options.trials);
+    report.far = far.map(far_figures);
+    let permutation = store.permutation().map(<[u32]>::to_vec);
+    finish(far, asked, prepared, trials, report, permutation)
+}
+
+/// Plans the run, refuses what it cannot run, reserves the hot arrays and opens the
+/// store.
+fn prepare(path: &Path, far: Option<&FarGraph>, asked: Asked<'_>) -> Result<Prepared, RunError> {
+    let contract = asked.kernel.contract();
     let shown = far.map_or_else(|| path.display().to_string(), FarGraph::display);
     let path = far.map_or(path, |far| far.path());
-    // Opened first, so that a write into the file at any later point is noticed.
     let watch = FileWatch::open(path)?;
     let graph = GraphFile::open(path)?;
-    let mut placement = options.placement.clone();
-    placement.threads = Some(threads);
+    let mut placement = asked.options.placement.clone();
+    placement.threads = Some(asked.threads);
     if let Some(far) = far {
         if !matches!(placement.tier, None | Some(Tier::Far)) {
             return Err(RunError::invalid(
@@ -229,8 +294,7 @@ fn run_graph(
         }
         placement.place_on(far);
     }
-    let plan = placement.plan(&graph, kernel)?;
-    let fingerprint = graph.fingerprint();
+    let plan = placement.plan(&graph, asked.kernel)?;
     // A far graph's weights are not in its cache: its manifest's word that one is
     // negative refuses the run early. Its word that none is decides nothing: the kernel
     // refuses a negative weight it meets (`Step::Refused`), in the checked pages it reads.
@@ -242,8 +306,8 @@ fn run_graph(
         return Err(RunError::NegativeWeights);
     }
     // Huge pages are counted from the machine-wide counter, above what it held before
-    // the property arrays were reserved (see the sampler below).
-    let huge_pages_before = system_anon_huge_page_bytes().unwrap_or(0);
+    // the property arrays were reserved.
+    let huge_pages_before = huge_page_bytes_now();
     // The hot arrays take their memory (and huge pages) first, before any graph data or
     // cache does (DESIGN §6); the plan has counted them within the budget.
     let array_bytes = contract.memory(GraphShape::of(&graph)).hot_arrays;
@@ -253,30 +317,42 @@ fn run_graph(
             bytes: array_bytes.iter().sum(),
             source,
         })?;
+    let fingerprint = graph.fingerprint();
     drop(graph);
     let opened = open_store(path, far, &plan, contract.info().reads)?;
-    let watched = Watched {
-        inner: &*opened,
-        cancel: options.cancel.as_deref(),
-        watch: &watch,
-        file_checks: AtomicU64::new(0),
-        progress,
-        passes: AtomicU64::new(0),
-        last_report: Mutex::new(None),
-        active: AtomicU64::new(0),
-        patterns: Mutex::new([PatternIo::default(); 2]),
-    };
-    let store: &dyn EdgeStore = &watched;
-    let load_seconds = load_started.elapsed().as_secs_f64();
+    Ok(Prepared {
+        path: path.to_path_buf(),
+        shown,
+        plan,
+        fingerprint,
+        watch,
+        reservation,
+        unreserved_before,
+        huge_pages_before,
+        opened,
+    })
+}
+
+/// The kernel's options on `store`: its source and vertex parameters in internal ids
+/// (picked reproducibly when not given), its parameters checked.
+fn kernel_options(
+    asked: Asked<'_>,
+    store: &dyn EdgeStore,
+    plan: &Plan,
+) -> Result<KernelOptions<ParameterValues>, RunError> {
+    let kernel = asked.kernel;
     let vertices = store.num_vertices();
-    let source = match (kernel.takes_source(), options.source) {
-        (true, Some(original)) => Some(internal_id(store, original)?),
-        (true, None) => Some(pick_source(store, 0).ok_or(RunError::NoSource {
+    let picked = || {
+        pick_source(store, 0).ok_or(RunError::NoSource {
             kernel: kernel.name(),
-        })?),
-        (false, _) => None,
+        })
     };
-    let mut parameters = crate::options::parameter_values(kernel, options)?;
+    let source = match (kernel.takes_source(), asked.options.source) {
+        (true, Some(original)) => internal_id(store, original)?,
+        (true, None) => picked()?,
+        (false, _) => 0,
+    };
+    let mut parameters = crate::options::parameter_values(kernel, asked.options)?;
     // Vertices are given by original id, as the source is, and picked as it is when
     // not given.
     for (flag, ids) in parameters.vertices_mut() {
@@ -288,44 +364,36 @@ fn run_graph(
             ),
         })?;
         if ids.is_empty() {
-            ids.push(pick_source(store, 0).ok_or(RunError::NoSource {
-                kernel: kernel.name(),
-            })? as u64);
+            ids.push(picked()? as u64);
         }
     }
-    let kernel_options = KernelOptions {
-        source: source.unwrap_or(0),
+    Ok(KernelOptions {
+        source,
         optional_held: plan.optional_property_held,
         parameters,
-    };
+    })
+}
+
+/// Runs the timed trials (resuming the first from a checkpoint when asked), keeping the
+/// last one's result.
+fn run_trials<'a>(
+    asked: Asked<'a>,
+    watched: &Watched<'_>,
+    kernel_options: &KernelOptions<ParameterValues>,
+    prepared: &Prepared,
+) -> Result<Trials<'a>, RunError> {
+    let (kernel, options, progress) = (asked.kernel, asked.options, asked.progress);
+    let store: &dyn EdgeStore = watched;
+    let contract = kernel.contract();
     let faults_before = page_faults().unwrap_or((0, 0));
     let io_before = store.io_stats();
-    // Arrays made from the heap (those no reserved slot fits) hold huge pages only
-    // while a trial runs, so the counter is sampled while trials run; it is the
-    // machine-wide one (cheap to read; reading this process's smaps_rollup instead walks
-    // its page tables and slows kernels down). The report gives the peak above what
-    // the machine held before the reservation.
-    let sampling = std::sync::Arc::new(AtomicBool::new(true));
-    let sampler = {
-        let sampling = sampling.clone();
-        std::thread::spawn(move || {
-            let mut most = 0;
-            while sampling.load(Ordering::Relaxed) {
-                most = most.max(system_anon_huge_page_bytes().unwrap_or(0));
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-            most.saturating_sub(huge_pages_before)
-        })
-    };
-    let stop_sampling = || {
-        sampling.store(false, Ordering::Relaxed);
-    };
+    let sampler = HugePageSampler::start(prepared.huge_pages_before);
     let mut trial_seconds = Vec::new();
     let mut finished: Option<Box<dyn Finished>> = None;
     let mut checkpoints = match &options.checkpoint {
         Some(checkpoint) => Some(Checkpoints::open(
             checkpoint,
-            run_identity(kernel, fingerprint, &kernel_options),
+            run_identity(kernel, prepared.fingerprint, kernel_options),
             progress,
         )?),
         None => None,
@@ -336,8 +404,8 @@ fn run_graph(
         let started = Instant::now();
         let trial = || -> Result<Box<dyn Finished>, RunError> {
             let (mut running, mut steps) = match checkpoints.as_mut() {
-                Some(checkpoints) => checkpoints.start(contract, store, &kernel_options)?,
-                None => (contract.start(store, &kernel_options)?, 0),
+                Some(checkpoints) => checkpoints.start(contract, store, kernel_options)?,
+                None => (contract.start(store, kernel_options)?, 0),
             };
             loop {
                 match running.step(store)? {
@@ -361,114 +429,141 @@ fn run_graph(
             }
             Ok(running.finish())
         };
-        // A page is checked once a run, when first read: a kernel that meets ids out of
-        // range (an index out of bounds) in a page written since may panic. That is the
-        // file's doing, not a bug, and is said so.
+        // A kernel that meets ids out of range (an index out of bounds) in a page
+        // written since it was checked may panic. That is the file's doing, not a bug,
+        // and is said so.
         let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(trial)) {
             Ok(result) => result,
             Err(panic) => {
-                stop_sampling();
-                watch.unchanged()?;
+                prepared.watch.unchanged()?;
                 std::panic::resume_unwind(panic);
             }
         };
-        let result = match result {
-            Ok(result) => result,
-            Err(error) => {
-                stop_sampling();
-                return Err(error);
-            }
-        };
         trial_seconds.push(started.elapsed().as_secs_f64());
-        finished = Some(result);
+        finished = Some(result?);
         progress.trial_done(store.io_stats().since(&io_before).bytes_read);
-        watched.passes.store(0, Ordering::Relaxed);
-    }
-    // No result from a file that changed while the trials read it.
-    if let Err(error) = watch.unchanged() {
-        stop_sampling();
-        return Err(error.into());
+        watched.trial_done();
     }
     let faults_after = page_faults().unwrap_or((0, 0));
     let io = store.io_stats().since(&io_before);
-    let patterns = *watched
-        .patterns
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    stop_sampling();
-    let huge_page_bytes = sampler.join().unwrap_or(0);
+    let huge_page_bytes = sampler.stop();
     let Some(finished) = finished else {
-        return Err(RunError::InvalidOption {
-            option: crate::RunOption::Trials,
-            detail: "must be at least 1".to_string(),
-        });
+        return Err(RunError::invalid(RunOption::Trials, "must be at least 1"));
     };
+    Ok(Trials {
+        finished,
+        trial_seconds,
+        io,
+        faults: (
+            faults_after.0.saturating_sub(faults_before.0),
+            faults_after.1.saturating_sub(faults_before.1),
+        ),
+        huge_page_bytes,
+        checkpoints,
+    })
+}
+
+/// The report of the trials, before verification and the output.
+fn report(
+    asked: Asked<'_>,
+    store: &dyn EdgeStore,
+    kernel_options: &KernelOptions<ParameterValues>,
+    prepared: &Prepared,
+    trials: &Trials<'_>,
+    load_seconds: f64,
+) -> RunReport {
+    let options = asked.options;
     let permutation = store.permutation();
     let original = |vertex: u32| swapless_engine::kernel::original_id(permutation, vertex) as u64;
-    let seconds = median(&trial_seconds);
-    let trials = options.trials as f64;
+    let seconds = median(&trials.trial_seconds);
+    let per_trial = options.trials as u64;
+    let io = &trials.io;
     // Per trial, like `seconds`.
-    let io_wait_seconds = io.io_wait_seconds / trials;
+    let io_wait_seconds = io.io_wait_seconds / options.trials as f64;
     let compute_seconds = if io_wait_seconds.is_nan() {
         seconds
     } else {
         (seconds - io_wait_seconds).max(0.0)
     };
-    let per_trial = options.trials as u64;
-    let mut report = RunReport {
-        kernel: kernel.name(),
-        graph: shown,
-        vertices,
+    let checkpoints = trials.checkpoints.as_ref();
+    RunReport {
+        kernel: asked.kernel.name(),
+        graph: prepared.shown.clone(),
+        vertices: store.num_vertices(),
         arcs: store.num_arcs(),
         tier: store.tier(),
         direct_io: store.direct_io(),
-        source: source.map(original),
-        threads,
+        source: asked
+            .kernel
+            .takes_source()
+            .then(|| original(kernel_options.source)),
+        threads: asked.threads,
         trials: options.trials,
         seconds,
-        trial_seconds,
+        trial_seconds: trials.trial_seconds.clone(),
         load_seconds,
         peak_rss_bytes: 0,
         rss_at_start_bytes: 0,
         bytes_read: io.bytes_read / per_trial,
         read_requests: io.read_requests / per_trial,
         mean_queue_depth: io.mean_queue_depth(),
-        scan_io: patterns[Pattern::Scan as usize].json(options.trials),
-        gather_io: patterns[Pattern::Gather as usize].json(options.trials),
+        scan_io: serde_json::Value::Null,
+        gather_io: serde_json::Value::Null,
         max_queue_depth: io.max_queue_depth,
         cache_hit_ratio: io.cache_hit_ratio(),
         io_wait_seconds,
         compute_seconds,
-        huge_page_bytes,
+        huge_page_bytes: trials.huge_page_bytes,
         huge_page_fraction: options.huge_page_fraction,
         huge_page_advised_bytes: swapless_engine::property::huge_page_advised_bytes(),
-        property_reserved_bytes: reservation.bytes(),
+        property_reserved_bytes: prepared.reservation.bytes(),
         property_unreserved_bytes: swapless_engine::property::unreserved_property_bytes()
-            - unreserved_before,
-        major_faults: faults_after.0.saturating_sub(faults_before.0),
-        minor_faults: faults_after.1.saturating_sub(faults_before.1),
+            - prepared.unreserved_before,
+        major_faults: trials.faults.0,
+        minor_faults: trials.faults.1,
         verified: None,
-        // The checks that the graph file is unchanged, over all trials, and the last.
-        file_checks: watched.file_checks.load(Ordering::Relaxed) + 1,
-        result: finished.summary(&original),
-        plan: PlanFigures::of(&plan),
-        far: far.map(far_figures),
-        resumed_from_step: checkpoints.as_ref().and_then(|c| c.resumed_from),
-        checkpoints_written: checkpoints.as_ref().map_or(0, |c| c.writer.written),
-        checkpoint_seconds: checkpoints.as_ref().map_or(0.0, |c| c.writer.seconds),
-        restore_seconds: checkpoints.as_ref().map_or(0.0, |c| c.restore_seconds),
-    };
-    // Verification and the output array come only after the graph's data, the caches,
-    // the buffers and the property arrays the result does not use are given back: the
-    // plan counts those phases apart from the run's (`KernelMemory::verification_bytes`,
-    // `KernelMemory::output_bytes`).
-    let permutation = permutation.map(<[u32]>::to_vec);
+        file_checks: 0,
+        result: trials.finished.summary(&original),
+        plan: PlanFigures::of(&prepared.plan),
+        far: None,
+        resumed_from_step: checkpoints.and_then(|c| c.resumed_from),
+        checkpoints_written: checkpoints.map_or(0, |c| c.writer.written),
+        checkpoint_seconds: checkpoints.map_or(0.0, |c| c.writer.seconds),
+        restore_seconds: checkpoints.map_or(0.0, |c| c.restore_seconds),
+    }
+}
+
+/// Verifies the result when asked and makes the output array, after the graph's data,
+/// the caches, the buffers and the property arrays the result does not use are given
+/// back: the plan counts those phases apart from the run's
+/// (`KernelMemory::verification_bytes`, `KernelMemory::output_bytes`).
+fn finish(
+    far: Option<&FarGraph>,
+    asked: Asked<'_>,
+    prepared: Prepared,
+    trials: Trials<'_>,
+    mut report: RunReport,
+    permutation: Option<Vec<u32>>,
+) -> Result<RunOutput, RunError> {
+    let Prepared {
+        path,
+        plan,
+        watch,
+        reservation,
+        opened,
+        ..
+    } = prepared;
     drop(opened);
     drop(reservation);
-    if options.placement.verify {
+    let Trials {
+        finished,
+        checkpoints,
+        ..
+    } = trials;
+    if asked.options.placement.verify {
         // A verifier that copies blocks of lists into memory takes half of the bytes the
         // plan gave its map for them.
-        let (mapped_bytes, block_bytes) = match contract.info().verifier_copies_lists {
+        let (mapped_bytes, block_bytes) = match asked.kernel.info().verifier_copies_lists {
             true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
             false => (plan.verify_mapped_bytes, 0),
         };
@@ -477,7 +572,7 @@ fn run_graph(
         // it is mapped; the disk holds it only meanwhile).
         let whole = far.map(FarGraph::fetch_whole).transpose()?;
         let graph =
-            GraphFile::open_bounded(whole.as_ref().map_or(path, |w| w.path()), mapped_bytes)?;
+            GraphFile::open_bounded(whole.as_ref().map_or(&*path, |w| w.path()), mapped_bytes)?;
         let verified = finished
             .verify(&graph, block_bytes)
             .map_err(RunError::Verification);
@@ -488,7 +583,7 @@ fn run_graph(
             if let Some(serde_json::Value::Object(figures)) = report.far.as_mut() {
                 figures.insert("verify_copy_bytes".to_string(), bytes.into());
             }
-            progress.note(&format!(
+            asked.progress.note(&format!(
                 "checked the result against a whole copy of the graph ({}) fetched into {} and removed since",
                 swapless_system::format_bytes(bytes),
                 folder.unwrap_or_default().display()
@@ -499,7 +594,7 @@ fn run_graph(
         report.verified = Some(true);
     }
     let warnings = finished.warnings();
-    let array = match options.placement.output_array {
+    let array = match asked.options.placement.output_array {
         true => finished.output(permutation.as_deref()),
         false => ResultArray::None,
     };
@@ -564,6 +659,9 @@ fn internal_ids(store: &dyn EdgeStore, ids: &mut [u64]) -> Result<(), u64> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicU64;
+
     use super::*;
     use crate::{Placement, Quiet};
 

@@ -17,22 +17,22 @@ use crate::Progress;
 /// where a run can stop cleanly, without a check in any kernel), and is counted as a pass
 /// for the progress display.
 pub(crate) struct Watched<'a> {
-    pub(crate) inner: &'a dyn EdgeStore,
-    pub(crate) cancel: Option<&'a AtomicBool>,
+    inner: &'a dyn EdgeStore,
+    cancel: Option<&'a AtomicBool>,
     /// The graph file as it was opened; a run that finds it changed stops.
-    pub(crate) watch: &'a FileWatch,
+    watch: &'a FileWatch,
     /// Times the file was checked during passes, for the report.
-    pub(crate) file_checks: AtomicU64,
-    pub(crate) progress: &'a dyn Progress,
+    file_checks: AtomicU64,
+    progress: &'a dyn Progress,
     /// Passes in the running trial.
-    pub(crate) passes: AtomicU64,
+    passes: AtomicU64,
     /// When the progress display last heard; `None` before the first pass.
-    pub(crate) last_report: Mutex<Option<Instant>>,
+    last_report: Mutex<Option<Instant>>,
     /// Scans and gathers running now (triangle counting gathers inside a scan; such a
     /// nested call is counted with the call around it).
-    pub(crate) active: AtomicU64,
+    active: AtomicU64,
     /// I/O of scans and of gathers, indexed by [`Pattern`].
-    pub(crate) patterns: Mutex<[PatternIo; 2]>,
+    patterns: Mutex<[PatternIo; 2]>,
 }
 
 /// How often the progress display hears of passes.
@@ -67,7 +67,7 @@ impl PatternIo {
     }
 
     /// The report's entry: totals per trial, rates over the time inside the calls.
-    pub(crate) fn json(&self, trials: u32) -> Value {
+    fn json(&self, trials: u32) -> Value {
         let per_second = |value: u64| {
             if self.seconds > 0.0 {
                 value as f64 / self.seconds
@@ -88,7 +88,46 @@ impl PatternIo {
     }
 }
 
-impl Watched<'_> {
+impl<'a> Watched<'a> {
+    /// `inner` as a run's kernels see it, checked against `watch`, stopped by `cancel`.
+    pub(crate) fn new(
+        inner: &'a dyn EdgeStore,
+        watch: &'a FileWatch,
+        cancel: Option<&'a AtomicBool>,
+        progress: &'a dyn Progress,
+    ) -> Watched<'a> {
+        Watched {
+            inner,
+            cancel,
+            watch,
+            file_checks: AtomicU64::new(0),
+            progress,
+            passes: AtomicU64::new(0),
+            last_report: Mutex::new(None),
+            active: AtomicU64::new(0),
+            patterns: Mutex::new([PatternIo::default(); 2]),
+        }
+    }
+
+    /// Times the file was checked during passes.
+    pub(crate) fn file_checks(&self) -> u64 {
+        self.file_checks.load(Ordering::Relaxed)
+    }
+
+    /// A trial ended: the next one's passes count from 0.
+    pub(crate) fn trial_done(&self) {
+        self.passes.store(0, Ordering::Relaxed);
+    }
+
+    /// The I/O figures of one access pattern over `trials` trials, for the report.
+    pub(crate) fn pattern_json(&self, pattern: Pattern, trials: u32) -> Value {
+        let patterns = self
+            .patterns
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        patterns[pattern as usize].json(trials)
+    }
+
     fn check(&self) -> swapless_store::Result<()> {
         if self
             .cancel
