@@ -112,17 +112,21 @@ def test_personalized_pagerank_matches_networkx(all_graphs, tmp_path):
                 expected = nx.pagerank(g, alpha=0.85, tol=1e-13, max_iter=1000, weight=None,
                                        personalization={s: 1 for s in seeds})
                 reference = np.array([expected[v] for v in range(len(scores))])
-                assert np.abs(scores - reference).max() < 1e-8, (path.name, seeds, method)
+                # Scores are stored as f32 (about 1e-7 relative), and near the seeds they are
+                # large, so the bound is relative there.
+                assert (np.abs(scores - reference) <= 1e-8 + 2e-7 * reference).all(), \
+                    (path.name, seeds, method)
 
 
 def test_personalized_pagerank_from_python_takes_ids_and_keywords(tmp_path):
     import swapless as sl
-    g = sl.from_edges(["a", "b", "c", "c"], ["b", "c", "a", "d"], directed=True)
-    scores = sl.run(g, "ppr", seeds=["a"], alpha=0.5, tol=1e-12, max_iter=500)
     nxg = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])
+    g = sl.from_networkx(nxg)
+    scores = sl.run(g, "ppr", seeds=["a"], alpha=0.5, tol=1e-12, max_iter=500)
     expected = nx.pagerank(nxg, alpha=0.5, tol=1e-13, max_iter=500, personalization={"a": 1})
-    assert np.abs(scores - np.array([expected[v] for v in g.ids])).max() < 1e-8
-    assert g.last_report["result"]["seeds"] == [int(np.where(g.ids == "a")[0][0])]
+    reference = np.array([expected[v] for v in g.ids])
+    assert (np.abs(scores - reference) <= 1e-8 + 2e-7 * reference).all()
+    assert g.last_report["result"]["seeds"] == [g.vertex("a")]
     assert "ppr" in sl.kernels() and "seeds" in {p["keyword"] for p in sl.kernels()["ppr"]["parameters"]}
     with pytest.raises(TypeError, match="ppr takes no delta="):
         sl.run(g, "ppr", delta=2.0)
