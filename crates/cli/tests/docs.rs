@@ -10,7 +10,9 @@ const README_MOST_BYTES: u64 = 12 * 1024;
 const BENCHMARKS_MOST_LINES: usize = 300;
 
 fn repository_file(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name)
 }
 
 #[test]
