@@ -4,6 +4,7 @@
 # step (alternating, so drift hits all three alike); then a run killed after its Kth
 # checkpoint (K = half the steps) and resumed. Prints each trial and the medians.
 #   bash bench/checkpoint_cost.sh GRAPH.sl ROUNDS -- RUN_ARGS... (e.g. pr --tier dram)
+# The kill needs a binary with the test hook: cargo build --release -p swapless-cli --features test-hooks
 set -euo pipefail
 graph=$1; rounds=$2; shift 2; [ "$1" = "--" ] && shift
 swapless=${SWAPLESS:-target/release/swapless}

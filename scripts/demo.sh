@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 . scripts/system-packages.sh
 need_packages python3:python3   # reads the JSON reports
 
-cargo build --release --quiet -p swapless-cli
+echo "== building swapless (several minutes the first time)..."
+cargo build --release -p swapless-cli
 swapless=target/release/swapless
 out=demo-out
 mkdir -p "$out"

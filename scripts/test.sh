@@ -24,8 +24,9 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace
 
 cargo build --release --quiet -p swapless-cli
-# The Python package (crates/python), built as a wheel and installed for its tests.
+# The Python package (crates/python), built as a wheel and installed for its tests, with
+# the hook that lets test_checkpoint.py kill it at a chosen point (`test-hooks`).
 rm -rf target/wheels
-python3 -m maturin build --quiet --release -m crates/python/Cargo.toml -o target/wheels
+python3 -m maturin build --quiet --release -m crates/python/Cargo.toml -o target/wheels --features test-hooks
 python3 -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/swapless-*.whl
 SWAPLESS_BIN="$PWD/target/release/swapless" python3 -m pytest -q python/tests

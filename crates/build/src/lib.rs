@@ -1,7 +1,8 @@
-//! Building `.sl` graph files: importers (text edge lists, Matrix Market, GAP
-//! `.sg`/`.wsg`, optionally `.gz`/`.zst` compressed), generators (Kronecker,
-//! uniform random, grid), degree-based reordering, and the out-of-core builder
-//! that turns any of them into a `.sl` file within a memory budget.
+//! Building `.sl` graph files: importers (text edge lists, CSV/TSV and Parquet tables,
+//! Matrix Market, GAP `.sg`/`.wsg`, `.sl` files, optionally `.gz`/`.zst` compressed),
+//! generators (Kronecker, uniform random, grid), any vertex ids (integers or names,
+//! compacted to `0..n`), degree-based reordering, and the out-of-core builder that
+//! turns any of them into a `.sl` file within a memory budget, resumable after a kill.
 
 pub mod arrays;
 mod builder;

@@ -14,47 +14,6 @@ use serde_json::Value;
 /// The harness's tests share cgroups, swap and the page cache: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-const COLUMNS: &[&str] = &[
-    "graph",
-    "kernel",
-    "mode",
-    "ocf",
-    "threads",
-    "budget_percent",
-    "limit_bytes",
-    "engine_memory_bytes",
-    "chunk",
-    "hugepages",
-    "trial",
-    "status",
-    "seconds",
-    "slowdown",
-    "wall_seconds",
-    "load_seconds",
-    "peak_rss_bytes",
-    "cgroup_peak_bytes",
-    "caches_dropped",
-    "bytes_read",
-    "read_requests",
-    "mean_queue_depth",
-    "process_major_faults",
-    "cpu_user_seconds",
-    "cpu_system_seconds",
-    "cpu_idle_seconds",
-    "cpu_iowait_seconds",
-    "cpu_steal_seconds",
-    "disk_reads",
-    "disk_writes",
-    "disk_read_bytes",
-    "disk_write_bytes",
-    "disk_iops",
-    "disk_mean_in_flight",
-    "swap_ins",
-    "swap_outs",
-    "major_faults",
-    "message",
-];
-
 /// A kron graph dense enough (degree 64) that its lists dwarf the process's own memory.
 fn tiny_graph(dir: &Path) -> std::path::PathBuf {
     let graph = dir.join("kron16.sl");
@@ -86,6 +45,14 @@ fn swap_is_enabled(path: &Path) -> bool {
     std::fs::read_to_string("/proc/swaps")
         .unwrap_or_default()
         .contains(path.to_str().unwrap())
+}
+
+/// Where the named column sits in trials.csv's `header`, the harness's one list of them.
+fn column_in(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|column| column == name)
+        .unwrap_or_else(|| panic!("trials.csv has no column {name}: {header:?}"))
 }
 
 /// Splits a CSV line written by the harness (quoted cells may hold commas).
@@ -165,11 +132,11 @@ fn bench_runs_every_mode_it_can_writes_the_schema_and_cleans_up() {
 
     let csv = std::fs::read_to_string(out.join("trials.csv")).unwrap();
     let mut lines = csv.lines();
-    assert_eq!(csv_cells(lines.next().unwrap()), COLUMNS);
+    let header = csv_cells(lines.next().unwrap());
     let rows: Vec<Vec<String>> = lines.map(csv_cells).collect();
-    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();
+    let column = |name: &str| column_in(&header, name);
     for row in &rows {
-        assert_eq!(row.len(), COLUMNS.len(), "row {row:?}");
+        assert_eq!(row.len(), header.len(), "row {row:?}");
         let status = &row[column("status")];
         // Under a tight limit the kernel may kill the swap baseline rather than wait for
         // its swap writes (seen here on a slow disk at 85%); the harness records that as
@@ -242,7 +209,15 @@ fn bench_runs_every_mode_it_can_writes_the_schema_and_cleans_up() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(records.len(), rows.len());
+    // Each CSV row is its trial's JSON record without the report: a field the record
+    // gains or loses without the CSV's columns would leave a column empty.
+    let mut columns = header.clone();
+    columns.sort();
     for record in &records {
+        let mut fields: Vec<String> = record.as_object().unwrap().keys().cloned().collect();
+        fields.retain(|field| field != "report");
+        fields.sort();
+        assert_eq!(fields, columns, "{record}");
         if record["status"] == "ok" {
             assert_eq!(record["report"]["kernel"], record["kernel"]);
             assert_eq!(record["report"]["threads"], record["threads"]);
@@ -382,7 +357,8 @@ fn far_mode_pushes_to_servers_it_starts_and_stops_them() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "bench failed:\n{stderr}");
     let csv = std::fs::read_to_string(out.join("trials.csv")).unwrap();
-    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();
+    let header = csv_cells(csv.lines().next().unwrap());
+    let column = |name: &str| column_in(&header, name);
     let far: Vec<Vec<String>> = csv
         .lines()
         .skip(1)
@@ -460,7 +436,8 @@ fn swap_on_zram_is_set_up_for_the_run_and_reset_after() {
     assert!(output.status.success(), "bench failed:\n{stderr}");
     assert!(stderr.contains("swap on zram"), "{stderr}");
     let csv = std::fs::read_to_string(out.join("trials.csv")).unwrap();
-    let column = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap();
+    let header = csv_cells(csv.lines().next().unwrap());
+    let column = |name: &str| column_in(&header, name);
     let swap: Vec<Vec<String>> = csv
         .lines()
         .skip(1)

@@ -86,6 +86,7 @@ pub struct RunReport {
     /// Seconds spent checking and reading the checkpoint the run resumed from (within
     /// `seconds`).
     pub restore_seconds: f64,
+    /// A far graph's traffic, retries and fallback reads; none for a local file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub far: Option<Value>,
     /// The plan's figures.

@@ -4,8 +4,10 @@
 //! (every vertex of a range, dense) and [`EdgeStore::gather`] (a frontier's lists,
 //! sparse, in any order). Three tiers implement both, so kernels never know which
 //! serves them: [`DramStore`] (everything in memory), [`MmapStore`] (the OS's page
-//! cache, with hints and prefetch) and [`DirectStore`] (`O_DIRECT` reads through
-//! io_uring into a budgeted cache). [`budget`] decides which, and what lives where.
+//! cache, with hints and prefetch) and [`DirectStore`] (the read pipeline, into a
+//! budgeted cache, over a page source: the file through io_uring, `O_DIRECT` where the
+//! file system allows, or a graph in [`far`] memory on Redis). [`budget`] decides which,
+//! and what lives where; where io_uring is refused, it picks mmap instead of direct.
 
 mod aligned;
 pub mod budget;
@@ -37,6 +39,7 @@ pub use error::{IoUringFailure, StoreError};
 pub use mmap::MmapStore;
 pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
 pub use pipeline::DirectStore;
+pub use read_plan::ascending;
 pub use sources::io_uring_refusal;
 pub use sources::redis as far;
 pub use stats::IoStats;

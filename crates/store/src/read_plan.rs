@@ -293,7 +293,7 @@ pub(crate) fn long_lists(
 
 /// A gather's vertices in ascending order: themselves when already so (a kernel that
 /// keeps its frontiers sorted costs no copy), else a sorted copy.
-pub(crate) fn ascending(vertices: &[u32]) -> std::borrow::Cow<'_, [u32]> {
+pub fn ascending(vertices: &[u32]) -> std::borrow::Cow<'_, [u32]> {
     if vertices.is_sorted() {
         std::borrow::Cow::Borrowed(vertices)
     } else {

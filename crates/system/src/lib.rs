@@ -251,8 +251,11 @@ pub fn page_faults() -> Option<(u64, u64)> {
 }
 
 /// Kills this process with SIGKILL when `SWAPLESS_TEST_KILL` is `POINT:COUNT`, for the
-/// tests that check a run or build resumes from wherever a kill leaves it (the points:
-/// `after-checkpoint`, `inside-checkpoint`, `after-spill`, `after-copy`).
+/// tests that check a run, build or push resumes from wherever a kill leaves it (the
+/// points: `after-checkpoint`, `inside-checkpoint`, `after-spill`, `after-copy`,
+/// `push-batch`). Compiled in only with the `test-hooks` feature (the CLI's integration
+/// tests turn it on); without it nothing is read from the environment.
+#[cfg(feature = "test-hooks")]
 pub fn kill_at_test_point(point: &str, count: u64) {
     let Ok(asked) = std::env::var("SWAPLESS_TEST_KILL") else {
         return;
@@ -265,6 +268,11 @@ pub fn kill_at_test_point(point: &str, count: u64) {
         }
     }
 }
+
+/// Without the `test-hooks` feature no test point kills: nothing to do.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn kill_at_test_point(_point: &str, _count: u64) {}
 
 #[cfg(test)]
 mod tests {

@@ -35,16 +35,27 @@ pub(crate) struct IdFill {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
     /// `distinct` of the `span` ids `0..span` are used: enough to keep them dense.
-    Dense { distinct: u64, span: u64 },
+    Dense {
+        /// How many ids the input uses.
+        distinct: u64,
+        /// One past the largest id.
+        span: u64,
+    },
     /// Too few of `0..span` are used: at most `distinct` (exactly, when `exact`).
     Sparse {
+        /// How many ids the input uses, or at most how many.
         distinct: u64,
+        /// One past the largest id.
         span: u64,
+        /// Whether `distinct` is the exact count.
         exact: bool,
     },
     /// The ids run to `span - 1`, beyond what the budget lets the build count, and the
     /// edges could use half of them: kept dense.
-    Uncounted { span: u64 },
+    Uncounted {
+        /// One past the largest id.
+        span: u64,
+    },
 }
 
 impl fmt::Display for Fill {

@@ -16,10 +16,8 @@ mod pull;
 
 pub use pull::{Pull, Pulled, kept_lists_bytes};
 
-use std::borrow::Cow;
-
 use rayon::prelude::*;
-use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result, Visit};
+use swapless_store::{EdgeDirection, EdgeStore, ListsNeeded, Result, Visit, ascending};
 
 /// A pass gathers the frontier's lists when they hold at most this share (1 / it) of
 /// all arcs, and otherwise scans: on the disk tiers a gather of a few lists reads far
@@ -81,18 +79,6 @@ pub fn edge_map(
         }
     })?;
     Ok(Pass::Scanned)
-}
-
-/// `vertices` in ascending order: themselves when already so, else a sorted copy.
-fn ascending(vertices: &[u32]) -> Cow<'_, [u32]> {
-    match vertices.is_sorted() {
-        true => Cow::Borrowed(vertices),
-        false => {
-            let mut sorted = vertices.to_vec();
-            sorted.par_sort_unstable();
-            Cow::Owned(sorted)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -24,9 +24,10 @@ pub enum Tier {
     Dram,
     /// The file mapped, the page cache holding what the budget allows.
     Mmap,
-    /// `O_DIRECT` reads through io_uring into the store's own cache.
+    /// The file read through io_uring (`O_DIRECT` where the file system allows) into
+    /// the store's own cache.
     Direct,
-    /// The direct tier's pipeline over a graph in far memory (a Redis Cluster).
+    /// The direct tier's pipeline over a graph in far memory (a Redis server or Cluster).
     Far,
 }
 

@@ -1,7 +1,8 @@
-//! The graph file read with plain `pread`s through the page cache: a source for
-//! systems that refuse io_uring, and the pipeline's reference in tests. Its queue reads
-//! each request when the pipeline waits for completions, on the I/O thread, so one
-//! read is in flight at a time.
+//! The graph file read with plain `pread`s through the page cache: the pipeline's
+//! reference in the store's tests, compiled for them only (where io_uring is refused,
+//! the plan picks the mmap tier, so no run reads through this). Its queue reads each
+//! request when the pipeline waits for completions, on the I/O thread, so one read is
+//! in flight at a time.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,6 @@ pub(crate) struct BufferedFile {
 
 impl BufferedFile {
     /// Opens `path` for buffered reads.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn open(path: &Path) -> Result<BufferedFile> {
         let file = File::open(path).map_err(|source| StoreError::Io {
             path: path.to_path_buf(),

@@ -4,6 +4,7 @@
 //! (planning, coalescing, slots, delivery, the pinned prefix, page checks) knows
 //! nothing else of a source, so a new one (far memory) plugs in without touching it.
 
+#[cfg(test)]
 mod buffered_file;
 pub mod redis;
 mod uring_file;
