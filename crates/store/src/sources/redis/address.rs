@@ -170,14 +170,6 @@ impl FarAddress {
             .map_or(String::new(), |u| format!("{u}@"));
         format!("{scheme}://{user}{}/{}", self.seeds.join(","), self.name)
     }
-
-    /// The same cluster with another graph's name.
-    pub fn with_name(&self, name: &str) -> FarAddress {
-        FarAddress {
-            name: name.to_string(),
-            ..self.clone()
-        }
-    }
 }
 
 /// `text` with any password between `://user:` and `@` masked.
