@@ -47,7 +47,6 @@ pub fn run(
     // interpreter runs many things before and between runs).
     swapless_system::reset_peak_rss();
     let rss_at_start_bytes = swapless_system::current_rss_bytes().unwrap_or(0);
-    swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
     let threads = options.threads.unwrap_or_else(usable_cores);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -247,9 +246,8 @@ fn run_graph(
     // The hot arrays take their memory (and huge pages) first, before any graph data or
     // cache does (DESIGN §6); the plan has counted them within the budget.
     let array_bytes = contract.memory(GraphShape::of(&graph)).hot_arrays;
-    let unreserved_before = swapless_engine::property::unreserved_property_bytes();
-    let reservation =
-        swapless_engine::property::reserve(&array_bytes).map_err(|source| RunError::Reserve {
+    let reservation = swapless_engine::property::reserve(&array_bytes, options.huge_page_fraction)
+        .map_err(|source| RunError::Reserve {
             bytes: array_bytes.iter().sum(),
             source,
         })?;
@@ -297,6 +295,7 @@ fn run_graph(
         source: source.unwrap_or(0),
         optional_held: plan.optional_property_held,
         parameters,
+        arrays: reservation.arrays().clone(),
     };
     let faults_before = page_faults().unwrap_or((0, 0));
     let io_before = store.io_stats();
@@ -441,10 +440,9 @@ fn run_graph(
         compute_seconds,
         huge_page_bytes,
         huge_page_fraction: options.huge_page_fraction,
-        huge_page_advised_bytes: swapless_engine::property::huge_page_advised_bytes(),
-        property_reserved_bytes: reservation.bytes(),
-        property_unreserved_bytes: swapless_engine::property::unreserved_property_bytes()
-            - unreserved_before,
+        huge_page_advised_bytes: reservation.arrays().huge_page_advised_bytes(),
+        property_reserved_bytes: reservation.arrays().reserved_bytes(),
+        property_unreserved_bytes: reservation.arrays().unreserved_bytes(),
         major_faults: faults_after.0.saturating_sub(faults_before.0),
         minor_faults: faults_after.1.saturating_sub(faults_before.1),
         verified: None,
