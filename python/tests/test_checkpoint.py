@@ -13,7 +13,7 @@ import pytest
 import swapless as sl
 
 # PageRank runs a fixed 12 iterations here, below its tolerance of 0, on purpose.
-pytestmark = pytest.mark.filterwarnings("ignore:PageRank stopped")
+pytestmark = pytest.mark.filterwarnings("ignore:pr stopped")
 
 
 @pytest.fixture(scope="module")

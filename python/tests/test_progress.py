@@ -24,7 +24,7 @@ def test_a_build_asked_to_shows_its_phases_on_stderr(tmp_path, capfd, at_once):
     assert err.endswith("\r"), err[-200:]
 
 
-@pytest.mark.filterwarnings("ignore:PageRank stopped")
+@pytest.mark.filterwarnings("ignore:pr stopped")
 def test_a_run_asked_to_shows_its_trial_and_passes(tmp_path, capfd, at_once):
     g = sl.generate("kron", scale=16, output=tmp_path / "g.sl", progress=False)
     capfd.readouterr()
@@ -34,7 +34,7 @@ def test_a_run_asked_to_shows_its_trial_and_passes(tmp_path, capfd, at_once):
     assert "pr: trial 1 of 1, pass " in err, err
 
 
-@pytest.mark.filterwarnings("ignore:PageRank stopped")
+@pytest.mark.filterwarnings("ignore:pr stopped")
 def test_nothing_is_drawn_off_a_terminal_or_when_turned_off(tmp_path, capfd, at_once):
     # pytest's stderr is not a terminal: the default draws nothing.
     g = sl.generate("kron", scale=17, output=tmp_path / "a.sl")

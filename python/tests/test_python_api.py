@@ -69,7 +69,7 @@ def on_tier(g, tier, memory):
 
 @pytest.mark.parametrize("tier,memory", TIERS)
 # tol=1e-12 is below what f32 scores reach, so the runs stop at max_iter, as warned.
-@pytest.mark.filterwarnings("ignore:PageRank stopped")
+@pytest.mark.filterwarnings("ignore:pr stopped")
 def test_pagerank_bfs_and_sssp_match_networkx_on_every_tier(graphs, tier, memory):
     for reference in graphs:
         graph = on_tier(reference.g, tier, memory)

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 use thread_local::ThreadLocal;
 
-use crate::property::{PropertyVec, property_vec};
+use crate::property::{PropertyArrays, PropertyVec, property_vec};
 
 /// A set of vertices as one bit each, safe to set from many threads.
 pub struct Bitmap {
@@ -25,10 +25,10 @@ impl Bitmap {
         vertices.div_ceil(64) * 8
     }
 
-    /// An empty set over `0..vertices`.
-    pub fn new(vertices: usize) -> Bitmap {
+    /// An empty set over `0..vertices`, made through the run's `arrays`.
+    pub fn new(arrays: &PropertyArrays, vertices: usize) -> Bitmap {
         Bitmap {
-            words: property_vec(vertices.div_ceil(64), || AtomicU64::new(0)),
+            words: property_vec(arrays, vertices.div_ceil(64), || AtomicU64::new(0)),
         }
     }
 

@@ -3,7 +3,8 @@
 //!
 //! A kernel is one file in `kernels/` with a type that implements [`Kernel`], and one
 //! line in [`KERNELS`]. The runner (the `swapless-run` crate) knows no kernel by name:
-//! it reads the declarations, reserves the hot arrays, drives the steps, verifies and
+//! it reads the declarations, reserves the hot arrays (handed to the kernel in
+//! [`KernelOptions::arrays`]), drives the steps, verifies and
 //! converts the result through [`AnyKernel`] and [`Finished`].
 
 use serde_json::Value;
@@ -15,6 +16,7 @@ use crate::kernels::{
     personalized_pagerank, radii, sssp, triangle_count, vertex_triangles,
 };
 use crate::parameters::{Parameter, ParameterValues};
+use crate::property::PropertyArrays;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
@@ -173,6 +175,9 @@ pub struct KernelOptions<P> {
     pub optional_held: bool,
     /// The kernel's parameters.
     pub parameters: P,
+    /// Where the run's property arrays take their memory: every array the kernel makes
+    /// is made through it (the default reserves nothing: arrays come from the heap).
+    pub arrays: PropertyArrays,
 }
 
 impl<P> KernelOptions<P> {
@@ -182,6 +187,7 @@ impl<P> KernelOptions<P> {
             source: self.source,
             optional_held: self.optional_held,
             parameters,
+            arrays: self.arrays.clone(),
         }
     }
 }

@@ -1,6 +1,18 @@
 //! Vertex property arrays that parallel callbacks read and write without locks.
 //! Relaxed atomics compile to plain loads and stores on x86, so they cost nothing
 //! over raw arrays while keeping the kernels free of `unsafe`.
+//!
+//! Each run's arrays take their memory from that run's own reservation (DESIGN §4, §7:
+//! hot arrays reserved first, on huge pages): the runner maps it before the graph loads
+//! ([`reserve`]) and hands the kernel a [`PropertyArrays`] handle in
+//! `KernelOptions::arrays`, which every array constructor takes. The handle also holds
+//! the run's huge-page fraction and counts its own figures (unreserved bytes, bytes
+//! advised), so two runs in one process (two Python threads) neither share a pool nor
+//! mix their reports. It rides in the kernel's options, not in the store, because
+//! property arrays are the engine's (the store, a layer below, knows nothing of them),
+//! and not in a thread-local scope, because a kernel makes arrays on whichever worker
+//! thread it runs on. Only constructors read it: an array, once made, is a pointer and
+//! a length, so loops over it cost what they did.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -8,53 +20,42 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use swapless_store::HUGE_PAGE;
 
-/// Fraction (0..=1, as f64 bits) of each property array to back with huge pages.
-static HUGE_PAGE_FRACTION: AtomicU64 = AtomicU64::new(0);
-
-/// Bytes of property arrays advised to use huge pages so far, in this process.
-static HUGE_PAGE_ADVISED_BYTES: AtomicU64 = AtomicU64::new(0);
-
-/// Bytes of property arrays this process has advised to use huge pages (the kernel
-/// may still back fewer, when it finds no free 2 MiB frames).
-pub fn huge_page_advised_bytes() -> u64 {
-    HUGE_PAGE_ADVISED_BYTES.load(Ordering::Relaxed)
+/// The huge-page advice of one run: the fraction of each array to advise, and the bytes
+/// advised so far.
+#[derive(Default)]
+struct HugePageAdvice {
+    /// Fraction (0..=1) of each property array to back with huge pages.
+    fraction: f64,
+    /// Bytes advised so far.
+    advised_bytes: AtomicU64,
 }
 
-/// Sets the fraction of every property array allocated from now on that is
-/// advised to use transparent huge pages (`madvise(MADV_HUGEPAGE)`). After
-/// degree-based reordering that prefix holds the hottest vertices.
-pub fn set_huge_page_fraction(fraction: f64) {
-    HUGE_PAGE_FRACTION.store(fraction.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
-}
-
-/// The current huge-page fraction.
-pub fn huge_page_fraction() -> f64 {
-    f64::from_bits(HUGE_PAGE_FRACTION.load(Ordering::Relaxed))
-}
-
-/// Advises the kernel to back the first [`huge_page_fraction`] of `values` with huge pages.
-pub fn advise_huge_pages<T>(values: &[T]) {
-    let fraction = huge_page_fraction();
-    let bytes = (std::mem::size_of_val(values) as f64 * fraction) as usize;
-    let start = values.as_ptr() as usize;
-    let aligned_start = start.next_multiple_of(HUGE_PAGE);
-    let end = (start + bytes) / HUGE_PAGE * HUGE_PAGE;
-    if fraction <= 0.0 || end <= aligned_start {
-        return;
-    }
-    // SAFETY: the range lies inside `values`' own allocation, is 2 MiB aligned, and
-    // MADV_HUGEPAGE only changes how the kernel backs those pages, never their contents.
-    let status = unsafe {
-        libc::madvise(
-            aligned_start as *mut libc::c_void,
-            end - aligned_start,
-            libc::MADV_HUGEPAGE,
-        )
-    };
-    // A kernel built without transparent huge pages refuses the advice; the run goes on
-    // with small pages and the report shows none advised.
-    if status == 0 {
-        HUGE_PAGE_ADVISED_BYTES.fetch_add((end - aligned_start) as u64, Ordering::Relaxed);
+impl HugePageAdvice {
+    /// Advises the kernel to back the first [`HugePageAdvice::fraction`] of `values` with
+    /// huge pages. After degree-based reordering that prefix holds the hottest vertices.
+    fn advise<T>(&self, values: &[T]) {
+        let bytes = (std::mem::size_of_val(values) as f64 * self.fraction) as usize;
+        let start = values.as_ptr() as usize;
+        let aligned_start = start.next_multiple_of(HUGE_PAGE);
+        let end = (start + bytes) / HUGE_PAGE * HUGE_PAGE;
+        if self.fraction <= 0.0 || end <= aligned_start {
+            return;
+        }
+        // SAFETY: the range lies inside `values`' own allocation, is 2 MiB aligned, and
+        // MADV_HUGEPAGE only changes how the kernel backs those pages, never their contents.
+        let status = unsafe {
+            libc::madvise(
+                aligned_start as *mut libc::c_void,
+                end - aligned_start,
+                libc::MADV_HUGEPAGE,
+            )
+        };
+        // A kernel built without transparent huge pages refuses the advice; the run goes on
+        // with small pages and the report shows none advised.
+        if status == 0 {
+            self.advised_bytes
+                .fetch_add((end - aligned_start) as u64, Ordering::Relaxed);
+        }
     }
 }
 
@@ -73,9 +74,9 @@ struct Pool {
 }
 
 impl Pool {
-    /// Maps and faults in one slot per entry of `array_bytes`, each with the first
-    /// [`huge_page_fraction`] advised to use huge pages before it is touched.
-    fn map(array_bytes: &[u64]) -> std::io::Result<Pool> {
+    /// Maps and faults in one slot per entry of `array_bytes`, each with the prefix
+    /// `advice` names advised to use huge pages before it is touched.
+    fn map(array_bytes: &[u64], advice: &HugePageAdvice) -> std::io::Result<Pool> {
         let lengths: Vec<usize> = array_bytes
             .iter()
             .map(|&bytes| (bytes as usize).next_multiple_of(4096))
@@ -120,7 +121,7 @@ impl Pool {
         for &(start, length) in &pool.slots {
             // SAFETY: the slot lies inside the mapping made above, which nothing else uses yet.
             let slot = unsafe { std::slice::from_raw_parts(start as *const u8, length) };
-            advise_huge_pages(slot);
+            advice.advise(slot);
         }
         // Fault every slot's pages in now, so the arrays hold DRAM before anything else.
         let pages: Vec<usize> = pool
@@ -185,52 +186,106 @@ impl Drop for Pool {
     }
 }
 
-/// The pool that property arrays come from while a [`PropertyReservation`] is held.
-static POOL: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
+/// Where one run's property arrays take their memory, and the run's own figures of it
+/// (see the module's doc); copies share both.
+///
+/// The default handle holds no reservation: arrays come from the heap, with no huge-page
+/// advice (a kernel run outside a runner, a verifier).
+#[derive(Clone, Default)]
+pub struct PropertyArrays {
+    run: Arc<RunArrays>,
+}
 
-/// Property-array memory held for one run: arrays made while it is held come from it
-/// (when one of its slots fits), and it is returned to the system when dropped.
-pub struct PropertyReservation {
+/// What a [`PropertyArrays`] handle shares between its copies.
+#[derive(Default)]
+struct RunArrays {
+    /// The reserved slots; `None` when the run reserved nothing.
     pool: Option<Arc<Pool>>,
+    /// The run's huge-page advice, for the slots and for arrays made from the heap.
+    huge_pages: HugePageAdvice,
+    /// Bytes of arrays made from the heap while the run held a reservation, because no
+    /// free slot fitted them (a kernel making an array it did not declare).
+    unreserved_bytes: AtomicU64,
+}
+
+impl std::fmt::Debug for PropertyArrays {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("PropertyArrays")
+            .field("reserved_bytes", &self.reserved_bytes())
+            .field("huge_page_fraction", &self.run.huge_pages.fraction)
+            .finish()
+    }
+}
+
+impl PropertyArrays {
+    /// Bytes reserved for the run (DRAM faulted in before the graph loaded).
+    pub fn reserved_bytes(&self) -> u64 {
+        self.run.pool.as_ref().map_or(0, |pool| {
+            pool.slots.iter().map(|&(_, length)| length as u64).sum()
+        })
+    }
+
+    /// Bytes of arrays this run made from the heap while it held a reservation (arrays
+    /// the kernel did not declare, such as triangle counting's oriented lists).
+    pub fn unreserved_bytes(&self) -> u64 {
+        self.run.unreserved_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of this run's arrays advised to use huge pages (the kernel may still back
+    /// fewer, when it finds no free 2 MiB frames).
+    pub fn huge_page_advised_bytes(&self) -> u64 {
+        self.run.huge_pages.advised_bytes.load(Ordering::Relaxed)
+    }
+}
+
+/// Property-array memory held for one run: arrays made through its [`PropertyArrays`]
+/// come from it (when one of its slots fits). When dropped, the slots no array holds
+/// go back to the system; those that do go back with their arrays.
+pub struct PropertyReservation {
+    arrays: PropertyArrays,
 }
 
 impl PropertyReservation {
-    /// Bytes held (DRAM already faulted in), 0 when another reservation was in place.
-    pub fn bytes(&self) -> u64 {
-        self.pool.as_ref().map_or(0, |pool| {
-            pool.slots.iter().map(|&(_, length)| length as u64).sum()
-        })
+    /// The handle the run's kernel makes its arrays through.
+    pub fn arrays(&self) -> &PropertyArrays {
+        &self.arrays
     }
 }
 
 impl Drop for PropertyReservation {
     fn drop(&mut self) {
-        if let Some(mine) = self.pool.take() {
-            let mut installed = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if installed
-                .as_ref()
-                .is_some_and(|pool| Arc::ptr_eq(pool, &mine))
-            {
-                *installed = None;
-            }
-            mine.release_free_slots();
+        if let Some(pool) = &self.arrays.run.pool {
+            pool.release_free_slots();
         }
     }
 }
 
 /// Maps and faults in memory for property arrays of `array_bytes` each (a kernel's
-/// declared arrays), with the huge-page advice applied, so that the arrays a kernel
-/// makes afterwards use it instead of memory taken after the graph was loaded. Held
-/// until the reservation is dropped; when one is already held (another run in this
-/// process), nothing is reserved and arrays come from the heap as usual.
-pub fn reserve(array_bytes: &[u64]) -> std::io::Result<PropertyReservation> {
-    let mut installed = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if installed.is_some() || array_bytes.iter().all(|&bytes| bytes == 0) {
-        return Ok(PropertyReservation { pool: None });
-    }
-    let pool = Arc::new(Pool::map(array_bytes)?);
-    *installed = Some(pool.clone());
-    Ok(PropertyReservation { pool: Some(pool) })
+/// declared arrays), the first `huge_page_fraction` (0..=1) of each advised to use
+/// huge pages, so that the arrays the run makes afterwards use it instead of memory
+/// taken after the graph was loaded. Arrays made from the heap get the same advice.
+pub fn reserve(
+    array_bytes: &[u64],
+    huge_page_fraction: f64,
+) -> std::io::Result<PropertyReservation> {
+    let huge_pages = HugePageAdvice {
+        fraction: huge_page_fraction.clamp(0.0, 1.0),
+        advised_bytes: AtomicU64::new(0),
+    };
+    let pool = match array_bytes.iter().all(|&bytes| bytes == 0) {
+        true => None,
+        false => Some(Arc::new(Pool::map(array_bytes, &huge_pages)?)),
+    };
+    Ok(PropertyReservation {
+        arrays: PropertyArrays {
+            run: Arc::new(RunArrays {
+                pool,
+                huge_pages,
+                unreserved_bytes: AtomicU64::new(0),
+            }),
+        },
+    })
 }
 
 /// Where a [`PropertyVec`]'s values live, and so how they are given back.
@@ -242,7 +297,7 @@ enum Owner<T> {
     Heap(Vec<T>),
 }
 
-/// A fixed-length array of per-vertex values: in a slot of the reserved pool when one
+/// A fixed-length array of per-vertex values: in a slot of its run's reservation when one
 /// is held and fits, else on the heap.
 pub struct PropertyVec<T> {
     /// First value; cached so that indexing costs no branch on where the values live.
@@ -368,25 +423,17 @@ impl<T> Drop for PropertyVec<T> {
     }
 }
 
-/// Bytes of property arrays made from the heap while a reservation was held, because
-/// no free slot fitted them (a kernel making an array it did not declare).
-static UNRESERVED_BYTES: AtomicU64 = AtomicU64::new(0);
-
-/// Bytes of property arrays this process made from the heap while a reservation was
-/// held (arrays the kernel did not declare, such as triangle counting's oriented lists).
-pub fn unreserved_property_bytes() -> u64 {
-    UNRESERVED_BYTES.load(Ordering::Relaxed)
-}
-
-/// A property array of `len` values made by `make`: in the reserved pool when a slot
-/// fits, else on the heap with the huge-page advice applied before the pages are first
-/// touched.
-pub fn property_vec<T>(len: usize, make: impl Fn() -> T) -> PropertyVec<T> {
+/// A property array of `len` values made by `make`: in a slot of the run's reservation
+/// when one fits, else on the heap with the run's huge-page advice applied before the
+/// pages are first touched.
+pub fn property_vec<T>(
+    arrays: &PropertyArrays,
+    len: usize,
+    make: impl Fn() -> T,
+) -> PropertyVec<T> {
     let bytes = len * std::mem::size_of::<T>();
-    let pool = POOL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone();
+    let run = &*arrays.run;
+    let pool = run.pool.clone();
     // Slots take plain values (atomics, numbers): nothing to drop, and no alignment above
     // a page, the least a slot starts on.
     let fits = !std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= 4096 && bytes > 0;
@@ -410,11 +457,12 @@ pub fn property_vec<T>(len: usize, make: impl Fn() -> T) -> PropertyVec<T> {
         };
     }
     if reserved {
-        UNRESERVED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+        run.unreserved_bytes
+            .fetch_add(bytes as u64, Ordering::Relaxed);
     }
     let mut values: Vec<T> = Vec::with_capacity(len);
     // Advise before the first write, so the first touch already faults in huge pages.
-    advise_huge_pages(values.spare_capacity_mut());
+    run.huge_pages.advise(values.spare_capacity_mut());
     values.extend((0..len).map(|_| make()));
     PropertyVec {
         start: std::ptr::NonNull::new(values.as_mut_ptr()).expect("a Vec's buffer is never null"),
@@ -448,9 +496,9 @@ impl U32Array {
     pub fn cells(&self) -> &[AtomicU32] {
         &self.0
     }
-    /// `vertices` entries, all `value`.
-    pub fn filled(vertices: usize, value: u32) -> U32Array {
-        U32Array(property_vec(vertices, || AtomicU32::new(value)))
+    /// `vertices` entries, all `value`, made through the run's `arrays`.
+    pub fn filled(arrays: &PropertyArrays, vertices: usize, value: u32) -> U32Array {
+        U32Array(property_vec(arrays, vertices, || AtomicU32::new(value)))
     }
     /// Entry `index`.
     #[inline]
@@ -496,9 +544,11 @@ impl F32Array {
     pub fn cells(&self) -> &[AtomicU32] {
         &self.0
     }
-    /// `vertices` entries, all `value`.
-    pub fn filled(vertices: usize, value: f32) -> F32Array {
-        F32Array(property_vec(vertices, || AtomicU32::new(value.to_bits())))
+    /// `vertices` entries, all `value`, made through the run's `arrays`.
+    pub fn filled(arrays: &PropertyArrays, vertices: usize, value: f32) -> F32Array {
+        F32Array(property_vec(arrays, vertices, || {
+            AtomicU32::new(value.to_bits())
+        }))
     }
     /// Entry `index`.
     #[inline]
@@ -534,9 +584,11 @@ impl F64Array {
     pub fn cells(&self) -> &[AtomicU64] {
         &self.0
     }
-    /// `vertices` entries, all `value`.
-    pub fn filled(vertices: usize, value: f64) -> F64Array {
-        F64Array(property_vec(vertices, || AtomicU64::new(value.to_bits())))
+    /// `vertices` entries, all `value`, made through the run's `arrays`.
+    pub fn filled(arrays: &PropertyArrays, vertices: usize, value: f64) -> F64Array {
+        F64Array(property_vec(arrays, vertices, || {
+            AtomicU64::new(value.to_bits())
+        }))
     }
     /// Entry `index`.
     #[inline]
@@ -613,12 +665,12 @@ mod tests {
             eprintln!("transparent huge pages are off on this machine; nothing to advise");
             return;
         }
-        set_huge_page_fraction(0.5);
-        let before = huge_page_advised_bytes();
+        // A run that reserves nothing still advises the arrays it makes from the heap.
+        let reservation = reserve(&[], 0.5).unwrap();
+        let arrays = reservation.arrays();
         // 16 MiB: at least 6 whole 2 MiB pages lie in the first half.
-        let values = F64Array::filled(2 << 20, 0.0);
-        let advised = huge_page_advised_bytes() - before;
-        set_huge_page_fraction(0.0);
+        let values = F64Array::filled(arrays, 2 << 20, 0.0);
+        let advised = arrays.huge_page_advised_bytes();
         assert!(advised >= 6 << 20, "only {advised} bytes advised");
         let start = values.0.as_ptr() as usize;
         let first_huge_page = start.next_multiple_of(2 << 20);

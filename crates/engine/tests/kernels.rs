@@ -15,6 +15,7 @@ use swapless_engine::kernels::{
 };
 use swapless_engine::parameters::{Given, ParameterKind, ParameterValue, resolve};
 use swapless_engine::pick_source;
+use swapless_engine::property::PropertyArrays;
 use swapless_format::GraphFile;
 use swapless_store::{DramStore, EdgeStore};
 
@@ -191,6 +192,7 @@ fn run_and_verify(
         source,
         optional_held: false,
         parameters,
+        arrays: PropertyArrays::default(),
     };
     let mut running = kernel.start(store, &options).map_err(|e| e.to_string())?;
     loop {

@@ -8,6 +8,7 @@ use std::time::Instant;
 use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal, Step, Warning};
 use swapless_engine::kernels::{Reads, pick_source};
 use swapless_engine::parameters::ParameterValues;
+use swapless_engine::property::PropertyArrays;
 use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
 use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, StoreError, Tier};
@@ -49,7 +50,6 @@ pub fn run(
     // interpreter runs many things before and between runs).
     swapless_system::reset_peak_rss();
     let rss_at_start_bytes = swapless_system::current_rss_bytes().unwrap_or(0);
-    swapless_engine::property::set_huge_page_fraction(options.huge_page_fraction);
     let threads = options.threads.unwrap_or_else(usable_cores);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -223,7 +223,6 @@ struct Prepared {
     /// is noticed.
     watch: FileWatch,
     reservation: swapless_engine::property::PropertyReservation,
-    unreserved_before: u64,
     huge_pages_before: u64,
     opened: Box<dyn EdgeStore>,
 }
@@ -255,7 +254,8 @@ fn run_graph(
     );
     let store: &dyn EdgeStore = &watched;
     let load_seconds = load_started.elapsed().as_secs_f64();
-    let kernel_options = kernel_options(asked, store, &prepared.plan)?;
+    let kernel_options =
+        kernel_options(asked, store, &prepared.plan, prepared.reservation.arrays())?;
     let trials = run_trials(asked, &watched, &kernel_options, &prepared)?;
     // No result from a file that changed while the trials read it.
     prepared.watch.unchanged()?;
@@ -311,12 +311,12 @@ fn prepare(path: &Path, far: Option<&FarGraph>, asked: Asked<'_>) -> Result<Prep
     // The hot arrays take their memory (and huge pages) first, before any graph data or
     // cache does (DESIGN §6); the plan has counted them within the budget.
     let array_bytes = contract.memory(GraphShape::of(&graph)).hot_arrays;
-    let unreserved_before = swapless_engine::property::unreserved_property_bytes();
     let reservation =
-        swapless_engine::property::reserve(&array_bytes).map_err(|source| RunError::Reserve {
-            bytes: array_bytes.iter().sum(),
-            source,
-        })?;
+        swapless_engine::property::reserve(&array_bytes, asked.options.huge_page_fraction)
+            .map_err(|source| RunError::Reserve {
+                bytes: array_bytes.iter().sum(),
+                source,
+            })?;
     let fingerprint = graph.fingerprint();
     drop(graph);
     let opened = open_store(path, far, &plan, contract.info().reads)?;
@@ -327,18 +327,19 @@ fn prepare(path: &Path, far: Option<&FarGraph>, asked: Asked<'_>) -> Result<Prep
         fingerprint,
         watch,
         reservation,
-        unreserved_before,
         huge_pages_before,
         opened,
     })
 }
 
 /// The kernel's options on `store`: its source and vertex parameters in internal ids
-/// (picked reproducibly when not given), its parameters checked.
+/// (picked reproducibly when not given), its parameters checked, its arrays from the
+/// run's reservation.
 fn kernel_options(
     asked: Asked<'_>,
     store: &dyn EdgeStore,
     plan: &Plan,
+    arrays: &PropertyArrays,
 ) -> Result<KernelOptions<ParameterValues>, RunError> {
     let kernel = asked.kernel;
     let vertices = store.num_vertices();
@@ -371,6 +372,7 @@ fn kernel_options(
         source,
         optional_held: plan.optional_property_held,
         parameters,
+        arrays: arrays.clone(),
     })
 }
 
@@ -515,10 +517,9 @@ fn report(
         compute_seconds,
         huge_page_bytes: trials.huge_page_bytes,
         huge_page_fraction: options.huge_page_fraction,
-        huge_page_advised_bytes: swapless_engine::property::huge_page_advised_bytes(),
-        property_reserved_bytes: prepared.reservation.bytes(),
-        property_unreserved_bytes: swapless_engine::property::unreserved_property_bytes()
-            - prepared.unreserved_before,
+        huge_page_advised_bytes: prepared.reservation.arrays().huge_page_advised_bytes(),
+        property_reserved_bytes: prepared.reservation.arrays().reserved_bytes(),
+        property_unreserved_bytes: prepared.reservation.arrays().unreserved_bytes(),
         major_faults: trials.faults.0,
         minor_faults: trials.faults.1,
         verified: None,

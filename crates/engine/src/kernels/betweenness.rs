@@ -25,7 +25,7 @@ use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::ThreadBuffers;
-use crate::property::{F64Array, PropertyVec, U32Array};
+use crate::property::{F64Array, PropertyArrays, PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -48,12 +48,18 @@ pub struct BetweennessResult {
     pub sources: Vec<u32>,
 }
 
-/// Accumulates (unnormalized) dependencies from `source` into `scores`.
-fn accumulate_from(store: &dyn EdgeStore, source: u32, scores: &F64Array) -> Result<()> {
+/// Accumulates (unnormalized) dependencies from `source` into `scores`, the arrays of
+/// one source made through `arrays`.
+fn accumulate_from(
+    store: &dyn EdgeStore,
+    arrays: &PropertyArrays,
+    source: u32,
+    scores: &F64Array,
+) -> Result<()> {
     let vertices = store.num_vertices();
-    let depth = U32Array::filled(vertices, UNSEEN);
-    let paths = F64Array::filled(vertices, 0.0);
-    let dependency = F64Array::filled(vertices, 0.0);
+    let depth = U32Array::filled(arrays, vertices, UNSEEN);
+    let paths = F64Array::filled(arrays, vertices, 0.0);
+    let dependency = F64Array::filled(arrays, vertices, 0.0);
     depth.set(source, 0);
     paths.set(source, 1.0);
     let mut levels = vec![vec![source]];
@@ -101,10 +107,12 @@ fn accumulate_from(store: &dyn EdgeStore, source: u32, scores: &F64Array) -> Res
 
 /// Runs Brandes from each of `sources` (internal ids).
 pub fn betweenness(store: &dyn EdgeStore, sources: &[u32]) -> Result<BetweennessResult> {
+    let arrays = PropertyArrays::default();
     let mut state = BetweennessState {
-        scores: F64Array::filled(store.num_vertices(), 0.0),
+        scores: F64Array::filled(&arrays, store.num_vertices(), 0.0),
         sources: sources.to_vec(),
         done: 0,
+        arrays,
     };
     while Betweenness.step(store, &mut state)? == Step::More {}
     Ok(Betweenness.finish(state))
@@ -120,6 +128,8 @@ pub struct BetweennessState {
     sources: Vec<u32>,
     /// Sources done.
     done: usize,
+    /// Where each source's arrays come from.
+    arrays: PropertyArrays,
 }
 
 impl Kernel for Betweenness {
@@ -180,14 +190,15 @@ impl Kernel for Betweenness {
             Some(count) => pick_sources(store, count.min(usize::MAX as u64) as usize),
         };
         Ok(BetweennessState {
-            scores: F64Array::filled(store.num_vertices(), 0.0),
+            scores: F64Array::filled(&options.arrays, store.num_vertices(), 0.0),
             sources,
             done: 0,
+            arrays: options.arrays.clone(),
         })
     }
     fn step(&self, store: &dyn EdgeStore, state: &mut BetweennessState) -> Result<Step> {
         if let Some(&source) = state.sources.get(state.done) {
-            accumulate_from(store, source, &state.scores)?;
+            accumulate_from(store, &state.arrays, source, &state.scores)?;
             state.done += 1;
         }
         Ok(match state.done < state.sources.len() {
@@ -203,10 +214,10 @@ impl Kernel for Betweenness {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions<Option<u64>>,
+        options: &KernelOptions<Option<u64>>,
         saved: &mut StateReader,
     ) -> std::result::Result<BetweennessState, StateError> {
-        let scores = F64Array::filled(store.num_vertices(), 0.0);
+        let scores = F64Array::filled(&options.arrays, store.num_vertices(), 0.0);
         saved.fill("scores", scores.cells())?;
         let sources = saved.vertices("sources", store.num_vertices())?;
         let done = saved.number_at_most("done", sources.len() as u64)?;
@@ -214,6 +225,7 @@ impl Kernel for Betweenness {
             scores,
             sources,
             done: done as usize,
+            arrays: options.arrays.clone(),
         })
     }
     fn finish(&self, state: BetweennessState) -> BetweennessResult {

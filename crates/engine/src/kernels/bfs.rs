@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::edge_map::{Pull, edge_map};
 use crate::frontier::{Bitmap, ThreadBuffers};
-use crate::property::{PropertyVec, U32Array};
+use crate::property::{PropertyArrays, PropertyVec, U32Array};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -132,7 +132,8 @@ pub fn bfs_with_list_limit(
     limit: usize,
     keep_lists: bool,
 ) -> Result<BfsResult> {
-    let mut state = BfsState::new(store, source, limit, keep_lists);
+    let arrays = PropertyArrays::default();
+    let mut state = BfsState::new(store, &arrays, source, limit, keep_lists);
     while state.level(store)? == Step::More {}
     Ok(Bfs.finish(state))
 }
@@ -172,15 +173,21 @@ pub struct BfsState {
 
 impl BfsState {
     /// The search before its first level: the source alone in the frontier.
-    fn new(store: &dyn EdgeStore, source: u32, limit: usize, keep_lists: bool) -> BfsState {
+    fn new(
+        store: &dyn EdgeStore,
+        arrays: &PropertyArrays,
+        source: u32,
+        limit: usize,
+        keep_lists: bool,
+    ) -> BfsState {
         let vertices = store.num_vertices();
-        let parents = U32Array::filled(vertices, UNVISITED);
+        let parents = U32Array::filled(arrays, vertices, UNVISITED);
         parents.set(source, source);
         let scout_count = store.degree(EdgeDirection::Out, source) as u64;
         BfsState {
             parents,
-            front: Bitmap::new(vertices),
-            next: Bitmap::new(vertices),
+            front: Bitmap::new(arrays, vertices),
+            next: Bitmap::new(arrays, vertices),
             frontier: Frontier::List(vec![source]),
             frontier_size: 1,
             edges_to_check: store.num_arcs(),
@@ -500,6 +507,7 @@ impl Kernel for Bfs {
         let limit = list_limit(store.num_vertices() as u64) as usize;
         Ok(BfsState::new(
             store,
+            &options.arrays,
             options.source,
             limit,
             options.optional_held,

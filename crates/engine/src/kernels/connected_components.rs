@@ -379,9 +379,9 @@ impl Kernel for ConnectedComponents {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<ComponentsState> {
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<ComponentsState> {
         let vertices = store.num_vertices();
-        let labels = U32Array::filled(vertices, 0);
+        let labels = U32Array::filled(&options.arrays, vertices, 0);
         (0..vertices as u32)
             .into_par_iter()
             .for_each(|vertex| labels.set(vertex, vertex));
@@ -414,11 +414,11 @@ impl Kernel for ConnectedComponents {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions<()>,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<ComponentsState, StateError> {
         let vertices = store.num_vertices();
-        let labels = U32Array::filled(vertices, 0);
+        let labels = U32Array::filled(&options.arrays, vertices, 0);
         saved.fill("labels", labels.cells())?;
         // A label past the graph would send a later link out of bounds.
         if let Some(label) = (0..vertices as u32)

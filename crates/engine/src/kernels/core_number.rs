@@ -247,9 +247,9 @@ impl Kernel for CoreNumber {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<CoreState> {
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<CoreState> {
         let vertices = store.num_vertices();
-        let degrees = property_vec(vertices, || AtomicU32::new(0));
+        let degrees = property_vec(&options.arrays, vertices, || AtomicU32::new(0));
         // Self-loops are no neighbors: the lists are counted, not just their lengths.
         for &direction in directions(store) {
             store.scan(direction, 0..vertices as u32, &|vertex, list: Adjacency| {
@@ -259,7 +259,7 @@ impl Kernel for CoreNumber {
         }
         Ok(CoreState {
             degrees,
-            removed: Bitmap::new(vertices),
+            removed: Bitmap::new(&options.arrays, vertices),
             remaining: (0..vertices as u32).collect(),
             level: 0,
             levels: 0,
@@ -278,13 +278,13 @@ impl Kernel for CoreNumber {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions<()>,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<CoreState, StateError> {
         let vertices = store.num_vertices();
-        let degrees = property_vec(vertices, || AtomicU32::new(0));
+        let degrees = property_vec(&options.arrays, vertices, || AtomicU32::new(0));
         saved.fill("degrees", &degrees)?;
-        let removed = Bitmap::new(vertices);
+        let removed = Bitmap::new(&options.arrays, vertices);
         saved.fill("removed", removed.words())?;
         // The vertices still in are those not removed, ascending, as the next level's
         // start leaves them.

@@ -202,11 +202,11 @@ impl Kernel for MaximalIndependentSet {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<MisState> {
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<MisState> {
         let vertices = store.num_vertices();
         Ok(MisState {
-            state: property_vec(vertices, || AtomicU8::new(UNDECIDED)),
-            joins: property_vec(vertices, || AtomicU8::new(0)),
+            state: property_vec(&options.arrays, vertices, || AtomicU8::new(UNDECIDED)),
+            joins: property_vec(&options.arrays, vertices, || AtomicU8::new(0)),
             ranks: (0..vertices as u32)
                 .into_par_iter()
                 .map(|v| priority(store.permutation().map_or(v, |p| p[v as usize])))

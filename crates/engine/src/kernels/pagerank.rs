@@ -24,7 +24,7 @@ use crate::kernel::{
     Warning, reorder_property,
 };
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
-use crate::property::{F32Array, PropertyVec};
+use crate::property::{F32Array, PropertyArrays, PropertyVec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// The lists this kernel reads, for the placement plan.
@@ -232,6 +232,7 @@ pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageR
         source: 0,
         optional_held: false,
         parameters: options,
+        arrays: PropertyArrays::default(),
     };
     let mut state = PageRank.start(store, &kernel_options)?;
     while PageRank.step(store, &mut state)? == Step::More {}
@@ -318,16 +319,18 @@ impl Jumps {
 }
 
 impl PageRank {
-    /// The state before the first iteration of a run that jumps as `jumps` says.
+    /// The state before the first iteration of a run that jumps as `jumps` says, its
+    /// arrays made through `arrays`.
     pub fn start_with(
         &self,
         store: &dyn EdgeStore,
+        arrays: &PropertyArrays,
         options: PageRankOptions,
         jumps: Jumps,
     ) -> Result<PageRankState> {
         let vertices = store.num_vertices();
-        let scores = F32Array::filled(vertices, (1.0 / vertices as f64) as f32);
-        let contributions = F32Array::filled(vertices, 0.0);
+        let scores = F32Array::filled(arrays, vertices, (1.0 / vertices as f64) as f32);
+        let contributions = F32Array::filled(arrays, vertices, 0.0);
         // Out-degrees from the store's offsets (warm data), not a copy: one array less.
         let out_offsets = store.offsets(EdgeDirection::Out);
         let (uncarried, score_sum) =
@@ -436,7 +439,7 @@ impl Kernel for PageRank {
         store: &dyn EdgeStore,
         options: &KernelOptions<PageRankOptions>,
     ) -> Result<PageRankState> {
-        self.start_with(store, options.parameters, Jumps::Uniform)
+        self.start_with(store, &options.arrays, options.parameters, Jumps::Uniform)
     }
 
     fn step(&self, store: &dyn EdgeStore, state: &mut PageRankState) -> Result<Step> {
@@ -488,9 +491,9 @@ impl Kernel for PageRank {
         saved: &mut StateReader,
     ) -> std::result::Result<PageRankState, StateError> {
         let vertices = store.num_vertices();
-        let scores = F32Array::filled(vertices, 0.0);
+        let scores = F32Array::filled(&options.arrays, vertices, 0.0);
         saved.fill("scores", scores.cells())?;
-        let contributions = F32Array::filled(vertices, 0.0);
+        let contributions = F32Array::filled(&options.arrays, vertices, 0.0);
         saved.fill("contributions", contributions.cells())?;
         Ok(PageRankState {
             options: options.parameters,

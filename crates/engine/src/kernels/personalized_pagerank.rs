@@ -101,7 +101,7 @@ impl Kernel for PersonalizedPageRank {
         options: &KernelOptions<PersonalizedOptions>,
     ) -> Result<PageRankState> {
         let jumps = options.parameters.jumps(store.num_vertices());
-        PageRank.start_with(store, options.parameters.pagerank, jumps)
+        PageRank.start_with(store, &options.arrays, options.parameters.pagerank, jumps)
     }
 
     fn step(&self, store: &dyn EdgeStore, state: &mut PageRankState) -> Result<Step> {

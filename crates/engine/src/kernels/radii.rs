@@ -26,7 +26,7 @@ use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::ThreadBuffers;
-use crate::property::{PropertyVec, U32Array, property_vec};
+use crate::property::{PropertyArrays, PropertyVec, U32Array, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -52,7 +52,7 @@ pub struct RadiiResult {
 
 /// Runs multi-source BFS from `sources` (at most 64, internal ids).
 pub fn radii(store: &dyn EdgeStore, sources: &[u32]) -> Result<RadiiResult> {
-    let mut state = RadiiState::new(store, sources);
+    let mut state = RadiiState::new(store, &PropertyArrays::default(), sources);
     while Radii.step(store, &mut state)? == Step::More {}
     Ok(Radii.finish(state))
 }
@@ -72,13 +72,15 @@ pub struct RadiiState {
 }
 
 impl RadiiState {
-    /// The state before the first round, from `sources` (at most 64 are used).
-    fn new(store: &dyn EdgeStore, sources: &[u32]) -> RadiiState {
+    /// The state before the first round, from `sources` (at most 64 are used), its
+    /// arrays made through `arrays`.
+    fn new(store: &dyn EdgeStore, arrays: &PropertyArrays, sources: &[u32]) -> RadiiState {
         let vertices = store.num_vertices();
         let sources = &sources[..sources.len().min(MAX_SOURCES)];
-        let visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
-        let next_visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
-        let radii = U32Array::filled(vertices, UNREACHED);
+        let visited: PropertyVec<AtomicU64> = property_vec(arrays, vertices, || AtomicU64::new(0));
+        let next_visited: PropertyVec<AtomicU64> =
+            property_vec(arrays, vertices, || AtomicU64::new(0));
+        let radii = U32Array::filled(arrays, vertices, UNREACHED);
         for (bit, &source) in sources.iter().enumerate() {
             visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
             next_visited[source as usize].fetch_or(1 << bit, Ordering::Relaxed);
@@ -274,8 +276,12 @@ impl Kernel for Radii {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<RadiiState> {
-        Ok(RadiiState::new(store, &pick_sources(store, MAX_SOURCES)))
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<RadiiState> {
+        Ok(RadiiState::new(
+            store,
+            &options.arrays,
+            &pick_sources(store, MAX_SOURCES),
+        ))
     }
     /// One round of the multi-source BFS.
     fn step(&self, store: &dyn EdgeStore, state: &mut RadiiState) -> Result<Step> {
@@ -292,15 +298,17 @@ impl Kernel for Radii {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions<()>,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<RadiiState, StateError> {
         let vertices = store.num_vertices();
-        let visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+        let visited: PropertyVec<AtomicU64> =
+            property_vec(&options.arrays, vertices, || AtomicU64::new(0));
         saved.fill("visited", &visited)?;
-        let next_visited: PropertyVec<AtomicU64> = property_vec(vertices, || AtomicU64::new(0));
+        let next_visited: PropertyVec<AtomicU64> =
+            property_vec(&options.arrays, vertices, || AtomicU64::new(0));
         saved.fill("next_visited", &next_visited)?;
-        let radii = U32Array::filled(vertices, UNREACHED);
+        let radii = U32Array::filled(&options.arrays, vertices, UNREACHED);
         saved.fill("radii", radii.cells())?;
         let sources = saved.vertices("sources", vertices)?;
         if sources.len() > MAX_SOURCES {

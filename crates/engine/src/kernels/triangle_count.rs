@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
-use crate::property::{PropertyVec, property_vec};
+use crate::property::{PropertyArrays, PropertyVec, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = Reads {
@@ -104,6 +104,7 @@ const COUNT_STEPS: u32 = 64;
 /// hands the next block of ranks to `count`, which returns the triangles it found.
 pub(crate) fn counting_step(
     store: &dyn EdgeStore,
+    arrays: &PropertyArrays,
     oriented: &mut Option<OrientedLists>,
     keep_order: bool,
     counted: &mut u32,
@@ -112,7 +113,7 @@ pub(crate) fn counting_step(
 ) -> Result<Step> {
     let vertices = store.num_vertices() as u32;
     let Some(lists) = oriented.as_ref() else {
-        *oriented = Some(oriented_lists(store, keep_order)?);
+        *oriented = Some(oriented_lists(store, arrays, keep_order)?);
         return Ok(match vertices {
             0 => Step::Done,
             _ => Step::More,
@@ -135,12 +136,18 @@ pub struct TriangleState {
     /// The ranks counted so far are `0..counted`.
     counted: u32,
     triangles: u64,
+    /// Where the first step makes its arrays.
+    arrays: PropertyArrays,
 }
 
 /// Builds the oriented lists H(r): each vertex's neighbors in the undirected view that
 /// rank above it by (degree, id), as ranks, sorted; with `keep_order`, also which vertex
-/// has each rank.
-pub(crate) fn oriented_lists(store: &dyn EdgeStore, keep_order: bool) -> Result<OrientedLists> {
+/// has each rank. Its arrays are made through `arrays`.
+pub(crate) fn oriented_lists(
+    store: &dyn EdgeStore,
+    arrays: &PropertyArrays,
+    keep_order: bool,
+) -> Result<OrientedLists> {
     let vertices = store.num_vertices();
     let directed = store.directed();
     let all = 0..vertices as u32;
@@ -172,7 +179,7 @@ pub(crate) fn oriented_lists(store: &dyn EdgeStore, keep_order: bool) -> Result<
 
     // Degrees in the undirected view (parallel arcs u->v and v->u count once).
     let degrees: Vec<u32> = if directed {
-        let counted: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
+        let counted: PropertyVec<AtomicU32> = property_vec(arrays, vertices, || AtomicU32::new(0));
         store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
             remember(view(vertex, list.neighbors, &mut |neighbors| {
                 counted[vertex as usize].store(neighbors.len() as u32, Ordering::Relaxed)
@@ -192,7 +199,7 @@ pub(crate) fn oriented_lists(store: &dyn EdgeStore, keep_order: bool) -> Result<
     let mut order: Vec<u32> = (0..vertices as u32).collect();
     order.par_sort_unstable_by_key(|&vertex| (degrees[vertex as usize], vertex));
     let rank_of: Vec<u32> = {
-        let rank_of: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
+        let rank_of: PropertyVec<AtomicU32> = property_vec(arrays, vertices, || AtomicU32::new(0));
         order.par_iter().enumerate().for_each(|(rank, &vertex)| {
             rank_of[vertex as usize].store(rank as u32, Ordering::Relaxed)
         });
@@ -204,7 +211,8 @@ pub(crate) fn oriented_lists(store: &dyn EdgeStore, keep_order: bool) -> Result<
     drop(degrees);
 
     // Oriented lists H(r) by rank: count, prefix-sum into offsets, fill, sort.
-    let higher_counts: PropertyVec<AtomicU32> = property_vec(vertices, || AtomicU32::new(0));
+    let higher_counts: PropertyVec<AtomicU32> =
+        property_vec(arrays, vertices, || AtomicU32::new(0));
     store.scan(EdgeDirection::Out, all.clone(), &|u, list| {
         remember(view(u, list.neighbors, &mut |neighbors| {
             let rank = rank_of[u as usize];
@@ -223,7 +231,7 @@ pub(crate) fn oriented_lists(store: &dyn EdgeStore, keep_order: bool) -> Result<
         offsets.push(total);
     }
     drop(higher_counts);
-    let higher: PropertyVec<AtomicU32> = property_vec(total as usize, || AtomicU32::new(0));
+    let higher: PropertyVec<AtomicU32> = property_vec(arrays, total as usize, || AtomicU32::new(0));
     store.scan(EdgeDirection::Out, all, &|u, list| {
         remember(view(u, list.neighbors, &mut |neighbors| {
             let rank = rank_of[u as usize];
@@ -459,17 +467,19 @@ impl Kernel for TriangleCount {
             ..KernelMemory::default()
         }
     }
-    fn start(&self, _store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<TriangleState> {
+    fn start(&self, _store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<TriangleState> {
         Ok(TriangleState {
             oriented: None,
             counted: 0,
             triangles: 0,
+            arrays: options.arrays.clone(),
         })
     }
     /// The first step builds the oriented lists; each after it counts a block of ranks.
     fn step(&self, store: &dyn EdgeStore, state: &mut TriangleState) -> Result<Step> {
         counting_step(
             store,
+            &state.arrays,
             &mut state.oriented,
             false,
             &mut state.counted,
@@ -485,15 +495,16 @@ impl Kernel for TriangleCount {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions<()>,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<TriangleState, StateError> {
         let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
         let triangles = saved.number("triangles")?;
         Ok(TriangleState {
-            oriented: Some(oriented_lists(store, false)?),
+            oriented: Some(oriented_lists(store, &options.arrays, false)?),
             counted,
             triangles,
+            arrays: options.arrays.clone(),
         })
     }
     fn finish(&self, state: TriangleState) -> u64 {

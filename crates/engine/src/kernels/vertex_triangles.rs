@@ -19,7 +19,7 @@ use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
 };
 use crate::parameters::ParameterValues;
-use crate::property::{PropertyVec, property_vec};
+use crate::property::{PropertyArrays, PropertyVec, property_vec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -112,6 +112,8 @@ pub struct VertexTrianglesState {
     /// The ranks counted so far are `0..counted`.
     counted: u32,
     triangles: u64,
+    /// Where the first step makes its arrays.
+    arrays: PropertyArrays,
 }
 
 /// Triangles per vertex as the runner drives it.
@@ -152,12 +154,17 @@ impl Kernel for VertexTriangles {
         memory.output_bytes_per_vertex = 8;
         memory
     }
-    fn start(&self, store: &dyn EdgeStore, _: &KernelOptions<()>) -> Result<VertexTrianglesState> {
+    fn start(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<()>,
+    ) -> Result<VertexTrianglesState> {
         Ok(VertexTrianglesState {
             oriented: None,
-            counts: property_vec(store.num_vertices(), || AtomicU64::new(0)),
+            counts: property_vec(&options.arrays, store.num_vertices(), || AtomicU64::new(0)),
             counted: 0,
             triangles: 0,
+            arrays: options.arrays.clone(),
         })
     }
     /// The first step builds the oriented lists; each after it counts a block of ranks.
@@ -165,6 +172,7 @@ impl Kernel for VertexTriangles {
         let counts = &state.counts;
         counting_step(
             store,
+            &state.arrays,
             &mut state.oriented,
             true,
             &mut state.counted,
@@ -181,18 +189,19 @@ impl Kernel for VertexTriangles {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        _: &KernelOptions<()>,
+        options: &KernelOptions<()>,
         saved: &mut StateReader,
     ) -> std::result::Result<VertexTrianglesState, StateError> {
         let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
         let triangles = saved.number("triangles")?;
-        let counts = property_vec(store.num_vertices(), || AtomicU64::new(0));
+        let counts = property_vec(&options.arrays, store.num_vertices(), || AtomicU64::new(0));
         saved.fill("counts", &counts[..])?;
         Ok(VertexTrianglesState {
-            oriented: Some(oriented_lists(store, true)?),
+            oriented: Some(oriented_lists(store, &options.arrays, true)?),
             counts,
             counted,
             triangles,
+            arrays: options.arrays.clone(),
         })
     }
     fn finish(&self, state: VertexTrianglesState) -> VertexTrianglesResult {

@@ -24,6 +24,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeStore, Result};
 
 use crate::edge_map::edge_map_bytes;
+use crate::property::PropertyArrays;
 
 mod search;
 mod verify;
@@ -61,6 +62,7 @@ pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<Option<Sss
         source,
         optional_held: false,
         parameters: delta,
+        arrays: PropertyArrays::default(),
     };
     let mut state = Sssp.start(store, &options)?;
     loop {
@@ -143,7 +145,7 @@ impl Kernel for Sssp {
         Ok((!weights_are_non_negative(graph)?).then_some(Refusal::NegativeWeights))
     }
     fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<f64>) -> Result<SsspState> {
-        let search = Search::new(store, options.source, options.parameters);
+        let search = Search::new(store, &options.arrays, options.source, options.parameters);
         Ok(SsspState(Searches::Integer(search, options.source)))
     }
     /// One bin pass; a distance that integers cannot hold starts the search again on f64.
@@ -162,11 +164,11 @@ impl Kernel for Sssp {
                 let Searches::Integer(search, source) = state else {
                     unreachable!("f64 distances hold every sum")
                 };
-                let (source, delta) = (*source, search.delta);
+                let (source, delta, arrays) = (*source, search.delta, search.arrays.clone());
                 // The integer distances go before the f64 ones are made: one slot
                 // serves both.
                 *state = Searches::Restarting;
-                *state = Searches::Float(Search::new(store, source, delta));
+                *state = Searches::Float(Search::new(store, &arrays, source, delta));
                 Ok(Step::More)
             }
         }
@@ -193,8 +195,11 @@ impl Kernel for Sssp {
         let delta = options.parameters;
         Ok(SsspState(
             match saved.number_at_most("distances_as_f64", 1)? {
-                0 => Searches::Integer(Search::restore(store, delta, saved)?, options.source),
-                _ => Searches::Float(Search::restore(store, delta, saved)?),
+                0 => Searches::Integer(
+                    Search::restore(store, &options.arrays, delta, saved)?,
+                    options.source,
+                ),
+                _ => Searches::Float(Search::restore(store, &options.arrays, delta, saved)?),
             },
         ))
     }

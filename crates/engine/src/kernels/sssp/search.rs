@@ -11,7 +11,7 @@ use thread_local::ThreadLocal;
 use super::SsspResult;
 use crate::edge_map::edge_map;
 use crate::frontier::Bitmap;
-use crate::property::{PropertyVec, prefetch, property_vec};
+use crate::property::{PropertyArrays, PropertyVec, prefetch, property_vec};
 use crate::saved_state::{Restore, StateError, StateReader, StateWriter};
 
 /// A type the search can hold distances in while it runs.
@@ -196,6 +196,8 @@ pub(super) enum BinPass {
 /// A delta-stepping search with distances held as `D`.
 pub(super) struct Search<D: Distance> {
     distances: PropertyVec<D::Cell>,
+    /// Where the run's property arrays come from (a pass makes a bitmap to compact bins).
+    pub(super) arrays: PropertyArrays,
     pub(super) delta: f64,
     inexact: AtomicBool,
     bins: ThreadLocal<RefCell<Bins>>,
@@ -210,12 +212,19 @@ pub(super) struct Search<D: Distance> {
 
 impl<D: Distance> Search<D> {
     /// The search before its first bin: the source at distance 0.
-    pub(super) fn new(store: &dyn EdgeStore, source: u32, delta: f64) -> Search<D> {
+    pub(super) fn new(
+        store: &dyn EdgeStore,
+        arrays: &PropertyArrays,
+        source: u32,
+        delta: f64,
+    ) -> Search<D> {
         let vertices = store.num_vertices();
-        let mut distances: PropertyVec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
+        let mut distances: PropertyVec<D::Cell> =
+            property_vec(arrays, vertices, || D::cell(D::UNREACHED));
         distances[source as usize] = D::cell(D::ZERO);
         Search {
             distances,
+            arrays: arrays.clone(),
             delta,
             inexact: AtomicBool::new(false),
             bins: ThreadLocal::new(),
@@ -328,7 +337,7 @@ impl<D: Distance> Search<D> {
         frontier.dedup();
         let held: usize = locals.iter().map(|local| local.held_entries()).sum();
         if held > QUEUED_PER_VERTEX * vertices {
-            compact::<D>(&mut locals, window, distances, delta);
+            compact::<D>(&self.arrays, &mut locals, window, distances, delta);
         }
         self.frontier = frontier;
         (self.window, self.bin, self.steps) = (window, bin, steps);
@@ -367,11 +376,13 @@ impl<D: Distance> Search<D> {
     /// The search [`Search::save`] wrote, with bins `delta` wide.
     pub(super) fn restore(
         store: &dyn EdgeStore,
+        arrays: &PropertyArrays,
         delta: f64,
         saved: &mut StateReader,
     ) -> std::result::Result<Search<D>, StateError> {
         let vertices = store.num_vertices();
-        let distances: PropertyVec<D::Cell> = property_vec(vertices, || D::cell(D::UNREACHED));
+        let distances: PropertyVec<D::Cell> =
+            property_vec(arrays, vertices, || D::cell(D::UNREACHED));
         saved.fill("distances", &distances)?;
         let frontier = saved.vertices("frontier", vertices)?;
         let window = saved.number("window")?;
@@ -398,6 +409,7 @@ impl<D: Distance> Search<D> {
         }
         Ok(Search {
             distances,
+            arrays: arrays.clone(),
             delta,
             inexact: AtomicBool::new(false),
             bins,
@@ -452,8 +464,14 @@ const LAST_BIN: u64 = 1 << 62;
 /// in. The others are stale (the vertex got closer since, and its later bin would skip
 /// it) or repeat it; with delta small against the weights they pile up, to several
 /// entries a vertex.
-fn compact<D: Distance>(locals: &mut [&mut Bins], window: u64, distances: &[D::Cell], delta: f64) {
-    let kept = Bitmap::new(distances.len());
+fn compact<D: Distance>(
+    arrays: &PropertyArrays,
+    locals: &mut [&mut Bins],
+    window: u64,
+    distances: &[D::Cell],
+    delta: f64,
+) {
+    let kept = Bitmap::new(arrays, distances.len());
     let keep = |bin: u64, vertex: u32| {
         let first =
             bin_of(D::load(&distances[vertex as usize]), delta) == bin && !kept.contains(vertex);
@@ -489,7 +507,8 @@ mod tests {
         // Another thread queued vertex 1 in its bin too, and 2 beyond the window.
         second.push(0, 2, 1);
         second.push(0, NEAR_BINS + 5, 2);
-        compact::<u32>(&mut [&mut first, &mut second], 0, &distances, 2.0);
+        let arrays = PropertyArrays::default();
+        compact::<u32>(&arrays, &mut [&mut first, &mut second], 0, &distances, 2.0);
         let queued = |bins: &Bins| {
             let mut entries: Vec<(u64, u32)> = bins
                 .near
