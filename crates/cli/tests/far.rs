@@ -443,80 +443,13 @@ fn a_node_that_stops_answering_ends_the_run_at_the_timeout() {
     assert!(started.elapsed().as_secs() < 20);
 }
 
-/// A certificate authority and a server certificate for 127.0.0.1, made with openssl in
-/// `dir`: (ca.crt, server.crt, server.key).
-fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
-    let openssl = |args: &[&str]| {
-        let output = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("openssl is installed");
-        assert!(
-            output.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.crt",
-        "-subj",
-        "/CN=swapless-test-ca",
-        "-days",
-        "2",
-    ]);
-    openssl(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "2",
-        "-extfile",
-        "san.ext",
-    ]);
-    (
-        dir.join("ca.crt"),
-        dir.join("server.crt"),
-        dir.join("server.key"),
-    )
-}
-
 #[test]
 fn tls_and_an_acl_user_from_the_environment() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let local = dir.join("small.sl");
     generate_kron(&local, 12, 4, &[]);
-    let (ca, cert, key) = certificates(dir);
+    let (ca, cert, key) = common::redis::certificates(dir);
     let tls_port = common::redis::free_port().to_string();
     let server = RedisServer::start(
         dir,
