@@ -71,6 +71,10 @@ struct Pool {
     slots: Vec<(usize, usize)>,
     /// Whether each slot is lent to an array now.
     lent: Mutex<Vec<bool>>,
+    /// Whether the run has released the pool ([`Pool::release_free_slots`]): a slot
+    /// given back since goes back to the system at once, not when the last handle on
+    /// the pool goes (the run's options keep one until it returns).
+    released: std::sync::atomic::AtomicBool,
 }
 
 impl Pool {
@@ -113,6 +117,7 @@ impl Pool {
             mapping_bytes,
             slots: Vec::with_capacity(lengths.len()),
             lent: Mutex::new(vec![false; lengths.len()]),
+            released: std::sync::atomic::AtomicBool::new(false),
         };
         let base = pool.mapping.next_multiple_of(HUGE_PAGE);
         for (offset, length) in offsets.into_iter().zip(lengths) {
@@ -156,6 +161,13 @@ impl Pool {
             .lent
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if self.released.load(std::sync::atomic::Ordering::Relaxed) {
+            let (start, length) = self.slots[slot];
+            // SAFETY: the slot lies in this pool's mapping and the array that held it is
+            // gone; it stays marked lent, so no array takes it again.
+            unsafe { libc::madvise(start as *mut libc::c_void, length, libc::MADV_DONTNEED) };
+            return;
+        }
         lent[slot] = false;
     }
 
@@ -167,6 +179,8 @@ impl Pool {
             .lent
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.released
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         for (slot, &(start, length)) in self.slots.iter().enumerate() {
             if !lent[slot] {
                 // SAFETY: the slot lies in this pool's mapping and no array holds it; it is
