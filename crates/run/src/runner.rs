@@ -615,20 +615,12 @@ fn finish(
 
 /// The internal id of original vertex `original`.
 fn internal_id(store: &dyn EdgeStore, original: u64) -> Result<u32, RunError> {
-    let vertices = store.num_vertices() as u64;
-    if original >= vertices {
-        return Err(RunError::NotAVertex {
-            source_id: original,
-            vertices,
-        });
-    }
-    Ok(match store.permutation() {
-        None => original as u32,
-        Some(new_to_old) => new_to_old
-            .iter()
-            .position(|&old| old as u64 == original)
-            .map_or(0, |position| position as u32),
-    })
+    let mut ids = [original];
+    internal_ids(store, &mut ids).map_err(|_| RunError::NotAVertex {
+        source_id: original,
+        vertices: store.num_vertices() as u64,
+    })?;
+    Ok(ids[0] as u32)
 }
 
 /// Maps the original ids `ids` to internal ids in place, in one pass over the
