@@ -1,4 +1,4 @@
-"""Graphs in far memory from Python: far_push, open("redis://..."), kernels on tier far
+"""Graphs in far memory from Python: far_push, open("redis://..."), kernels on a far graph
 equal to dram, and far errors as the documented exception classes. Starts its own
 redis-server on a free loopback port and stops it by process id."""
 
@@ -52,7 +52,8 @@ def test_a_far_graph_gives_the_dram_answers(tmp_path, redis):
     assert far.info()["far"] == f"{redis}/k"
     for kernel in (sl.pagerank, sl.connected_components, sl.core_number):
         on_far = kernel(far)
-        assert far.last_report["tier"] == "far"
+        assert far.last_report["tier"] == "direct"
+        assert far.last_report["origin"] == "far"
         assert far.last_report["far"]["network_bytes"] > 0
         assert np.array_equal(on_far, kernel(g)), kernel.__name__
     parents = sl.bfs(far, 3, verify=True)
@@ -69,8 +70,8 @@ def test_far_errors_are_the_documented_exceptions(tmp_path, redis):
     assert sl.far_push(other, f"{redis}/g", replace=True)["replaced"]
     with pytest.raises(FileNotFoundError, match="no graph named"):
         sl.open(f"{redis}/nothing")
-    with pytest.raises(ValueError, match="tier"):
-        sl.open(f"{redis}/g", tier="direct")
+    with pytest.raises(ValueError, match="tier= must be direct for a graph from redis"):
+        sl.open(f"{redis}/g", tier="mmap")
     with pytest.raises(ValueError, match="host:port"):
         sl.open("redis://nowhere/g")
     with pytest.raises(ConnectionError, match="cannot reach"):

@@ -230,7 +230,7 @@ pub fn build(command: BuildCommand) -> CliResult {
     if let Some(url) = command
         .input
         .to_str()
-        .filter(|text| swapless_store::far::is_far_address(text))
+        .filter(|text| swapless_far::is_far_address(text))
     {
         return Err(CliError::Usage(format!(
             "build reads an edge list from a local file, not from a URL such as {url}; build the .sl file locally, then store it with `swapless far push GRAPH.sl URL`"
@@ -495,9 +495,14 @@ fn kernel_footprints(graph: &GraphFile) -> Result<Vec<(&'static str, u64)>, CliE
 /// `swapless info FILE`
 pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     prepare_json(json_path)?;
-    // A graph in far memory is described from its local cache of vertex sections.
-    let far = swapless_run::open_far(path, &swapless_store::far::FarOptions::default())?;
-    let graph = GraphFile::open(far.as_ref().map_or(path, |far| far.path()))?;
+    // A graph from elsewhere (far memory) is described from its local file (the cache
+    // of its vertex sections).
+    let origin = swapless_run::open_origin(
+        path,
+        &swapless_store::OriginOptions::default(),
+        &crate::progress::Notes,
+    )?;
+    let graph = GraphFile::open(origin.local_file())?;
     let header = graph.header();
     let flags = graph.flags();
     let stats = degree_stats(graph.out_offsets()).ok_or_else(|| FormatError::Corrupt {
@@ -657,12 +662,12 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
 pub fn check(path: &Path, far_timeout: &str) -> CliResult {
     if let Some(text) = path
         .to_str()
-        .filter(|text| swapless_store::far::is_far_address(text))
+        .filter(|text| swapless_far::is_far_address(text))
     {
-        let address = swapless_store::far::FarAddress::parse_graph(text)
-            .map_err(swapless_store::StoreError::Far)?;
+        let address = swapless_far::FarAddress::parse_graph(text)
+            .map_err(swapless_store::StoreError::from)?;
         let timeout = crate::far::parse_far_timeout(far_timeout)?;
-        let checked = swapless_store::far::check(&address, timeout)?;
+        let checked = swapless_far::check(&address, timeout)?;
         say!(
             "ok: {} verified ({} chunks against the manifest's checksums, {} pages against \
              the graph's page checksums)",

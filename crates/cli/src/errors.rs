@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use swapless_run::checkpoint::CheckpointError;
 
 use swapless_build::BuildError;
+use swapless_far::{CA_VARIABLE, FarError, PASSWORD_VARIABLE, USER_VARIABLE};
 use swapless_format::FormatError;
 use swapless_run::ParameterError;
 use swapless_run::{RunError, RunOption};
 use swapless_store::StoreError;
-use swapless_store::far::{CA_VARIABLE, FarError, PASSWORD_VARIABLE, USER_VARIABLE};
 
 /// An error the CLI reports in one sentence.
 #[derive(Debug)]
@@ -114,8 +114,10 @@ fn store_sentence(error: &StoreError) -> String {
             format!("{error}; lower --memory to what this process may map (see `ulimit -v`)")
         }
         StoreError::IoUring { .. } => format!("{error}; run with --tier mmap"),
-        StoreError::Far(far) => far_sentence(far),
-        other => other.to_string(),
+        other => match swapless_far::far_error(other) {
+            Some(far) => far_sentence(far),
+            None => other.to_string(),
+        },
     }
 }
 

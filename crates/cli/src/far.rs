@@ -5,10 +5,10 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use swapless_run::checkpoint::CheckpointEvery;
-use swapless_store::far::{
+use swapless_far::{
     DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, FarAddress, PushOptions, list, push, remove,
 };
+use swapless_run::checkpoint::CheckpointEvery;
 use swapless_system::parse_size;
 
 use crate::commands::CliError;
@@ -62,7 +62,7 @@ pub fn far(command: FarCommand) -> Result<(), CliError> {
     match command {
         FarCommand::Push(command) => push_graph(command),
         FarCommand::Ls { url, far_timeout } => {
-            let address = FarAddress::parse(&url).map_err(swapless_store::StoreError::Far)?;
+            let address = FarAddress::parse(&url).map_err(swapless_store::StoreError::from)?;
             let listing = list(&address, parse_far_timeout(&far_timeout)?)?;
             if listing.graphs.is_empty() && listing.incomplete.is_empty() {
                 say!("no graphs stored at {}", address.seeds.join(","));
@@ -192,7 +192,7 @@ fn push_graph(command: PushCommand) -> Result<(), CliError> {
 
 /// `url` parsed, with a graph's name required.
 fn named(url: &str) -> Result<FarAddress, CliError> {
-    FarAddress::parse_graph(url).map_err(|error| swapless_store::StoreError::Far(error).into())
+    FarAddress::parse_graph(url).map_err(|error| swapless_store::StoreError::from(error).into())
 }
 
 /// What `--far-timeout` bounds, as its help says it.

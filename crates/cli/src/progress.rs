@@ -136,3 +136,12 @@ impl Drop for RunProgress {
         self.bar.finish_and_clear();
     }
 }
+
+/// Notes on standard error, nothing else: for commands without a spinner (`plan`).
+pub struct Notes;
+
+impl swapless_run::Progress for Notes {
+    fn note(&self, message: &str) {
+        eprintln!("{message}");
+    }
+}

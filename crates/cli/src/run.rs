@@ -7,8 +7,7 @@ use serde_json::Value;
 use swapless_format::{GraphFile, SectionKind, VertexIds};
 use swapless_run::checkpoint::{CheckpointEvery, CheckpointOptions};
 use swapless_run::{ParameterKind, Placement, ResultArray, RunOptions, Warning};
-use swapless_store::far::FarOptions;
-use swapless_store::{OffsetForm, Plan, Tier};
+use swapless_store::{GraphOrigin, OffsetForm, OriginOptions, Plan, Tier};
 use swapless_system::{parse_size, peak_rss_bytes};
 
 use crate::commands::CliError;
@@ -79,19 +78,16 @@ pub enum TierArg {
     Dram,
     /// A memory map of the file, with prefetch hints.
     Mmap,
-    /// O_DIRECT reads through io_uring into a budgeted cache.
+    /// The read pipeline into a budgeted cache: O_DIRECT reads through io_uring, or a
+    /// far graph's values (the only tier for one).
     Direct,
-    /// The direct tier's pipeline over a graph in far memory (the only tier for one).
-    Far,
 }
 
 impl PlacementArgs {
-    /// How `graph`, if it is in far memory, is reached; `--fallback` is refused for a
-    /// local graph, which it could not serve.
-    pub fn far_options(&self, graph: &Path) -> Result<FarOptions, CliError> {
-        let far = graph
-            .to_str()
-            .is_some_and(swapless_store::far::is_far_address);
+    /// How `graph`, if it is across a network (in far memory), is reached; `--fallback`
+    /// is refused for a local graph, which it could not serve.
+    pub fn origin_options(&self, graph: &Path) -> Result<OriginOptions, CliError> {
+        let far = graph.to_str().is_some_and(swapless_far::is_far_address);
         if let (Some(fallback), false) = (&self.fallback, far) {
             return Err(CliError::Usage(format!(
                 "--fallback {} serves the reads a Redis cluster fails, but {} is a local graph; drop --fallback",
@@ -104,7 +100,7 @@ impl PlacementArgs {
                 "--far-connections must be at least 1".to_string(),
             ));
         }
-        Ok(FarOptions {
+        Ok(OriginOptions {
             timeout: crate::far::parse_far_timeout(&self.far_timeout)?,
             connections_per_node: self.far_connections,
             fallback: self.fallback.clone(),
@@ -128,7 +124,6 @@ impl PlacementArgs {
                 TierArg::Dram => Tier::Dram,
                 TierArg::Mmap => Tier::Mmap,
                 TierArg::Direct => Tier::Direct,
-                TierArg::Far => Tier::Far,
             }),
         );
         placement.chunk_bytes = chunk;
@@ -164,20 +159,14 @@ pub struct PlanCommand {
 /// `swapless plan`: what would live where, before anything is allocated.
 pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     crate::commands::prepare_json(command.json.as_deref())?;
-    let far = swapless_run::open_far(
+    let origin = swapless_run::open_origin(
         &command.graph,
-        &command.placement.far_options(&command.graph)?,
-    )?;
-    let graph = GraphFile::open(
-        far.as_ref()
-            .map_or(command.graph.as_path(), |far| far.path()),
+        &command.placement.origin_options(&command.graph)?,
+        &crate::progress::Notes,
     )?;
     let mut placement = command.placement.placement()?;
     placement.verify = command.verify;
-    if let Some(far) = &far {
-        placement.place_on(far);
-    }
-    let plan = placement.plan(&graph, command.kernel)?;
+    let plan = swapless_run::plan_on(&*origin, command.kernel, &placement)?;
     say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
         plan.kernel,
@@ -287,7 +276,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         )));
     }
     check_outputs(&command)?;
-    let far = command.placement.far_options(&command.graph)?;
+    let origin_options = command.placement.origin_options(&command.graph)?;
     // The input's ids, when the graph has them, name the source and a table's rows.
     let table_out = command.out.as_ref().and_then(|out| {
         out.extension()
@@ -295,6 +284,8 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             .map(|extension| extension.to_string_lossy().into_owned())
     });
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
+    // Opened once, for the ids, the run and a table's names alike.
+    let origin = swapless_run::open_origin(&command.graph, &origin_options, &progress)?;
     // The ids are held only while they are used (to find the source before the run, to
     // name a table's rows after it), never during the run, and the plan counts them.
     let names_vertices = command.source.is_some()
@@ -302,12 +293,12 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             parameter.kind == ParameterKind::Vertices && command.parameters.has(parameter.flag)
         });
     let ids_bytes = match names_vertices || table_out.is_some() {
-        true => vertex_ids_bytes(&command.graph, &far)?,
+        true => vertex_ids_bytes(&*origin)?,
         false => 0,
     };
     let (source, parameters) = {
         let ids = match (names_vertices, ids_bytes) {
-            (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
+            (true, 1..) => swapless_run::load_vertex_ids(&*origin)?,
             _ => None,
         };
         let named = |flag: &str, id: &str| vertex_named(&command.graph, ids.as_ref(), flag, id);
@@ -339,7 +330,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
         cancel: Some(crate::commands::interrupt_flag(Some(
             crate::commands::INTERRUPT_GRACE,
         ))),
-        far: far.clone(),
+        origin: origin_options,
         checkpoint: match &command.checkpoint {
             None => None,
             Some(folder) => Some(CheckpointOptions {
@@ -354,13 +345,13 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             }),
         },
     };
-    let output = swapless_run::run(&command.graph, command.kernel, &options, &progress);
+    let output = swapless_run::run_on(&*origin, command.kernel, &options, &progress);
     progress.finish();
     let output = output?;
     if let Some(path) = &command.out {
         let column = command.kernel.info().column;
         let ids = match (table_out.is_some(), ids_bytes) {
-            (true, 1..) => swapless_run::load_vertex_ids(&command.graph, &far, &progress)?,
+            (true, 1..) => swapless_run::load_vertex_ids(&*origin)?,
             _ => None,
         };
         let written = match (&output.array, table_out.as_deref()) {
@@ -421,9 +412,8 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
 }
 
 /// Bytes the input's ids of `graph` take once loaded (0 when its ids are dense).
-fn vertex_ids_bytes(graph: &Path, far: &FarOptions) -> Result<u64, CliError> {
-    let far_graph = swapless_run::open_far(graph, far)?;
-    let file = GraphFile::open(far_graph.as_ref().map_or(graph, |far| far.path()))?;
+fn vertex_ids_bytes(origin: &dyn GraphOrigin) -> Result<u64, CliError> {
+    let file = GraphFile::open(origin.local_file())?;
     Ok([
         SectionKind::VertexIds,
         SectionKind::NameOffsets,

@@ -48,7 +48,9 @@ fn every_kernel_matches_dram(dir: &Path, local: &Path, url: &str, kernels: &[&st
         let budget = (least(dir, url, kernel) + (64 << 10)).max(footprint / 2);
         let memory = format!("{}K", budget >> 10);
         let far = run(dir, url, kernel, &["--memory", &memory]);
-        assert_eq!(far.0["tier"], "far", "{kernel}");
+        // The tier and where the graph came from are named apart.
+        assert_eq!(far.0["tier"], "direct", "{kernel}");
+        assert_eq!(far.0["origin"], "far", "{kernel}");
         assert!(
             far.0["far"]["network_bytes"].as_u64().unwrap() > 0,
             "{kernel} read nothing"
@@ -90,6 +92,15 @@ fn one_node_stores_lists_removes_and_serves_every_kernel() {
     // --verify on a far graph fetches the whole file once and checks the answer.
     let (verified, _) = run(dir, &url, "cc", &["--verify"]);
     assert_eq!(verified["verified"], true);
+    // The tier is apart from the origin: a far graph is served by the direct tier alone.
+    let args = ["run", "pr", &url, "--tier", "mmap"];
+    let refused = far_swapless(dir, &args, &[]);
+    assert_eq!(refused.status.code(), Some(2), "{args:?}");
+    let mmap = failed_in_one_line(&args, refused);
+    assert!(
+        mmap.contains("--tier must be direct for a graph from redis://"),
+        "{mmap}"
+    );
     // Chunks from 4 KiB to 1 MiB.
     for (chunk, kernel) in [("4K", "pr"), ("1M", "bfs")] {
         let chunked = format!("redis://{}/kron-{chunk}", server.node());
@@ -548,7 +559,7 @@ fn a_far_run_killed_after_a_checkpoint_resumes_to_the_same_answer() {
     args.push("--resume");
     far_ok(dir, &args);
     let resumed = json_report(&json);
-    assert_eq!(resumed["tier"], "far");
+    assert_eq!(resumed["origin"], "far");
     assert_eq!(resumed["resumed_from_step"], 3);
     assert_eq!(resumed["result"], whole.0["result"]);
     assert_eq!(

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::net::{Shutdown, TcpListener};
 use std::time::Duration;
 
-use swapless_store::far::{decode_manifest, read_range_replies};
+use swapless_far::{decode_manifest, read_range_replies};
 
 /// How long the reader waits for the played node: past it, a reply would hang a run.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -109,8 +109,7 @@ fn run_error(error: RunError) -> PyErr {
         RunError::Format(error) => format_error(error),
         RunError::Budget(error) => BudgetError::new_err(store_sentence(&error)),
         RunError::Store(swapless_store::StoreError::Format(error)) => format_error(error),
-        RunError::Store(swapless_store::StoreError::Far(error)) => far_error(error),
-        RunError::Store(error) => PyOSError::new_err(store_sentence(&error)),
+        RunError::Store(error) => far_store_error(error),
         RunError::Reserve { .. } => pyo3::exceptions::PyMemoryError::new_err(error.to_string()),
         RunError::Verification(message) => VerificationError::new_err(message),
         RunError::Interrupted => {
@@ -228,8 +227,8 @@ impl TerminalLine {
 }
 
 /// A far-memory error as the OSError subclass that says what kind it is.
-fn far_error(error: swapless_store::far::FarError) -> PyErr {
-    use swapless_store::far::{FarError, PASSWORD_VARIABLE};
+fn far_error(error: &swapless_far::FarError) -> PyErr {
+    use swapless_far::{FarError, PASSWORD_VARIABLE};
     let sentence = error.to_string();
     match error {
         FarError::Unreachable { .. } | FarError::Timeout { .. } => {
@@ -247,10 +246,12 @@ fn far_error(error: swapless_store::far::FarError) -> PyErr {
     }
 }
 
-/// A store error from a far-memory command.
+/// A store error, a far graph's among them, as the exception that says what kind it is.
 fn far_store_error(error: swapless_store::StoreError) -> PyErr {
+    if let Some(far) = swapless_far::far_error(&error) {
+        return far_error(far);
+    }
     match error {
-        swapless_store::StoreError::Far(error) => far_error(error),
         swapless_store::StoreError::Format(error) => format_error(error),
         other => PyOSError::new_err(store_sentence(&other)),
     }
@@ -316,9 +317,8 @@ fn tier(name: Option<&str>) -> PyResult<Option<Tier>> {
         Some("dram") => Ok(Some(Tier::Dram)),
         Some("mmap") => Ok(Some(Tier::Mmap)),
         Some("direct") => Ok(Some(Tier::Direct)),
-        Some("far") => Ok(Some(Tier::Far)),
         Some(other) => Err(PyValueError::new_err(format!(
-            "tier={other:?} is not a tier; use \"dram\", \"mmap\", \"direct\", \"far\" or None"
+            "tier={other:?} is not a tier; use \"dram\", \"mmap\", \"direct\" or None"
         ))),
     }
 }
@@ -383,13 +383,10 @@ fn interruptible<T: Send + 'static>(
 /// Facts about a .sl file, as JSON.
 #[pyfunction]
 fn graph_info(path: PathBuf) -> PyResult<String> {
-    // A graph in far memory is described from its local cache of vertex sections.
-    let far = swapless_run::open_far(&path, &swapless_store::far::FarOptions::default())
-        .map_err(run_error)?;
-    let local = far
-        .as_ref()
-        .map_or(path.clone(), |far| far.path().to_path_buf());
-    let graph = GraphFile::open(&local).map_err(format_error)?;
+    // A graph from elsewhere (far memory) is described from its local file (the cache
+    // of its vertex sections).
+    let origin = open_origin(&path)?;
+    let graph = GraphFile::open(origin.local_file()).map_err(format_error)?;
     let flags = graph.flags();
     let arcs = graph.num_arcs() as u64;
     let info = json!({
@@ -406,7 +403,8 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
             swapless_format::IdKind::Names => "names",
         },
         "file_bytes": graph.file_bytes(),
-        "far": far.as_ref().map(|far| far.display()),
+        "origin": origin.kind(),
+        "far": (origin.kind() == "far").then(|| origin.shown()),
         "sections": graph.header().sections.iter().map(|entry| json!({
             "name": entry.name, "bytes": entry.length,
         })).collect::<Vec<_>>(),
@@ -414,16 +412,22 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
     Ok(info.to_string())
 }
 
+/// The origin of the graph `path` names (a local file, a far graph), reached with the
+/// default options.
+fn open_origin(path: &Path) -> PyResult<Box<dyn swapless_store::GraphOrigin>> {
+    swapless_run::open_origin(
+        path,
+        &swapless_store::OriginOptions::default(),
+        &swapless_run::Quiet,
+    )
+    .map_err(run_error)
+}
+
 /// The input's ids of a compacted graph's vertices: an int64 array, or a list of names;
 /// None for a graph whose ids are its vertices.
 #[pyfunction]
 fn vertex_ids(py: Python<'_>, path: PathBuf) -> PyResult<Option<Py<PyAny>>> {
-    let ids = swapless_run::load_vertex_ids(
-        &path,
-        &swapless_store::far::FarOptions::default(),
-        &swapless_run::Quiet,
-    )
-    .map_err(run_error)?;
+    let ids = swapless_run::load_vertex_ids(&*open_origin(&path)?).map_err(run_error)?;
     Ok(match ids {
         None => None,
         Some(VertexIds::Integers(integers)) => Some(integers.into_pyarray(py).into_any().unbind()),
@@ -613,8 +617,8 @@ fn far_push(
     memory: &str,
     timeout: f64,
 ) -> PyResult<String> {
-    use swapless_store::far::{FAR_CHUNK_RANGE, FarAddress, PushOptions};
-    let address = FarAddress::parse(url).map_err(far_error)?;
+    use swapless_far::{FAR_CHUNK_RANGE, FarAddress, PushOptions};
+    let address = FarAddress::parse(url).map_err(|error| far_error(&error))?;
     if address.name.is_empty() {
         return Err(PyValueError::new_err(format!(
             "{} names no graph; end it with /NAME",
@@ -645,7 +649,7 @@ fn far_push(
     let progress = TerminalLine::new("pushed");
     let report = py
         .detach(|| {
-            swapless_store::far::push(&path, &address, &options, &|sent, total| {
+            swapless_far::push(&path, &address, &options, &|sent, total| {
                 progress.show(sent, total)
             })
         })
@@ -670,10 +674,10 @@ fn far_push(
 fn check(path: PathBuf) -> PyResult<()> {
     if let Some(text) = path
         .to_str()
-        .filter(|text| swapless_store::far::is_far_address(text))
+        .filter(|text| swapless_far::is_far_address(text))
     {
-        let address = swapless_store::far::FarAddress::parse(text).map_err(far_error)?;
-        return swapless_store::far::check(&address, std::time::Duration::from_secs(10))
+        let address = swapless_far::FarAddress::parse(text).map_err(|error| far_error(&error))?;
+        return swapless_far::check(&address, std::time::Duration::from_secs(10))
             .map(|_| ())
             .map_err(far_store_error);
     }

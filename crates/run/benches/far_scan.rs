@@ -13,17 +13,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use swapless_format::GraphFile;
-use swapless_run::{Kernel, Placement, open_far};
-use swapless_store::far::{FarGraph, FarOptions};
-use swapless_store::{DirectStore, EdgeDirection, EdgeStore};
+use swapless_run::{Kernel, Placement, Quiet, open_origin};
+use swapless_store::{DirectStore, EdgeDirection, EdgeStore, GraphOrigin, OriginOptions};
 
-/// Bytes and requests the cluster has served so far.
-fn network(far: &FarGraph) -> (u64, u64) {
-    far.traffic()
-        .iter()
-        .fold((0, 0), |(bytes, requests), node| {
-            (bytes + node.bytes, requests + node.requests)
-        })
+/// Bytes and requests the cluster has served so far, from the origin's report figures.
+fn network(origin: &dyn GraphOrigin) -> (u64, u64) {
+    let figures = origin.figures().unwrap_or_default();
+    let figure = |name: &str| figures[name].as_u64().unwrap_or(0);
+    (figure("network_bytes"), figure("network_requests"))
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -39,15 +36,17 @@ fn main() -> Result<(), Box<dyn Error>> {
     let passes: usize = rest.first().map_or(Ok(3), |text| text.parse())?;
     let threads: usize = rest.get(1).map_or(Ok(1), |text| text.parse())?;
 
-    let far = open_far(Path::new(url), &FarOptions::default())?
-        .ok_or("the graph is given as redis://HOST:PORT/NAME")?;
+    let far = open_origin(Path::new(url), &OriginOptions::default(), &Quiet)?;
+    if far.kind() != "far" {
+        return Err("the graph is given as redis://HOST:PORT/NAME".into());
+    }
     let mut placement = Placement::new(Some(budget_bytes), None);
     placement.threads = Some(threads);
     placement.output_array = false;
-    placement.place_on(&far);
+    placement.place_on(&*far)?;
     let kernel = Kernel::from_name("pr").ok_or("no pr kernel")?;
-    let plan = placement.plan(&GraphFile::open(far.path())?, kernel)?;
-    let store = DirectStore::open_far(&far, &plan)?;
+    let plan = placement.plan(&GraphFile::open(far.local_file())?, kernel)?;
+    let store = DirectStore::over(far.page_source()?, &plan)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
@@ -58,7 +57,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         plan.chunk_bytes >> 10
     );
     for pass in 1..=passes {
-        let (bytes_before, requests_before) = network(&far);
+        let (bytes_before, requests_before) = network(&*far);
         let arcs_seen = AtomicU64::new(0);
         let start = Instant::now();
         pool.install(|| {
@@ -67,7 +66,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             })
         })?;
         let seconds = start.elapsed().as_secs_f64();
-        let (bytes_after, requests_after) = network(&far);
+        let (bytes_after, requests_after) = network(&*far);
         let bytes = bytes_after - bytes_before;
         let requests = (requests_after - requests_before).max(1);
         println!(

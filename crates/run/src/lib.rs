@@ -1,6 +1,6 @@
-//! One kernel run, end to end: plan the placement under the budget, open the tier,
-//! run the trials, verify, and turn the result into arrays indexed by original vertex
-//! id with a report. The CLI's `run` and the Python API both call [`run`], so a run
+//! One kernel run, end to end: open the graph's origin (a local file, a far graph),
+//! plan the placement under the budget, open the tier, run the trials, verify, and turn
+//! the result into arrays indexed by original vertex id with a report. The CLI's `run` and the Python API both call [`run`], so a run
 //! means the same thing from either. The runner knows no kernel by name: it drives
 //! whatever the engine's registry holds through the kernel contract.
 
@@ -9,6 +9,7 @@ mod error;
 mod huge_pages;
 mod kernel;
 mod options;
+mod origins;
 mod placement;
 mod report;
 mod resume;
@@ -17,10 +18,11 @@ mod watched;
 
 pub use error::{RunError, RunOption};
 pub use kernel::Kernel;
-pub use options::{RunOptions, THREADS_PER_CORE, thread_bytes};
-pub use placement::{Placement, plan, plan_json};
+pub use options::{RunOptions, THREADS_PER_CORE};
+pub use origins::open_origin;
+pub use placement::{Placement, plan, plan_json, plan_on, thread_bytes};
 pub use report::{PlanFigures, RunReport};
-pub use runner::{RunOutput, load_vertex_ids, open_far, run};
+pub use runner::{RunOutput, load_vertex_ids, run, run_on};
 pub use swapless_engine::kernel::{Column, Output as ResultArray, Warning};
 pub use swapless_engine::parameters::{
     Given, Parameter, ParameterError, ParameterKind, ParameterValue,

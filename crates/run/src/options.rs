@@ -29,8 +29,9 @@ pub struct RunOptions {
     pub huge_page_fraction: f64,
     /// Set it (from another thread) to stop the run at the kernel's next scan or gather.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// How a graph in far memory is reached (timeout, connections a node).
-    pub far: swapless_store::far::FarOptions,
+    /// How a graph across a network is reached (timeout, connections a node, a local
+    /// fallback copy); a local file uses none of it.
+    pub origin: swapless_store::OriginOptions,
     /// Where and how often to write checkpoints, and whether to resume from them.
     pub checkpoint: Option<crate::checkpoint::CheckpointOptions>,
 }
@@ -47,7 +48,7 @@ impl Default for RunOptions {
             // ran markedly faster with them all on huge pages).
             huge_page_fraction: 1.0,
             cancel: None,
-            far: swapless_store::far::FarOptions::default(),
+            origin: swapless_store::OriginOptions::default(),
             checkpoint: None,
         }
     }
@@ -111,15 +112,3 @@ pub(crate) fn validate(kernel: Kernel, options: &RunOptions) -> Result<(), RunEr
 /// under OS swapping, though, a thread blocked in a fault is a read in flight, and the
 /// swap baseline runs 16 a core. Beyond this many, threads only add scheduling.
 pub const THREADS_PER_CORE: usize = 32;
-
-/// Threads whose memory the fixed runtime allowance beside the budget covers.
-const THREADS_IN_ALLOWANCE: usize = 8;
-
-/// Memory a worker thread touches: its stack's used pages, thread-local state and its
-/// share of the allocator's per-thread arenas, rounded up.
-const BYTES_PER_THREAD: u64 = 128 << 10;
-
-/// What `threads` worker threads add to a plan beyond the runtime allowance.
-pub fn thread_bytes(threads: usize) -> u64 {
-    threads.saturating_sub(THREADS_IN_ALLOWANCE) as u64 * BYTES_PER_THREAD
-}

@@ -1,16 +1,15 @@
 //! Where a run's edges are served from and within what memory, as a caller states it,
 //! and the plan the store makes of it.
 
-use std::path::Path;
-
 use serde_json::{Value, json};
+use std::path::Path;
 use swapless_engine::kernel::GraphShape;
 use swapless_format::GraphFile;
-use swapless_store::{OffsetForm, Plan, PlanRequest, Tier};
 
-use crate::options::thread_bytes;
+use swapless_store::{GraphOrigin, OffsetForm, OriginOptions, Plan, PlanRequest, Tier};
+
 use crate::report::PlanFigures;
-use crate::{Kernel, RunError, usable_cores};
+use crate::{Kernel, RunError, RunOption, usable_cores};
 
 /// Where edges are served from and within what memory.
 #[derive(Clone, Debug)]
@@ -43,7 +42,8 @@ pub struct Placement {
     pub verify: bool,
     /// Worker threads the run will use; `None`: one per usable core.
     pub threads: Option<usize>,
-    /// Bytes of receive buffers of a far graph's connections (0 for a local file).
+    /// Bytes the graph's origin holds all run (a far graph's connections' receive
+    /// buffers; 0 for a local file).
     pub network_bytes: u64,
 }
 
@@ -66,10 +66,27 @@ impl Placement {
         }
     }
 
-    /// Places the run on the far tier of `far`, with its connections' buffers counted.
-    pub fn place_on(&mut self, far: &swapless_store::far::FarGraph) {
-        self.tier = Some(Tier::Far);
-        self.network_bytes = far.buffer_bytes();
+    /// Places the run on a tier that can serve `origin` (its only one, when it has one
+    /// alone), with the memory the origin holds counted.
+    pub fn place_on(&mut self, origin: &dyn GraphOrigin) -> Result<(), RunError> {
+        let tiers = origin.tiers();
+        match (self.tier, tiers) {
+            (Some(tier), _) if !tiers.contains(&tier) => {
+                let names: Vec<&str> = tiers.iter().map(|tier| tier.name()).collect();
+                return Err(RunError::invalid(
+                    RunOption::Tier,
+                    format!(
+                        "must be {} for a graph from {} (not {tier})",
+                        names.join(" or "),
+                        origin.shown()
+                    ),
+                ));
+            }
+            (None, [only]) => self.tier = Some(*only),
+            _ => {}
+        }
+        self.network_bytes = origin.held_bytes();
+        Ok(())
     }
 
     /// The plan for `kernel` on `graph`.
@@ -108,6 +125,18 @@ impl Placement {
     }
 }
 
+/// Threads whose memory the fixed runtime allowance beside the budget covers.
+const THREADS_IN_ALLOWANCE: usize = 8;
+
+/// Memory a worker thread touches: its stack's used pages, thread-local state and its
+/// share of the allocator's per-thread arenas, rounded up.
+const BYTES_PER_THREAD: u64 = 128 << 10;
+
+/// What `threads` worker threads add to a plan beyond the runtime allowance.
+pub fn thread_bytes(threads: usize) -> u64 {
+    threads.saturating_sub(THREADS_IN_ALLOWANCE) as u64 * BYTES_PER_THREAD
+}
+
 /// The plan as JSON (the CLI's `plan --json`).
 pub fn plan_json(plan: &Plan) -> Value {
     let segments: Vec<Value> = plan
@@ -129,14 +158,20 @@ pub fn plan_json(plan: &Plan) -> Value {
     report
 }
 
-/// A graph file's plan for `kernel` under `placement`.
+/// The plan for `kernel` under `placement` on the graph `path` names (a local file, or
+/// an address another origin recognises, opened with its default options).
 pub fn plan(path: &Path, kernel: Kernel, placement: &Placement) -> Result<Plan, RunError> {
-    match crate::open_far(path, &swapless_store::far::FarOptions::default())? {
-        None => placement.plan(&GraphFile::open(path)?, kernel),
-        Some(far) => {
-            let mut placement = placement.clone();
-            placement.place_on(&far);
-            placement.plan(&GraphFile::open(far.path())?, kernel)
-        }
-    }
+    let origin = crate::open_origin(path, &OriginOptions::default(), &crate::Quiet)?;
+    plan_on(&*origin, kernel, placement)
+}
+
+/// The plan for `kernel` under `placement` on the graph `origin` serves.
+pub fn plan_on(
+    origin: &dyn GraphOrigin,
+    kernel: Kernel,
+    placement: &Placement,
+) -> Result<Plan, RunError> {
+    let mut placement = placement.clone();
+    placement.place_on(origin)?;
+    placement.plan(&GraphFile::open(origin.local_file())?, kernel)
 }

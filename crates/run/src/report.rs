@@ -17,6 +17,8 @@ pub struct RunReport {
     pub arcs: u64,
     /// The tier that served the edges.
     pub tier: &'static str,
+    /// Where the graph came from: `file`, or another origin's kind (`far`).
+    pub origin: &'static str,
     /// Whether list reads bypassed the page cache; `None` for a tier that reads nothing.
     pub direct_io: Option<bool>,
     /// The source (original id), for kernels that take one.
@@ -74,9 +76,6 @@ pub struct RunReport {
     pub file_checks: u64,
     /// The kernel's own figures (reached, iterations, triangles, ...).
     pub result: Value,
-    /// For a graph in far memory, its traffic over the whole run: bytes and requests per
-    /// node, requests sent again after a redirection or failover, and the seconds the
-    /// reads waited on the network.
     /// The step a run resumed after, from a checkpoint; `None` for a run from the start.
     pub resumed_from_step: Option<u64>,
     /// Checkpoints this run wrote.
@@ -86,9 +85,12 @@ pub struct RunReport {
     /// Seconds spent checking and reading the checkpoint the run resumed from (within
     /// `seconds`).
     pub restore_seconds: f64,
-    /// A far graph's traffic, retries and fallback reads; none for a local file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub far: Option<Value>,
+    /// The origin's own figures under its kind's name, none for a local file. `far`: a
+    /// far graph's traffic over the whole run (bytes and requests per node), requests
+    /// sent again after a redirection or failover, the seconds the reads waited on the
+    /// network, and the reads a fallback file served.
+    #[serde(flatten)]
+    pub origin_figures: serde_json::Map<String, Value>,
     /// The plan's figures.
     #[serde(flatten)]
     pub plan: PlanFigures,

@@ -10,8 +10,7 @@ use swapless_engine::kernels::{Reads, pick_source};
 use swapless_engine::parameters::ParameterValues;
 use swapless_engine::property::PropertyArrays;
 use swapless_format::{FileWatch, FormatError, GraphFile};
-use swapless_store::far::{FarAddress, FarGraph, FarOptions, is_far_address};
-use swapless_store::{DirectStore, DramStore, EdgeStore, MmapStore, Plan, StoreError, Tier};
+use swapless_store::{DirectStore, DramStore, EdgeStore, GraphOrigin, MmapStore, Plan, Tier};
 use swapless_system::{page_faults, peak_rss_bytes};
 
 use crate::huge_pages::{HugePageSampler, huge_page_bytes_now};
@@ -37,9 +36,22 @@ pub struct RunOutput {
     pub warnings: Vec<Warning>,
 }
 
-/// Runs `kernel` on the graph at `path`.
+/// Runs `kernel` on the graph `path` names: a local file, or an address another origin
+/// recognises (a far graph's), opened with `options.origin`.
 pub fn run(
     path: &Path,
+    kernel: Kernel,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunOutput, RunError> {
+    let origin = crate::open_origin(path, &options.origin, progress)?;
+    run_on(&*origin, kernel, options, progress)
+}
+
+/// Runs `kernel` on the graph `origin` serves: for a caller that opened the origin
+/// once for more than the run (its ids, a table's size).
+pub fn run_on(
+    origin: &dyn GraphOrigin,
     kernel: Kernel,
     options: &RunOptions,
     progress: &dyn Progress,
@@ -58,7 +70,7 @@ pub fn run(
             threads,
             detail: error.to_string(),
         })?;
-    let mut output = pool.install(|| run_in_pool(path, kernel, options, threads, progress))?;
+    let mut output = pool.install(|| run_in_pool(origin, kernel, options, threads, progress))?;
     output.report.rss_at_start_bytes = rss_at_start_bytes;
     Ok(output)
 }
@@ -85,120 +97,63 @@ fn return_freed_memory_promptly() {
     }
 }
 
-/// Opens the store `plan` chose (`far` for a graph in far memory).
+/// Opens the store `plan` chose over the graph `origin` serves.
 fn open_store(
-    path: &Path,
-    far: Option<&FarGraph>,
+    origin: &dyn GraphOrigin,
     plan: &Plan,
     reads: Reads,
 ) -> Result<Box<dyn EdgeStore>, RunError> {
-    let store: Box<dyn EdgeStore> = match (plan.tier, far) {
-        (Tier::Far, Some(far)) => Box::new(DirectStore::open_far(far, plan)?),
-        (_, Some(_)) | (Tier::Far, None) => {
-            return Err(RunError::invalid(
-                RunOption::Tier,
-                "must be far for a graph in far memory, and only then",
-            ));
-        }
-        (Tier::Dram, None) => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
-        (Tier::Mmap, None) => Box::new(MmapStore::open(path, plan)?),
-        (Tier::Direct, None) => Box::new(DirectStore::open(path, plan)?),
+    if !origin.tiers().contains(&plan.tier) {
+        return Err(RunError::invalid(
+            RunOption::Tier,
+            format!(
+                "cannot be {} for a graph from {}",
+                plan.tier,
+                origin.shown()
+            ),
+        ));
+    }
+    let path = origin.local_file();
+    let store: Box<dyn EdgeStore> = match plan.tier {
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
+        Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
+        Tier::Direct => Box::new(DirectStore::over(origin.page_source()?, plan)?),
     };
     Ok(store)
 }
 
-/// A far graph's traffic so far, for the report.
-fn far_figures(far: &FarGraph) -> serde_json::Value {
-    let nodes = far.traffic();
-    let (fallback_reads, fallback_bytes) = far.fallback_reads();
-    serde_json::json!({
-        "network_bytes": nodes.iter().map(|node| node.bytes).sum::<u64>(),
-        "network_requests": nodes.iter().map(|node| node.requests).sum::<u64>(),
-        "nodes": nodes.iter().map(|node| serde_json::json!({
-            "node": node.node,
-            "bytes": node.bytes,
-            "requests": node.requests,
-            "mean_in_flight": node.mean_in_flight,
-            "max_in_flight": node.max_in_flight,
-        })).collect::<Vec<_>>(),
-        "retries": far.retries(),
-        "fallback_reads": fallback_reads,
-        "fallback_bytes": fallback_bytes,
-        "fallback_reason": far.fallback_reason(),
-        "network_wait_seconds": far.wait_seconds(),
-        "chunk_bytes": far.manifest().chunk_bytes,
-        "cache_rebuilt": far.cache_rebuilt(),
-    })
-}
-
-/// Tells `progress` that `far`'s local cache was found damaged and rebuilt, if it was.
-fn note_cache_rebuilt(far: &FarGraph, progress: &dyn Progress) {
-    if let Some(detail) = far.cache_rebuilt() {
-        progress.note(&format!(
-            "the local cache {} of {} was damaged ({detail}); rebuilt it from far memory",
-            far.path().display(),
-            far.display()
-        ));
-    }
-}
-
-/// The far graph `path` names, if it is a far-memory address rather than a file.
-pub fn open_far(path: &Path, options: &FarOptions) -> Result<Option<FarGraph>, RunError> {
-    match path.to_str().filter(|text| is_far_address(text)) {
-        None => Ok(None),
-        Some(text) => {
-            let address = FarAddress::parse_graph(text).map_err(StoreError::Far)?;
-            Ok(Some(FarGraph::open(&address, options)?))
-        }
-    }
-}
-
-/// The input's own ids of `graph`'s vertices (a file, or a far graph's local cache of
-/// its vertex sections), when its build compacted them; `progress` hears of a far
-/// graph's damaged cache rebuilt.
+/// The input's own ids of the vertices of the graph `origin` serves (from its local
+/// file), when its build compacted them.
 pub fn load_vertex_ids(
-    graph: &Path,
-    far: &FarOptions,
-    progress: &dyn Progress,
+    origin: &dyn GraphOrigin,
 ) -> Result<Option<swapless_format::VertexIds>, RunError> {
-    let far_graph = open_far(graph, far)?;
-    if let Some(far_graph) = &far_graph {
-        note_cache_rebuilt(far_graph, progress);
-    }
-    let file = GraphFile::open(far_graph.as_ref().map_or(graph, |far| far.path()))?;
-    Ok(file.load_vertex_ids()?)
+    Ok(GraphFile::open(origin.local_file())?.load_vertex_ids()?)
 }
 
 fn run_in_pool(
-    path: &Path,
+    origin: &dyn GraphOrigin,
     kernel: Kernel,
     options: &RunOptions,
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<RunOutput, RunError> {
     let load_started = Instant::now();
-    // A graph in far memory runs from its local cache of vertex sections, its lists
-    // fetched from the cluster.
-    let far = open_far(path, &options.far)?;
-    if let Some(far) = &far {
-        note_cache_rebuilt(far, progress);
-    }
     let asked = Asked {
         kernel,
         options,
         threads,
         progress,
     };
-    let run = run_graph(path, far.as_ref(), asked, load_started);
-    match (run, &far) {
-        // A page that fails its checksum came from the cluster, not from the cache file.
-        (Err(RunError::Format(FormatError::ChecksumMismatch { path, start, .. })), Some(far))
-            if path == far.path() =>
-        {
-            Err(StoreError::Far(far.damaged_at(start)).into())
-        }
-        (run, _) => run,
+    let run = run_graph(origin, asked, load_started);
+    // A page of the local file that fails its checksum may be the origin's to name (a
+    // far graph's page came from the cluster, not from the cache file).
+    if let Err(RunError::Format(FormatError::ChecksumMismatch { path, start, .. })) = &run
+        && path == origin.local_file()
+        && let Some(error) = origin.damaged_at(*start)
+    {
+        return Err(error.into());
     }
+    run
 }
 
 /// What a run takes besides the graph: the kernel, the caller's options, the threads
@@ -213,10 +168,6 @@ struct Asked<'a> {
 
 /// A run made ready: planned, its hot arrays reserved, its store open, its file watched.
 struct Prepared {
-    /// The file the run reads (a far graph's local cache).
-    path: std::path::PathBuf,
-    /// The graph as the report names it.
-    shown: String,
     plan: Plan,
     fingerprint: u128,
     /// Opened before anything else, so that a write into the file at any later point
@@ -237,15 +188,13 @@ struct Trials<'a> {
     checkpoints: Option<Checkpoints<'a>>,
 }
 
-/// [`run_in_pool`] once a far graph (if `path` names one) is open: prepare, run the
-/// trials, finish.
+/// [`run_in_pool`]'s steps: prepare, run the trials, finish.
 fn run_graph(
-    path: &Path,
-    far: Option<&FarGraph>,
+    origin: &dyn GraphOrigin,
     asked: Asked<'_>,
     load_started: Instant,
 ) -> Result<RunOutput, RunError> {
-    let prepared = prepare(path, far, asked)?;
+    let prepared = prepare(origin, asked)?;
     let watched = Watched::new(
         &*prepared.opened,
         &prepared.watch,
@@ -260,6 +209,7 @@ fn run_graph(
     // No result from a file that changed while the trials read it.
     prepared.watch.unchanged()?;
     let mut report = report(
+        origin,
         asked,
         store,
         &kernel_options,
@@ -270,36 +220,25 @@ fn run_graph(
     report.file_checks = watched.file_checks() + 1;
     report.scan_io = watched.pattern_json(Pattern::Scan, asked.options.trials);
     report.gather_io = watched.pattern_json(Pattern::Gather, asked.options.trials);
-    report.far = far.map(far_figures);
     let permutation = store.permutation().map(<[u32]>::to_vec);
-    finish(far, asked, prepared, trials, report, permutation)
+    finish(origin, asked, prepared, trials, report, permutation)
 }
 
 /// Plans the run, refuses what it cannot run, reserves the hot arrays and opens the
 /// store.
-fn prepare(path: &Path, far: Option<&FarGraph>, asked: Asked<'_>) -> Result<Prepared, RunError> {
+fn prepare(origin: &dyn GraphOrigin, asked: Asked<'_>) -> Result<Prepared, RunError> {
     let contract = asked.kernel.contract();
-    let shown = far.map_or_else(|| path.display().to_string(), FarGraph::display);
-    let path = far.map_or(path, |far| far.path());
+    let path = origin.local_file();
     let watch = FileWatch::open(path)?;
     let graph = GraphFile::open(path)?;
     let mut placement = asked.options.placement.clone();
     placement.threads = Some(asked.threads);
-    if let Some(far) = far {
-        if !matches!(placement.tier, None | Some(Tier::Far)) {
-            return Err(RunError::invalid(
-                RunOption::Tier,
-                "must be far for a graph in far memory",
-            ));
-        }
-        placement.place_on(far);
-    }
+    placement.place_on(origin)?;
     let plan = placement.plan(&graph, asked.kernel)?;
-    // A far graph's weights are not in its cache: its manifest's word that one is
-    // negative refuses the run early. Its word that none is decides nothing: the kernel
-    // refuses a negative weight it meets (`Step::Refused`), in the checked pages it reads.
-    let refused = match far {
-        Some(far) => contract.info().reads.weights && !far.manifest().non_negative_weights,
+    // An origin that knows its weights without the lists (a far graph's manifest)
+    // answers; else the file's own record does.
+    let refused = match origin.negative_weights() {
+        Some(negative) => contract.info().reads.weights && negative,
         None => contract.refusal(&graph)? == Some(Refusal::NegativeWeights),
     };
     if refused {
@@ -319,10 +258,8 @@ fn prepare(path: &Path, far: Option<&FarGraph>, asked: Asked<'_>) -> Result<Prep
             })?;
     let fingerprint = graph.fingerprint();
     drop(graph);
-    let opened = open_store(path, far, &plan, contract.info().reads)?;
+    let opened = open_store(origin, &plan, contract.info().reads)?;
     Ok(Prepared {
-        path: path.to_path_buf(),
-        shown,
         plan,
         fingerprint,
         watch,
@@ -467,6 +404,7 @@ fn run_trials<'a>(
 
 /// The report of the trials, before verification and the output.
 fn report(
+    origin: &dyn GraphOrigin,
     asked: Asked<'_>,
     store: &dyn EdgeStore,
     kernel_options: &KernelOptions<ParameterValues>,
@@ -490,7 +428,8 @@ fn report(
     let checkpoints = trials.checkpoints.as_ref();
     RunReport {
         kernel: asked.kernel.name(),
-        graph: prepared.shown.clone(),
+        graph: origin.shown(),
+        origin: origin.kind(),
         vertices: store.num_vertices(),
         arcs: store.num_arcs(),
         tier: store.tier(),
@@ -526,7 +465,10 @@ fn report(
         file_checks: 0,
         result: trials.finished.summary(&original),
         plan: PlanFigures::of(&prepared.plan),
-        far: None,
+        origin_figures: origin
+            .figures()
+            .map(|figures| serde_json::Map::from_iter([(origin.kind().to_string(), figures)]))
+            .unwrap_or_default(),
         resumed_from_step: checkpoints.and_then(|c| c.resumed_from),
         checkpoints_written: checkpoints.map_or(0, |c| c.writer.written),
         checkpoint_seconds: checkpoints.map_or(0.0, |c| c.writer.seconds),
@@ -539,7 +481,7 @@ fn report(
 /// back: the plan counts those phases apart from the run's
 /// (`KernelMemory::verification_bytes`, `KernelMemory::output_bytes`).
 fn finish(
-    far: Option<&FarGraph>,
+    origin: &dyn GraphOrigin,
     asked: Asked<'_>,
     prepared: Prepared,
     trials: Trials<'_>,
@@ -547,7 +489,6 @@ fn finish(
     permutation: Option<Vec<u32>>,
 ) -> Result<RunOutput, RunError> {
     let Prepared {
-        path,
         plan,
         watch,
         reservation,
@@ -568,20 +509,21 @@ fn finish(
             true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
             false => (plan.verify_mapped_bytes, 0),
         };
-        // The verifier reads the file itself: a far graph's whole file is fetched into
-        // the cache folder first, and removed once verified (the budget bounds what of
-        // it is mapped; the disk holds it only meanwhile).
-        let whole = far.map(FarGraph::fetch_whole).transpose()?;
-        let graph =
-            GraphFile::open_bounded(whole.as_ref().map_or(&*path, |w| w.path()), mapped_bytes)?;
+        // The verifier reads a whole file itself: the origin's (a far graph's is fetched
+        // into the cache folder first, and removed once verified; the budget bounds what
+        // of it is mapped, the disk holds it only meanwhile).
+        let copy = origin.verify_copy()?;
+        let graph = GraphFile::open_bounded(copy.path(), mapped_bytes)?;
         let verified = finished
             .verify(&graph, block_bytes)
             .map_err(RunError::Verification);
         drop(graph);
-        if let Some(whole) = whole {
-            let (bytes, folder) = (whole.bytes(), whole.path().parent().map(Path::to_path_buf));
-            drop(whole);
-            if let Some(serde_json::Value::Object(figures)) = report.far.as_mut() {
+        if let Some(bytes) = copy.fetched_bytes() {
+            let folder = copy.path().parent().map(Path::to_path_buf);
+            drop(copy);
+            if let Some(serde_json::Value::Object(figures)) =
+                report.origin_figures.get_mut(origin.kind())
+            {
                 figures.insert("verify_copy_bytes".to_string(), bytes.into());
             }
             asked.progress.note(&format!(

@@ -16,7 +16,7 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// An anonymous map rather than the allocator: Rust's `alloc_zeroed` clears by hand any
 /// allocation aligned past 16 bytes, which faulted in and wrote every page of a pinned
 /// prefix before the reads overwrote it.
-pub(crate) struct AlignedBuffer {
+pub struct AlignedBuffer {
     map: MmapMut,
     pointer: NonNull<u8>,
 }
@@ -53,6 +53,11 @@ impl AlignedBuffer {
     /// Size in bytes.
     pub fn len(&self) -> usize {
         self.map.len()
+    }
+
+    /// Whether it holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
     }
 
     /// The start, for handing to the kernel (io_uring writes reads into it while

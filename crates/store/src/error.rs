@@ -50,9 +50,18 @@ pub enum StoreError {
         /// What went wrong.
         failure: IoUringFailure,
     },
-    /// A graph in far memory could not be reached, stored or read.
+    /// The read pipeline failed, whatever source it reads.
+    #[error("{graph}: the read pipeline {failure}")]
+    Pipeline {
+        /// The graph as its source names it (a file's path, a far graph's address).
+        graph: String,
+        /// What went wrong.
+        failure: PipelineFailure,
+    },
+    /// A page source or graph origin outside this crate failed (a far graph's server):
+    /// its own error, which a front end finds again by its type to word it.
     #[error(transparent)]
-    Far(#[from] crate::far::FarError),
+    Source(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// Reading the graph failed while a kernel ran.
     #[error("reading {path} failed: {source}")]
     Io {
@@ -73,7 +82,13 @@ pub enum IoUringFailure {
     /// The ring stopped accepting reads during this run.
     #[error("stopped accepting reads ({0})")]
     Stopped(std::io::Error),
-    /// The ring failed earlier in this run and is not used again.
+}
+
+/// How the read pipeline failed, whatever its source.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineFailure {
+    /// The source's queue failed earlier in this run, with reads in flight, and is not
+    /// used again.
     #[error("failed earlier in this run")]
     FailedEarlier,
     /// Lists split between two reads were not put back together: a bug, which the

@@ -5,9 +5,11 @@
 //! sparse, in any order). Three tiers implement both, so kernels never know which
 //! serves them: [`DramStore`] (everything in memory), [`MmapStore`] (the OS's page
 //! cache, with hints and prefetch) and [`DirectStore`] (the read pipeline, into a
-//! budgeted cache, over a page source: the file through io_uring, `O_DIRECT` where the
-//! file system allows, or a graph in [`far`] memory on Redis). [`budget`] decides which,
-//! and what lives where; where io_uring is refused, it picks mmap instead of direct.
+//! budgeted cache, over a [`sources::PageSource`]: the file through io_uring, `O_DIRECT`
+//! where the file system allows, or a source of another crate, such as a graph in far
+//! memory on Redis). Where the graph comes from is its [`origin`], apart from the tier.
+//! [`budget`] decides which tier, and what lives where; where io_uring is refused, it
+//! picks mmap instead of direct.
 
 mod aligned;
 pub mod budget;
@@ -20,28 +22,29 @@ mod heads;
 mod list_layout;
 mod mmap;
 mod offsets;
+pub mod origin;
 mod page_cache;
 mod page_checks;
 mod pipeline;
 mod read_plan;
 mod sigbus;
-mod sources;
+pub mod sources;
 mod stats;
 
 use std::ops::Range;
 
 use offsets::WIDENED_ON_STACK;
 
-pub use aligned::HUGE_PAGE;
+pub use aligned::{AlignedBuffer, HUGE_PAGE};
 pub use budget::{PlacementOption, Plan, PlanRequest, Tier};
 pub use dram::DramStore;
-pub use error::{IoUringFailure, StoreError};
+pub use error::{IoUringFailure, PipelineFailure, StoreError};
 pub use mmap::MmapStore;
 pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
+pub use origin::{GraphOrigin, LocalFile, OriginOptions, VerifyCopy};
 pub use pipeline::DirectStore;
 pub use read_plan::ascending;
 pub use sources::io_uring_refusal;
-pub use sources::redis as far;
 pub use stats::IoStats;
 
 /// Result type of this crate.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use swapless_far::{DEFAULT_FAR_CHUNK_BYTES, FarAddress, PushOptions, push};
 use swapless_format::GraphFile;
-use swapless_store::far::{DEFAULT_FAR_CHUNK_BYTES, FarAddress, PushOptions, push};
 
 use crate::commands::CliError;
 
@@ -43,7 +43,7 @@ impl FarTarget {
         };
         let fingerprint = format!("{:032x}", GraphFile::open(graph)?.fingerprint());
         target.url = format!("{seeds}/bench-{}", &fingerprint[..12]);
-        let address = FarAddress::parse(&target.url).map_err(swapless_store::StoreError::Far)?;
+        let address = FarAddress::parse(&target.url).map_err(swapless_store::StoreError::from)?;
         let options = PushOptions {
             chunk_bytes: DEFAULT_FAR_CHUNK_BYTES,
             replace: true,

@@ -119,7 +119,8 @@ pub enum Mode {
     Mmap,
     /// The direct tier (O_DIRECT, io_uring) under the limit.
     Direct,
-    /// The far tier under the limit: the lists in a Redis server's or cluster's memory.
+    /// The direct tier on a far graph under the limit: the lists in a Redis server's or
+    /// cluster's memory.
     Far,
 }
 
@@ -140,7 +141,8 @@ impl Mode {
             Mode::Dram | Mode::Swap => Tier::Dram,
             Mode::Mmap => Tier::Mmap,
             Mode::Direct => Tier::Direct,
-            Mode::Far => Tier::Far,
+            // A far graph's origin is served by the direct tier's pipeline.
+            Mode::Far => Tier::Direct,
         }
     }
 }

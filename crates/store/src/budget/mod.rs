@@ -24,11 +24,10 @@ pub enum Tier {
     Dram,
     /// The file mapped, the page cache holding what the budget allows.
     Mmap,
-    /// The file read through io_uring (`O_DIRECT` where the file system allows) into
-    /// the store's own cache.
+    /// The read pipeline into the store's own cache, over the origin's page source:
+    /// the file through io_uring (`O_DIRECT` where the file system allows), or a far
+    /// graph's values.
     Direct,
-    /// The direct tier's pipeline over a graph in far memory (a Redis server or Cluster).
-    Far,
 }
 
 impl Tier {
@@ -38,7 +37,6 @@ impl Tier {
             Tier::Dram => "dram",
             Tier::Mmap => "mmap",
             Tier::Direct => "direct",
-            Tier::Far => "far",
         }
     }
 }
@@ -105,8 +103,8 @@ pub struct PlanRequest {
     /// Bytes the run's worker threads touch (stacks, thread-local state) beyond those
     /// the fixed runtime allowance covers: counted as hot, since they live all run.
     pub thread_bytes: u64,
-    /// Bytes of receive buffers the far tier's connections hold (0 for the other tiers):
-    /// counted as hot, since they live all run.
+    /// Bytes the graph's origin holds all run (a far graph's connections' receive
+    /// buffers; 0 for a local file): counted as hot.
     pub network_bytes: u64,
     /// Bytes the kernel can use besides to read less (bfs's kept lists): held when the
     /// budget has room for them beyond the least, so they never raise the least budget.
@@ -493,7 +491,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     // The page cache for gathers is the direct tier's; the rest of the list cache is the
     // pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
     // instead freed pages the newest windows shared, and a grid's bfs ran slower.)
-    let gather_cache_bytes = if matches!(tier, Tier::Direct | Tier::Far) && cached < bulk {
+    let gather_cache_bytes = if tier == Tier::Direct && cached < bulk {
         (cached as f64 * gather_cache_fraction.clamp(0.0, 1.0)) as u64 / PAGE * PAGE
     } else {
         0

@@ -12,7 +12,7 @@ use super::split::{Side, SplitLists};
 use super::{Batch, DirectStore};
 use crate::aligned::AlignedBuffer;
 use crate::delivery::{IdCheck, deliver_list, visit_read};
-use crate::error::IoUringFailure;
+use crate::error::PipelineFailure;
 use crate::page_cache::CacheView;
 use crate::read_plan::{Members, Read, page_range};
 use crate::stats::IoCounters;
@@ -175,9 +175,9 @@ impl DirectStore {
     pub(super) fn check_joined(&self, split: &SplitLists) -> Result<()> {
         match split.unjoined() {
             0 => Ok(()),
-            count => Err(StoreError::IoUring {
-                path: self.source.path().to_path_buf(),
-                failure: IoUringFailure::ListsNotJoined(count),
+            count => Err(StoreError::Pipeline {
+                graph: self.source.shown(),
+                failure: PipelineFailure::ListsNotJoined(count),
             }),
         }
     }

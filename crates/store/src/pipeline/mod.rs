@@ -93,8 +93,6 @@ pub struct DirectStore {
     /// Declared before the source, so that it is dropped first.
     io: Mutex<Option<IoContext>>,
     source: Box<dyn PageSource>,
-    /// The plan's tier: direct, or far over a cluster.
-    tier: &'static str,
     facts: GraphFacts,
     lists: Directions<Lists>,
     /// The `out_heads` section, read as lists instead of the out-lists for passes that
@@ -121,16 +119,11 @@ impl DirectStore {
         DirectStore::over(Box::new(UringFile::open(path)?), plan)
     }
 
-    /// Opens the far graph `far` for the run `plan` describes: its lists fetched from the
-    /// cluster through the same pipeline, its vertex sections from the local cache.
-    pub fn open_far(far: &crate::far::FarGraph, plan: &Plan) -> Result<DirectStore> {
-        DirectStore::over(far.source(), plan)
-    }
-
-    /// Opens the graph `source` serves for the run `plan` describes: loads offsets,
-    /// reads the pinned list prefixes (verifying their checksums) and sets up the
-    /// source's queue.
-    fn over(source: Box<dyn PageSource>, plan: &Plan) -> Result<DirectStore> {
+    /// Opens the graph `source` serves for the run `plan` describes: loads offsets from
+    /// the source's local file, reads the pinned list prefixes through the source
+    /// (verifying their checksums) and sets up the source's queue. Any [`PageSource`]
+    /// (a graph origin's, such as a far graph's) runs through the same pipeline.
+    pub fn over(source: Box<dyn PageSource>, plan: &Plan) -> Result<DirectStore> {
         let graph = GraphFile::open(source.path())?;
         let flags = graph.flags();
         let open_lists = |kinds: [SectionKind; 3], pinned_bytes: u64| -> Result<Lists> {
@@ -186,7 +179,6 @@ impl DirectStore {
         Ok(DirectStore {
             io: Mutex::new(Some(IoContext { queue, arena })),
             source,
-            tier: plan.tier.name(),
             facts: GraphFacts {
                 vertices: graph.num_vertices(),
                 arcs: graph.num_arcs() as u64,
@@ -317,7 +309,7 @@ impl EdgeStore for DirectStore {
     }
 
     fn tier(&self) -> &'static str {
-        self.tier
+        crate::Tier::Direct.name()
     }
 
     fn offsets(&self, direction: EdgeDirection) -> OffsetSlice<'_> {

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::slots::{GiveBack, SlotPool};
 use super::{Batch, DirectStore, IoContext};
 use crate::aligned::AlignedBuffer;
-use crate::error::IoUringFailure;
+use crate::error::PipelineFailure;
 use crate::fault::Fault;
 use crate::sources::PageQueue;
 use crate::stats::IoCounters;
@@ -117,9 +117,9 @@ impl DirectStore {
             return self.read_synchronously(batch);
         };
         let Some(context) = held.as_mut() else {
-            return Err(StoreError::IoUring {
-                path: self.source.path().to_path_buf(),
-                failure: IoUringFailure::FailedEarlier,
+            return Err(StoreError::Pipeline {
+                graph: self.source.shown(),
+                failure: PipelineFailure::FailedEarlier,
             });
         };
         let IoContext { queue, arena } = context;

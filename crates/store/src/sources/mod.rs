@@ -1,12 +1,14 @@
-//! Where the read pipeline's pages come from, behind one small trait: a source reads
-//! aligned byte ranges of the graph's sections now, on the calling thread, or through a
-//! queue that keeps many in flight and reports them as they complete. The pipeline
-//! (planning, coalescing, slots, delivery, the pinned prefix, page checks) knows
-//! nothing else of a source, so a new one (far memory) plugs in without touching it.
+//! Where the read pipeline's pages come from, behind one small public trait: a source
+//! reads aligned byte ranges of the graph's sections now, on the calling thread, or
+//! through a queue that keeps many in flight and reports them as they complete. The
+//! pipeline (planning, coalescing, slots, delivery, the pinned prefix, page checks)
+//! knows nothing else of a source. This crate has one, the file through io_uring; a
+//! source elsewhere (the `swapless-far` crate's Redis client) implements the same
+//! trait and reaches the pipeline through [`crate::DirectStore::over`], as the graph
+//! origin it belongs to chooses (see [`crate::origin`]).
 
 #[cfg(test)]
 mod buffered_file;
-pub mod redis;
 mod uring_file;
 
 use std::path::Path;
@@ -21,9 +23,14 @@ use crate::Result;
 use crate::aligned::AlignedBuffer;
 
 /// A place the graph's pages can be read from.
-pub(crate) trait PageSource: Send + Sync {
-    /// The graph this source reads, for errors.
+pub trait PageSource: Send + Sync {
+    /// The local file that holds the graph's header, offsets and checksums (the graph
+    /// itself, or a far graph's local cache of its vertex sections).
     fn path(&self) -> &Path;
+    /// The graph as the user named it, for errors (by default the file's path).
+    fn shown(&self) -> String {
+        self.path().display().to_string()
+    }
     /// Whether reads bypass the page cache (`O_DIRECT`).
     fn direct_io(&self) -> bool;
     /// Whether its bytes may change during a run with nothing to notice it (a far
@@ -47,7 +54,7 @@ pub(crate) trait PageSource: Send + Sync {
 }
 
 /// A source's reads in flight.
-pub(crate) trait PageQueue: Send {
+pub trait PageQueue: Send {
     /// Queues a read of `length` bytes at `position` into `destination`, tagged `tag`
     /// for its completion.
     ///
@@ -74,11 +81,11 @@ pub(crate) trait PageQueue: Send {
 /// A queue that failed while reads were in flight: they may still land in the arena,
 /// so the caller must never free it (nor the queue).
 #[derive(Debug)]
-pub(crate) struct QueueFailure(pub(crate) crate::StoreError);
+pub struct QueueFailure(pub crate::StoreError);
 
 /// Reads at least `needed` bytes at `position` into `buffer` (a page-aligned length,
 /// so the last read may stop short at the end of the file).
-pub(crate) fn read_at_least(
+pub fn read_at_least(
     file: &std::fs::File,
     buffer: &mut [u8],
     position: u64,
@@ -94,11 +101,7 @@ pub(crate) fn read_at_least(
 }
 
 /// Reads as much of `buffer` as the file holds at `position` (short at its end).
-pub(crate) fn read_some(
-    file: &std::fs::File,
-    buffer: &mut [u8],
-    position: u64,
-) -> std::io::Result<usize> {
+pub fn read_some(file: &std::fs::File, buffer: &mut [u8], position: u64) -> std::io::Result<usize> {
     use std::os::unix::fs::FileExt;
     let mut done = 0;
     while done < buffer.len() {

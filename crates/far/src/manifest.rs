@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use swapless_format::{GraphFile, SectionKind};
 
-use super::FarError;
+use crate::FarError;
 
 /// The manifest format this build writes; it reads this one and the one before.
 pub const MANIFEST_FORMAT: u32 = 2;

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use rustls::ClientConfig;
 
-use super::FarError;
-use super::address::FarAddress;
-use super::transport::NodeSocket;
+use crate::FarError;
+use crate::address::FarAddress;
+use crate::transport::NodeSocket;
 
 /// Bytes the reader buffers: a reply's header and the tails of small replies. A payload
 /// at least this long is read from the socket straight into its slot.

@@ -12,8 +12,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 
-use super::FarError;
-use super::address::{CA_VARIABLE, FarAddress};
+use crate::FarError;
+use crate::address::{CA_VARIABLE, FarAddress};
 
 /// A socket whose reads and writes all end by one deadline: each waits at most the time
 /// left, so a peer that trickles a byte at a time cannot stretch a reply past it.

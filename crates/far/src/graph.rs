@@ -14,42 +14,19 @@
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use swapless_format::{FormatError, GraphFile, SECTION_ALIGN, SectionKind};
 
-use super::manifest::{Manifest, chunk_key, fetched_while_running, fingerprint_hex};
-use super::queue::{Fallback, FarShared, RedisQueue, explain, pieces};
-use super::upload::{per_node, stored};
-use super::{FarAddress, FarError};
-use crate::aligned::AlignedBuffer;
-use crate::sources::{PageQueue, PageSource};
-use crate::{Result, StoreError};
+use crate::manifest::{Manifest, chunk_key, fetched_while_running, fingerprint_hex};
+use crate::queue::RedisQueue;
+use crate::shared::{Fallback, FarShared, PIPELINE_BYTES, explain, pieces};
+use crate::upload::{per_node, stored};
+use crate::{FarAddress, FarError, into_far_error};
+use swapless_store::sources::{PageQueue, PageSource};
+use swapless_store::{AlignedBuffer, OriginOptions, Result, StoreError, VerifyCopy};
 
 /// Bytes of vertex sections fetched at once while the cache is filled.
 const FILL_WINDOW_BYTES: u64 = 2 << 20;
-
-/// How a far graph is reached.
-#[derive(Clone, Debug)]
-pub struct FarOptions {
-    /// How long a node may take to answer a request.
-    pub timeout: Duration,
-    /// Connections to each node.
-    pub connections_per_node: usize,
-    /// A local copy of the same graph (by fingerprint) that serves the reads the
-    /// cluster fails to; the report counts them.
-    pub fallback: Option<PathBuf>,
-}
-
-impl Default for FarOptions {
-    fn default() -> FarOptions {
-        FarOptions {
-            timeout: Duration::from_secs(10),
-            connections_per_node: 4,
-            fallback: None,
-        }
-    }
-}
 
 /// What one node served during a run.
 #[derive(Clone, Debug)]
@@ -70,7 +47,7 @@ pub struct NodeFigures {
 pub struct FarGraph {
     shared: Arc<FarShared>,
     cache_path: PathBuf,
-    options: FarOptions,
+    options: OriginOptions,
     /// What was wrong with the local cache when it was found damaged and rebuilt.
     cache_rebuilt: Option<String>,
 }
@@ -85,29 +62,10 @@ enum CacheState {
     Damaged(String),
 }
 
-/// A whole copy of a far graph in the cache folder, for the serial verifier; the file is
-/// removed when the copy is dropped.
-pub struct WholeCopy {
-    path: tempfile::TempPath,
-    bytes: u64,
-}
-
-impl WholeCopy {
-    /// The copy's file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Its length.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-}
-
 impl FarGraph {
     /// Finds the graph `address` names, and its vertex sections in the local cache
     /// (fetching them when they are not there yet).
-    pub fn open(address: &FarAddress, options: &FarOptions) -> Result<FarGraph> {
+    pub fn open(address: &FarAddress, options: &OriginOptions) -> Result<FarGraph> {
         let (cluster, manifest) = stored(address, options.timeout)?;
         let folder = cache_folder();
         std::fs::create_dir_all(&folder).map_err(|source| FarError::Cache {
@@ -284,14 +242,14 @@ impl FarGraph {
     /// them inside the budget.
     pub fn buffer_bytes(&self) -> u64 {
         let nodes = self.shared.cluster.nodes().len().max(1) as u64;
-        nodes * self.options.connections_per_node as u64 * 2 * super::queue::PIPELINE_BYTES
+        nodes * self.options.connections_per_node as u64 * 2 * PIPELINE_BYTES
     }
 
     /// A local copy of the whole graph, lists included, for the serial verifier (which
     /// reads the file itself, never through a tier): fetched into the cache folder beside
     /// the vertex sections, each page checked, and removed when the copy is dropped, so
     /// that no copy of the graph stays on the disk.
-    pub fn fetch_whole(&self) -> Result<WholeCopy> {
+    pub fn fetch_whole(&self) -> Result<VerifyCopy> {
         let vertex_sections = GraphFile::open_bounded(&self.cache_path, 4 * FILL_WINDOW_BYTES)?;
         // The manifest's sections are the header's (checked at open).
         let header_bytes = self.shared.manifest.header_bytes();
@@ -318,10 +276,7 @@ impl FarGraph {
                 }
             })?;
         }
-        Ok(WholeCopy {
-            path: temporary.into_temp_path(),
-            bytes: file_bytes,
-        })
+        Ok(VerifyCopy::fetched(temporary.into_temp_path(), file_bytes))
     }
 
     /// The page source the read pipeline fetches this graph's lists through.
@@ -548,6 +503,10 @@ impl PageSource for RedisSource {
         &self.cache_path
     }
 
+    fn shown(&self) -> String {
+        self.shared.cluster.address.display()
+    }
+
     fn direct_io(&self) -> bool {
         false
     }
@@ -602,8 +561,10 @@ fn fetch_now(shared: &FarShared, buffer: &mut [u8], position: u64) -> Result<usi
     ) {
         (Ok(landed), _) => Ok(landed),
         (Err(error), Some(fallback)) => fallback.read(buffer, position, &error),
-        (Err(StoreError::Far(error)), None) => Err(explain(shared, error).into()),
-        (Err(error), None) => Err(error),
+        (Err(error), None) => match into_far_error(error) {
+            Ok(error) => Err(explain(shared, error).into()),
+            Err(error) => Err(error),
+        },
     }
 }
 

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::Instant;
 
-use super::FarError;
-use super::queue::{Completion, FarShared, NodeTraffic, PIPELINE_BYTES, PIPELINE_REQUESTS, Piece};
-use super::wire::{RangeConnection, RangeReply, WireFailure, is_redirect_reply};
+use crate::FarError;
+use crate::shared::{Completion, FarShared, NodeTraffic, PIPELINE_BYTES, PIPELINE_REQUESTS, Piece};
+use crate::wire::{RangeConnection, RangeReply, WireFailure, is_redirect_reply};
 
 /// How a fetch went, and whether its connection is still in step.
 struct Outcome {

@@ -3,7 +3,7 @@
 //! cluster. A password is better given in `SWAPLESS_REDIS_PASSWORD` (and a user in
 //! `SWAPLESS_REDIS_USER`), so that it never shows in `ps`.
 
-use super::FarError;
+use crate::FarError;
 
 /// The environment variable a password is read from when the address has none.
 pub const PASSWORD_VARIABLE: &str = "SWAPLESS_REDIS_PASSWORD";

@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use super::transport::tls_config;
-use super::wire::ControlStream;
-use super::{FarAddress, FarError};
+use crate::transport::tls_config;
+use crate::wire::ControlStream;
+use crate::{FarAddress, FarError};
 
 /// Hash slots of a Redis Cluster.
 pub(crate) const SLOTS: usize = 16384;

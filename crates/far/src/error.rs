@@ -1,6 +1,8 @@
 //! What can go wrong with a graph in far memory, each kind with the node or key it
 //! concerns, and no front end's words.
 
+use swapless_store::StoreError;
+
 /// A far-memory failure.
 #[derive(Debug, thiserror::Error)]
 pub enum FarError {
@@ -242,5 +244,32 @@ impl FarError {
             }
             other => other,
         }
+    }
+}
+
+/// A far failure reaches the store's callers as the error of a source outside the store,
+/// which each front end finds again with [`far_error`] to word it.
+impl From<FarError> for StoreError {
+    fn from(error: FarError) -> StoreError {
+        StoreError::Source(Box::new(error))
+    }
+}
+
+/// The far-memory failure `error` carries, if it is one.
+pub fn far_error(error: &StoreError) -> Option<&FarError> {
+    match error {
+        StoreError::Source(source) => source.downcast_ref(),
+        _ => None,
+    }
+}
+
+/// The far-memory failure `error` carries, or `error` itself when it is another kind.
+pub fn into_far_error(error: StoreError) -> Result<FarError, StoreError> {
+    match error {
+        StoreError::Source(source) => match source.downcast::<FarError>() {
+            Ok(far) => Ok(*far),
+            Err(other) => Err(StoreError::Source(other)),
+        },
+        other => Err(other),
     }
 }

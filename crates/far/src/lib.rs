@@ -1,12 +1,17 @@
 //! Far memory: a graph stored on a Redis-protocol server or a Redis Cluster (Valkey
-//! too), its lists fetched by the read pipeline as the disk tiers read them from a file.
+//! too), its lists fetched by the store's read pipeline as the direct tier reads them
+//! from a file. The crate plugs into the store from outside, as any origin would: a
+//! far graph is a [`swapless_store::GraphOrigin`] ([`FarOrigin`], chosen by
+//! [`open_origin`] for a `redis://` or `rediss://` name) whose page source the direct
+//! tier's pipeline reads through.
 //!
-//! `upload` stores a graph (chunks under a new generation, then the manifest naming it);
-//! `listing` lists and removes every key of a name; `check` checks a stored graph's
-//! chunks and pages; `graph` opens one for runs, with its vertex sections in a local
-//! cache; `queue` is the page source's reads in flight; `cluster` finds the nodes and
-//! which owns each key; `wire` and `transport` are the connections to a node, plain or
-//! TLS, every wait on them bound by the request's deadline.
+//! `origin` is what a run asks of a far graph; `upload` stores a graph (chunks under a
+//! new generation, then the manifest naming it); `listing` lists and removes every key
+//! of a name; `check` checks a stored graph's chunks and pages; `graph` opens one for
+//! runs, with its vertex sections in a local cache; `queue` is the page source's reads
+//! in flight, `worker` one connection's thread, `shared` what both use; `cluster` finds
+//! the nodes and which owns each key; `wire` and `transport` are the connections to a
+//! node, plain or TLS, every wait on them bound by the request's deadline.
 
 mod address;
 mod check;
@@ -15,7 +20,9 @@ mod error;
 mod graph;
 mod listing;
 mod manifest;
+mod origin;
 mod queue;
+mod shared;
 mod transport;
 mod upload;
 mod wire;
@@ -23,10 +30,11 @@ mod worker;
 
 pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
 pub use check::{FarCheck, check};
-pub use error::FarError;
-pub use graph::{FarGraph, FarOptions, NodeFigures, WholeCopy, cache_folder};
+pub use error::{FarError, far_error, into_far_error};
+pub use graph::{FarGraph, NodeFigures, cache_folder};
 pub use listing::{IncompletePush, Listing, Removal, StoredGraph, list, remove};
 pub use manifest::{Manifest, ManifestSection};
+pub use origin::{FarOrigin, open_origin};
 pub use upload::{DEFAULT_FAR_CHUNK_BYTES, FAR_CHUNK_RANGE, PushOptions, PushReport, push};
 
 /// Reads `GETRANGE` replies from the plain node `node` into a slot of `slot_bytes`, as

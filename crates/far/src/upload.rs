@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use swapless_format::GraphFile;
 
-use super::cluster::Cluster;
-use super::manifest::{Manifest, chunk_key, fingerprint_hex, manifest_key, new_generation};
-use super::wire::ControlStream;
-use super::{FarAddress, FarError};
-use crate::{Result, StoreError};
+use crate::cluster::Cluster;
+use crate::manifest::{Manifest, chunk_key, fingerprint_hex, manifest_key, new_generation};
+use crate::wire::ControlStream;
+use crate::{FarAddress, FarError, far_error};
+use swapless_store::{Result, StoreError};
 
 /// Commands sent to a node at once by the control operations.
 pub(crate) const CONTROL_BATCH: usize = 256;
@@ -80,7 +80,12 @@ pub fn push(
     let fingerprint = fingerprint_hex(graph.fingerprint());
     let stored = match read_manifest(&cluster, &name) {
         // A manifest that cannot be read names no graph to keep; --replace replaces it.
-        Err(StoreError::Far(FarError::BadManifest { .. })) if options.replace => None,
+        Err(error)
+            if options.replace
+                && matches!(far_error(&error), Some(FarError::BadManifest { .. })) =>
+        {
+            None
+        }
         other => other?,
     };
     if let Some(stored) = &stored {
@@ -349,11 +354,11 @@ fn flip(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<Option<Man
 
 /// `error`, or the out-of-memory kind when it is a node's refusal under `maxmemory`.
 fn out_of_memory(error: StoreError) -> StoreError {
-    match error {
-        StoreError::Far(FarError::Server { node, detail }) if detail.contains("OOM") => {
-            FarError::OutOfMemory { node }.into()
+    match far_error(&error) {
+        Some(FarError::Server { node, detail }) if detail.contains("OOM") => {
+            FarError::OutOfMemory { node: node.clone() }.into()
         }
-        other => other,
+        _ => error,
     }
 }
 

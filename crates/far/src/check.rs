@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use super::cluster::Cluster;
-use super::manifest::{Manifest, fingerprint_hex};
-use super::upload::{per_node, stored};
-use super::{FarAddress, FarError};
-use crate::{Result, StoreError};
+use crate::cluster::Cluster;
+use crate::manifest::{Manifest, fingerprint_hex};
+use crate::upload::{per_node, stored};
+use crate::{FarAddress, FarError};
+use swapless_store::{Result, StoreError};
 
 /// Bytes of chunks fetched at once.
 const WINDOW_BYTES: u64 = 8 << 20;

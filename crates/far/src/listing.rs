@@ -7,11 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use super::cluster::Cluster;
-use super::manifest::{ALL_KEYS_PATTERN, Manifest, StoredKey, keys_pattern, manifest_key};
-use super::upload::{CONTROL_BATCH, per_node, read_manifest};
-use super::{FarAddress, FarError};
-use crate::{Result, StoreError};
+use crate::cluster::Cluster;
+use crate::manifest::{ALL_KEYS_PATTERN, Manifest, StoredKey, keys_pattern, manifest_key};
+use crate::upload::{CONTROL_BATCH, per_node, read_manifest};
+use crate::{FarAddress, FarError, far_error};
+use swapless_store::Result;
 
 /// A graph stored in far memory.
 #[derive(Clone, Debug)]
@@ -89,7 +89,7 @@ pub fn list(address: &FarAddress, timeout: Duration) -> Result<Listing> {
             // Removed since the scan found it.
             Ok(None) => {}
             // One bad manifest must not hide every other graph; it shows as incomplete.
-            Err(StoreError::Far(FarError::BadManifest { .. })) => {
+            Err(error) if matches!(far_error(&error), Some(FarError::BadManifest { .. })) => {
                 unreadable.insert(name);
             }
             Err(error) => return Err(error),
