@@ -136,6 +136,10 @@ def test_personalized_pagerank_from_python_takes_ids_and_keywords(tmp_path):
         sl.run(g, "ppr", seeds=["nobody"])
     with pytest.warns(RuntimeWarning, match="ppr stopped at max_iter=1"):
         sl.run(g, "ppr", seeds=["a"], max_iter=1)
+    # On a graph whose ids are its vertices, a bad seed is named by its keyword.
+    dense = sl.generate("kron", scale=6, degree=4, output=tmp_path / "dense.sl")
+    with pytest.raises(ValueError, match="seeds must be a vertex id"):
+        sl.run(dense, "ppr", seeds=[-1])
 
 
 def test_components_match_networkx(all_graphs, tmp_path):

@@ -397,14 +397,14 @@ def _threads(threads: Optional[int]) -> Optional[int]:
     return _integer(threads, "threads", 1, 2**16, none=True)
 
 
-def _source(g: Graph, source: Any) -> Optional[int]:
-    """The position of the source vertex the user named by its id."""
+def _source(g: Graph, source: Any, keyword: str = "source") -> Optional[int]:
+    """The position of the vertex the user named by its id, given as ``keyword``."""
     if source is None:
         return None
     if g._named():
         return g.vertex(source)
     if isinstance(source, bool) or not isinstance(source, (int, _np.integer)) or source < 0:
-        raise ValueError(f"source must be a vertex id (a non-negative integer), not {source!r}")
+        raise ValueError(f"{keyword} must be a vertex id (a non-negative integer), not {source!r}")
     return int(source)
 
 
@@ -564,7 +564,7 @@ def run(g: Graph, kernel: str, source: Any = None, *, threads: Optional[int] = N
                             f"{', '.join(declared) or 'no parameters'}")
         if declared[keyword]["kind"] == "vertices" and value is not None:
             ids = value if isinstance(value, (list, tuple, set, _np.ndarray)) else [value]
-            parameters[keyword] = [_source(g, id) for id in ids]
+            parameters[keyword] = [_source(g, id, keyword) for id in ids]
     if source is not None and not known[kernel]["takes_source"]:
         raise ValueError(f"{kernel} takes no source=")
     array = g._run(kernel, source=_source(g, source), threads=_threads(threads), verify=verify,
