@@ -11,7 +11,7 @@ use swapless_far::{
 use swapless_run::checkpoint::CheckpointEvery;
 use swapless_system::parse_size;
 
-use crate::commands::CliError;
+use crate::errors::CliError;
 use crate::text::{bytes, say, thousands};
 
 /// `swapless far` subcommands.

@@ -1,38 +1,21 @@
-//! The kernel contract: what a kernel declares to the plan, how a runner drives it in
-//! steps over an explicit state, and the registry of every kernel.
+//! The kernel contract: what a kernel declares to the plan, and how a runner drives it in
+//! steps over an explicit state.
 //!
 //! A kernel is one file in `kernels/` with a type that implements [`Kernel`], and one
-//! line in [`KERNELS`]. The runner (the `swapless-run` crate) knows no kernel by name:
-//! it reads the declarations, reserves the hot arrays (handed to the kernel in
-//! [`KernelOptions::arrays`]), drives the steps, verifies and
-//! converts the result through [`AnyKernel`] and [`Finished`].
+//! line in the registry, `KERNELS` in `kernels/registry.rs`, which sits above the
+//! kernels as this contract sits below them. The runner (the `swapless-run` crate) knows
+//! no kernel by name: it reads the declarations, reserves the hot arrays (handed to the
+//! kernel in [`KernelOptions::arrays`]), drives the steps, verifies and converts the
+//! result through [`AnyKernel`] and [`Finished`].
 
 use serde_json::Value;
 use swapless_format::GraphFile;
 use swapless_store::{EdgeStore, Result};
 
-use crate::kernels::{
-    Reads, betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
-    personalized_pagerank, radii, sssp, triangle_count, vertex_triangles,
-};
+use crate::kernels::Reads;
 use crate::parameters::{Parameter, ParameterValues};
 use crate::property::PropertyArrays;
 use crate::saved_state::{StateError, StateReader, StateWriter};
-
-/// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 11] = [
-    &bfs::Bfs,
-    &pagerank::PageRank,
-    &connected_components::ConnectedComponents,
-    &sssp::Sssp,
-    &betweenness::Betweenness,
-    &triangle_count::TriangleCount,
-    &vertex_triangles::VertexTriangles,
-    &radii::Radii,
-    &maximal_independent_set::MaximalIndependentSet,
-    &core_number::CoreNumber,
-    &personalized_pagerank::PersonalizedPageRank,
-];
 
 /// What a kernel is, declared once: what front ends show, what the plan counts, and the
 /// facts its tests rely on.

@@ -12,3 +12,4 @@ pub mod property;
 pub mod saved_state;
 
 pub use kernels::pick_source;
+pub use kernels::registry::KERNELS;

@@ -1,7 +1,8 @@
 //! The kernels a run can start, as the front ends name them: a handle on the engine's
-//! registry ([`swapless_engine::kernel::KERNELS`]), so that no kernel is named here.
+//! registry ([`swapless_engine::KERNELS`]), so that no kernel is named here.
 
-use swapless_engine::kernel::{AnyKernel, KERNELS, KernelInfo, ResultKind};
+use swapless_engine::KERNELS;
+use swapless_engine::kernel::{AnyKernel, KernelInfo, ResultKind};
 
 /// A kernel of the registry.
 #[derive(Clone, Copy)]

@@ -9,6 +9,7 @@ pub mod maximal_independent_set;
 pub mod pagerank;
 pub mod personalized_pagerank;
 pub mod radii;
+pub mod registry;
 pub mod sssp;
 pub mod triangle_count;
 pub mod vertex_triangles;

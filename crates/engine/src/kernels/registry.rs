@@ -1,0 +1,23 @@
+//! The registry of every kernel: above the kernels, as the contract ([`crate::kernel`])
+//! is below them, so that no kernel and the contract import each other.
+
+use super::{
+    betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
+    personalized_pagerank, radii, sssp, triangle_count, vertex_triangles,
+};
+use crate::kernel::AnyKernel;
+
+/// Every kernel, in the order the docs list them: adding a kernel adds a line here.
+pub static KERNELS: [&dyn AnyKernel; 11] = [
+    &bfs::Bfs,
+    &pagerank::PageRank,
+    &connected_components::ConnectedComponents,
+    &sssp::Sssp,
+    &betweenness::Betweenness,
+    &triangle_count::TriangleCount,
+    &vertex_triangles::VertexTriangles,
+    &radii::Radii,
+    &maximal_independent_set::MaximalIndependentSet,
+    &core_number::CoreNumber,
+    &personalized_pagerank::PersonalizedPageRank,
+];
