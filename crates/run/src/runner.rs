@@ -92,7 +92,7 @@ fn open_store(
     plan: &Plan,
     reads: Reads,
 ) -> Result<Box<dyn EdgeStore>, RunError> {
-    let store: Box<dyn EdgeStore> = match (plan.tier, far) {
+    let store: Box<dyn EdgeStore> = match (plan.tier(), far) {
         (Tier::Far, Some(far)) => Box::new(DirectStore::open_far(far, plan)?),
         (_, Some(_)) | (Tier::Far, None) => {
             return Err(RunError::invalid(
@@ -100,7 +100,7 @@ fn open_store(
                 "must be far for a graph in far memory, and only then",
             ));
         }
-        (Tier::Dram, None) => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
+        (Tier::Dram, None) => Box::new(DramStore::load(path, reads.in_lists, plan.weighted())?),
         (Tier::Mmap, None) => Box::new(MmapStore::open(path, plan)?),
         (Tier::Direct, None) => Box::new(DirectStore::open(path, plan)?),
     };
@@ -370,7 +370,7 @@ fn kernel_options(
     }
     Ok(KernelOptions {
         source,
-        optional_held: plan.optional_property_held,
+        optional_held: plan.optional_property_held(),
         parameters,
         arrays: arrays.clone(),
     })
@@ -565,8 +565,11 @@ fn finish(
         // A verifier that copies blocks of lists into memory takes half of the bytes the
         // plan gave its map for them.
         let (mapped_bytes, block_bytes) = match asked.kernel.info().verifier_copies_lists {
-            true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
-            false => (plan.verify_mapped_bytes, 0),
+            true => (
+                plan.verify_mapped_bytes() / 2,
+                plan.verify_mapped_bytes() / 2,
+            ),
+            false => (plan.verify_mapped_bytes(), 0),
         };
         // The verifier reads the file itself: a far graph's whole file is fetched into
         // the cache folder first, and removed once verified (the budget bounds what of
@@ -700,7 +703,7 @@ mod tests {
         swapless_build::generators::write_kronecker(&path, 12, 4, false, 1).unwrap();
         let graph = GraphFile::open(&path).unwrap();
         let output_segment = |plan: &Plan| {
-            plan.segments
+            plan.segments()
                 .iter()
                 .any(|segment| segment.name == "result as output array")
         };
@@ -717,7 +720,7 @@ mod tests {
             .unwrap();
         assert!(output_segment(&planned_with));
         assert!(!output_segment(&planned_without));
-        assert!(planned_without.minimum_bytes <= planned_with.minimum_bytes);
+        assert!(planned_without.minimum_bytes() <= planned_with.minimum_bytes());
         let options = RunOptions {
             placement: Placement {
                 verify: true,

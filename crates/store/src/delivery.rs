@@ -6,8 +6,9 @@ use std::path::Path;
 
 use swapless_format::FormatError;
 
-use crate::list_layout::{ENTRY_BYTES, ListLayout};
+use crate::list_layout::ListLayout;
 use crate::read_plan::{Members, Read};
+use crate::units::ENTRY_BYTES;
 use crate::{Adjacency, ListBlock, Result, Visit, VisitBlock, for_each_block};
 
 /// Calls `visit` with an empty list for each of `sorted` without edges: a gather

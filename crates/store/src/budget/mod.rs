@@ -1,8 +1,11 @@
 //! The budget (DESIGN §4): from a graph's section sizes, a kernel's declared memory and
 //! a memory budget, decide the tier and where every segment lives, before anything is
 //! allocated, so a run that cannot fit fails at the start, not halfway. Every placement
-//! option is checked here, once; the tiers derive their own geometry from the plan.
+//! option is checked here, once. The [`Plan`] hands each tier a grant of what it may
+//! hold (its lists, buffers, caches) rather than the whole plan.
 
+mod grants;
+mod io_buffers;
 mod sections;
 mod segments;
 
@@ -10,11 +13,13 @@ use std::fmt;
 
 use swapless_format::{GraphFile, SectionKind};
 
+pub use grants::{Plan, Segment};
+pub use io_buffers::SlotGeometry;
 pub use sections::{BANDED_SHARE, band_share};
 
-use crate::list_layout::PAGE;
-use crate::pipeline::{IoShape, SlotGeometry};
+use crate::units::PAGE;
 use crate::{OffsetForm, Result, StoreError};
+use io_buffers::IoShape;
 use sections::{Sizes, banded};
 
 /// Where edges are served from.
@@ -47,30 +52,6 @@ impl fmt::Display for Tier {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.name())
     }
-}
-
-/// Reads smaller than this gain little from a deeper queue; reads up to this many
-/// bytes apart share one request in a gather (a request costs about as much device
-/// time as reading 13 KiB more at this disk's figures).
-pub const GATHER_GAP_PAGES: u64 = 2;
-
-/// Unneeded pages past a list's head that a head pass ([`crate::ListsNeeded::Heads`])
-/// reads rather than end a read and start another after them.
-pub const HEAD_GAP_PAGES: u64 = 8;
-
-/// Pages of an unneeded list past its first a partial scan reads rather than end a
-/// read and start another after them: a request costs about as much device time as
-/// 13 KiB more of a read (see [`GATHER_GAP_PAGES`]), so longer gaps are worth a request.
-pub const SKIP_GAP_PAGES: u64 = 2;
-
-/// Bytes a disk tier's partial scan over a section of `arcs` entries holds to know
-/// which lists it cuts short, where a cut list runs more than `gap_pages` past what the
-/// scan needs of it ([`HEAD_GAP_PAGES`] for heads, [`SKIP_GAP_PAGES`] for unneeded lists):
-/// those pages are its own, so there is at most one per `gap_pages` pages; 8 bytes each
-/// (room for the vector to grow). A kernel that asks for such a scan counts them among
-/// its own arrays.
-pub fn cut_lists_bytes(arcs: u64, gap_pages: u64) -> u64 {
-    8 * (4 * arcs).div_ceil(gap_pages * 4096)
 }
 
 /// Bytes of the graph file's pages the serial verifier keeps mapped at most besides the
@@ -204,87 +185,6 @@ impl PlanRequest {
     }
 }
 
-/// One data segment and where the plan puts it.
-#[derive(Clone, Debug)]
-pub struct Segment {
-    /// What it is (`out_neighbors`, `property arrays`, ...).
-    pub name: String,
-    /// Its size.
-    pub bytes: u64,
-    /// hot, warm or bulk (DESIGN §4).
-    pub class: &'static str,
-    /// Where it lives during the run.
-    pub placement: String,
-}
-
-/// The placement for one run.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// The tier that serves edges.
-    pub tier: Tier,
-    /// The budget everything must fit in.
-    pub budget_bytes: u64,
-    /// What a dram run of this kernel holds: lists read, offsets, property arrays.
-    pub footprint_bytes: u64,
-    /// The least budget a disk tier can run this kernel with.
-    pub minimum_bytes: u64,
-    /// What the system said when this process was refused io_uring, if that made the
-    /// plan choose the mmap tier where it would have chosen direct.
-    pub io_uring_refused: Option<String>,
-    /// Every segment with its placement.
-    pub segments: Vec<Segment>,
-    /// With verification: bytes of the file's pages the verifier's map may keep (at
-    /// least [`VERIFY_MAPPED_BYTES`], and what the budget leaves beside the rest of its
-    /// phase).
-    pub verify_mapped_bytes: u64,
-    /// How offsets are held in memory.
-    pub offset_form: OffsetForm,
-    /// Bytes of I/O buffers (in-flight and being computed on).
-    pub io_buffer_bytes: u64,
-    /// Bytes of each direction's list prefix held in memory: (out, in).
-    pub cached_list_bytes: (u64, u64),
-    /// Bytes of the direct tier's page cache for gathers (0 on other tiers).
-    pub gather_cache_bytes: u64,
-    /// Bytes per scan read.
-    pub chunk_bytes: u64,
-    /// Whether this is a search on a banded graph, for which the plan chose small reads,
-    /// offsets that leave room for the cache, and on direct the page cache for gathers
-    /// (when not told otherwise).
-    pub banded_search: bool,
-    /// The read pipeline's slots within [`Plan::io_buffer_bytes`] (none on dram and mmap).
-    pub slots: SlotGeometry,
-    /// Reads in flight at most.
-    pub queue_depth: usize,
-    /// Whether the run holds and reads edge weights: the graph has them and the kernel
-    /// reads them.
-    pub weighted: bool,
-    /// The kernel.
-    pub kernel: String,
-    /// Whether the kernel gets its optional bytes ([`PlanRequest::optional_property_bytes`]).
-    pub optional_property_held: bool,
-    /// Whether the run reads (out, in) list sections; on an undirected graph the out
-    /// sections serve both directions.
-    pub sections_read: (bool, bool),
-    /// Whether a disk tier reads the `out_heads` section for the passes that need only
-    /// the heads of the out-lists (and holds its page checksums).
-    pub heads_read: bool,
-}
-
-impl Plan {
-    /// Sections each list is read from: its neighbors, and its weights on a weighted run.
-    pub fn sections_per_list(&self) -> u64 {
-        if self.weighted { 2 } else { 1 }
-    }
-
-    /// Bytes of the cached prefix of each list section, (out, in): a weighted run's
-    /// cache holds as many bytes of weights as of neighbors.
-    pub fn cached_prefix_bytes(&self) -> (u64, u64) {
-        let sections = self.sections_per_list();
-        let (out_bytes, in_bytes) = self.cached_list_bytes;
-        (out_bytes / sections, in_bytes / sections)
-    }
-}
-
 /// What the run holds in each phase: while its kernel runs with the whole graph in
 /// memory, while the result becomes the output array, and while the verifier checks it.
 struct Phases {
@@ -403,7 +303,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         request
             .gather_cache_fraction
             .unwrap_or(if banded_search { 1.0 } else { 0.0 });
-    let sections_per_list = if sizes.weighted { 2 } else { 1 };
+    let sections_per_list = grants::sections_per_list(sizes.weighted);
     let io = IoShape::new(
         chunk,
         sizes.longest_list(),

@@ -5,8 +5,7 @@
 use swapless_format::{GraphFile, SectionKind};
 
 use super::PlanRequest;
-use crate::list_layout::offsets_do_not_describe;
-use crate::offsets::for_each_offset;
+use crate::offsets::{for_each_offset, offsets_do_not_describe};
 use crate::page_checks::PageChecks;
 use crate::{OffsetForm, Result, offsets_bytes};
 
