@@ -16,12 +16,12 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::budget::Plan;
-use crate::delivery::{IdCheck, deliver_span, visit_edgeless, visit_read};
 use crate::fault::{Fault, FaultInjector};
-use crate::heads::{heads_serve, open_heads, visit_heads};
-use crate::list_layout::{Directions, ListLayout};
-use crate::page_checks::ListChecks;
-use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
+use crate::lists::delivery::{IdCheck, deliver_span, visit_edgeless, visit_read};
+use crate::lists::heads::{heads_serve, open_heads, visit_heads};
+use crate::lists::layout::{Directions, ListLayout};
+use crate::lists::page_checks::ListChecks;
+use crate::lists::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::stats::IoCounters;
 use crate::units::{GATHER_GAP_PAGES, PAGE};
 use crate::{

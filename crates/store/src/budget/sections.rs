@@ -5,8 +5,8 @@
 use swapless_format::{GraphFile, SectionKind};
 
 use super::PlanRequest;
+use crate::lists::page_checks::PageChecks;
 use crate::offsets::{for_each_offset, offsets_do_not_describe};
-use crate::page_checks::PageChecks;
 use crate::{OffsetForm, Result, offsets_bytes};
 
 /// Pages of a list section the plan samples to tell whether the graph is banded.

@@ -3,7 +3,7 @@
 //! whole run (after degree-based reordering these are the hottest lists; a cyclic scan
 //! gets no hits from CLOCK or LRU, while a pinned prefix saves its share on every
 //! pass), and an arena of I/O slots the source reads into. A scan or gather is planned
-//! into reads ([`crate::read_plan`]); one I/O thread per call keeps up to the queue
+//! into reads ([`crate::lists::read_plan`]); one I/O thread per call keeps up to the queue
 //! depth in flight and hands each landed read to the compute threads, which check its
 //! pages and call the kernel back for every list in it while the next reads arrive.
 //!
@@ -12,6 +12,7 @@
 
 mod deliver;
 mod lists;
+mod page_cache;
 mod slots;
 mod split;
 mod stream;
@@ -25,13 +26,12 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
 use crate::budget::Plan;
-use crate::delivery::{IdCheck, visit_edgeless, visit_read};
 use crate::fault::FaultInjector;
-use crate::heads::{heads_serve, open_heads, visit_heads};
-use crate::list_layout::{Directions, ListLayout, check_ids_in_range};
-use crate::page_cache::PageCache;
-use crate::page_checks::ListChecks;
-use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
+use crate::lists::delivery::{IdCheck, visit_edgeless, visit_read};
+use crate::lists::heads::{heads_serve, open_heads, visit_heads};
+use crate::lists::layout::{Directions, ListLayout, check_ids_in_range};
+use crate::lists::page_checks::ListChecks;
+use crate::lists::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::sources::{PageQueue, PageSource, UringFile};
 use crate::stats::IoCounters;
 use crate::units::GATHER_GAP_PAGES;
@@ -40,6 +40,7 @@ use crate::{
     SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
 use lists::{Lists, read_pinned};
+use page_cache::PageCache;
 use split::SplitLists;
 
 /// The page source's queue and the arena it reads into; one call at a time uses them.

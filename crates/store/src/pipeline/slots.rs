@@ -236,7 +236,7 @@ impl SlotPool {
     }
 
     /// How many give-backs there have been: take it before trying to take room, so
-    /// that [`SlotPool::wait_for_return`] cannot miss one that comes in between.
+    /// that [`SlotPool::wait_for_returns`] cannot miss one that comes in between.
     pub(crate) fn returns(&self) -> u64 {
         self.free
             .lock()

@@ -10,8 +10,8 @@
 
 use swapless_format::{GraphFile, HEAD_ENTRIES, SectionKind};
 
-use crate::list_layout::ListLayout;
-use crate::page_checks::ListChecks;
+use crate::lists::layout::ListLayout;
+use crate::lists::page_checks::ListChecks;
 use crate::{EdgeDirection, ListBlock, ListsNeeded, OffsetSlice, Offsets, Result, VisitBlock};
 
 /// The heads section laid out as lists of [`HEAD_ENTRIES`] entries, for a tier's reads,

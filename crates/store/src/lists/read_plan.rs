@@ -6,7 +6,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::ListsNeeded;
-use crate::list_layout::ListLayout;
+use crate::lists::layout::ListLayout;
 use crate::units::{ENTRY_BYTES, PAGE, SPLIT_PIECE_BYTES};
 
 /// The vertices one read delivers.
@@ -338,8 +338,8 @@ pub(crate) fn gather_reads(
 mod tests {
     use super::*;
     use crate::Offsets;
-    use crate::delivery::{IdCheck, visit_read};
-    use crate::list_layout::tests::layout;
+    use crate::lists::delivery::{IdCheck, visit_read};
+    use crate::lists::layout::tests::layout;
     use std::path::Path;
 
     #[test]

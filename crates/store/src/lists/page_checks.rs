@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
 use crate::Result;
-use crate::delivery::holds_id_beyond;
+use crate::lists::delivery::holds_id_beyond;
 use crate::units::PAGE;
 
 /// The checksums of one list section's pages, and which pages this run has checked.
