@@ -6,6 +6,7 @@
 
 mod grants;
 mod io_buffers;
+mod request;
 mod sections;
 mod segments;
 
@@ -15,6 +16,7 @@ use swapless_format::{GraphFile, SectionKind};
 
 pub use grants::{Plan, Segment};
 pub use io_buffers::SlotGeometry;
+pub use request::{PlacementOption, PlanRequest};
 pub use sections::{BANDED_SHARE, band_share};
 
 use crate::units::PAGE;
@@ -76,115 +78,6 @@ pub const DEFAULT_CHUNK_BYTES: u64 = 256 << 10;
 /// list, so big slots would only take memory from the page cache that serves them.
 pub const BANDED_SEARCH_CHUNK_BYTES: u64 = 16 << 10;
 
-/// What a plan is asked for.
-#[derive(Clone, Debug)]
-pub struct PlanRequest {
-    /// The kernel's name, for the printout.
-    pub kernel: String,
-    /// Bytes of the kernel's own per-vertex arrays (hot data).
-    pub property_bytes: u64,
-    /// Bytes the run's worker threads touch (stacks, thread-local state) beyond those
-    /// the fixed runtime allowance covers: counted as hot, since they live all run.
-    pub thread_bytes: u64,
-    /// Bytes of receive buffers the far tier's connections hold (0 for the other tiers):
-    /// counted as hot, since they live all run.
-    pub network_bytes: u64,
-    /// Bytes the kernel can use besides to read less (bfs's kept lists): held when the
-    /// budget has room for them beyond the least, so they never raise the least budget.
-    pub optional_property_bytes: u64,
-    /// Bytes held after the run, when the graph's data is released and the result
-    /// becomes the output array (the result and the output array).
-    pub output_bytes: u64,
-    /// With `--verify`: bytes the serial verifier holds after the run, when the graph's
-    /// data is released (the result and the verifier's own arrays), besides the pages of
-    /// the file it maps; `None` without verification.
-    pub verification_bytes: Option<u64>,
-    /// Whether the kernel reads out-lists.
-    pub out_lists: bool,
-    /// Whether the kernel reads in-lists (the same lists on an undirected graph).
-    pub in_lists: bool,
-    /// Whether the kernel reads edge weights (the weights of a weighted graph are held
-    /// and read only then).
-    pub weights: bool,
-    /// Whether a pass of the kernel needs only the heads of the out-lists (cc's first
-    /// links), which a disk tier then reads from the `out_heads` section if the file has it.
-    pub out_heads: bool,
-    /// Share of the direct tier's list cache given to a page cache for gathers instead of
-    /// the pinned prefix (0 to 1): worth it where a search's steps reread the pages of the
-    /// steps before (a grid's BFS), not where a prefix of hubs serves every step. `None`:
-    /// all of it for a search on a banded graph, else none.
-    pub gather_cache_fraction: Option<f64>,
-    /// Whether the kernel is a search: its steps gather a frontier's lists.
-    pub searches: bool,
-    /// `--memory`, if given.
-    pub budget_bytes: Option<u64>,
-    /// The budget when none is given (half of the memory the process may use).
-    pub default_budget_bytes: u64,
-    /// `--tier`, if given.
-    pub tier: Option<Tier>,
-    /// `--offsets`, if given: how a disk tier holds offsets (the dram tier always plain).
-    pub offset_form: Option<OffsetForm>,
-    /// Bytes per scan read; `None`: [`BANDED_SEARCH_CHUNK_BYTES`] for a search on a
-    /// banded graph, else [`DEFAULT_CHUNK_BYTES`].
-    pub chunk_bytes: Option<u64>,
-    /// Reads in flight at most.
-    pub queue_depth: usize,
-}
-
-/// A placement option, named apart from how any front end spells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlacementOption {
-    /// Bytes per scan read.
-    ChunkBytes,
-    /// Reads kept in flight.
-    QueueDepth,
-    /// The share of the list cache kept for gathers.
-    GatherCacheFraction,
-}
-
-impl PlacementOption {
-    /// The option in words, for a library's own sentences.
-    pub fn words(self) -> &'static str {
-        match self {
-            PlacementOption::ChunkBytes => "the chunk size",
-            PlacementOption::QueueDepth => "the queue depth",
-            PlacementOption::GatherCacheFraction => "the gather cache fraction",
-        }
-    }
-}
-
-impl PlanRequest {
-    /// Checks the placement options: the one place they are checked.
-    fn check(&self) -> Result<()> {
-        let invalid = |option, detail: &str| {
-            Err(StoreError::InvalidPlacement {
-                option,
-                detail: detail.to_string(),
-            })
-        };
-        if let Some(chunk) = self.chunk_bytes
-            && (!(4 << 10..=4 << 20).contains(&chunk) || !chunk.is_multiple_of(PAGE))
-        {
-            return invalid(
-                PlacementOption::ChunkBytes,
-                "must be a multiple of 4K between 4K and 4M",
-            );
-        }
-        if !(1..=4096).contains(&self.queue_depth) {
-            return invalid(PlacementOption::QueueDepth, "must be between 1 and 4096");
-        }
-        if let Some(fraction) = self.gather_cache_fraction
-            && !(0.0..=1.0).contains(&fraction)
-        {
-            return invalid(
-                PlacementOption::GatherCacheFraction,
-                "must be between 0 and 1",
-            );
-        }
-        Ok(())
-    }
-}
-
 /// What the run holds in each phase: while its kernel runs with the whole graph in
 /// memory, while the result becomes the output array, and while the verifier checks it.
 struct Phases {
@@ -198,9 +91,7 @@ struct Phases {
 
 impl Phases {
     fn of(graph: &GraphFile, request: &PlanRequest, sizes: &Sizes) -> Result<Phases> {
-        let hot =
-            PROCESS_BYTES + request.property_bytes + request.thread_bytes + request.network_bytes;
-        let footprint = hot
+        let footprint = hot_bytes(request)
             + request.optional_property_bytes
             + sizes.plain_offsets.0
             + sizes.plain_offsets.1
@@ -255,6 +146,30 @@ impl Phases {
     }
 }
 
+/// Bytes of a pair's two directions together.
+fn both((out, in_): (u64, u64)) -> u64 {
+    out + in_
+}
+
+/// Hot data every phase of the run holds besides the kernel's optional bytes: the
+/// process, the kernel's arrays, its threads and its connections' receive buffers.
+fn hot_bytes(request: &PlanRequest) -> u64 {
+    PROCESS_BYTES + request.property_bytes + request.thread_bytes + request.network_bytes
+}
+
+/// The budget: the one given; without one, what a graph that fits in dram needs, else
+/// (or for a disk tier asked for by name) the default budget.
+fn choose_budget(request: &PlanRequest, dram_needed: u64) -> u64 {
+    let dram_possible = matches!(request.tier, None | Some(Tier::Dram));
+    request.budget_bytes.unwrap_or(
+        if dram_possible && dram_needed <= request.default_budget_bytes {
+            dram_needed
+        } else {
+            request.default_budget_bytes
+        },
+    )
+}
+
 /// The tier: the one asked for, else dram when the run fits, else direct, or mmap where
 /// this process may not use io_uring (and why, for the plan to say).
 fn choose_tier(request: &PlanRequest, dram_needed: u64, budget: u64) -> (Tier, Option<String>) {
@@ -268,74 +183,75 @@ fn choose_tier(request: &PlanRequest, dram_needed: u64, budget: u64) -> (Tier, O
     }
 }
 
-/// Plans a run of `request` on `graph`.
-pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
-    request.check()?;
-    let sizes = Sizes::of(graph, request)?;
-    let phases = Phases::of(graph, request, &sizes)?;
-    let sum = |(out, in_): (u64, u64)| out + in_;
-    let bulk = sizes.bulk;
-    let after_run = phases.after_run();
-    let dram_needed = phases.dram_needed();
-    // Without a budget, a graph that fits runs in dram with just what it needs; a disk
-    // tier asked for by name gets the default budget.
-    let dram_possible = matches!(request.tier, None | Some(Tier::Dram));
-    let budget = request.budget_bytes.unwrap_or(
-        if dram_possible && dram_needed <= request.default_budget_bytes {
-            dram_needed
-        } else {
-            request.default_budget_bytes
-        },
-    );
-    // The verifier's map may keep what the budget leaves beside the rest of its phase:
-    // the fewer of its pages it drops, the fewer it faults in again.
-    let verify_mapped_bytes = VERIFY_MAPPED_BYTES + budget.saturating_sub(phases.verification);
-    let (tier, io_uring_refused) = choose_tier(request, dram_needed, budget);
-    let banded_search = request.searches
+/// Whether the run is a search on a banded graph on a disk tier, for which the plan
+/// chooses what it is not told (small reads, the page cache for gathers): the graph is
+/// sampled only then.
+fn searches_banded_graph(graph: &GraphFile, request: &PlanRequest, tier: Tier) -> Result<bool> {
+    Ok(request.searches
         && matches!(tier, Tier::Direct | Tier::Mmap)
         && (request.chunk_bytes.is_none() || request.gather_cache_fraction.is_none())
-        && banded(graph, SectionKind::OutNeighbors)?;
-    let chunk = request.chunk_bytes.unwrap_or(match banded_search {
+        && banded(graph, SectionKind::OutNeighbors)?)
+}
+
+/// Bytes per scan read: the ones asked for, else small reads for a banded search.
+fn choose_chunk_bytes(request: &PlanRequest, banded_search: bool) -> u64 {
+    request.chunk_bytes.unwrap_or(match banded_search {
         true => BANDED_SEARCH_CHUNK_BYTES,
         false => DEFAULT_CHUNK_BYTES,
-    });
-    let gather_cache_fraction =
-        request
-            .gather_cache_fraction
-            .unwrap_or(if banded_search { 1.0 } else { 0.0 });
-    let sections_per_list = grants::sections_per_list(sizes.weighted);
-    let io = IoShape::new(
-        chunk,
-        sizes.longest_list(),
-        sections_per_list,
-        request.queue_depth,
-    );
-    let hot = PROCESS_BYTES + request.property_bytes + request.thread_bytes + request.network_bytes;
-    let least_with = |offsets: (u64, u64)| {
-        (hot + sum(offsets) + sizes.permutation + sizes.list_checks + io.least_bytes())
-            .max(after_run)
-    };
-    // The least budget: with compressed offsets unless plain ones were asked for.
-    let minimum = least_with(match request.offset_form {
-        Some(OffsetForm::Plain) => sizes.plain_offsets,
-        _ => sizes.compressed_offsets,
-    });
-    // A disk tier holds offsets plain unless that leaves too little for a full queue
-    // of reads (beside as much again for cached lists): a deep queue gains more than
-    // the few nanoseconds an Elias-Fano lookup costs.
-    let offset_form = match (tier, request.offset_form) {
+    })
+}
+
+/// The share of the list cache for gathers: the one asked for, else all of it for a
+/// banded search and none otherwise.
+fn choose_gather_cache_fraction(request: &PlanRequest, banded_search: bool) -> f64 {
+    request
+        .gather_cache_fraction
+        .unwrap_or(if banded_search { 1.0 } else { 0.0 })
+}
+
+/// What a disk tier holds whatever the budget: hot data, warm data (offsets in the form
+/// weighed, the permutation, the page checks) and the least I/O buffers.
+struct DiskFloor<'a> {
+    hot: u64,
+    sizes: &'a Sizes,
+    io: IoShape,
+    /// What the phases after the run hold, which the budget must hold too.
+    after_run: u64,
+}
+
+impl DiskFloor<'_> {
+    /// Bytes held besides the I/O buffers and the list cache, with `offsets` (out, in).
+    fn held(&self, offsets: (u64, u64)) -> u64 {
+        self.hot + both(offsets) + self.sizes.permutation + self.sizes.list_checks
+    }
+
+    /// The least budget a disk tier runs with, holding `offsets` (out, in).
+    fn least(&self, offsets: (u64, u64)) -> u64 {
+        (self.held(offsets) + self.io.least_bytes()).max(self.after_run)
+    }
+}
+
+/// How a tier holds offsets: as asked, plain on dram, and on a disk tier plain unless
+/// that leaves too little for a full queue of reads (beside as much again for cached
+/// lists): a deep queue gains more than the few nanoseconds an Elias-Fano lookup costs.
+fn choose_offset_form(
+    tier: Tier,
+    request: &PlanRequest,
+    budget: u64,
+    floor: &DiskFloor,
+    banded_search: bool,
+) -> OffsetForm {
+    match (tier, request.offset_form) {
         (Tier::Dram, _) => OffsetForm::Plain,
         (_, Some(form)) => form,
         (_, None) => {
-            let plain_spare = budget.saturating_sub(
-                hot + sum(sizes.plain_offsets) + sizes.permutation + sizes.list_checks,
-            );
+            let plain_spare = budget.saturating_sub(floor.held(floor.sizes.plain_offsets));
             // A banded search's time goes to rereading pages its page cache cannot hold,
             // and its gathers look up two offsets a list: the cache gets what compressed
             // offsets free unless plain ones leave room for all.
             let wanted_spare = match banded_search {
-                true => bulk + 2 * io.wanted_bytes(),
-                false => 2 * io.wanted_bytes(),
+                true => floor.sizes.bulk + 2 * floor.io.wanted_bytes(),
+                false => 2 * floor.io.wanted_bytes(),
             };
             if plain_spare >= wanted_spare {
                 OffsetForm::Plain
@@ -343,20 +259,100 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
                 OffsetForm::Compressed
             }
         }
-    };
-    let offsets = match offset_form {
-        OffsetForm::Plain => sizes.plain_offsets,
-        OffsetForm::Compressed => sizes.compressed_offsets,
-    };
-    let list_checks = if tier == Tier::Dram {
-        0
+    }
+}
+
+/// Whether the kernel gets its optional bytes: the dram footprint counts them; a disk
+/// tier holds them when the least budget (`needed`) leaves room for them, at the cost of
+/// as much cached lists.
+fn optional_held(request: &PlanRequest, tier: Tier, budget: u64, needed: u64) -> bool {
+    let optional = request.optional_property_bytes;
+    optional > 0 && (tier == Tier::Dram || budget >= needed + optional)
+}
+
+/// A disk tier's `spare` bytes (what hot and warm data leave) split between the I/O
+/// buffers and the list cache: the slots, the buffers' bytes and the cache's (at most
+/// the `bulk` of the lists).
+///
+/// Up to half of what is left feeds the queue (no more than the queue can use), the rest
+/// holds the hottest lists: when memory is short, a deep queue saves more time than
+/// caching a few more percent of the lists. Half would cache under 1% of the lists,
+/// which saves less than a deeper queue does: the queue gets it all.
+fn split_spare(spare: u64, io: &IoShape, bulk: u64) -> (SlotGeometry, u64, u64) {
+    let for_slots = spare - io.fixed_bytes();
+    let share = if for_slots / 2 < bulk / 100 {
+        for_slots
     } else {
-        sizes.list_checks
+        for_slots / 2
     };
-    let warm = sum(offsets) + sizes.permutation + list_checks;
+    let (slots, io_bytes) = io.within(share, spare);
+    (slots, io_bytes, (spare - io_bytes).min(bulk))
+}
+
+/// Bytes of the list cache `cached` given to the page cache for gathers, whole pages.
+/// The page cache for gathers is the direct tier's; the rest of the list cache is the
+/// pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
+/// instead freed pages the newest windows shared, and a grid's bfs ran slower.)
+fn gather_cache_share(tier: Tier, cached: u64, bulk: u64, fraction: f64) -> u64 {
+    if matches!(tier, Tier::Direct | Tier::Far) && cached < bulk {
+        (cached as f64 * fraction.clamp(0.0, 1.0)) as u64 / PAGE * PAGE
+    } else {
+        0
+    }
+}
+
+/// The cached lists' bytes of each direction, (out, in): the cache is shared by the
+/// directions in proportion to their size.
+fn cache_by_direction(sizes: &Sizes, cached: u64) -> (u64, u64) {
+    let share_of = |lists: u64| match sizes.bulk {
+        0 => 0,
+        _ => (cached as u128 * lists as u128 / sizes.bulk as u128) as u64,
+    };
+    let mut cached_list_bytes = (0, 0);
+    for direction in &sizes.directions {
+        match direction.name {
+            "out" => cached_list_bytes.0 = share_of(direction.lists),
+            _ => cached_list_bytes.1 = share_of(direction.lists),
+        }
+    }
+    cached_list_bytes
+}
+
+/// Plans a run of `request` on `graph`.
+pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
+    request.check()?;
+    let sizes = Sizes::of(graph, request)?;
+    let phases = Phases::of(graph, request, &sizes)?;
+    let dram_needed = phases.dram_needed();
+    let budget = choose_budget(request, dram_needed);
+    // The verifier's map may keep what the budget leaves beside the rest of its phase:
+    // the fewer of its pages it drops, the fewer it faults in again.
+    let verify_mapped_bytes = VERIFY_MAPPED_BYTES + budget.saturating_sub(phases.verification);
+    let (tier, io_uring_refused) = choose_tier(request, dram_needed, budget);
+    let banded_search = searches_banded_graph(graph, request, tier)?;
+    let chunk_bytes = choose_chunk_bytes(request, banded_search);
+    let io = IoShape::new(
+        chunk_bytes,
+        sizes.longest_list(),
+        grants::sections_per_list(sizes.weighted),
+        request.queue_depth,
+    );
+    let floor = DiskFloor {
+        hot: hot_bytes(request),
+        sizes: &sizes,
+        io,
+        after_run: phases.after_run(),
+    };
+    // The least budget: with compressed offsets unless plain ones were asked for.
+    let minimum = floor.least(match request.offset_form {
+        Some(OffsetForm::Plain) => sizes.plain_offsets,
+        _ => sizes.compressed_offsets,
+    });
+    let offset_form = choose_offset_form(tier, request, budget, &floor, banded_search);
+    let offsets = sizes.offsets(offset_form);
     let needed = match tier {
         Tier::Dram => dram_needed,
-        _ => least_with(offsets),
+        _ => floor.least(offsets),
     };
     if needed > budget {
         return Err(StoreError::Budget {
@@ -366,52 +362,30 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             verifying: phases.verification == needed,
         });
     }
-    // The dram footprint counts the optional bytes; a disk tier holds them when the least
-    // budget leaves room for them, at the cost of as much cached lists.
-    let optional = request.optional_property_bytes;
-    let optional_property_held =
-        optional > 0 && (tier == Tier::Dram || budget >= needed + optional);
-    let hot = hot + if optional_property_held { optional } else { 0 };
-
-    let (io_buffer_bytes, slots, cached) = if tier == Tier::Dram {
-        (0, SlotGeometry::default(), bulk)
-    } else {
-        let spare = budget - hot - warm;
-        // Up to half of what is left feeds the queue (no more than the queue can use),
-        // the rest holds the hottest lists: when memory is short, a deep queue saves
-        // more time than caching a few more percent of the lists. Half would cache under
-        // 1% of the lists, which saves less than a deeper queue does: the queue gets it all.
-        let for_slots = spare - io.fixed_bytes();
-        let share = if for_slots / 2 < bulk / 100 {
-            for_slots
-        } else {
-            for_slots / 2
-        };
-        let (slots, io_bytes) = io.within(share, spare);
-        (io_bytes, slots, (spare - io_bytes).min(bulk))
+    let optional_property_held = optional_held(request, tier, budget, needed);
+    let list_checks = match tier {
+        Tier::Dram => 0,
+        _ => sizes.list_checks,
     };
-    // The page cache for gathers is the direct tier's; the rest of the list cache is the
-    // pinned prefix. (mmap keeps a prefix: releasing its gathered windows oldest first
-    // instead freed pages the newest windows shared, and a grid's bfs ran slower.)
-    let gather_cache_bytes = if matches!(tier, Tier::Direct | Tier::Far) && cached < bulk {
-        (cached as f64 * gather_cache_fraction.clamp(0.0, 1.0)) as u64 / PAGE * PAGE
-    } else {
-        0
-    };
-    let cached = cached - gather_cache_bytes;
-    let heads_read = sizes.heads_bytes > 0 && tier != Tier::Dram;
-    // The cache is shared by the directions in proportion to their size.
-    let share_of = |lists: u64| match bulk {
-        0 => 0,
-        _ => (cached as u128 * lists as u128 / bulk as u128) as u64,
-    };
-    let mut cached_list_bytes = (0, 0);
-    for direction in &sizes.directions {
-        match direction.name {
-            "out" => cached_list_bytes.0 = share_of(direction.lists),
-            _ => cached_list_bytes.1 = share_of(direction.lists),
+    let (slots, io_buffer_bytes, cached) = match tier {
+        Tier::Dram => (SlotGeometry::default(), 0, sizes.bulk),
+        _ => {
+            let optional = match optional_property_held {
+                true => request.optional_property_bytes,
+                false => 0,
+            };
+            let warm = both(offsets) + sizes.permutation + list_checks;
+            split_spare(budget - floor.hot - optional - warm, &io, sizes.bulk)
         }
-    }
+    };
+    let gather_cache_bytes = gather_cache_share(
+        tier,
+        cached,
+        sizes.bulk,
+        choose_gather_cache_fraction(request, banded_search),
+    );
+    let cached_list_bytes = cache_by_direction(&sizes, cached - gather_cache_bytes);
+    let heads_read = sizes.heads_bytes > 0 && tier != Tier::Dram;
     let segments = segments::list(&segments::Placed {
         request,
         sizes: &sizes,
@@ -441,23 +415,14 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         io_buffer_bytes,
         cached_list_bytes,
         gather_cache_bytes,
-        chunk_bytes: chunk,
+        chunk_bytes,
         banded_search,
         slots,
         queue_depth: request.queue_depth,
         weighted: sizes.weighted,
         kernel: request.kernel.clone(),
         optional_property_held,
-        sections_read: (
-            sizes
-                .directions
-                .iter()
-                .any(|direction| direction.name == "out"),
-            sizes
-                .directions
-                .iter()
-                .any(|direction| direction.name == "in"),
-        ),
+        sections_read: sizes.sections_read(),
         heads_read,
     })
 }

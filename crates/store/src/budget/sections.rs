@@ -191,6 +191,25 @@ impl Sizes {
         })
     }
 
+    /// Both directions' offsets (out, in) held in `form`.
+    pub(super) fn offsets(&self, form: OffsetForm) -> (u64, u64) {
+        match form {
+            OffsetForm::Plain => self.plain_offsets,
+            OffsetForm::Compressed => self.compressed_offsets,
+        }
+    }
+
+    /// Whether the run reads the (out, in) lists; on an undirected graph the out-lists
+    /// serve both directions.
+    pub(super) fn sections_read(&self) -> (bool, bool) {
+        let reads = |name| {
+            self.directions
+                .iter()
+                .any(|direction| direction.name == name)
+        };
+        (reads("out"), reads("in"))
+    }
+
     /// The longest list the run reads.
     pub(super) fn longest_list(&self) -> u64 {
         self.directions
