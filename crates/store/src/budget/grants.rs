@@ -4,7 +4,8 @@
 
 use swapless_format::SectionKind;
 
-use super::{SlotGeometry, Tier};
+use super::Tier;
+use super::io_buffers::SlotGeometry;
 use crate::OffsetForm;
 
 /// One data segment and where the plan puts it.

@@ -4,7 +4,7 @@
 
 use swapless_format::{GraphFile, SectionKind};
 
-use super::PlanRequest;
+use super::request::PlanRequest;
 use crate::lists::page_checks::PageChecks;
 use crate::offsets::{for_each_offset, offsets_do_not_describe};
 use crate::{OffsetForm, Result, offsets_bytes};

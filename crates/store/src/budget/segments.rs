@@ -1,8 +1,10 @@
 //! The plan's printout: every segment of the run with its size, class (DESIGN §4) and
 //! where it lives.
 
+use super::grants::Segment;
+use super::request::PlanRequest;
 use super::sections::{Direction, Sizes};
-use super::{PlanRequest, Segment, Tier};
+use super::{PROCESS_BYTES, Tier};
 use crate::OffsetForm;
 
 /// What the plan decided, as the printout needs it.
@@ -50,7 +52,7 @@ fn hot_segments(placed: &Placed) -> Vec<Segment> {
     }];
     segments.push(Segment {
         name: "the process itself".to_string(),
-        bytes: super::PROCESS_BYTES,
+        bytes: PROCESS_BYTES,
         class: "hot",
         placement: match placed.tier {
             Tier::Mmap => "dram: binary, libraries, eight threads' stacks, allocator slack, \
