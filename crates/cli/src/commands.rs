@@ -487,7 +487,7 @@ fn kernel_footprints(graph: &GraphFile) -> Result<Vec<(&'static str, u64)>, CliE
         .map(|kernel| {
             let placement = swapless_run::Placement::new(None, Some(swapless_store::Tier::Dram));
             let plan = placement.plan(graph, kernel)?;
-            Ok((kernel.name(), plan.footprint_bytes))
+            Ok((kernel.name(), plan.footprint_bytes()))
         })
         .collect()
 }

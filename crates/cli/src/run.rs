@@ -169,12 +169,12 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     let plan = swapless_run::plan_on(&*origin, command.kernel, &placement)?;
     say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
-        plan.kernel,
+        plan.kernel(),
         command.graph.display(),
-        plan.tier,
-        bytes(plan.budget_bytes),
-        bytes(plan.footprint_bytes),
-        swapless_system::format_bytes_up(plan.minimum_bytes)
+        plan.tier(),
+        bytes(plan.budget_bytes()),
+        bytes(plan.footprint_bytes()),
+        swapless_system::format_bytes_up(plan.minimum_bytes())
     );
     print_io_uring_refusal(&plan);
     say!(
@@ -183,7 +183,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         "size",
         "class"
     );
-    for segment in &plan.segments {
+    for segment in plan.segments() {
         say!(
             "  {:<36} {:>11}  {:<5} {}",
             segment.name,
@@ -192,14 +192,14 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
             segment.placement
         );
     }
-    let cached = plan.cached_list_bytes.0 + plan.cached_list_bytes.1;
-    if plan.tier != Tier::Dram {
+    let cached = plan.cached_list_bytes().0 + plan.cached_list_bytes().1;
+    if plan.tier() != Tier::Dram {
         say!(
             "  edge cache {} (lists held in memory), I/O buffers {} ({} KiB chunks, queue depth {})",
             bytes(cached),
-            bytes(plan.io_buffer_bytes),
-            plan.chunk_bytes >> 10,
-            plan.queue_depth
+            bytes(plan.io_buffer_bytes()),
+            plan.chunk_bytes() >> 10,
+            plan.queue_depth()
         );
     }
     if let Some(path) = &command.json {
@@ -469,7 +469,7 @@ fn warning_sentence(kernel: Kernel, warning: &Warning) -> String {
 
 /// Says why the mmap tier serves a plan that would have been direct's, if it does.
 fn print_io_uring_refusal(plan: &Plan) {
-    if let Some(refusal) = &plan.io_uring_refused {
+    if let Some(refusal) = plan.io_uring_refused() {
         say!(
             "  note: this process may not use io_uring ({refusal}), so the mmap tier serves the lists instead of direct"
         );
@@ -557,7 +557,7 @@ fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
         bytes(count("peak_rss_bytes")),
         bytes(count("footprint_bytes"))
     );
-    if plan.tier != Tier::Dram {
+    if plan.tier() != Tier::Dram {
         let io_wait = number("io_wait_seconds");
         let wait = if io_wait.is_nan() {
             "not measurable (threads wait in page faults)".to_string()
@@ -566,8 +566,8 @@ fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
         };
         say!(
             "  budget {} ({} offsets); read {} per trial in {} requests (queue depth mean {:.1}, max {}); cache hits {:.1}%; I/O wait {wait}",
-            bytes(plan.budget_bytes),
-            plan.offset_form.name(),
+            bytes(plan.budget_bytes()),
+            plan.offset_form().name(),
             bytes(count("bytes_read")),
             thousands(count("read_requests")),
             number("mean_queue_depth"),
@@ -583,7 +583,7 @@ fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
             pattern("gather_io", "mean_queue_depth"),
             pattern("gather_io", "seconds"),
         );
-        if plan.tier == Tier::Direct && report["direct_io"] == serde_json::json!(false) {
+        if plan.tier() == Tier::Direct && report["direct_io"] == serde_json::json!(false) {
             say!("  note: this filesystem refused O_DIRECT, so reads went through the page cache");
         }
     }

@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!(
         "far scan of {url}: {} arcs, chunk {} KiB, {threads} thread(s)",
         store.num_arcs(),
-        plan.chunk_bytes >> 10
+        plan.chunk_bytes() >> 10
     );
     for pass in 1..=passes {
         let (bytes_before, requests_before) = network(&*far);

@@ -140,14 +140,14 @@ pub fn thread_bytes(threads: usize) -> u64 {
 /// The plan as JSON (the CLI's `plan --json`).
 pub fn plan_json(plan: &Plan) -> Value {
     let segments: Vec<Value> = plan
-        .segments
+        .segments()
         .iter()
         .map(|s| json!({"name": s.name, "bytes": s.bytes, "class": s.class, "placement": s.placement}))
         .collect();
     let mut report = json!({
-        "kernel": plan.kernel,
-        "tier": plan.tier.name(),
-        "minimum_bytes": plan.minimum_bytes,
+        "kernel": plan.kernel(),
+        "tier": plan.tier().name(),
+        "minimum_bytes": plan.minimum_bytes(),
         "segments": segments,
     });
     if let (Value::Object(report), Ok(Value::Object(figures))) =

@@ -127,17 +127,17 @@ impl PlanFigures {
     /// The figures of `plan`.
     pub fn of(plan: &Plan) -> PlanFigures {
         PlanFigures {
-            memory_budget_bytes: plan.budget_bytes,
-            footprint_bytes: plan.footprint_bytes,
-            edge_cache_bytes: plan.cached_list_bytes.0 + plan.cached_list_bytes.1,
-            gather_cache_bytes: plan.gather_cache_bytes,
-            offsets: plan.offset_form.name(),
-            io_buffer_bytes: plan.io_buffer_bytes,
-            chunk_bytes: plan.chunk_bytes,
-            queue_depth: plan.queue_depth,
-            banded_search: plan.banded_search,
-            io_uring_refused: plan.io_uring_refused.clone(),
-            optional_property_held: plan.optional_property_held,
+            memory_budget_bytes: plan.budget_bytes(),
+            footprint_bytes: plan.footprint_bytes(),
+            edge_cache_bytes: plan.cached_list_bytes().0 + plan.cached_list_bytes().1,
+            gather_cache_bytes: plan.gather_cache_bytes(),
+            offsets: plan.offset_form().name(),
+            io_buffer_bytes: plan.io_buffer_bytes(),
+            chunk_bytes: plan.chunk_bytes(),
+            queue_depth: plan.queue_depth(),
+            banded_search: plan.banded_search(),
+            io_uring_refused: plan.io_uring_refused().map(str::to_string),
+            optional_property_held: plan.optional_property_held(),
         }
     }
 }

@@ -103,19 +103,19 @@ fn open_store(
     plan: &Plan,
     reads: Reads,
 ) -> Result<Box<dyn EdgeStore>, RunError> {
-    if !origin.tiers().contains(&plan.tier) {
+    if !origin.tiers().contains(&plan.tier()) {
         return Err(RunError::invalid(
             RunOption::Tier,
             format!(
                 "cannot be {} for a graph from {}",
-                plan.tier,
+                plan.tier(),
                 origin.shown()
             ),
         ));
     }
     let path = origin.local_file();
-    let store: Box<dyn EdgeStore> = match plan.tier {
-        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, plan.weighted)?),
+    let store: Box<dyn EdgeStore> = match plan.tier() {
+        Tier::Dram => Box::new(DramStore::load(path, reads.in_lists, plan.weighted())?),
         Tier::Mmap => Box::new(MmapStore::open(path, plan)?),
         Tier::Direct => Box::new(DirectStore::over(origin.page_source()?, plan)?),
     };
@@ -307,7 +307,7 @@ fn kernel_options(
     }
     Ok(KernelOptions {
         source,
-        optional_held: plan.optional_property_held,
+        optional_held: plan.optional_property_held(),
         parameters,
         arrays: arrays.clone(),
     })
@@ -506,8 +506,11 @@ fn finish(
         // A verifier that copies blocks of lists into memory takes half of the bytes the
         // plan gave its map for them.
         let (mapped_bytes, block_bytes) = match asked.kernel.info().verifier_copies_lists {
-            true => (plan.verify_mapped_bytes / 2, plan.verify_mapped_bytes / 2),
-            false => (plan.verify_mapped_bytes, 0),
+            true => (
+                plan.verify_mapped_bytes() / 2,
+                plan.verify_mapped_bytes() / 2,
+            ),
+            false => (plan.verify_mapped_bytes(), 0),
         };
         // The verifier reads a whole file itself: the origin's (a far graph's is fetched
         // into the cache folder first, and removed once verified; the budget bounds what
@@ -642,7 +645,7 @@ mod tests {
         swapless_build::generators::write_kronecker(&path, 12, 4, false, 1).unwrap();
         let graph = GraphFile::open(&path).unwrap();
         let output_segment = |plan: &Plan| {
-            plan.segments
+            plan.segments()
                 .iter()
                 .any(|segment| segment.name == "result as output array")
         };
@@ -659,7 +662,7 @@ mod tests {
             .unwrap();
         assert!(output_segment(&planned_with));
         assert!(!output_segment(&planned_without));
-        assert!(planned_without.minimum_bytes <= planned_with.minimum_bytes);
+        assert!(planned_without.minimum_bytes() <= planned_with.minimum_bytes());
         let options = RunOptions {
             placement: Placement {
                 verify: true,

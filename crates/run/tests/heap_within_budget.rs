@@ -81,7 +81,7 @@ fn heap_taken_and_mapped(graph: &Path, kernel: Kernel, placement: Placement) -> 
 /// The least budget the plan names for `kernel` on `graph` under `placement`.
 fn least_budget(graph: &Path, kernel: Kernel, placement: &Placement) -> i64 {
     let plan = swapless_run::plan(graph, kernel, placement).unwrap();
-    plan.minimum_bytes as i64
+    plan.minimum_bytes() as i64
 }
 
 #[test]

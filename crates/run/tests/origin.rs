@@ -170,7 +170,7 @@ fn an_origin_from_outside_the_store_gives_the_dram_answers() {
         let mut placement = Placement::new(Some(1 << 40), None);
         placement.verify = true;
         let least = swapless_run::plan_on(&origin, kernel, &placement).unwrap();
-        placement.budget_bytes = Some(least.minimum_bytes);
+        placement.budget_bytes = Some(least.minimum_bytes());
         options.placement = placement;
         let split = run_on(&origin, kernel, &options, &Silent).unwrap();
         assert_eq!(values(&split.array), values(&dram.array), "{name}");

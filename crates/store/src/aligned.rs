@@ -5,10 +5,7 @@ use std::ptr::NonNull;
 use memmap2::MmapMut;
 
 use crate::StoreError;
-use crate::list_layout::PAGE;
-
-/// Bytes of a transparent huge page (2 MiB on x86-64 and on arm64 with 4 KiB pages).
-pub const HUGE_PAGE: usize = 2 << 20;
+use crate::units::{HUGE_PAGE, PAGE};
 
 /// A zeroed, page-aligned, fixed-size byte buffer. Its pages are untouched (and so
 /// not resident) until written.

@@ -7,7 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use swapless_format::{GraphFile, SectionKind};
 
-use crate::list_layout::{check_ids_in_range, check_offsets};
+use crate::lists::layout::{check_ids_in_range, check_offsets};
 use crate::{
     Adjacency, EdgeDirection, EdgeStore, GraphFacts, ListsNeeded, OffsetForm, OffsetSlice, Offsets,
     Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block,

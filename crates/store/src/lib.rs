@@ -13,39 +13,37 @@
 
 mod aligned;
 pub mod budget;
-mod delivery;
 mod dram;
 mod elias_fano;
 mod error;
 pub mod fault;
-mod heads;
-mod list_layout;
+mod lists;
 mod mmap;
 mod offsets;
 pub mod origin;
-mod page_cache;
-mod page_checks;
 mod pipeline;
-mod read_plan;
 mod sigbus;
 pub mod sources;
 mod stats;
+mod units;
 
 use std::ops::Range;
 
 use offsets::WIDENED_ON_STACK;
+use units::{ENTRY_BYTES, HEAD_GAP_PAGES, PAGE, SKIP_GAP_PAGES};
 
-pub use aligned::{AlignedBuffer, HUGE_PAGE};
+pub use aligned::AlignedBuffer;
 pub use budget::{PlacementOption, Plan, PlanRequest, Tier};
 pub use dram::DramStore;
 pub use error::{IoUringFailure, PipelineFailure, StoreError};
+pub use lists::read_plan::ascending;
 pub use mmap::MmapStore;
 pub use offsets::{OffsetForm, OffsetSlice, Offsets, offsets_bytes, offsets_fit_narrow};
 pub use origin::{GraphOrigin, LocalFile, OriginOptions, VerifyCopy};
 pub use pipeline::DirectStore;
-pub use read_plan::ascending;
 pub use sources::io_uring_refusal;
 pub use stats::IoStats;
+pub use units::HUGE_PAGE;
 
 /// Result type of this crate.
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -223,24 +221,34 @@ impl ListsNeeded<'_> {
     /// pass that needs only their heads cuts short: a kernel that asks for such a pass
     /// counts them in its memory.
     pub fn heads_held_bytes(arcs: u64) -> u64 {
-        budget::cut_lists_bytes(arcs, budget::HEAD_GAP_PAGES)
+        cut_lists_bytes(arcs, HEAD_GAP_PAGES)
     }
 
     /// Bytes a disk tier holds, over a section of `arcs` entries, to know which lists a
     /// pass that needs all but some cuts short (see [`ListsNeeded::heads_held_bytes`]).
     pub fn skips_held_bytes(arcs: u64) -> u64 {
-        budget::cut_lists_bytes(arcs, budget::SKIP_GAP_PAGES)
+        cut_lists_bytes(arcs, SKIP_GAP_PAGES)
     }
 
     /// Pages past what the scan needs of a list that a disk tier reads rather than cut
-    /// the list short: [`budget::HEAD_GAP_PAGES`] past a head, [`budget::SKIP_GAP_PAGES`] past
+    /// the list short: [`HEAD_GAP_PAGES`] past a head, [`SKIP_GAP_PAGES`] past
     /// an unneeded list's first page.
     pub(crate) fn gap_pages(self) -> u64 {
         match self {
-            ListsNeeded::Heads(_) => budget::HEAD_GAP_PAGES,
-            ListsNeeded::AllBut(_) => budget::SKIP_GAP_PAGES,
+            ListsNeeded::Heads(_) => HEAD_GAP_PAGES,
+            ListsNeeded::AllBut(_) => SKIP_GAP_PAGES,
         }
     }
+}
+
+/// Bytes a disk tier's partial scan over a section of `arcs` entries holds to know
+/// which lists it cuts short, where a cut list runs more than `gap_pages` past what the
+/// scan needs of it ([`HEAD_GAP_PAGES`] for heads, [`SKIP_GAP_PAGES`] for unneeded lists):
+/// those pages are its own, so there is at most one per `gap_pages` pages; 8 bytes each
+/// (room for the vector to grow). A kernel that asks for such a scan counts them among
+/// its own arrays.
+fn cut_lists_bytes(arcs: u64, gap_pages: u64) -> u64 {
+    8 * (ENTRY_BYTES * arcs).div_ceil(gap_pages * PAGE)
 }
 
 /// Writes out, inside an `impl EdgeStore for Wrapper`, the methods that describe the

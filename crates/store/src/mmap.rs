@@ -15,14 +15,15 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::budget::{GATHER_GAP_PAGES, Plan};
-use crate::delivery::{IdCheck, deliver_span, visit_edgeless, visit_read};
+use crate::budget::Plan;
 use crate::fault::{Fault, FaultInjector};
-use crate::heads::{heads_serve, open_heads, visit_heads};
-use crate::list_layout::{Directions, ListLayout, PAGE};
-use crate::page_checks::ListChecks;
-use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
+use crate::lists::delivery::{IdCheck, deliver_span, visit_edgeless, visit_read};
+use crate::lists::heads::{heads_serve, open_heads, visit_heads};
+use crate::lists::layout::{Directions, ListLayout};
+use crate::lists::page_checks::ListChecks;
+use crate::lists::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::stats::IoCounters;
+use crate::units::{GATHER_GAP_PAGES, PAGE};
 use crate::{
     EdgeDirection, EdgeStore, GraphFacts, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result,
     SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex,
@@ -80,6 +81,8 @@ fn process_read_bytes() -> u64 {
 impl MmapStore {
     /// Maps `path` for the run `plan` describes.
     pub fn open(path: &Path, plan: &Plan) -> Result<MmapStore> {
+        let grant = plan.mmap();
+        let held = grant.lists;
         let graph = GraphFile::open(path)?;
         let flags = graph.flags();
         let io_error = |source| StoreError::Io {
@@ -100,20 +103,20 @@ impl MmapStore {
         let _ = map.advise(memmap2::Advice::Random);
         let open_lists = |kinds: [SectionKind; 3], kept_bytes: u64| -> Result<Lists> {
             Ok(Lists {
-                layout: ListLayout::load(&graph, kinds, plan.weighted, plan.offset_form)?,
+                layout: ListLayout::load(&graph, kinds, held.weighted, held.offset_form)?,
                 kept_bytes,
-                checks: ListChecks::load(&graph, kinds, plan)?,
+                checks: ListChecks::load(&graph, kinds, held.reads(kinds[1]), held.weighted)?,
             })
         };
-        let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let heads = open_heads(&graph, plan)?.map(|(layout, checks)| Lists {
+        let lists = Directions::open(flags.directed, held.prefix_bytes, open_lists)?;
+        let heads = open_heads(&graph, held.heads_read)?.map(|(layout, checks)| Lists {
             layout,
             kept_bytes: 0,
             checks,
         });
-        let reads_per = plan.sections_per_list();
+        let reads_per = held.sections_per_list();
         // One window computed on, one prefetched, one of slack for pages two windows share.
-        let window_bytes = (plan.io_buffer_bytes / 3 / reads_per).max(plan.chunk_bytes);
+        let window_bytes = (grant.io_buffer_bytes / 3 / reads_per).max(grant.chunk_bytes);
         // The kept prefix is this tier's cache: read it now, in large readahead requests,
         // rather than a page per fault (the map has read-around off) during the first call.
         let mut kept = Vec::new();
@@ -132,13 +135,13 @@ impl MmapStore {
                 vertices: graph.num_vertices(),
                 arcs: graph.num_arcs() as u64,
                 directed: lists.directed(),
-                weighted: plan.weighted,
+                weighted: held.weighted,
                 permutation: graph.load_permutation()?,
             },
             lists,
             heads,
             window_bytes,
-            chunk_bytes: plan.chunk_bytes,
+            chunk_bytes: grant.chunk_bytes,
             counters: IoCounters::default(),
             read_bytes_at_open: process_read_bytes(),
             faults: FaultInjector::from_environment(),

@@ -8,11 +8,10 @@
 
 use std::ops::Range;
 
-use swapless_format::{GraphFile, SectionKind};
+use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::Result;
 use crate::elias_fano::{EliasFano, EliasFanoBuilder, elias_fano_bytes};
-use crate::list_layout::offsets_do_not_describe;
 
 /// Whether offsets into a section of `entries` entries fit in 4 bytes each.
 pub fn offsets_fit_narrow(entries: u64) -> bool {
@@ -187,6 +186,23 @@ impl Offsets {
             Offsets::Fixed { .. } => 0,
         }
     }
+}
+
+/// The error for offsets section `offsets` that does not describe section `neighbors`.
+pub(crate) fn offsets_do_not_describe(
+    graph: &GraphFile,
+    offsets: SectionKind,
+    neighbors: SectionKind,
+) -> crate::StoreError {
+    FormatError::Corrupt {
+        path: graph.path().to_path_buf(),
+        detail: format!(
+            "section {} does not describe section {}",
+            offsets.name(),
+            neighbors.name()
+        ),
+    }
+    .into()
 }
 
 /// Entries [`OffsetSlice::widened`] copies on the stack (more go to the heap): a scan

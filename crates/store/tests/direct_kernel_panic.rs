@@ -19,18 +19,18 @@ fn a_kernel_that_panics_during_a_direct_scan_stops_the_scan() {
     let request = |budget_bytes: u64| common::direct_request(budget_bytes, 4096, 8);
     // The least budget: a few slots, and nearly every list read from the file.
     let least = match plan(&graph, &request(0)) {
-        Ok(plan) => plan.minimum_bytes,
+        Ok(plan) => plan.minimum_bytes(),
         Err(_) => {
             let large = plan(&graph, &request(1 << 30)).unwrap();
-            large.minimum_bytes
+            large.minimum_bytes()
         }
     };
     let placement = plan(&graph, &request(least)).unwrap();
     let lists = graph.header().num_arcs * 4;
     assert!(
-        placement.cached_list_bytes.0 < lists / 2,
+        placement.cached_list_bytes().0 < lists / 2,
         "the test needs reads: {} of {lists} list bytes are held",
-        placement.cached_list_bytes.0
+        placement.cached_list_bytes().0
     );
     let (finished, result) = mpsc::channel();
     std::thread::spawn(move || {

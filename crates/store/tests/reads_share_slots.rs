@@ -15,9 +15,9 @@ const QUEUE_DEPTH: usize = 64;
 /// Whether the plan's I/O buffers hold its slots and two split-list sides (a page each)
 /// for every read it lets hold room.
 fn counts_every_held_read(placement: &Plan) -> bool {
-    placement.io_buffer_bytes
-        >= placement.slots.regular_slots * placement.slots.slot_bytes
-            + placement.slots.reads_held * 2 * PAGE
+    placement.io_buffer_bytes()
+        >= placement.slots().regular_slots * placement.slots().slot_bytes
+            + placement.slots().reads_held * 2 * PAGE
 }
 
 #[test]
@@ -26,21 +26,21 @@ fn short_reads_fill_the_queue_with_fewer_slots_than_its_depth() {
     let path = common::kron_graph(dir.path(), 14, false);
     let graph = GraphFile::open(&path).unwrap();
     let request = |budget_bytes: u64| common::direct_request(budget_bytes, 16 << 10, QUEUE_DEPTH);
-    let least = plan(&graph, &request(1 << 30)).unwrap().minimum_bytes;
+    let least = plan(&graph, &request(1 << 30)).unwrap().minimum_bytes();
 
     // At the least budget there is no room for more sides: as many reads as slots.
     let tight = plan(&graph, &request(least)).unwrap();
-    assert_eq!(tight.slots.reads_held, tight.slots.regular_slots);
+    assert_eq!(tight.slots().reads_held, tight.slots().regular_slots);
     assert!(counts_every_held_read(&tight));
 
     // A little more: fewer slots than the queue's depth, but room for its reads' sides.
     let placement = (0..64)
         .map(|step| plan(&graph, &request(least + step * (64 << 10))).unwrap())
-        .find(|placement| placement.slots.reads_held > placement.slots.regular_slots)
+        .find(|placement| placement.slots().reads_held > placement.slots().regular_slots)
         .expect("some budget above the least holds more reads than slots");
-    assert_eq!(placement.slots.reads_held, QUEUE_DEPTH as u64);
+    assert_eq!(placement.slots().reads_held, QUEUE_DEPTH as u64);
     assert!(counts_every_held_read(&placement));
-    let slots = placement.slots.regular_slots;
+    let slots = placement.slots().regular_slots;
 
     let store = DirectStore::open(&path, &placement).unwrap();
     let offsets = store.offsets(EdgeDirection::Out);

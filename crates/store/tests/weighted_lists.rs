@@ -49,11 +49,11 @@ fn weights_are_served_exactly_when_the_plan_reads_them() {
             let mut request = common::direct_request(1 << 30, 16 << 10, 16);
             request.weights = weights;
             request.tier = Some(tier);
-            let least = plan(&graph, &request).unwrap().minimum_bytes;
+            let least = plan(&graph, &request).unwrap().minimum_bytes();
             // Room for part of the lists beside the least: some pinned, some read.
             request.budget_bytes = Some(least + (1 << 20));
             let placement = plan(&graph, &request).unwrap();
-            assert_eq!(placement.weighted, weights);
+            assert_eq!(placement.weighted(), weights);
             let cached = placement.cached_prefix_bytes().0;
             assert!(
                 cached > 0 && cached < graph.num_arcs() as u64 * 4,

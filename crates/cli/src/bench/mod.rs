@@ -588,9 +588,9 @@ fn refusal(
             let least = match (spec.mode, far_url) {
                 // The far plan counts the connections' buffers, from the cluster's size.
                 (Mode::Far, Some(url)) => {
-                    swapless_run::plan(Path::new(url), spec.kernel, &placement)?.minimum_bytes
+                    swapless_run::plan(Path::new(url), spec.kernel, &placement)?.minimum_bytes()
                 }
-                _ => placement.plan(graph, spec.kernel)?.minimum_bytes,
+                _ => placement.plan(graph, spec.kernel)?.minimum_bytes(),
             };
             least_budgets.insert(key, least);
             least

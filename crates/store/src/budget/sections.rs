@@ -4,10 +4,9 @@
 
 use swapless_format::{GraphFile, SectionKind};
 
-use super::PlanRequest;
-use crate::list_layout::offsets_do_not_describe;
-use crate::offsets::for_each_offset;
-use crate::page_checks::PageChecks;
+use super::request::PlanRequest;
+use crate::lists::page_checks::PageChecks;
+use crate::offsets::{for_each_offset, offsets_do_not_describe};
 use crate::{OffsetForm, Result, offsets_bytes};
 
 /// Pages of a list section the plan samples to tell whether the graph is banded.
@@ -190,6 +189,25 @@ impl Sizes {
             heads_bytes,
             list_checks,
         })
+    }
+
+    /// Both directions' offsets (out, in) held in `form`.
+    pub(super) fn offsets(&self, form: OffsetForm) -> (u64, u64) {
+        match form {
+            OffsetForm::Plain => self.plain_offsets,
+            OffsetForm::Compressed => self.compressed_offsets,
+        }
+    }
+
+    /// Whether the run reads the (out, in) lists; on an undirected graph the out-lists
+    /// serve both directions.
+    pub(super) fn sections_read(&self) -> (bool, bool) {
+        let reads = |name| {
+            self.directions
+                .iter()
+                .any(|direction| direction.name == name)
+        };
+        (reads("out"), reads("in"))
     }
 
     /// The longest list the run reads.

@@ -1,8 +1,10 @@
 //! The plan's printout: every segment of the run with its size, class (DESIGN §4) and
 //! where it lives.
 
-use super::sections::Sizes;
-use super::{PlanRequest, Segment, Tier};
+use super::grants::Segment;
+use super::request::PlanRequest;
+use super::sections::{Direction, Sizes};
+use super::{PROCESS_BYTES, Tier};
 use crate::OffsetForm;
 
 /// What the plan decided, as the printout needs it.
@@ -28,9 +30,20 @@ pub(super) struct Placed<'a> {
     pub(super) verification_bytes: u64,
 }
 
-/// Every segment of the run, in the order the printout lists them.
+/// Every segment of the run, in the order the printout lists them: hot data, warm
+/// data, the lists, what reading them takes, and what the phases after the run hold.
 pub(super) fn list(placed: &Placed) -> Vec<Segment> {
-    let sizes = placed.sizes;
+    let mut segments = hot_segments(placed);
+    segments.extend(warm_segments(placed));
+    segments.extend(list_segments(placed));
+    segments.extend(read_segments(placed));
+    segments.extend(after_run_segments(placed));
+    segments
+}
+
+/// The kernel's arrays, the process itself, the threads and receive buffers beyond it,
+/// and the kernel's optional arrays, held or not.
+fn hot_segments(placed: &Placed) -> Vec<Segment> {
     let mut segments = vec![Segment {
         name: format!("{} property arrays", placed.request.kernel),
         bytes: placed.request.property_bytes,
@@ -39,7 +52,7 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
     }];
     segments.push(Segment {
         name: "the process itself".to_string(),
-        bytes: super::PROCESS_BYTES,
+        bytes: PROCESS_BYTES,
         class: "hot",
         placement: match placed.tier {
             Tier::Mmap => "dram: binary, libraries, eight threads' stacks, allocator slack, \
@@ -77,6 +90,13 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
             },
         });
     }
+    segments
+}
+
+/// The offsets in the form held, the page checksums a disk tier holds, the permutation.
+fn warm_segments(placed: &Placed) -> Vec<Segment> {
+    let sizes = placed.sizes;
+    let mut segments = Vec::new();
     for (name, bytes) in [
         ("out_offsets", placed.offsets.0),
         ("in_offsets", placed.offsets.1),
@@ -116,38 +136,15 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
             placement: "dram".to_string(),
         });
     }
+    segments
+}
+
+/// Each direction's lists, the heads section a disk tier reads for a head pass, and the
+/// weights the run leaves unread.
+fn list_segments(placed: &Placed) -> Vec<Segment> {
+    let sizes = placed.sizes;
+    let mut segments = Vec::new();
     for direction in &sizes.directions {
-        let share = match direction.name {
-            "out" => placed.cached_list_bytes.0,
-            _ => placed.cached_list_bytes.1,
-        };
-        let placement = if placed.tier == Tier::Dram || share >= direction.lists {
-            "dram".to_string()
-        } else {
-            format!(
-                "first {:.0}% in dram{}, the rest read by {}",
-                100.0 * share as f64 / direction.lists.max(1) as f64,
-                if placed.reordered {
-                    " (the hottest lists, after dbg)"
-                } else {
-                    " (a build that reorders by degree makes these the hottest)"
-                },
-                placed.tier
-            )
-        };
-        // A head pass reads these lists themselves when the file has no heads section.
-        let placement = match direction.name == "out"
-            && sizes.head_pass
-            && sizes.heads_bytes == 0
-            && placed.tier != Tier::Dram
-            && share < direction.lists
-        {
-            true => format!(
-                "{placement}; the pass that needs only their heads reads them too (a file \
-                 built with a heads section reads 8 bytes a vertex instead)"
-            ),
-            false => placement,
-        };
         segments.push(Segment {
             name: format!(
                 "{}_neighbors{}",
@@ -156,7 +153,7 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
             ),
             bytes: direction.lists,
             class: "bulk",
-            placement,
+            placement: lists_placement(placed, direction),
         });
     }
     if placed.heads_read {
@@ -182,6 +179,49 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
             ),
         });
     }
+    segments
+}
+
+/// Where a direction's lists live: all in dram, or a prefix held and the rest read by
+/// the tier (and by a head pass too when the file has no heads section).
+fn lists_placement(placed: &Placed, direction: &Direction) -> String {
+    let sizes = placed.sizes;
+    let share = match direction.name {
+        "out" => placed.cached_list_bytes.0,
+        _ => placed.cached_list_bytes.1,
+    };
+    let placement = if placed.tier == Tier::Dram || share >= direction.lists {
+        "dram".to_string()
+    } else {
+        format!(
+            "first {:.0}% in dram{}, the rest read by {}",
+            100.0 * share as f64 / direction.lists.max(1) as f64,
+            if placed.reordered {
+                " (the hottest lists, after dbg)"
+            } else {
+                " (a build that reorders by degree makes these the hottest)"
+            },
+            placed.tier
+        )
+    };
+    // A head pass reads these lists themselves when the file has no heads section.
+    match direction.name == "out"
+        && sizes.head_pass
+        && sizes.heads_bytes == 0
+        && placed.tier != Tier::Dram
+        && share < direction.lists
+    {
+        true => format!(
+            "{placement}; the pass that needs only their heads reads them too (a file \
+             built with a heads section reads 8 bytes a vertex instead)"
+        ),
+        false => placement,
+    }
+}
+
+/// What reading the lists takes: the page cache for gathers and the I/O buffers.
+fn read_segments(placed: &Placed) -> Vec<Segment> {
+    let mut segments = Vec::new();
     if placed.gather_cache_bytes > 0 {
         segments.push(Segment {
             name: "page cache for gathers".to_string(),
@@ -203,6 +243,12 @@ pub(super) fn list(placed: &Placed) -> Vec<Segment> {
             placement: "dram".to_string(),
         });
     }
+    segments
+}
+
+/// What the phases after the run hold: the result as the output array, the verifier.
+fn after_run_segments(placed: &Placed) -> Vec<Segment> {
+    let mut segments = Vec::new();
     if placed.output_bytes > 0 {
         segments.push(Segment {
             name: "result as output array".to_string(),

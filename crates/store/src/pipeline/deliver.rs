@@ -8,13 +8,13 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::lists::Lists;
+use super::page_cache::CacheView;
 use super::split::{Side, SplitLists};
 use super::{Batch, DirectStore};
 use crate::aligned::AlignedBuffer;
-use crate::delivery::{IdCheck, deliver_list, visit_read};
 use crate::error::PipelineFailure;
-use crate::page_cache::CacheView;
-use crate::read_plan::{Members, Read, page_range};
+use crate::lists::delivery::{IdCheck, deliver_list, visit_read};
+use crate::lists::read_plan::{Members, Read, page_range};
 use crate::stats::IoCounters;
 use crate::{Result, StoreError, VisitBlock};
 use swapless_format::FormatError;

@@ -7,9 +7,10 @@ use std::ops::Range;
 use swapless_format::{GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
-use crate::list_layout::{ListLayout, PAGE};
-use crate::page_checks::ListChecks;
+use crate::lists::layout::ListLayout;
+use crate::lists::page_checks::ListChecks;
 use crate::sources::PageSource;
+use crate::units::PAGE;
 use crate::{Adjacency, Result, VisitBlock, for_each_block};
 
 /// Bytes of a pinned prefix read at a time at open.

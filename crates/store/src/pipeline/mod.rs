@@ -3,7 +3,7 @@
 //! whole run (after degree-based reordering these are the hottest lists; a cyclic scan
 //! gets no hits from CLOCK or LRU, while a pinned prefix saves its share on every
 //! pass), and an arena of I/O slots the source reads into. A scan or gather is planned
-//! into reads ([`crate::read_plan`]); one I/O thread per call keeps up to the queue
+//! into reads ([`crate::lists::read_plan`]); one I/O thread per call keeps up to the queue
 //! depth in flight and hands each landed read to the compute threads, which check its
 //! pages and call the kernel back for every list in it while the next reads arrive.
 //!
@@ -11,8 +11,8 @@
 //! io_uring, with `O_DIRECT`, or a far graph's values.
 
 mod deliver;
-mod geometry;
 mod lists;
+mod page_cache;
 mod slots;
 mod split;
 mod stream;
@@ -25,23 +25,22 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::aligned::AlignedBuffer;
-use crate::budget::{GATHER_GAP_PAGES, Plan};
-use crate::delivery::{IdCheck, visit_edgeless, visit_read};
+use crate::budget::Plan;
 use crate::fault::FaultInjector;
-use crate::heads::{heads_serve, open_heads, visit_heads};
-use crate::list_layout::{Directions, ListLayout, check_ids_in_range};
-use crate::page_cache::PageCache;
-use crate::page_checks::ListChecks;
-use crate::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
+use crate::lists::delivery::{IdCheck, visit_edgeless, visit_read};
+use crate::lists::heads::{heads_serve, open_heads, visit_heads};
+use crate::lists::layout::{Directions, ListLayout, check_ids_in_range};
+use crate::lists::page_checks::ListChecks;
+use crate::lists::read_plan::{READS_PER_BATCH, Read, ascending, gather_reads, scan_batches};
 use crate::sources::{PageQueue, PageSource, UringFile};
 use crate::stats::IoCounters;
+use crate::units::GATHER_GAP_PAGES;
 use crate::{
     EdgeDirection, EdgeStore, GraphFacts, IoStats, ListBlock, ListsNeeded, OffsetSlice, Result,
     SCAN_BLOCK, StoreError, Visit, VisitBlock, block_ranges, per_vertex,
 };
-pub(crate) use geometry::IoShape;
-pub use geometry::SlotGeometry;
 use lists::{Lists, read_pinned};
+use page_cache::PageCache;
 use split::SplitLists;
 
 /// The page source's queue and the arena it reads into; one call at a time uses them.
@@ -124,16 +123,18 @@ impl DirectStore {
     /// (verifying their checksums) and sets up the source's queue. Any [`PageSource`]
     /// (a graph origin's, such as a far graph's) runs through the same pipeline.
     pub fn over(source: Box<dyn PageSource>, plan: &Plan) -> Result<DirectStore> {
+        let grant = plan.pipeline();
+        let held = grant.lists;
         let graph = GraphFile::open(source.path())?;
         let flags = graph.flags();
         let open_lists = |kinds: [SectionKind; 3], pinned_bytes: u64| -> Result<Lists> {
-            let layout = ListLayout::load(&graph, kinds, plan.weighted, plan.offset_form)?;
+            let layout = ListLayout::load(&graph, kinds, held.weighted, held.offset_form)?;
             let pinned_vertices = layout.vertices_within(pinned_bytes);
             let bytes = layout.span_bytes(0..pinned_vertices).end;
             let pinned_neighbors = read_pinned(&graph, source.as_ref(), kinds[1], bytes)?;
             let ids: &[u32] = bytemuck::cast_slice(pinned_neighbors.as_slice());
             check_ids_in_range(&graph, kinds[1], &ids[..(bytes / 4) as usize])?;
-            let pinned_weights = match plan.weighted {
+            let pinned_weights = match held.weighted {
                 true => Some(read_pinned(&graph, source.as_ref(), kinds[2], bytes)?),
                 false => None,
             };
@@ -142,11 +143,11 @@ impl DirectStore {
                 pinned_vertices,
                 pinned_neighbors,
                 pinned_weights,
-                checks: ListChecks::load(&graph, kinds, plan)?,
+                checks: ListChecks::load(&graph, kinds, held.reads(kinds[1]), held.weighted)?,
             })
         };
-        let lists = Directions::open(flags.directed, plan, open_lists)?;
-        let heads = match open_heads(&graph, plan)? {
+        let lists = Directions::open(flags.directed, held.prefix_bytes, open_lists)?;
+        let heads = match open_heads(&graph, held.heads_read)? {
             Some((layout, checks)) => Some(Lists {
                 layout,
                 pinned_vertices: 0,
@@ -162,8 +163,8 @@ impl DirectStore {
                 .chain(&heads)
                 .for_each(|lists| lists.checks.check_every_read());
         }
-        let reads_per = plan.sections_per_list() as usize;
-        let geometry = plan.slots;
+        let reads_per = held.sections_per_list() as usize;
+        let geometry = grant.slots;
         let oversize_slots = if geometry.oversize_slot_bytes > 0 {
             reads_per
         } else {
@@ -174,7 +175,7 @@ impl DirectStore {
             regular_slots as u64 * geometry.slot_bytes
                 + oversize_slots as u64 * geometry.oversize_slot_bytes,
         )?;
-        let entries = ((plan.queue_depth * reads_per).next_power_of_two() as u32).clamp(8, 4096);
+        let entries = ((grant.queue_depth * reads_per).next_power_of_two() as u32).clamp(8, 4096);
         let queue = source.queue(&arena, entries)?;
         Ok(DirectStore {
             io: Mutex::new(Some(IoContext { queue, arena })),
@@ -183,7 +184,7 @@ impl DirectStore {
                 vertices: graph.num_vertices(),
                 arcs: graph.num_arcs() as u64,
                 directed: lists.directed(),
-                weighted: plan.weighted,
+                weighted: held.weighted,
                 permutation: graph.load_permutation()?,
             },
             lists,
@@ -193,11 +194,11 @@ impl DirectStore {
             regular_slots,
             oversize_slots,
             reads_held: geometry.reads_held as usize,
-            chunk_bytes: plan.chunk_bytes,
-            queue_depth: plan.queue_depth.max(1),
+            chunk_bytes: grant.chunk_bytes,
+            queue_depth: grant.queue_depth.max(1),
             counters: IoCounters::default(),
             faults: FaultInjector::from_environment(),
-            gather_cache: PageCache::new(plan.gather_cache_bytes)?,
+            gather_cache: PageCache::new(grant.gather_cache_bytes)?,
         })
     }
 
@@ -475,7 +476,9 @@ mod tests {
             chunk_bytes: Some(16 << 10),
             queue_depth: 8,
         };
-        let least = crate::budget::plan(&graph, &request).unwrap().minimum_bytes;
+        let least = crate::budget::plan(&graph, &request)
+            .unwrap()
+            .minimum_bytes();
         let request = crate::PlanRequest {
             budget_bytes: Some(least + (256 << 10)),
             ..request

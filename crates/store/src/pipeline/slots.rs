@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use crate::list_layout::PAGE;
+use crate::units::PAGE;
 
 /// Which parts of the arena are free; the I/O thread takes, compute threads give back.
 ///
@@ -23,7 +23,7 @@ pub(crate) struct SlotPool {
     slot_bytes: u64,
     oversize_region_bytes: u64,
     /// Reads that may hold room at once: the plan counts the sides of split lists that
-    /// so many reads can leave waiting ([`crate::Plan::reads_held`]).
+    /// so many reads can leave waiting ([`crate::budget::SlotGeometry::reads_held`]).
     reads_held_at_most: usize,
     /// Set when a compute thread panicked with a read in hand (see [`GiveBack`]).
     abandoned: AtomicBool,
@@ -236,7 +236,7 @@ impl SlotPool {
     }
 
     /// How many give-backs there have been: take it before trying to take room, so
-    /// that [`SlotPool::wait_for_return`] cannot miss one that comes in between.
+    /// that [`SlotPool::wait_for_returns`] cannot miss one that comes in between.
     pub(crate) fn returns(&self) -> u64 {
         self.free
             .lock()

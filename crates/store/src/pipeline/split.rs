@@ -1,10 +1,10 @@
 //! Lists a scan splits between two reads so that no page is read twice (see
-//! [`crate::read_plan::scan_reads`]): whichever read lands first leaves its side of the
+//! [`crate::lists::read_plan::scan_reads`]): whichever read lands first leaves its side of the
 //! list here; the second joins both sides and delivers the list.
 
 use std::sync::Mutex;
 
-use crate::read_plan::Read;
+use crate::lists::read_plan::Read;
 
 /// Which side of a split list a read holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,7 +107,7 @@ impl SplitLists {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read_plan::Members;
+    use crate::lists::read_plan::Members;
 
     #[test]
     fn either_side_first_gives_the_list_in_order() {

@@ -6,12 +6,13 @@ use std::path::Path;
 
 use swapless_format::FormatError;
 
-use crate::list_layout::{ENTRY_BYTES, ListLayout};
-use crate::read_plan::{Members, Read};
+use crate::lists::layout::ListLayout;
+use crate::lists::read_plan::{Members, Read};
+use crate::units::ENTRY_BYTES;
 use crate::{Adjacency, ListBlock, Result, Visit, VisitBlock, for_each_block};
 
 /// Calls `visit` with an empty list for each of `sorted` without edges: a gather
-/// makes no read for them ([`crate::read_plan::gather_reads`] leaves them out), yet
+/// makes no read for them ([`crate::lists::read_plan::gather_reads`] leaves them out), yet
 /// they get their call.
 pub(crate) fn visit_edgeless(layout: &ListLayout, sorted: &[u32], weighted: bool, visit: &Visit) {
     sorted

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::aligned::AlignedBuffer;
-use crate::list_layout::PAGE;
+use crate::units::PAGE;
 
 /// Which file page each slot holds, and the CLOCK state.
 struct Slots {

@@ -10,22 +10,21 @@
 
 use swapless_format::{GraphFile, HEAD_ENTRIES, SectionKind};
 
-use crate::budget::Plan;
-use crate::list_layout::ListLayout;
-use crate::page_checks::ListChecks;
+use crate::lists::layout::ListLayout;
+use crate::lists::page_checks::ListChecks;
 use crate::{EdgeDirection, ListBlock, ListsNeeded, OffsetSlice, Offsets, Result, VisitBlock};
 
 /// The heads section laid out as lists of [`HEAD_ENTRIES`] entries, for a tier's reads,
-/// with the checks of its pages; `None` unless `plan` reads the heads (and so the file
-/// has them).
+/// with the checks of its pages; `None` unless the run reads the heads (`read`: the plan
+/// says so, and so the file has them).
 pub(crate) fn open_heads(
     graph: &GraphFile,
-    plan: &Plan,
+    read: bool,
 ) -> Result<Option<(ListLayout, ListChecks)>> {
     let Some(entry) = graph.header().section(SectionKind::OutHeads) else {
         return Ok(None);
     };
-    if !plan.heads_read {
+    if !read {
         return Ok(None);
     }
     let layout = ListLayout {

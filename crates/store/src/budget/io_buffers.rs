@@ -1,10 +1,10 @@
-//! How the pipeline lays out its I/O buffers: slots of a chunk plus the pages a list
-//! boundary can add, a region for lists longer than a slot, and room for the sides of
-//! lists split between two reads. The budget asks this module what the pipeline needs
-//! at least and at best, gives it a share, and the tier derives its slots from that.
+//! How the read pipeline's I/O buffers are laid out: slots of a chunk plus the pages a
+//! list boundary can add, a region for lists longer than a slot, and room for the sides
+//! of lists split between two reads. The plan weighs what the pipeline needs at least
+//! and at best, gives it a share, and hands the pipeline the [`SlotGeometry`] of that
+//! share as plain figures.
 
-use crate::list_layout::PAGE;
-use crate::read_plan::SPLIT_PIECE_BYTES;
+use crate::units::{PAGE, SPLIT_PIECE_BYTES};
 
 /// Fewest I/O slots the pipeline works with (two reads in flight, two being computed on).
 const MIN_SLOTS: u64 = 4;

@@ -6,7 +6,8 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::ListsNeeded;
-use crate::list_layout::{ENTRY_BYTES, ListLayout, PAGE};
+use crate::lists::layout::ListLayout;
+use crate::units::{ENTRY_BYTES, PAGE, SPLIT_PIECE_BYTES};
 
 /// The vertices one read delivers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,11 +48,6 @@ impl Read {
         }
     }
 }
-
-/// Most bytes of a split list that one read holds beyond the boundary: a list is split
-/// between two reads only when both sides fit in a page, so the side that lands first
-/// waits in at most a page (per section) and the plan can count it.
-pub(crate) const SPLIT_PIECE_BYTES: u64 = PAGE;
 
 /// The whole pages that hold `bytes`.
 pub(crate) fn page_range(bytes: Range<u64>) -> Range<u64> {
@@ -342,8 +338,8 @@ pub(crate) fn gather_reads(
 mod tests {
     use super::*;
     use crate::Offsets;
-    use crate::delivery::{IdCheck, visit_read};
-    use crate::list_layout::tests::layout;
+    use crate::lists::delivery::{IdCheck, visit_read};
+    use crate::lists::layout::tests::layout;
     use std::path::Path;
 
     #[test]

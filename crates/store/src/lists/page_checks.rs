@@ -15,9 +15,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use swapless_format::{CHECKSUM_BLOCK_BYTES, FormatError, GraphFile, SectionKind};
 
 use crate::Result;
-use crate::budget::Plan;
-use crate::delivery::holds_id_beyond;
-use crate::list_layout::PAGE;
+use crate::lists::delivery::holds_id_beyond;
+use crate::units::PAGE;
 
 /// The checksums of one list section's pages, and which pages this run has checked.
 pub(crate) struct PageChecks {
@@ -208,20 +207,21 @@ pub(crate) struct ListChecks {
 
 impl ListChecks {
     /// Loads the checksums of list sections `kinds` (offsets, neighbors, weights) of
-    /// `graph` that `plan` reads (and counts the memory of): none for a direction the
-    /// run does not read, the weights' only on a weighted run.
-    pub fn load(graph: &GraphFile, kinds: [SectionKind; 3], plan: &Plan) -> Result<ListChecks> {
-        let read = match kinds[1] {
-            SectionKind::InNeighbors => plan.sections_read.1,
-            _ => plan.sections_read.0,
-        };
+    /// `graph` that the run reads (and the plan counts the memory of): none unless `read`
+    /// (a direction the run does not read), the weights' only when `weighted`.
+    pub fn load(
+        graph: &GraphFile,
+        kinds: [SectionKind; 3],
+        read: bool,
+        weighted: bool,
+    ) -> Result<ListChecks> {
         let load = |kind| match read {
             true => PageChecks::load(graph, kind),
             false => Ok(PageChecks::none(graph, kind)),
         };
         Ok(ListChecks {
             neighbors: load(kinds[1])?,
-            weights: match plan.weighted {
+            weights: match weighted {
                 true => Some(load(kinds[2])?),
                 false => None,
             },

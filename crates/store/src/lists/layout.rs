@@ -7,13 +7,9 @@ use std::ops::Range;
 use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
-use crate::budget::Plan;
+use crate::offsets::offsets_do_not_describe;
+use crate::units::ENTRY_BYTES;
 use crate::{EdgeDirection, OffsetForm, OffsetSlice, Offsets, Result};
-
-pub(crate) const PAGE: u64 = 4096;
-
-/// Bytes per neighbor id and per weight.
-pub(crate) const ENTRY_BYTES: u64 = 4;
 
 /// One direction's lists: offsets in memory (warm data), neighbors and weights in the file.
 pub(crate) struct ListLayout {
@@ -42,23 +38,6 @@ pub(crate) fn check_offsets(
         return Err(offsets_do_not_describe(graph, kinds[0], kinds[1]));
     }
     Ok(())
-}
-
-/// The error for offsets section `offsets` that does not describe section `neighbors`.
-pub(crate) fn offsets_do_not_describe(
-    graph: &GraphFile,
-    offsets: SectionKind,
-    neighbors: SectionKind,
-) -> crate::StoreError {
-    FormatError::Corrupt {
-        path: graph.path().to_path_buf(),
-        detail: format!(
-            "section {} does not describe section {}",
-            offsets.name(),
-            neighbors.name()
-        ),
-    }
-    .into()
 }
 
 /// Refuses neighbor ids (from section `kind` of `graph`) that are not vertices.
@@ -149,13 +128,13 @@ pub(crate) struct Directions<T> {
 
 impl<T> Directions<T> {
     /// Opens each direction of `directed` graph with `open(sections, cached bytes of
-    /// each list section)`.
+    /// each list section)`, where `prefix_bytes` are the (out, in) cached bytes.
     /// Both directions' offsets are warm data even when only one direction's lists are
     /// read (PageRank reads in-lists but divides by out-degrees); the plan gives an
     /// unread direction no cached lists.
     pub fn open(
         directed: bool,
-        plan: &Plan,
+        prefix_bytes: (u64, u64),
         open: impl Fn([SectionKind; 3], u64) -> Result<T>,
     ) -> Result<Directions<T>> {
         let out_lists = open(
@@ -164,7 +143,7 @@ impl<T> Directions<T> {
                 SectionKind::OutNeighbors,
                 SectionKind::OutWeights,
             ],
-            plan.cached_prefix_bytes().0,
+            prefix_bytes.0,
         )?;
         let in_lists = match directed {
             true => Some(open(
@@ -173,7 +152,7 @@ impl<T> Directions<T> {
                     SectionKind::InNeighbors,
                     SectionKind::InWeights,
                 ],
-                plan.cached_prefix_bytes().1,
+                prefix_bytes.1,
             )?),
             false => None,
         };
