@@ -110,6 +110,19 @@ fn one_node_stores_lists_removes_and_serves_every_kernel() {
         );
         every_kernel_matches_dram(dir, &local, &chunked, &[kernel]);
     }
+    // A budget that pins whole sections: reads far longer than a request, several of
+    // them in one 1 MiB chunk, each asking for its own range.
+    let pinned = run(
+        dir,
+        &format!("redis://{}/kron-1M", server.node()),
+        "cc",
+        &["--memory", "1G"],
+    );
+    let dram = run(dir, arg(&local), "cc", &["--tier", "dram"]);
+    assert_eq!(
+        (pinned.0["result"].clone(), pinned.1),
+        (dram.0["result"].clone(), dram.1)
+    );
     let removed = far_ok(dir, &["far", "rm", &url]);
     assert!(removed.contains("removed"), "{removed}");
     assert!(!far_ok(dir, &["far", "ls", &format!("redis://{}", server.node())]).contains("kron "));
@@ -169,6 +182,23 @@ fn faults_end_a_far_run_in_one_sentence() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // A password in the address never reaches what info and plan print or write.
+    let with_password = format!("redis://:sesame@{}/kron", server.node());
+    for command in [&["info"][..], &["plan"]] {
+        let json = dir.join("described.json");
+        let mut args = command.to_vec();
+        args.extend([with_password.as_str(), "pr", "--json", arg(&json)]);
+        if command == ["info"] {
+            args.remove(2);
+        }
+        let said = far_ok(dir, &args);
+        let written = std::fs::read_to_string(&json).unwrap();
+        assert!(
+            !said.contains("sesame") && !written.contains("sesame"),
+            "{said}{written}"
+        );
+        assert_eq!(json_report(&json)["origin"], "far", "{command:?}");
+    }
     let memory = format!(
         "{}K",
         (least(

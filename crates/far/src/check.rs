@@ -115,7 +115,7 @@ impl ChunkReader<'_> {
         while first <= last {
             let through = (first + window - 1).min(last);
             let keys = manifest.chunk_keys(self.name, first..through + 1);
-            let values = per_node(self.cluster, &keys, &|key| {
+            let values = per_node(self.cluster, &keys, &|_, key| {
                 let mut command = redis::cmd("GET");
                 command.arg(key);
                 command

@@ -577,20 +577,15 @@ fn fetch_from_cluster(shared: &FarShared, buffer: &mut [u8], position: u64) -> R
         .iter()
         .map(|piece| chunk_key(name, &manifest.generation, piece.chunk()))
         .collect();
-    let ranges: std::collections::HashMap<&str, (u64, u64)> = keys
-        .iter()
-        .zip(&pieces)
-        .map(|(key, piece)| {
-            (
-                key.as_str(),
-                (piece.start(), piece.start() + piece.length() as u64 - 1),
-            )
-        })
-        .collect();
-    let replies = per_node(&shared.cluster, &keys, &|key| {
-        let (first, last) = ranges.get(key).copied().unwrap_or((0, 0));
+    // Each piece's own range: a read longer than a piece has several in one chunk, so
+    // a chunk's key does not name its range.
+    let replies = per_node(&shared.cluster, &keys, &|index, key| {
+        let piece = &pieces[index];
         let mut command = redis::cmd("GETRANGE");
-        command.arg(key).arg(first).arg(last);
+        command
+            .arg(key)
+            .arg(piece.start())
+            .arg(piece.start() + piece.length() as u64 - 1);
         command
     })?;
     let mut landed = 0;

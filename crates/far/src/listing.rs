@@ -175,7 +175,7 @@ fn scan(
 /// Unlinks `keys` (freed off the node's main thread), in batches per node; returns how
 /// many existed.
 fn unlink(cluster: &Cluster, keys: &[String]) -> Result<u64> {
-    let replies = per_node(cluster, keys, &|key| {
+    let replies = per_node(cluster, keys, &|_, key| {
         let mut command = redis::cmd("UNLINK");
         command.arg(key);
         command

@@ -172,7 +172,7 @@ fn repair(
     for first in (0..stored.chunks()).step_by(window as usize) {
         let end = (first + window).min(stored.chunks());
         let keys = stored.chunk_keys(name, first..end);
-        let values = per_node(cluster, &keys, &|key| {
+        let values = per_node(cluster, &keys, &|_, key| {
             let mut command = redis::cmd("GET");
             command.arg(key);
             command
@@ -191,7 +191,7 @@ fn repair(
             }
         }
         let keys: Vec<String> = damaged.keys().cloned().collect();
-        per_node(cluster, &keys, &|key| {
+        per_node(cluster, &keys, &|_, key| {
             let mut command = redis::cmd("SET");
             command
                 .arg(key)
@@ -315,7 +315,7 @@ fn send_generation(
 /// evicted some while the push went on is caught before the manifest names them.
 fn confirm_kept(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<()> {
     let keys = manifest.chunk_keys(name, 0..manifest.chunks());
-    let lengths = per_node(cluster, &keys, &|key| {
+    let lengths = per_node(cluster, &keys, &|_, key| {
         let mut command = redis::cmd("STRLEN");
         command.arg(key);
         command
@@ -339,7 +339,7 @@ fn flip(cluster: &Cluster, name: &str, manifest: &Manifest) -> Result<Option<Man
         detail: error.to_string(),
     })?;
     let key = manifest_key(name);
-    let replies = per_node(cluster, std::slice::from_ref(&key), &|key| {
+    let replies = per_node(cluster, std::slice::from_ref(&key), &|_, key| {
         let mut command = redis::cmd("SET");
         command.arg(key).arg(&encoded[..]).arg("GET");
         command
@@ -407,7 +407,7 @@ fn upload_from(
                     .iter()
                     .map(|(key, bytes)| (key.as_str(), bytes.as_slice()))
                     .collect();
-                per_node(cluster, &keys, &|key| {
+                per_node(cluster, &keys, &|_, key| {
                     let mut command = redis::cmd("SET");
                     command
                         .arg(key)
@@ -438,7 +438,7 @@ pub(crate) fn stored(address: &FarAddress, timeout: Duration) -> Result<(Cluster
 /// The manifest stored for `name`, if any.
 pub(crate) fn read_manifest(cluster: &Cluster, name: &str) -> Result<Option<Manifest>> {
     let key = manifest_key(name);
-    let values = per_node(cluster, std::slice::from_ref(&key), &|key| {
+    let values = per_node(cluster, std::slice::from_ref(&key), &|_, key| {
         let mut command = redis::cmd("GET");
         command.arg(key);
         command
@@ -451,7 +451,7 @@ pub(crate) fn read_manifest(cluster: &Cluster, name: &str) -> Result<Option<Mani
 
 /// Deletes `keys`, in batches per node.
 pub(crate) fn delete(cluster: &Cluster, keys: &[String]) -> Result<()> {
-    per_node(cluster, keys, &|key| {
+    per_node(cluster, keys, &|_, key| {
         let mut command = redis::cmd("DEL");
         command.arg(key);
         command
@@ -473,13 +473,14 @@ pub(crate) fn is_redirect(error: &redis::RedisError) -> bool {
     )
 }
 
-/// Runs `command(key)` for each of `keys` on the node that owns it, pipelined in
-/// batches, and returns the replies in the order of `keys`. Follows redirections and a
+/// Runs `command(index, key)` for each of `keys` on the node that owns it, pipelined in
+/// batches, and returns the replies in the order of `keys`. The index tells apart two
+/// commands on one key (two ranges of one chunk). Follows redirections and a
 /// cluster that fails over by reading the slot map again, a bounded number of times.
 pub(crate) fn per_node(
     cluster: &Cluster,
     keys: &[String],
-    command: &dyn Fn(&str) -> redis::Cmd,
+    command: &dyn Fn(usize, &str) -> redis::Cmd,
 ) -> std::result::Result<Vec<redis::Value>, FarError> {
     let mut replies = vec![redis::Value::Nil; keys.len()];
     let mut pending: Vec<usize> = (0..keys.len()).collect();
@@ -511,7 +512,7 @@ pub(crate) fn per_node(
             for batch in indices.chunks(CONTROL_BATCH) {
                 let mut pipeline = redis::pipe();
                 for &index in batch {
-                    pipeline.add_command(command(&keys[index]));
+                    pipeline.add_command(command(index, &keys[index]));
                 }
                 match pipeline.query::<Vec<redis::Value>>(&mut connection) {
                     Ok(values) => {
