@@ -524,7 +524,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
     };
     say!(
         "graph      {} (format v{}, {})",
-        path.display(),
+        origin.shown(),
         header.version,
         bytes(graph.file_bytes())
     );
@@ -629,7 +629,8 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             .map(|entry| json!({"name": entry.name, "offset": entry.offset, "bytes": entry.length}))
             .collect();
         let value = json!({
-            "graph": path.display().to_string(),
+            "graph": origin.shown(),
+            "origin": origin.kind(),
             "version": header.version,
             "vertices": graph.num_vertices(),
             "edges": graph.num_edges(),

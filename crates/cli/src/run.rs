@@ -81,6 +81,10 @@ pub enum TierArg {
     /// The read pipeline into a budgeted cache: O_DIRECT reads through io_uring, or a
     /// far graph's values (the only tier for one).
     Direct,
+    /// Not a tier any more (where a graph comes from is its address): kept hidden so
+    /// that the old spelling is answered with what to do.
+    #[value(hide = true)]
+    Far,
 }
 
 impl PlacementArgs {
@@ -118,14 +122,19 @@ impl PlacementArgs {
                 ))
             })?),
         };
-        let mut placement = Placement::new(
-            budget,
-            self.tier.map(|tier| match tier {
-                TierArg::Dram => Tier::Dram,
-                TierArg::Mmap => Tier::Mmap,
-                TierArg::Direct => Tier::Direct,
-            }),
-        );
+        let tier = match self.tier {
+            None => None,
+            Some(TierArg::Dram) => Some(Tier::Dram),
+            Some(TierArg::Mmap) => Some(Tier::Mmap),
+            Some(TierArg::Direct) => Some(Tier::Direct),
+            Some(TierArg::Far) => {
+                return Err(CliError::Usage(
+                    "--tier far is not a tier: a redis:// graph runs on the direct tier by itself; drop --tier far"
+                        .to_string(),
+                ));
+            }
+        };
+        let mut placement = Placement::new(budget, tier);
         placement.chunk_bytes = chunk;
         placement.queue_depth = self.queue_depth;
         placement.gather_cache_fraction = self.gather_cache;
@@ -170,7 +179,7 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
         plan.kernel(),
-        command.graph.display(),
+        origin.shown(),
         plan.tier(),
         bytes(plan.budget_bytes()),
         bytes(plan.footprint_bytes()),
@@ -203,7 +212,10 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
         );
     }
     if let Some(path) = &command.json {
-        crate::commands::write_json(path, &swapless_run::plan_json(&plan))?;
+        let mut json = swapless_run::plan_json(&plan);
+        json["graph"] = origin.shown().into();
+        json["origin"] = origin.kind().into();
+        crate::commands::write_json(path, &json)?;
     }
     Ok(())
 }
@@ -583,7 +595,11 @@ fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
             pattern("gather_io", "mean_queue_depth"),
             pattern("gather_io", "seconds"),
         );
-        if plan.tier() == Tier::Direct && report["direct_io"] == serde_json::json!(false) {
+        // A file's reads only: a far graph's never go through the page cache at all.
+        if plan.tier() == Tier::Direct
+            && report["origin"] == "file"
+            && report["direct_io"] == serde_json::json!(false)
+        {
             say!("  note: this filesystem refused O_DIRECT, so reads went through the page cache");
         }
     }

@@ -367,6 +367,8 @@ fn cases() -> Vec<Case> {
             setup: |d| args(&["build", "redis://127.0.0.1:1/g", "-o", &precious(d, "out.sl")]) },
         Case { name: "far: build from an http URL is not supported", exit: 2, phrase: "not from a URL",
             setup: |d| args(&["build", "https://example.com/g.el", "-o", &precious(d, "out.sl")]) },
+        Case { name: "far: --tier far, the old spelling, says a far graph runs on direct by itself", exit: 2, phrase: "runs on the direct tier by itself; drop --tier far",
+            setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--tier", "far"]) },
         Case { name: "far: --fallback on a local graph is refused", exit: 2, phrase: "is a local graph; drop --fallback",
             setup: |d| args(&["run", "pr", &graph(d, "g.sl"), "--fallback", &graph(d, "copy.sl")]) },
         Case { name: "far: --far-timeout refuses a time that is not one", exit: 2, phrase: "must be a positive time",
