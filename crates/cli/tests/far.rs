@@ -435,6 +435,25 @@ fn a_fallback_file_serves_what_the_cluster_lost_and_a_replaced_graph_is_named() 
         report["far"]
     );
     assert_same_answer_on(&local, "pr", "far", (&report, &result), (&dram.0, &dram.1));
+    // With room to pin whole sections, and with --verify's whole copy, the damaged pages
+    // are read at open and copied whole: the fallback file serves those reads too.
+    let (report, result) = run(
+        dir,
+        &url,
+        "pr",
+        &[
+            &pagerank[..],
+            &["--memory", "1G", "--verify", "--fallback", arg(&local)],
+        ]
+        .concat(),
+    );
+    assert_eq!(report["verified"], true);
+    assert!(
+        report["far"]["fallback_reads"].as_u64().unwrap() > 0,
+        "{}",
+        report["far"]
+    );
+    assert_same_answer_on(&local, "pr", "far", (&report, &result), (&dram.0, &dram.1));
     // A push restores missing chunks, not damaged ones: the damaged one goes first.
     server.cli(&["del", key]);
     far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "64K"]);

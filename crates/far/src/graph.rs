@@ -417,7 +417,19 @@ impl FarGraph {
         while at < length {
             let bytes = FILL_WINDOW_BYTES.min(length - at) as usize;
             fetch_now(&self.shared, &mut window[..bytes], offset + at)?;
-            check(at, &window[..bytes])?;
+            if let Err(damaged) = check(at, &window[..bytes]) {
+                // What the cluster holds damaged comes from the fallback file, if there is
+                // one, checked as the cluster's bytes were.
+                let Some(fallback) = &self.shared.fallback else {
+                    return Err(damaged);
+                };
+                fallback.read(
+                    &mut window[..bytes],
+                    offset + at,
+                    &"a page failed its checksum",
+                )?;
+                check(at, &window[..bytes])?;
+            }
             file.write_all_at(&window[..bytes], offset + at)
                 .map_err(|source| self.cache_error(source))?;
             at += bytes as u64;

@@ -99,7 +99,14 @@ pub(crate) fn read_pinned(
             true => needed,
             false => (needed as u64 / block_bytes * block_bytes) as usize,
         };
-        graph.verify_blocks(kind, start, &piece[..checkable])?;
+        if let Err(damaged) = graph.verify_blocks(kind, start, &piece[..checkable]) {
+            // A source with a second copy (a far graph's fallback file) serves a piece its
+            // first copy holds damaged, checked as the first was.
+            if !source.read_second_copy(piece, entry.offset + start, needed)? {
+                return Err(damaged.into());
+            }
+            graph.verify_blocks(kind, start, &piece[..checkable])?;
+        }
     }
     Ok(buffer)
 }
