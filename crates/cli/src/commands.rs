@@ -18,7 +18,7 @@ use swapless_format::output::{
 use swapless_format::{FormatError, GraphFile, IdKind, SectionKind, check_file};
 use swapless_system::{parse_size, peak_rss_bytes};
 
-pub use crate::errors::CliError;
+use crate::errors::CliError;
 use crate::progress::TerminalProgress;
 use crate::text::{self, bytes, say, thousands};
 use crate::{

@@ -10,7 +10,7 @@ use swapless_run::{ParameterKind, Placement, ResultArray, RunOptions, Warning};
 use swapless_store::{GraphOrigin, OffsetForm, OriginOptions, Plan, Tier};
 use swapless_system::{parse_size, peak_rss_bytes};
 
-use crate::commands::CliError;
+use crate::errors::CliError;
 use crate::npy::{NpyArray, write_npy};
 use crate::parameters::ParameterFlags;
 use crate::text::{bytes, say, thousands};

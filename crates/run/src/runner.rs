@@ -307,7 +307,7 @@ fn kernel_options(
     }
     Ok(KernelOptions {
         source,
-        optional_held: plan.optional_property_held(),
+        optional_held: plan.kernel_arrays().optional_held,
         parameters,
         arrays: arrays.clone(),
     })
@@ -503,22 +503,14 @@ fn finish(
         ..
     } = trials;
     if asked.options.placement.verify {
-        // A verifier that copies blocks of lists into memory takes half of the bytes the
-        // plan gave its map for them.
-        let (mapped_bytes, block_bytes) = match asked.kernel.info().verifier_copies_lists {
-            true => (
-                plan.verify_mapped_bytes() / 2,
-                plan.verify_mapped_bytes() / 2,
-            ),
-            false => (plan.verify_mapped_bytes(), 0),
-        };
+        let grant = plan.verification(asked.kernel.info().verifier_copies_lists);
         // The verifier reads a whole file itself: the origin's (a far graph's is fetched
         // into the cache folder first, and removed once verified; the budget bounds what
         // of it is mapped, the disk holds it only meanwhile).
         let copy = origin.verify_copy()?;
-        let graph = GraphFile::open_bounded(copy.path(), mapped_bytes)?;
+        let graph = GraphFile::open_bounded(copy.path(), grant.mapped_bytes)?;
         let verified = finished
-            .verify(&graph, block_bytes)
+            .verify(&graph, grant.block_bytes)
             .map_err(RunError::Verification);
         drop(graph);
         if let Some(bytes) = copy.fetched_bytes() {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use swapless_far::{DEFAULT_FAR_CHUNK_BYTES, FarAddress, PushOptions, push};
 use swapless_format::GraphFile;
 
-use crate::commands::CliError;
+use crate::errors::CliError;
 
 /// Where the far mode's graph is stored, and the servers started for it.
 pub struct FarTarget {

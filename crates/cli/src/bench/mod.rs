@@ -22,7 +22,7 @@ use serde_json::Value;
 use swapless_format::GraphFile;
 use swapless_system::parse_size;
 
-use crate::commands::CliError;
+use crate::errors::CliError;
 use crate::run::Kernel;
 use crate::text::bytes;
 use cgroup::{Cgroup, Hierarchy};

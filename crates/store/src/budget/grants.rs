@@ -1,6 +1,7 @@
 //! The plan as the run reads it: its figures, read-only, for the printout and the
 //! report, and the typed grants each tier takes (what it may hold and how it reads), so
-//! that no tier picks the figures of another out of the whole plan.
+//! that no tier picks the figures of another out of the whole plan: the pipeline's and
+//! the mmap tier's within the store, the kernel's arrays' and the verifier's for the run.
 
 use swapless_format::SectionKind;
 
@@ -106,11 +107,6 @@ impl Plan {
         &self.segments
     }
 
-    /// With verification: bytes of the file's pages the verifier's map may keep.
-    pub fn verify_mapped_bytes(&self) -> u64 {
-        self.verify_mapped_bytes
-    }
-
     /// How offsets are held in memory.
     pub fn offset_form(&self) -> OffsetForm {
         self.offset_form
@@ -204,6 +200,43 @@ impl Plan {
             chunk_bytes: self.chunk_bytes,
         }
     }
+
+    /// The kernel's grant: whether its optional arrays are held.
+    pub fn kernel_arrays(&self) -> KernelArraysGrant {
+        KernelArraysGrant {
+            optional_held: self.optional_property_held,
+        }
+    }
+
+    /// The serial verifier's grant after the run, for a verifier that copies blocks of
+    /// lists into memory (`copies_lists`) or reads them through its map alone.
+    pub fn verification(&self, copies_lists: bool) -> VerificationGrant {
+        // A verifier that copies blocks takes half of the bytes its map could keep.
+        let (mapped_bytes, block_bytes) = match copies_lists {
+            true => (self.verify_mapped_bytes / 2, self.verify_mapped_bytes / 2),
+            false => (self.verify_mapped_bytes, 0),
+        };
+        VerificationGrant {
+            mapped_bytes,
+            block_bytes,
+        }
+    }
+}
+
+/// What the kernel may hold besides its declared hot arrays.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelArraysGrant {
+    /// Whether it gets its optional bytes (bfs's kept lists).
+    pub optional_held: bool,
+}
+
+/// What the serial verifier may hold after the run, when the graph's data is released.
+#[derive(Clone, Copy, Debug)]
+pub struct VerificationGrant {
+    /// Bytes of the file's pages its map may keep.
+    pub mapped_bytes: u64,
+    /// Bytes of lists it may copy into memory at once (0 for one that copies none).
+    pub block_bytes: u64,
 }
 
 /// Sections each list is read from: its neighbors, and its weights on a weighted run.

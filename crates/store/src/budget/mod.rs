@@ -13,7 +13,7 @@ mod segments;
 
 use std::fmt;
 
-pub use grants::{Plan, Segment};
+pub use grants::{KernelArraysGrant, Plan, Segment, VerificationGrant};
 pub use io_buffers::SlotGeometry;
 pub use placement::plan;
 pub use request::{PlacementOption, PlanRequest};
