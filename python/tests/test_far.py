@@ -72,6 +72,8 @@ def test_far_errors_are_the_documented_exceptions(tmp_path, redis):
         sl.open(f"{redis}/nothing")
     with pytest.raises(ValueError, match="tier= must be direct for a graph from redis"):
         sl.open(f"{redis}/g", tier="mmap")
+    with pytest.raises(ValueError, match="runs on the direct tier by itself"):
+        sl.open(f"{redis}/g", tier="far")
     with pytest.raises(ValueError, match="host:port"):
         sl.open("redis://nowhere/g")
     with pytest.raises(ConnectionError, match="cannot reach"):

@@ -404,6 +404,7 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
         },
         "file_bytes": graph.file_bytes(),
         "origin": origin.kind(),
+        "tiers": origin.tiers().iter().map(|tier| tier.name()).collect::<Vec<_>>(),
         "far": (origin.kind() == "far").then(|| origin.shown()),
         "sections": graph.header().sections.iter().map(|entry| json!({
             "name": entry.name, "bytes": entry.length,

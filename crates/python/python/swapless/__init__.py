@@ -76,7 +76,7 @@ __all__ = [
 
 Size = Union[str, int, None]
 PathLike = Union[str, "_os.PathLike[str]"]
-TIERS = (None, "dram", "mmap", "direct", "far")
+TIERS = (None, "dram", "mmap", "direct")
 
 
 def _size(memory: Size) -> Optional[str]:
@@ -93,8 +93,8 @@ class Graph:
 
     Attributes: ``path``, ``memory`` (the budget, e.g. "1G"; None: in memory if it
     fits in half of the memory the process may use, physical or its cgroup's limit),
-    ``tier`` (None, "dram", "mmap", "direct", or "far" for a graph in far memory,
-    opened by its ``redis://HOST:PORT/NAME`` address),
+    ``tier`` (None, "dram", "mmap" or "direct"; a graph in far memory, opened by its
+    ``redis://HOST:PORT/NAME`` address, runs on "direct"),
     ``n`` (vertices), ``m`` (edges; an undirected edge counts once), ``directed``,
     ``weighted``, ``ids`` (the input's id of each vertex, see :attr:`ids`),
     ``progress`` (whether runs show a progress bar; None: in a terminal or notebook),
@@ -107,18 +107,24 @@ class Graph:
     def __init__(self, path: PathLike, memory: Size = None,
                  tier: Optional[str] = None, _keep: Any = None,
                  progress: Optional[bool] = None) -> None:
+        if tier == "far":
+            raise ValueError("tier=\"far\" is not a tier: a redis:// graph runs on the direct "
+                             "tier by itself; drop tier=")
         if tier not in TIERS:
             raise ValueError(
-                f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\", \"far\" or None")
+                f"tier={tier!r} is not a tier; use \"dram\", \"mmap\", \"direct\" or None")
         self.path = _os.fspath(path)
-        if self.path.startswith(("redis://", "rediss://")) and tier not in (None, "far"):
-            raise ValueError(f"tier={tier!r}: a graph in far memory runs on tier \"far\"")
         self.memory = _size(memory)
         _core.memory_bytes(self.memory)
         self.tier = tier
         _progress.check(progress)
         self.progress = progress
         self._info = _json.loads(_core.graph_info(self.path))
+        # Where the graph comes from decides which tiers can serve it (a far graph's
+        # lists are fetched by the direct tier alone).
+        if tier is not None and tier not in self._info["tiers"]:
+            raise ValueError(f"tier= must be {' or '.join(self._info['tiers'])} for a graph "
+                             f"from {self._info['far'] or self.path} (not {tier})")
         self.n: int = self._info["vertices"]
         self.m: int = self._info["edges"]
         self.directed: bool = self._info["directed"]
