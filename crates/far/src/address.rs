@@ -172,8 +172,9 @@ impl FarAddress {
     }
 }
 
-/// `text` with any password between `://user:` and `@` masked.
-fn without_password(text: &str) -> String {
+/// `text` with any password between `://user:` and `@` masked (any text: an address
+/// that does not parse is masked too).
+pub fn without_password(text: &str) -> String {
     match (text.find("://"), text.rfind('@')) {
         (Some(scheme_end), Some(at)) if at > scheme_end => {
             let credentials = &text[scheme_end + 3..at];
@@ -210,6 +211,22 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_text_loses_the_password_of_an_address_in_it() {
+        for (text, shown) in [
+            ("redis://:s3cret@h:1/g", "redis://:***@h:1/g"),
+            (
+                "rediss://user:s3cret@h:1,h:2/g",
+                "rediss://user:***@h:1,h:2/g",
+            ),
+            ("redis://user@h:1/g", "redis://user@h:1/g"),
+            ("--memory", "--memory"),
+            ("/data/web.sl", "/data/web.sl"),
+        ] {
+            assert_eq!(without_password(text), shown, "{text}");
+        }
+    }
 
     #[test]
     fn addresses_parse_or_say_what_is_wrong() {

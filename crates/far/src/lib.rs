@@ -28,7 +28,9 @@ mod upload;
 mod wire;
 mod worker;
 
-pub use address::{CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address};
+pub use address::{
+    CA_VARIABLE, FarAddress, PASSWORD_VARIABLE, USER_VARIABLE, is_far_address, without_password,
+};
 pub use check::{FarCheck, check};
 pub use error::{FarError, far_error, into_far_error};
 pub use graph::{FarGraph, NodeFigures, cache_folder};

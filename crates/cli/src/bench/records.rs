@@ -130,7 +130,10 @@ pub(super) fn write_environment(
     cores: usize,
 ) -> Result<(), CliError> {
     let environment = json!({
-        "command": std::env::args().collect::<Vec<_>>(),
+        // A far address's password stays out of the record.
+        "command": std::env::args()
+            .map(|arg| swapless_far::without_password(&arg))
+            .collect::<Vec<_>>(),
         "graph": harness.graph.display().to_string(),
         "cores": cores,
         "cgroup": harness.hierarchy.as_ref().map(Hierarchy::version),
