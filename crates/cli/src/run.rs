@@ -595,6 +595,18 @@ fn print_report(report: &Value, plan: &Plan, source_id: Option<&str>) {
             pattern("gather_io", "mean_queue_depth"),
             pattern("gather_io", "seconds"),
         );
+        let far = &report["far"];
+        if let Some(nodes) = far["nodes"].as_array() {
+            let figure = |key: &str| far[key].as_u64().unwrap_or(0);
+            say!(
+                "  far memory: {} in {} requests from {} node(s) over the whole run; network wait {:.3} s; {} retries",
+                bytes(figure("network_bytes")),
+                thousands(figure("network_requests")),
+                nodes.len(),
+                far["network_wait_seconds"].as_f64().unwrap_or(0.0),
+                thousands(figure("retries"))
+            );
+        }
         // A file's reads only: a far graph's never go through the page cache at all.
         if plan.tier() == Tier::Direct
             && report["origin"] == "file"
