@@ -112,6 +112,8 @@ pub struct EncodedLists {
     pub bytes: Vec<u8>,
     /// `n + 1` byte positions: vertex `v`'s first chunk starts at `offsets[v]`.
     pub offsets: Vec<u64>,
+    /// Bytes of `bytes` that are padding after a page's last chunk.
+    pub padding_bytes: u64,
 }
 
 /// The part of one list found on one page.
@@ -119,8 +121,8 @@ pub struct EncodedLists {
 pub struct PageChunk {
     /// Whose list.
     pub vertex: u32,
-    /// Its ids on this page.
-    pub ids: Vec<u32>,
+    /// Where its ids on this page lie in the ids [`decode_page`] appended to.
+    pub ids: std::ops::Range<usize>,
 }
 
 /// Appends LEB128: seven bits a byte, low first, the high bit set on all but the last.
@@ -223,8 +225,11 @@ fn ids_that_fit(codec: &dyn ListCodec, vertex: u32, ids: &[u32], room: usize) ->
     fits
 }
 
-fn pad_to_page(bytes: &mut Vec<u8>) {
-    bytes.resize(bytes.len().next_multiple_of(PAGE_BYTES), 0);
+/// Zero-fills `bytes` to a whole number of pages; returns the bytes added.
+fn pad_to_page(bytes: &mut Vec<u8>) -> u64 {
+    let before = bytes.len();
+    bytes.resize(before.next_multiple_of(PAGE_BYTES), 0);
+    (bytes.len() - before) as u64
 }
 
 /// Encodes every list of a CSR (`offsets` into `neighbors`, each list sorted and unique)
@@ -233,6 +238,7 @@ pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -
     let vertices = offsets.len().saturating_sub(1);
     let mut bytes = Vec::with_capacity(neighbors.len() * 2);
     let mut starts = vec![0u64; vertices + 1];
+    let mut padding_bytes = 0;
     for v in 0..vertices {
         let mut ids = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
         let vertex = v as u32;
@@ -244,7 +250,7 @@ pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -
         let room = PAGE_BYTES - bytes.len() % PAGE_BYTES;
         let whole = chunk_bytes(codec, vertex, ids, false);
         if whole > room && whole <= PAGE_BYTES {
-            pad_to_page(&mut bytes);
+            padding_bytes += pad_to_page(&mut bytes);
         }
         starts[v] = bytes.len() as u64;
         while !ids.is_empty() {
@@ -253,7 +259,7 @@ pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -
             if taken == 0 {
                 // Not even one id fits before the page's end (only a list's first chunk
                 // can meet a page partly full): the list starts on the next page.
-                pad_to_page(&mut bytes);
+                padding_bytes += pad_to_page(&mut bytes);
                 starts[v] = bytes.len() as u64;
                 continue;
             }
@@ -261,7 +267,7 @@ pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -
             encode_chunk(codec, vertex, &ids[..taken], continues, &mut bytes);
             ids = &ids[taken..];
             if continues {
-                pad_to_page(&mut bytes);
+                padding_bytes += pad_to_page(&mut bytes);
             }
         }
     }
@@ -271,10 +277,11 @@ pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -
             starts[v] = starts[v + 1];
         }
     }
-    pad_to_page(&mut bytes);
+    padding_bytes += pad_to_page(&mut bytes);
     EncodedLists {
         bytes,
         offsets: starts,
+        padding_bytes,
     }
 }
 
@@ -312,30 +319,32 @@ pub fn decode_list(
     }
 }
 
-/// Decodes page `page` given only its bytes (`page_bytes`) and the offsets: every chunk
-/// on it, the continuation of a list begun on an earlier page first. What a gather of one
-/// page, or a far `GETRANGE` of it, would do.
+/// Decodes page `page` given only its bytes (`page_bytes`) and the offsets: appends the
+/// ids of every chunk on it to `ids` and says whose they are in `chunks`, the continuation
+/// of a list begun on an earlier page first. What a gather of one page, or a far
+/// `GETRANGE` of it, would do.
 pub fn decode_page(
     codec: &dyn ListCodec,
     offsets: &[u64],
     page: usize,
     page_bytes: &[u8],
-    out: &mut Vec<PageChunk>,
+    ids: &mut Vec<u32>,
+    chunks: &mut Vec<PageChunk>,
 ) -> Result<(), ListCodecError> {
     let page_start = (page * PAGE_BYTES) as u64;
     let page_end = page_start + PAGE_BYTES as u64;
     let vertices = offsets.len().saturating_sub(1);
     // The first vertex whose list starts at or after the page's start.
     let first_here = offsets[..vertices].partition_point(|&offset| offset < page_start);
-    let mut ids = Vec::new();
     if first_here > 0 {
         // The last list begun before this page continues onto it if it ends past its start.
         let before = first_here - 1;
         if offsets[before] < offsets[before + 1] && offsets[before + 1] > page_start {
-            decode_chunk(codec, before as u32, page_bytes, &mut ids)?;
-            out.push(PageChunk {
+            let from = ids.len();
+            decode_chunk(codec, before as u32, page_bytes, ids)?;
+            chunks.push(PageChunk {
                 vertex: before as u32,
-                ids: std::mem::take(&mut ids),
+                ids: from..ids.len(),
             });
         }
     }
@@ -347,15 +356,15 @@ pub fn decode_page(
         if start == end {
             continue;
         }
-        decode_chunk(
-            codec,
-            v as u32,
-            &page_bytes[(start - page_start) as usize..],
-            &mut ids,
-        )?;
-        out.push(PageChunk {
+        let from = ids.len();
+        let at = (start - page_start) as usize;
+        let bytes = page_bytes
+            .get(at..)
+            .ok_or(ListCodecError::Truncated { vertex: v as u32 })?;
+        decode_chunk(codec, v as u32, bytes, ids)?;
+        chunks.push(PageChunk {
             vertex: v as u32,
-            ids: std::mem::take(&mut ids),
+            ids: from..ids.len(),
         });
     }
     Ok(())

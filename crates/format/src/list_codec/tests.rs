@@ -127,10 +127,18 @@ fn every_page_decodes_alone_and_short_lists_stay_on_one_page() {
             for (page, bytes) in encoded.bytes.chunks(PAGE_BYTES).enumerate() {
                 // A copy of this page alone: nothing before or after it can be read.
                 let alone = bytes.to_vec();
-                let mut chunks = Vec::new();
-                decode_page(codec.as_ref(), &encoded.offsets, page, &alone, &mut chunks).unwrap();
+                let (mut ids, mut chunks) = (Vec::new(), Vec::new());
+                decode_page(
+                    codec.as_ref(),
+                    &encoded.offsets,
+                    page,
+                    &alone,
+                    &mut ids,
+                    &mut chunks,
+                )
+                .unwrap();
                 for chunk in chunks {
-                    rebuilt[chunk.vertex as usize].extend_from_slice(&chunk.ids);
+                    rebuilt[chunk.vertex as usize].extend_from_slice(&ids[chunk.ids]);
                     pages_of[chunk.vertex as usize] += 1;
                 }
             }
