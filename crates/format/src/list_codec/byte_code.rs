@@ -23,17 +23,10 @@ impl ListCodec for ByteCode {
         }
     }
 
-    fn decode_body(
-        &self,
-        first: u32,
-        count: usize,
-        bytes: &[u8],
-        out: &mut Vec<u32>,
-    ) -> Option<usize> {
-        out.reserve(count);
+    fn decode_body(&self, first: u32, bytes: &[u8], out: &mut [u32]) -> Option<usize> {
         let mut position = 0;
         let mut id = first;
-        for _ in 0..count {
+        for slot in out {
             // One byte holds most gaps of a sorted list: read it without the loop.
             let gap = match bytes.get(position) {
                 Some(&byte) if byte < 0x80 => {
@@ -43,7 +36,7 @@ impl ListCodec for ByteCode {
                 _ => u32::try_from(get_varint(bytes, &mut position)?).ok()?,
             };
             id = id.wrapping_add(gap).wrapping_add(1);
-            out.push(id);
+            *slot = id;
         }
         Some(position)
     }

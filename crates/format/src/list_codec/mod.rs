@@ -85,23 +85,23 @@ pub trait ListCodec {
     /// Appends the body coding `ids[1..]` after `ids[0]`.
     fn encode_body(&self, ids: &[u32], out: &mut Vec<u8>);
 
-    /// Decodes `count` ids following `first` from the start of `bytes`, appending them to
-    /// `out`; returns the bytes read, or `None` when `bytes` ends too soon or an id overflows.
-    fn decode_body(
-        &self,
-        first: u32,
-        count: usize,
-        bytes: &[u8],
-        out: &mut Vec<u32>,
-    ) -> Option<usize>;
+    /// Decodes the `out.len()` ids following `first` from the start of `bytes` into `out`;
+    /// returns the bytes read, or `None` when `bytes` ends too soon.
+    fn decode_body(&self, first: u32, bytes: &[u8], out: &mut [u32]) -> Option<usize>;
 }
 
 /// Every candidate, in table order.
 pub fn candidates() -> Vec<Box<dyn ListCodec + Send + Sync>> {
     vec![
         Box::new(ByteCode),
-        Box::new(StreamVByte),
-        Box::new(BitPackedBlocks),
+        Box::new(StreamVByte { ssse3: false }),
+        Box::new(StreamVByte { ssse3: true }),
+        Box::new(BitPackedBlocks {
+            stream_vbyte_tail: false,
+        }),
+        Box::new(BitPackedBlocks {
+            stream_vbyte_tail: true,
+        }),
     ]
 }
 
@@ -141,8 +141,13 @@ pub(crate) fn varint_bytes(value: u64) -> usize {
 
 /// Reads one LEB128 value at `*position`, moving past it; `None` if `bytes` ends first
 /// or the value passes 64 bits.
-#[inline]
+#[inline(always)]
 pub(crate) fn get_varint(bytes: &[u8], position: &mut usize) -> Option<u64> {
+    let first = *bytes.get(*position)?;
+    if first < 0x80 {
+        *position += 1;
+        return Some(u64::from(first));
+    }
     let mut value = 0u64;
     let mut shift = 0;
     loop {
@@ -201,12 +206,11 @@ fn decode_chunk(
     let first = i64::from(vertex) + unzigzag(get_varint(bytes, &mut position).ok_or(truncated)?);
     let first = u32::try_from(first).map_err(|_| ListCodecError::IdOverflow { vertex })?;
     let count = (header >> 1) as usize;
-    out.push(first);
-    if count > 1 {
-        codec
-            .decode_body(first, count - 1, &bytes[position..], out)
-            .ok_or(ListCodecError::Truncated { vertex })?;
-    }
+    let at = out.len();
+    out.resize(at + count.max(1), first);
+    codec
+        .decode_body(first, &bytes[position..], &mut out[at + 1..])
+        .ok_or(ListCodecError::Truncated { vertex })?;
     Ok(header & 1 == 1)
 }
 
