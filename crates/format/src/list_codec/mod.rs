@@ -28,9 +28,12 @@
 //! after a page's last chunk are zero padding, never read: a reader always knows where
 //! each chunk starts and how many ids it holds.
 //!
-//! The writer never splits a list that fits in one page: it pads to the next page
-//! instead, so a gather of a short list reads exactly one page. A list longer than a page
-//! starts where the stream is and continues page by page, each page full of its ids.
+//! By default ([`PagePolicy::KeepShortListsWhole`]) the writer never splits a list that
+//! fits in one page: it pads to the next page instead, so a gather of a short list reads
+//! exactly one page. A list longer than a page starts where the stream is and continues
+//! page by page, each page full of its ids. [`PagePolicy::FillPages`] splits any list at
+//! a page's end instead, trading the padding for a restart and for short lists that a
+//! gather reads in two pages.
 //!
 //! The degree of a vertex is the sum of its chunks' counts: a kernel that needs degrees
 //! without reading lists would keep them apart (a question for the format itself).
@@ -236,9 +239,25 @@ fn pad_to_page(bytes: &mut Vec<u8>) -> u64 {
     (bytes.len() - before) as u64
 }
 
+/// Where the writer lets a list cross a page's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PagePolicy {
+    /// A list that fits in a page never crosses one: the writer pads instead, so a
+    /// gather of it reads one page.
+    KeepShortListsWhole,
+    /// Any list goes on where the last one ended and crosses pages with a restart: no
+    /// padding but a restart's header, and some short lists read two pages.
+    FillPages,
+}
+
 /// Encodes every list of a CSR (`offsets` into `neighbors`, each list sorted and unique)
 /// into pages, as the module doc lays out.
-pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -> EncodedLists {
+pub fn encode_lists(
+    codec: &dyn ListCodec,
+    offsets: &[u64],
+    neighbors: &[u32],
+    policy: PagePolicy,
+) -> EncodedLists {
     let vertices = offsets.len().saturating_sub(1);
     let mut bytes = Vec::with_capacity(neighbors.len() * 2);
     let mut starts = vec![0u64; vertices + 1];
@@ -253,7 +272,7 @@ pub fn encode_lists(codec: &dyn ListCodec, offsets: &[u64], neighbors: &[u32]) -
         }
         let room = PAGE_BYTES - bytes.len() % PAGE_BYTES;
         let whole = chunk_bytes(codec, vertex, ids, false);
-        if whole > room && whole <= PAGE_BYTES {
+        if policy == PagePolicy::KeepShortListsWhole && whole > room && whole <= PAGE_BYTES {
             padding_bytes += pad_to_page(&mut bytes);
         }
         starts[v] = bytes.len() as u64;

@@ -125,7 +125,7 @@ mod ssse3 {
 
     /// For each control byte: the shuffle that spreads its four values' bytes into four
     /// 32-bit lanes (0x80 zeroes a byte), and the data bytes the four take.
-    const SHUFFLES: [([u8; 16], u8); 256] = {
+    static SHUFFLES: [([u8; 16], u8); 256] = {
         let mut table = [([0x80u8; 16], 0u8); 256];
         let mut control = 0;
         while control < 256 {

@@ -100,28 +100,41 @@ fn graphs() -> Vec<(&'static str, (Vec<u64>, Vec<u32>))> {
     ]
 }
 
+const POLICIES: [PagePolicy; 2] = [PagePolicy::KeepShortListsWhole, PagePolicy::FillPages];
+
 #[test]
 fn every_codec_round_trips_every_list() {
     for (graph, (offsets, neighbors)) in graphs() {
-        for codec in candidates() {
-            let encoded = encode_lists(codec.as_ref(), &offsets, &neighbors);
+        for (codec, policy) in candidates()
+            .iter()
+            .flat_map(|codec| POLICIES.map(|policy| (codec, policy)))
+        {
+            let encoded = encode_lists(codec.as_ref(), &offsets, &neighbors, policy);
             assert_eq!(encoded.bytes.len() % PAGE_BYTES, 0);
             let mut list = Vec::new();
             for v in 0..offsets.len() - 1 {
                 list.clear();
                 decode_list(codec.as_ref(), &encoded, v, &mut list).unwrap();
                 let expected = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
-                assert_eq!(list, expected, "{graph}, {}, vertex {v}", codec.name());
+                assert_eq!(
+                    list,
+                    expected,
+                    "{graph}, {}, {policy:?}, vertex {v}",
+                    codec.name()
+                );
             }
         }
     }
 }
 
 #[test]
-fn every_page_decodes_alone_and_short_lists_stay_on_one_page() {
+fn every_page_decodes_alone_and_short_lists_stay_on_one_page_when_kept_whole() {
     for (graph, (offsets, neighbors)) in graphs() {
-        for codec in candidates() {
-            let encoded = encode_lists(codec.as_ref(), &offsets, &neighbors);
+        for (codec, policy) in candidates()
+            .iter()
+            .flat_map(|codec| POLICIES.map(|policy| (codec, policy)))
+        {
+            let encoded = encode_lists(codec.as_ref(), &offsets, &neighbors, policy);
             let mut rebuilt = vec![Vec::new(); offsets.len() - 1];
             let mut pages_of = vec![0usize; offsets.len() - 1];
             for (page, bytes) in encoded.bytes.chunks(PAGE_BYTES).enumerate() {
@@ -147,13 +160,19 @@ fn every_page_decodes_alone_and_short_lists_stay_on_one_page() {
                 assert_eq!(
                     rebuilt[v],
                     expected,
-                    "{graph}, {}, vertex {v}",
+                    "{graph}, {}, {policy:?}, vertex {v}",
                     codec.name()
                 );
-                if !expected.is_empty()
+                if policy == PagePolicy::KeepShortListsWhole
+                    && !expected.is_empty()
                     && chunk_bytes(codec.as_ref(), v as u32, expected, false) <= PAGE_BYTES
                 {
-                    assert_eq!(pages_of[v], 1, "{graph}, {}, vertex {v}", codec.name());
+                    assert_eq!(
+                        pages_of[v],
+                        1,
+                        "{graph}, {}, {policy:?}, vertex {v}",
+                        codec.name()
+                    );
                 }
             }
         }
@@ -164,7 +183,12 @@ fn every_page_decodes_alone_and_short_lists_stay_on_one_page() {
 fn long_lists_span_pages_and_empty_lists_take_no_bytes() {
     let (offsets, neighbors) = edge_cases();
     for codec in candidates() {
-        let encoded = encode_lists(codec.as_ref(), &offsets, &neighbors);
+        let encoded = encode_lists(
+            codec.as_ref(),
+            &offsets,
+            &neighbors,
+            PagePolicy::KeepShortListsWhole,
+        );
         let pages = |v: usize| {
             encoded.offsets[v + 1].div_ceil(PAGE_BYTES as u64)
                 - encoded.offsets[v] / PAGE_BYTES as u64
@@ -186,7 +210,12 @@ fn long_lists_span_pages_and_empty_lists_take_no_bytes() {
 fn a_page_cut_short_is_an_error_not_a_panic() {
     let (offsets, neighbors) = kron(10, 16);
     for codec in candidates() {
-        let mut encoded = encode_lists(codec.as_ref(), &offsets, &neighbors);
+        let mut encoded = encode_lists(
+            codec.as_ref(),
+            &offsets,
+            &neighbors,
+            PagePolicy::KeepShortListsWhole,
+        );
         let hub = (0..offsets.len() - 1)
             .max_by_key(|&v| offsets[v + 1] - offsets[v])
             .unwrap();
@@ -195,6 +224,25 @@ fn a_page_cut_short_is_an_error_not_a_panic() {
         assert!(
             matches!(result, Err(ListCodecError::Truncated { .. })),
             "{}: {result:?}",
+            codec.name()
+        );
+    }
+}
+
+#[test]
+fn filling_pages_pads_less_than_keeping_short_lists_whole() {
+    let (offsets, neighbors) = kron(12, 16);
+    for codec in candidates() {
+        let whole = encode_lists(
+            codec.as_ref(),
+            &offsets,
+            &neighbors,
+            PagePolicy::KeepShortListsWhole,
+        );
+        let filled = encode_lists(codec.as_ref(), &offsets, &neighbors, PagePolicy::FillPages);
+        assert!(
+            filled.padding_bytes < whole.padding_bytes,
+            "{}",
             codec.name()
         );
     }
