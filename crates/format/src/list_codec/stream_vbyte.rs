@@ -60,7 +60,7 @@ pub(crate) fn decode_gaps(first: u32, bytes: &[u8], out: &mut [u32], ssse3: bool
     for (quad, &control) in out.chunks_mut(4).zip(controls).skip(quads_done) {
         match bytes.get(position..position + 16) {
             // The common case: the quad's 4 to 16 bytes read through whole 4-byte windows.
-            Some(window) if quad.len() == 4 => {
+            Some(window) => {
                 let mut at = 0;
                 for (slot, value) in quad.iter_mut().enumerate() {
                     let length = usize::from((control >> (2 * slot)) & 3) + 1;
@@ -161,7 +161,7 @@ mod ssse3 {
         let mut last = _mm_set1_epi32(previous as i32);
         let ones = _mm_set1_epi32(1);
         let mut quads = 0;
-        for (quad, &control) in out.chunks_exact_mut(4).zip(controls) {
+        for (quad, &control) in out.chunks_mut(4).zip(controls) {
             let Some(window) = bytes.get(position..position + 16) else {
                 break;
             };
@@ -178,8 +178,19 @@ mod ssse3 {
             ids = _mm_add_epi32(ids, _mm_slli_si128::<4>(ids));
             ids = _mm_add_epi32(ids, _mm_slli_si128::<8>(ids));
             ids = _mm_add_epi32(ids, last);
-            // SAFETY: `quad` holds four u32s, 16 bytes; unaligned stores are allowed.
-            unsafe { _mm_storeu_si128(quad.as_mut_ptr().cast::<__m128i>(), ids) };
+            if let Ok(whole) = <&mut [u32; 4]>::try_from(&mut *quad) {
+                // SAFETY: `whole` is four u32s, 16 bytes; unaligned stores are allowed.
+                unsafe { _mm_storeu_si128(whole.as_mut_ptr().cast::<__m128i>(), ids) };
+            } else {
+                // A list's last, partial quad: its unused control bits read as one-byte
+                // values that are decoded and dropped.
+                let mut four = [0u32; 4];
+                // SAFETY: `four` is four u32s, 16 bytes; unaligned stores are allowed.
+                unsafe { _mm_storeu_si128(four.as_mut_ptr().cast::<__m128i>(), ids) };
+                quad.copy_from_slice(&four[..quad.len()]);
+                let length = usize::from(*length) - (4 - quad.len());
+                return (quads + 1, position + length, four[quad.len() - 1]);
+            }
             last = _mm_shuffle_epi32::<0xff>(ids);
             position += usize::from(*length);
             quads += 1;
