@@ -13,8 +13,11 @@ impl Lcg {
     }
 }
 
+/// A graph as CSR: offsets into the concatenated lists.
+type Csr = (Vec<u64>, Vec<u32>);
+
 /// CSR offsets and sorted, unique lists of `vertices` lists from directed `edges`.
-fn csr(vertices: usize, edges: &[(u32, u32)]) -> (Vec<u64>, Vec<u32>) {
+fn csr(vertices: usize, edges: &[(u32, u32)]) -> Csr {
     let mut lists = vec![Vec::new(); vertices];
     for &(from, to) in edges {
         lists[from as usize].push(to);
@@ -38,7 +41,7 @@ fn both_ways(edges: impl Iterator<Item = (u32, u32)>) -> Vec<(u32, u32)> {
 }
 
 /// Graph500's RMAT (A=0.57, B=C=0.19): a few hubs with lists longer than a page.
-fn kron(scale: u32, degree: usize) -> (Vec<u64>, Vec<u32>) {
+fn kron(scale: u32, degree: usize) -> Csr {
     let mut random = Lcg(7);
     let edges = (0..(degree << scale)).map(|_| {
         let (mut from, mut to) = (0u32, 0u32);
@@ -58,7 +61,7 @@ fn kron(scale: u32, degree: usize) -> (Vec<u64>, Vec<u32>) {
     csr(1 << scale, &both_ways(edges))
 }
 
-fn urand(scale: u32, degree: usize) -> (Vec<u64>, Vec<u32>) {
+fn urand(scale: u32, degree: usize) -> Csr {
     let mut random = Lcg(11);
     let vertices = 1u64 << scale;
     let edges = (0..(degree << scale)).map(|_| {
@@ -70,7 +73,7 @@ fn urand(scale: u32, degree: usize) -> (Vec<u64>, Vec<u32>) {
     csr(1 << scale, &both_ways(edges))
 }
 
-fn grid(side: u32) -> (Vec<u64>, Vec<u32>) {
+fn grid(side: u32) -> Csr {
     let edges = (0..side * side).flat_map(|v| {
         let right = (v % side + 1 < side).then_some((v, v + 1));
         let down = (v / side + 1 < side).then_some((v, v + side));
@@ -81,7 +84,7 @@ fn grid(side: u32) -> (Vec<u64>, Vec<u32>) {
 
 /// Empty lists around two lists longer than a page (one dense, one of wide gaps), and
 /// lists whose ids sit at the top of the u32 range.
-fn edge_cases() -> (Vec<u64>, Vec<u32>) {
+fn edge_cases() -> Csr {
     let mut random = Lcg(3);
     let mut edges: Vec<(u32, u32)> = (0..20_000).map(|to| (2, to)).collect();
     edges.extend((0..5_000).map(|_| (4, random.next() as u32)));
@@ -91,7 +94,7 @@ fn edge_cases() -> (Vec<u64>, Vec<u32>) {
     csr(12, &edges)
 }
 
-fn graphs() -> Vec<(&'static str, (Vec<u64>, Vec<u32>))> {
+fn graphs() -> Vec<(&'static str, Csr)> {
     vec![
         ("kron", kron(12, 16)),
         ("urand", urand(12, 16)),
