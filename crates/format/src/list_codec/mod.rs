@@ -60,7 +60,9 @@ pub enum ListCodecError {
         /// The vertex whose chunk was being decoded.
         vertex: u32,
     },
-    /// A decoded id does not fit in 32 bits.
+    /// A chunk's first id, decoded from its vertex id, does not fit in 32 bits. (Gaps add
+    /// up in wrapping arithmetic on the decoders' hot path; a damaged body is the job of
+    /// the checksums and of `check`'s sorted-and-in-range test.)
     #[error("vertex {vertex}'s list decodes to an id beyond u32::MAX")]
     IdOverflow {
         /// The vertex whose chunk was being decoded.
