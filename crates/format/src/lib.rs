@@ -13,6 +13,8 @@ compile_error!(
 mod check;
 mod error;
 mod header;
+#[doc(hidden)]
+pub mod list_codec;
 mod mapped_bound;
 pub mod output;
 mod reader;

@@ -1,0 +1,100 @@
+//! Candidate (c): the gaps in blocks of 128, each block bit-packed at the width of its
+//! largest gap minus one (the `bitpacking` crate's BitPacker4x, SIMD on x86-64 and
+//! portable elsewhere), a width byte before each block; the last fewer than 128 gaps of
+//! a chunk as LEB128 varints or in Stream VByte.
+
+use bitpacking::{BitPacker, BitPacker4x};
+
+use super::{ListCodec, get_varint, put_varint, stream_vbyte, varint_bytes};
+
+/// Gaps bit-packed 128 at a time, the tail of a chunk in a byte code.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BitPackedBlocks {
+    /// Code the tail in Stream VByte (SSSE3 where there) rather than LEB128.
+    pub stream_vbyte_tail: bool,
+}
+
+const BLOCK: usize = BitPacker4x::BLOCK_LEN;
+
+impl ListCodec for BitPackedBlocks {
+    fn name(&self) -> &'static str {
+        if self.stream_vbyte_tail {
+            "bit-packed blocks of 128, Stream VByte tail"
+        } else {
+            "bit-packed blocks of 128, LEB128 tail"
+        }
+    }
+
+    fn body_bytes(&self, ids: &[u32]) -> usize {
+        let packer = BitPacker4x::new();
+        let gaps = ids.len() - 1;
+        let mut bytes = 0;
+        let mut before = 0;
+        for _ in 0..gaps / BLOCK {
+            let block = &ids[before + 1..before + 1 + BLOCK];
+            let bits = packer.num_bits_strictly_sorted(Some(ids[before]), block);
+            bytes += 1 + BitPacker4x::compressed_block_size(bits);
+            before += BLOCK;
+        }
+        let tail = &ids[before..];
+        bytes
+            + if self.stream_vbyte_tail {
+                stream_vbyte::gaps_bytes(tail)
+            } else {
+                tail.windows(2)
+                    .map(|pair| varint_bytes(u64::from(pair[1] - pair[0] - 1)))
+                    .sum::<usize>()
+            }
+    }
+
+    fn encode_body(&self, ids: &[u32], out: &mut Vec<u8>) {
+        let packer = BitPacker4x::new();
+        let gaps = ids.len() - 1;
+        let mut before = 0;
+        for _ in 0..gaps / BLOCK {
+            let block = &ids[before + 1..before + 1 + BLOCK];
+            let bits = packer.num_bits_strictly_sorted(Some(ids[before]), block);
+            out.push(bits);
+            let at = out.len();
+            out.resize(at + BitPacker4x::compressed_block_size(bits), 0);
+            packer.compress_strictly_sorted(Some(ids[before]), block, &mut out[at..], bits);
+            before += BLOCK;
+        }
+        if self.stream_vbyte_tail {
+            stream_vbyte::encode_gaps(&ids[before..], out);
+        } else {
+            for pair in ids[before..].windows(2) {
+                put_varint(u64::from(pair[1] - pair[0] - 1), out);
+            }
+        }
+    }
+
+    fn decode_body(&self, first: u32, bytes: &[u8], out: &mut [u32]) -> Option<usize> {
+        let packer = BitPacker4x::new();
+        let mut position = 0;
+        let mut id = first;
+        let mut blocks = out.chunks_exact_mut(BLOCK);
+        for block in &mut blocks {
+            let bits = *bytes.get(position)?;
+            if bits > 32 {
+                return None;
+            }
+            let packed =
+                bytes.get(position + 1..position + 1 + BitPacker4x::compressed_block_size(bits))?;
+            packer.decompress_strictly_sorted(Some(id), packed, block, bits);
+            id = block[BLOCK - 1];
+            position += 1 + packed.len();
+        }
+        let tail = blocks.into_remainder();
+        if self.stream_vbyte_tail {
+            return stream_vbyte::decode_gaps(id, &bytes[position..], tail, true)
+                .map(|tail_bytes| position + tail_bytes);
+        }
+        for slot in tail {
+            let gap = u32::try_from(get_varint(bytes, &mut position)?).ok()?;
+            id = id.wrapping_add(gap).wrapping_add(1);
+            *slot = id;
+        }
+        Some(position)
+    }
+}
