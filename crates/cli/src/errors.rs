@@ -135,6 +135,9 @@ fn far_sentence(error: &FarError) -> String {
         FarError::NotFound { .. } => {
             format!("{error}; store it with `swapless far push GRAPH.sl URL`")
         }
+        FarError::FallbackUnreadable { .. } => {
+            format!("{error}; give --fallback the .sl file the graph was pushed from")
+        }
         FarError::Refused { .. } => format!(
             "{error}; give the password in {PASSWORD_VARIABLE} (and an ACL user in {USER_VARIABLE})"
         ),

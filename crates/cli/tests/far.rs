@@ -393,6 +393,13 @@ fn a_fallback_file_serves_what_the_cluster_lost_and_a_replaced_graph_is_named() 
         report["far"]
     );
     assert_same_answer_on(&local, "pr", "far", (&report, &result), (&dram.0, &dram.1));
+    // A fallback that is no graph is named as the fallback.
+    let missing = dir.join("no-such.sl");
+    let unreadable = far_fails(dir, &["run", "pr", &url, "--fallback", arg(&missing)], &[]);
+    assert!(
+        unreadable.contains("the fallback") && unreadable.contains("--fallback"),
+        "{unreadable}"
+    );
     // Another graph's file is refused before anything is read.
     let mismatch = far_fails(dir, &["run", "pr", &url, "--fallback", arg(&other)], &[]);
     assert!(mismatch.contains("holds another graph"), "{mismatch}");

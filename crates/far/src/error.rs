@@ -169,6 +169,14 @@ pub enum FarError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The fallback file cannot be opened as a graph.
+    #[error("the fallback {} cannot be read as a graph: {detail}", path.display())]
+    FallbackUnreadable {
+        /// The fallback file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        detail: String,
+    },
     /// The fallback file holds another graph.
     #[error("{path} holds another graph than {name:?} (fingerprint {found}, not {expected})")]
     FallbackMismatch {

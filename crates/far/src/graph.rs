@@ -76,7 +76,12 @@ impl FarGraph {
         let fallback = match &options.fallback {
             None => None,
             Some(path) => {
-                let found = fingerprint_hex(GraphFile::open(path)?.fingerprint());
+                let unreadable = |detail: String| FarError::FallbackUnreadable {
+                    path: path.clone(),
+                    detail,
+                };
+                let graph = GraphFile::open(path).map_err(|error| unreadable(error.to_string()))?;
+                let found = fingerprint_hex(graph.fingerprint());
                 if found != manifest.fingerprint {
                     return Err(FarError::FallbackMismatch {
                         path: path.clone(),
