@@ -14,8 +14,7 @@ use super::pagerank::{
     self, Jumps, PageRank, PageRankOptions, PageRankResult, PageRankState, SeedSet,
 };
 use crate::kernel::{
-    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
-    Warning,
+    GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, Step, Warning,
 };
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
 use crate::saved_state::{StateError, StateReader, StateWriter};
@@ -59,20 +58,13 @@ impl Kernel for PersonalizedPageRank {
     type Result = PageRankResult;
     type Parameters = PersonalizedOptions;
 
+    // PageRank's facts (lists read, column, result, determinism); its own name and
+    // parameters.
     const INFO: KernelInfo = KernelInfo {
         name: "ppr",
         about: "Personalized PageRank (walks restart at the seed vertices): score per vertex",
-        reads: pagerank::READS,
-        column: Column {
-            name: "score",
-            vertices: false,
-        },
-        result: ResultKind::Float64,
-        takes_source: false,
-        searches: false,
-        verifier_copies_lists: false,
-        deterministic: true,
         parameters: &PARAMETERS,
+        ..<PageRank as Kernel>::INFO
     };
 
     fn parameters(&self, values: &ParameterValues) -> PersonalizedOptions {
