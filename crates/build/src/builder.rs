@@ -568,6 +568,7 @@ fn build_with<R: Record>(
         weighted: R::WEIGHTED,
         reordered: new_to_old.is_some(),
         ids: ids.map_or(IdKind::Dense, |ids| ids.kind()),
+        compressed_lists: false,
     };
     context.check_cancelled()?;
     context.phase("syncing", None);

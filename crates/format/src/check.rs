@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::{FormatError, GraphFile, HEAD_ENTRIES, Result};
+use crate::{FormatError, GraphFile, HEAD_ENTRIES, ListOf, Result, SectionKind};
 
 /// What a successful check covered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,16 +24,9 @@ pub fn check_file(path: &Path) -> Result<CheckReport> {
     let graph = GraphFile::open(path)?;
     let blocks_verified = graph.verify_checksums()?;
     let n = graph.num_vertices();
-    check_csr(
-        &graph,
-        "out",
-        graph.out_offsets(),
-        graph.out_neighbors(),
-        graph.out_weights(),
-        n,
-    )?;
-    if let (Some(offsets), Some(neighbors)) = (graph.in_offsets(), graph.in_neighbors()) {
-        check_csr(&graph, "in", offsets, neighbors, graph.in_weights(), n)?;
+    check_csr(&graph, Direction::Out)?;
+    if graph.flags().directed {
+        check_csr(&graph, Direction::In)?;
     }
     check_transpose(&graph)?;
     if let Some(heads) = graph.out_heads() {
@@ -57,59 +50,128 @@ fn corrupt(graph: &GraphFile, detail: String) -> FormatError {
     }
 }
 
-fn check_csr(
-    graph: &GraphFile,
-    direction: &str,
-    offsets: &[u64],
-    neighbors: &[u32],
-    weights: Option<&[f32]>,
-    n: usize,
-) -> Result<()> {
-    if offsets.first() != Some(&0) {
-        return Err(corrupt(
-            graph,
-            format!("{direction}_offsets does not start at 0"),
-        ));
+/// One direction's lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Out,
+    In,
+}
+
+impl Direction {
+    fn name(self) -> &'static str {
+        match self {
+            Direction::Out => "out",
+            Direction::In => "in",
+        }
     }
-    if offsets.last() != Some(&(neighbors.len() as u64)) {
-        return Err(corrupt(
-            graph,
-            format!(
-                "{direction}_offsets ends at {} but there are {} neighbors",
-                offsets.last().copied().unwrap_or(0),
-                neighbors.len()
-            ),
-        ));
+
+    fn list(self, graph: &GraphFile, v: usize) -> Result<ListOf<'_>> {
+        match self {
+            Direction::Out => graph.out_list(v),
+            Direction::In => graph.in_list(v),
+        }
     }
+
+    fn kinds(self) -> [SectionKind; 3] {
+        match self {
+            Direction::Out => [
+                SectionKind::OutOffsets,
+                SectionKind::OutPositions,
+                SectionKind::OutNeighbors,
+            ],
+            Direction::In => [
+                SectionKind::InOffsets,
+                SectionKind::InPositions,
+                SectionKind::InNeighbors,
+            ],
+        }
+    }
+}
+
+/// Where each list lies: the offsets from 0, never falling, to the entries the lists
+/// hold; and, for compressed lists, the positions likewise to the section's length.
+fn check_bounds(graph: &GraphFile, direction: Direction) -> Result<()> {
+    let name = direction.name();
+    let [offsets_kind, positions_kind, neighbors_kind] = direction.kinds();
+    let as_u64 = |kind: SectionKind| -> &[u64] {
+        graph
+            .section_bytes(kind)
+            .map(bytemuck::cast_slice)
+            .unwrap_or(&[])
+    };
+    let neighbors_bytes = graph
+        .header()
+        .section(neighbors_kind)
+        .map_or(0, |entry| entry.length);
+    let (ends_at, sections) = match graph.lists_compressed() {
+        true => (
+            vec![graph.num_arcs() as u64, neighbors_bytes],
+            vec![offsets_kind, positions_kind],
+        ),
+        false => (vec![neighbors_bytes / 4], vec![offsets_kind]),
+    };
+    for (kind, end) in sections.into_iter().zip(ends_at) {
+        let values = as_u64(kind);
+        if values.first() != Some(&0) && kind == offsets_kind {
+            return Err(corrupt(graph, format!("{}_offsets does not start at 0", name)));
+        }
+        if values.last() != Some(&end) {
+            return Err(corrupt(
+                graph,
+                format!(
+                    "{} ends at {} but its lists end at {end}",
+                    kind.name(),
+                    values.last().copied().unwrap_or(0)
+                ),
+            ));
+        }
+        if let Some(v) = values.windows(2).position(|pair| pair[0] > pair[1]) {
+            return Err(corrupt(
+                graph,
+                format!(
+                    "vertex {v}: {} are not monotone ({} then {})",
+                    kind.name(),
+                    values[v],
+                    values[v + 1]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every list of `direction`: it decodes (compressed lists), its ids are vertices,
+/// sorted and unique, and its weights finite.
+fn check_csr(graph: &GraphFile, direction: Direction) -> Result<()> {
+    check_bounds(graph, direction)?;
+    let n = graph.num_vertices();
+    let name = direction.name();
     let problem = (0..n).into_par_iter().find_map_first(|v| {
-        let (start, end) = (offsets[v], offsets[v + 1]);
-        if start > end || end > neighbors.len() as u64 {
+        let list = match direction.list(graph, v) {
+            Ok(list) => list,
+            Err(error) => return Some(format!("vertex {v}: its {name}-list does not decode ({error})")),
+        };
+        let ids = &list.ids;
+        if let Some(position) = ids.iter().position(|&u| u as usize >= n) {
             return Some(format!(
-                "vertex {v}: {direction}_offsets are not monotone ({start} then {end})"
+                "vertex {v}: {name}-neighbor {} at position {position} is not below the vertex count {n}",
+                ids[position]
             ));
         }
-        let list = &neighbors[start as usize..end as usize];
-        if let Some(position) = list.iter().position(|&u| u as usize >= n) {
+        if let Some(position) = ids.windows(2).position(|pair| pair[0] >= pair[1]) {
             return Some(format!(
-                "vertex {v}: {direction}-neighbor {} at position {position} is not below the vertex count {n}",
-                list[position]
-            ));
-        }
-        if let Some(position) = list.windows(2).position(|pair| pair[0] >= pair[1]) {
-            return Some(format!(
-                "vertex {v}: {direction}-neighbors are not sorted and unique at position {} ({} then {})",
+                "vertex {v}: {name}-neighbors are not sorted and unique at position {} ({} then {})",
                 position + 1,
-                list[position],
-                list[position + 1]
+                ids[position],
+                ids[position + 1]
             ));
         }
-        if let Some(weights) = weights {
-            let list_weights = &weights[start as usize..end as usize];
-            if let Some(position) = list_weights.iter().position(|w| !w.is_finite()) {
-                return Some(format!(
-                    "vertex {v}: {direction}-edge weight at position {position} is not a finite number"
-                ));
-            }
+        if let Some(weights) = &list.weights
+            && let Some(position) = weights.iter().position(|w| !w.is_finite())
+        {
+            return Some(format!(
+                "vertex {v}: {name}-edge weight at position {position} is not a finite number"
+            ));
         }
         None
     });
@@ -130,13 +192,16 @@ fn check_transpose(graph: &GraphFile) -> Result<()> {
         let ends = splitmix(key ^ ((from as u64) << 32 | to as u64));
         splitmix(ends ^ key.rotate_left(17) ^ weight.to_bits() as u64)
     };
-    let sum = |offsets: &[u64], neighbors: &[u32], weights: Option<&[f32]>, reverse: bool| {
+    // The lists were checked to decode just before.
+    let sum = |direction: Direction, reverse: bool| {
         (0..graph.num_vertices())
             .into_par_iter()
             .map(|v| {
-                let (start, end) = (offsets[v] as usize, offsets[v + 1] as usize);
-                (start..end).fold(0u64, |total, index| {
-                    let (u, weight) = (neighbors[index], weights.map_or(1.0, |w| w[index]));
+                let Ok(list) = direction.list(graph, v) else {
+                    return 0;
+                };
+                list.ids.iter().enumerate().fold(0u64, |total, (index, &u)| {
+                    let weight = list.weights.as_ref().map_or(1.0, |w| w[index]);
                     let hash = match reverse {
                         false => arc_hash(v as u32, u, weight),
                         true => arc_hash(u, v as u32, weight),
@@ -146,24 +211,14 @@ fn check_transpose(graph: &GraphFile) -> Result<()> {
             })
             .reduce(|| 0, u64::wrapping_add)
     };
-    let out = sum(
-        graph.out_offsets(),
-        graph.out_neighbors(),
-        graph.out_weights(),
-        false,
-    );
-    let (other, what) = match (graph.in_offsets(), graph.in_neighbors()) {
-        (Some(offsets), Some(neighbors)) => (
-            sum(offsets, neighbors, graph.in_weights(), true),
+    let out = sum(Direction::Out, false);
+    let (other, what) = match graph.flags().directed {
+        true => (
+            sum(Direction::In, true),
             "the in-lists do not hold the out-arcs reversed",
         ),
-        _ => (
-            sum(
-                graph.out_offsets(),
-                graph.out_neighbors(),
-                graph.out_weights(),
-                true,
-            ),
+        false => (
+            sum(Direction::Out, true),
             "the lists of this undirected graph are not symmetric (some arc has no reverse)",
         ),
     };

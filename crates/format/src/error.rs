@@ -141,6 +141,14 @@ pub enum FormatError {
         /// What was wrong.
         detail: String,
     },
+    /// A list handed to the compressed-list encoder cannot be stored as it is.
+    #[error("cannot compress the list of vertex {vertex}: {detail}")]
+    InvalidList {
+        /// Whose list.
+        vertex: u32,
+        /// What was wrong.
+        detail: String,
+    },
 }
 
 impl FormatError {

@@ -6,11 +6,17 @@ use crate::{FormatError, Result};
 
 /// Magic bytes that open every `.sl` file.
 pub const MAGIC: &[u8; 8] = b"SWAPLESS";
-/// The format version this build writes and the newest it reads.
+/// The newest format version this build reads, and the one it writes for a graph whose
+/// lists are compressed.
 ///
-/// Version 2 checksums every 4 KiB page of a section; version 1 (still read) checksummed
-/// 1 MiB blocks, which a disk tier's reads of a page or a 256 KiB chunk could not check.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3 may store neighbor lists compressed ([`GraphFlags::compressed_lists`]); a
+/// graph with plain lists is still written as version 2, so that older readers keep
+/// reading it. Version 2 checksums every 4 KiB page of a section; version 1 (still read)
+/// checksummed 1 MiB blocks, which a disk tier's reads of a page or a 256 KiB chunk could
+/// not check.
+pub const FORMAT_VERSION: u32 = 3;
+/// The version written for a graph whose lists are plain `u32` ids.
+pub const PLAIN_LISTS_VERSION: u32 = 2;
 /// Every section starts at a multiple of this (the page size, and O_DIRECT's alignment).
 pub const SECTION_ALIGN: u64 = 4096;
 /// Size of one checksummed block of a section in the files this build writes: a page,
@@ -41,14 +47,23 @@ pub enum SectionKind {
     /// start of every list (cc's first links) reads these 8 bytes a vertex instead of
     /// every list.
     OutHeads,
-    /// `u32` ids, each vertex's list sorted ascending.
+    /// `u32` ids, each vertex's list sorted ascending; in a file with compressed lists,
+    /// the lists in pages of delta-coded chunks, weights beside their ids
+    /// (see [`crate::compressed_lists`]).
     OutNeighbors,
+    /// `u64 × (n+1)`, in a file with compressed lists only: where each vertex's list
+    /// starts in `out_neighbors`, in bytes (`out_offsets` keep counting entries, so
+    /// degrees read as before).
+    OutPositions,
     /// `f32`, parallel to `out_neighbors`.
     OutWeights,
     /// `u64 × (n+1)` for in-lists (directed graphs only).
     InOffsets,
-    /// `u32` ids of in-neighbors, each list sorted ascending.
+    /// `u32` ids of in-neighbors, each list sorted ascending (compressed as
+    /// `out_neighbors` is, in a file with compressed lists).
     InNeighbors,
+    /// `u64 × (n+1)`: where each in-list starts in a compressed `in_neighbors`, in bytes.
+    InPositions,
     /// `f32`, parallel to `in_neighbors`.
     InWeights,
     /// `u32 × n`: new id → original id, after reordering.
@@ -68,12 +83,14 @@ pub enum SectionKind {
 
 impl SectionKind {
     /// Every kind, in the order the builder lays sections out.
-    pub const ALL: [SectionKind; 12] = [
+    pub const ALL: [SectionKind; 14] = [
         SectionKind::OutOffsets,
         SectionKind::OutHeads,
+        SectionKind::OutPositions,
         SectionKind::OutNeighbors,
         SectionKind::OutWeights,
         SectionKind::InOffsets,
+        SectionKind::InPositions,
         SectionKind::InNeighbors,
         SectionKind::InWeights,
         SectionKind::Permutation,
@@ -89,9 +106,11 @@ impl SectionKind {
             SectionKind::OutOffsets => "out_offsets",
             SectionKind::OutHeads => "out_heads",
             SectionKind::OutNeighbors => "out_neighbors",
+            SectionKind::OutPositions => "out_positions",
             SectionKind::OutWeights => "out_weights",
             SectionKind::InOffsets => "in_offsets",
             SectionKind::InNeighbors => "in_neighbors",
+            SectionKind::InPositions => "in_positions",
             SectionKind::InWeights => "in_weights",
             SectionKind::Permutation => "permutation",
             SectionKind::VertexIds => "original_ids",
@@ -120,6 +139,9 @@ pub struct GraphFlags {
     pub reordered: bool,
     /// What the input called its vertices.
     pub ids: IdKind,
+    /// Neighbor lists are compressed (version 3): `out_positions` (and `in_positions`)
+    /// locate them, and weights lie beside their ids, with no weight sections.
+    pub compressed_lists: bool,
 }
 
 /// What the input called its vertices, and so what results are keyed by.
@@ -141,8 +163,21 @@ impl GraphFlags {
     const REORDERED: u32 = 4;
     const INTEGER_IDS: u32 = 8;
     const NAMES: u32 = 16;
-    const KNOWN: u32 =
-        Self::DIRECTED | Self::WEIGHTED | Self::REORDERED | Self::INTEGER_IDS | Self::NAMES;
+    const COMPRESSED_LISTS: u32 = 32;
+    const KNOWN: u32 = Self::DIRECTED
+        | Self::WEIGHTED
+        | Self::REORDERED
+        | Self::INTEGER_IDS
+        | Self::NAMES
+        | Self::COMPRESSED_LISTS;
+
+    /// The format version a file with these flags is written as.
+    pub fn version(self) -> u32 {
+        match self.compressed_lists {
+            true => FORMAT_VERSION,
+            false => PLAIN_LISTS_VERSION,
+        }
+    }
 
     fn to_bits(self) -> u32 {
         let mut bits = 0;
@@ -154,6 +189,9 @@ impl GraphFlags {
         }
         if self.reordered {
             bits |= Self::REORDERED;
+        }
+        if self.compressed_lists {
+            bits |= Self::COMPRESSED_LISTS;
         }
         bits |= match self.ids {
             IdKind::Dense => 0,
@@ -175,6 +213,7 @@ impl GraphFlags {
             weighted: bits & Self::WEIGHTED != 0,
             reordered: bits & Self::REORDERED != 0,
             ids,
+            compressed_lists: bits & Self::COMPRESSED_LISTS != 0,
         })
     }
 }
@@ -311,6 +350,11 @@ impl Header {
         }
         let flags = GraphFlags::from_bits(read_u32(bytes, 12))
             .ok_or_else(|| corrupt(format!("unknown flag bits {:#x}", read_u32(bytes, 12))))?;
+        if flags.compressed_lists && version < FORMAT_VERSION {
+            return Err(corrupt(format!(
+                "a version {version} file cannot hold compressed lists (version {FORMAT_VERSION} brought them)"
+            )));
+        }
         let id_bytes = read_u32(bytes, 16);
         if id_bytes != 4 {
             return Err(corrupt(format!(
@@ -369,7 +413,12 @@ impl Header {
         let m = self.num_arcs;
         match kind {
             SectionKind::OutOffsets | SectionKind::InOffsets => Some((n + 1) * 8),
+            // Compressed lists are as long as their positions say, checked when loaded.
+            SectionKind::OutNeighbors | SectionKind::InNeighbors if self.flags.compressed_lists => {
+                None
+            }
             SectionKind::OutNeighbors | SectionKind::InNeighbors => Some(m * self.id_bytes as u64),
+            SectionKind::OutPositions | SectionKind::InPositions => Some((n + 1) * 8),
             SectionKind::OutWeights | SectionKind::InWeights => Some(m * 4),
             SectionKind::Permutation => Some(n * 4),
             SectionKind::VertexIds => Some(n * 8),
@@ -390,13 +439,18 @@ impl Header {
     /// The sections this header's flags require.
     pub fn required_sections(&self) -> Vec<SectionKind> {
         let mut kinds = vec![SectionKind::OutOffsets, SectionKind::OutNeighbors];
-        if self.flags.weighted {
-            kinds.push(SectionKind::OutWeights);
+        let compressed = self.flags.compressed_lists;
+        match compressed {
+            true => kinds.push(SectionKind::OutPositions),
+            false if self.flags.weighted => kinds.push(SectionKind::OutWeights),
+            false => {}
         }
         if self.flags.directed {
             kinds.extend([SectionKind::InOffsets, SectionKind::InNeighbors]);
-            if self.flags.weighted {
-                kinds.push(SectionKind::InWeights);
+            match compressed {
+                true => kinds.push(SectionKind::InPositions),
+                false if self.flags.weighted => kinds.push(SectionKind::InWeights),
+                false => {}
             }
         }
         if self.flags.reordered {
@@ -424,6 +478,7 @@ mod tests {
                 weighted: false,
                 reordered: true,
                 ids: IdKind::Dense,
+                compressed_lists: true,
             },
             id_bytes: 4,
             num_vertices: 10,
@@ -460,6 +515,7 @@ mod tests {
     fn version_1_files_keep_their_1_mib_blocks() {
         let mut header = sample();
         header.version = 1;
+        header.flags.compressed_lists = false;
         header.checksum_block_bytes = VERSION_1_CHECKSUM_BLOCK_BYTES;
         let bytes = header.encode();
         assert_eq!(Header::decode(&bytes, Path::new("x")).unwrap(), header);

@@ -11,6 +11,7 @@ compile_error!(
 );
 
 mod check;
+pub mod compressed_lists;
 mod error;
 mod header;
 #[doc(hidden)]
@@ -18,6 +19,7 @@ pub mod list_codec;
 mod mapped_bound;
 pub mod output;
 mod reader;
+mod transcode;
 mod vertex_ids;
 mod watch;
 mod writer;
@@ -25,11 +27,12 @@ mod writer;
 pub use check::{CheckReport, check_file};
 pub use error::FormatError;
 pub use header::{
-    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, HEAD_ENTRIES, Header, IdKind, SECTION_ALIGN,
-    SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
+    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, HEAD_ENTRIES, Header, IdKind,
+    PLAIN_LISTS_VERSION, SECTION_ALIGN, SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
-pub use reader::{GraphFile, SECTION_PIECE_BYTES};
+pub use reader::{GraphFile, ListOf, SECTION_PIECE_BYTES};
 pub use vertex_ids::VertexIds;
+pub use transcode::{ListForm, transcode};
 pub use watch::FileWatch;
 pub use writer::{GraphWriter, SectionWriter};
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::header::{HEADER_BYTES, MAX_SECTIONS};
 use crate::output::{OutputFile, folder_of, seekable_output_target};
 use crate::{
-    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, FormatError, GraphFlags, Header, Result, SectionEntry,
+    CHECKSUM_BLOCK_BYTES, FormatError, GraphFlags, Header, Result, SectionEntry,
     SectionKind, align_up,
 };
 
@@ -228,7 +228,7 @@ impl GraphWriter {
             length: checksum_bytes,
         });
         let header = Header {
-            version: FORMAT_VERSION,
+            version: flags.version(),
             flags,
             id_bytes: 4,
             num_vertices,

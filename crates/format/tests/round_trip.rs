@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use swapless_format::ListForm;
 use swapless_format::{FormatError, GraphFile, GraphFlags, GraphWriter, SectionKind, check_file};
 
 /// Writes a tiny directed graph: 0->1, 0->2, 2->1 (`in` lists mirror them).
@@ -35,6 +36,7 @@ fn write_small(path: &Path, out_neighbors: &[u32]) {
         weighted: false,
         reordered: false,
         ids: swapless_format::IdKind::Dense,
+        compressed_lists: false,
     };
     writer.finish(flags, 3, 3).unwrap();
 }
@@ -46,7 +48,7 @@ fn written_sections_read_back() {
     write_small(&path, &[1, 2, 1]);
     let graph = GraphFile::open(&path).unwrap();
     assert_eq!(graph.num_vertices(), 3);
-    assert_eq!(graph.out_neighbors_of(0), &[1, 2]);
+    assert_eq!(&graph.out_neighbors_of(0)[..], &[1, 2]);
     assert_eq!(graph.in_neighbors().unwrap(), &[0, 2, 0]);
     assert_eq!(graph.file_bytes() % 4096, 0);
     check_file(&path).unwrap();
@@ -132,4 +134,49 @@ fn writer_refuses_inconsistent_counts_and_leaves_nothing() {
     let error = writer.finish(GraphFlags::default(), 1, 5).unwrap_err();
     assert!(error.to_string().contains("out_neighbors"), "{error}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn lists_compress_and_come_back_plain_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("g.sl");
+    write_small(&plain, &[1, 2, 1]);
+    let compressed = dir.path().join("g3.sl");
+    let graph = GraphFile::open(&plain).unwrap();
+    swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| {}).unwrap();
+    let packed = GraphFile::open(&compressed).unwrap();
+    assert_eq!(packed.header().version, 3);
+    assert!(packed.lists_compressed());
+    check_file(&compressed).unwrap();
+    for v in 0..3 {
+        assert_eq!(packed.out_list(v).unwrap(), graph.out_list(v).unwrap());
+        assert_eq!(packed.in_list(v).unwrap(), graph.in_list(v).unwrap());
+    }
+    let back = dir.path().join("g2.sl");
+    swapless_format::transcode(&packed, &back, ListForm::Plain, &mut |_| {}).unwrap();
+    assert_eq!(GraphFile::open(&back).unwrap().header().version, 2);
+    check_file(&back).unwrap();
+    // The same sections, byte for byte, as the file it came from (the checksums in
+    // another order, the sections' own).
+    let original = GraphFile::open(&plain).unwrap();
+    let again = GraphFile::open(&back).unwrap();
+    for kind in swapless_format::SectionKind::ALL {
+        if kind == SectionKind::Checksums {
+            continue;
+        }
+        assert_eq!(original.section_bytes(kind), again.section_bytes(kind), "{kind:?}");
+    }
+}
+
+#[test]
+fn a_compressed_list_that_lies_is_caught_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("g.sl");
+    // Vertex 2's list is out of range: compressed as it is, check must still see it.
+    write_small(&plain, &[1, 2, 7]);
+    let compressed = dir.path().join("g3.sl");
+    let graph = GraphFile::open(&plain).unwrap();
+    swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| {}).unwrap();
+    let error = check_file(&compressed).unwrap_err().to_string();
+    assert!(error.contains("vertex 2") && error.contains("not below"), "{error}");
 }

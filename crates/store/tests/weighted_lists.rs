@@ -13,7 +13,7 @@ use swapless_store::{Adjacency, DirectStore, EdgeDirection, EdgeStore, ListsNeed
 /// Asserts that `list` is vertex `vertex`'s list in `graph`, with its weights exactly
 /// when `weights` is asked for.
 fn assert_list(graph: &GraphFile, vertex: u32, list: Adjacency<'_>, weights: bool) {
-    assert_eq!(list.neighbors, graph.out_neighbors_of(vertex as usize));
+    assert_eq!(list.neighbors, &graph.out_neighbors_of(vertex as usize)[..]);
     assert_head(graph, vertex, list, weights);
 }
 

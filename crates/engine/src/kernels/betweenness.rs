@@ -289,7 +289,7 @@ pub fn verify(
         paths[source as usize] = 1.0;
         for &vertex in &order {
             let vertex = vertex as usize;
-            for &neighbor in graph.out_neighbors_of(vertex) {
+            for &neighbor in graph.out_neighbors_of(vertex).iter() {
                 if depth[neighbor as usize] == depth[vertex] + 1 {
                     paths[neighbor as usize] += paths[vertex];
                 }
@@ -298,7 +298,7 @@ pub fn verify(
         let mut dependency = vec![0.0f64; vertices];
         for &vertex in order.iter().rev() {
             let vertex = vertex as usize;
-            for &neighbor in graph.out_neighbors_of(vertex) {
+            for &neighbor in graph.out_neighbors_of(vertex).iter() {
                 let neighbor = neighbor as usize;
                 if depth[neighbor] == depth[vertex] + 1 {
                     dependency[vertex] +=

@@ -382,7 +382,7 @@ pub fn verify(graph: &GraphFile, source: u32, parents: &[u32]) -> std::result::R
     let depth = tree_depths(source, parents)?;
     let reached = |vertex: usize| depth[vertex] != u32::MAX;
     for vertex in 0..vertices {
-        for &neighbor in graph.out_neighbors_of(vertex) {
+        for &neighbor in graph.out_neighbors_of(vertex).iter() {
             match (reached(vertex), reached(neighbor as usize)) {
                 (true, false) => {
                     return Err(format!(

@@ -300,7 +300,7 @@ pub fn verify(graph: &GraphFile, labels: &[u32]) -> std::result::Result<(), Stri
         vertex
     }
     for vertex in 0..vertices {
-        for &neighbor in graph.out_neighbors_of(vertex) {
+        for &neighbor in graph.out_neighbors_of(vertex).iter() {
             if labels[vertex] != labels[neighbor as usize] {
                 return Err(format!(
                     "vertices {vertex} and {neighbor} share an edge but have labels {} and {}",

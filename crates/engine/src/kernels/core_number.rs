@@ -147,14 +147,15 @@ pub fn verify(graph: &GraphFile, cores: &[u32]) -> std::result::Result<(), Strin
     let vertices = graph.num_vertices();
     let directed = graph.header().flags.directed;
     let neighbors = |vertex: usize| {
-        let in_lists: &[u32] = match directed {
-            true => graph.in_neighbors_of(vertex),
-            false => &[],
+        let in_lists = match directed {
+            true => graph.in_neighbors_of(vertex).into_owned(),
+            false => Vec::new(),
         };
-        graph.out_neighbors_of(vertex).iter().chain(in_lists)
+        let out_list = graph.out_neighbors_of(vertex).into_owned();
+        out_list.into_iter().chain(in_lists)
     };
     let mut degree: Vec<u32> = (0..vertices)
-        .map(|vertex| neighbors(vertex).filter(|&&n| n as usize != vertex).count() as u32)
+        .map(|vertex| neighbors(vertex).filter(|&n| n as usize != vertex).count() as u32)
         .collect();
     let most = degree.iter().copied().max().unwrap_or(0) as usize;
     // Vertices sorted by degree (`order`), where each is (`position`), and where each
@@ -178,7 +179,7 @@ pub fn verify(graph: &GraphFile, cores: &[u32]) -> std::result::Result<(), Strin
     drop(fill);
     for index in 0..vertices {
         let vertex = order[index] as usize;
-        for &neighbor in neighbors(vertex) {
+        for neighbor in neighbors(vertex) {
             let neighbor = neighbor as usize;
             if neighbor == vertex || degree[neighbor] <= degree[vertex] {
                 continue;

@@ -144,7 +144,7 @@ pub fn verify(graph: &GraphFile, members: &[bool]) -> std::result::Result<(), St
     let vertices = graph.num_vertices();
     let mut covered = members.to_vec();
     for vertex in 0..vertices {
-        for &neighbor in graph.out_neighbors_of(vertex) {
+        for &neighbor in graph.out_neighbors_of(vertex).iter() {
             let neighbor = neighbor as usize;
             if members[vertex] && members[neighbor] {
                 return Err(format!(

@@ -37,7 +37,7 @@ pub(crate) fn serial_levels(graph: &GraphFile, source: u32) -> (Vec<u32>, Vec<u3
         for index in level_start..level_end {
             let vertex = order[index];
             let next = depth[vertex as usize] + 1;
-            for &neighbor in graph.out_neighbors_of(vertex as usize) {
+            for &neighbor in graph.out_neighbors_of(vertex as usize).iter() {
                 if depth[neighbor as usize] == u32::MAX {
                     depth[neighbor as usize] = next;
                     order.push(neighbor);

@@ -189,7 +189,7 @@ pub fn verify(
         let mut this_level = Vec::new();
         for &vertex in &last_level {
             let bits = std::mem::take(&mut fresh[vertex as usize]);
-            for &neighbor in graph.out_neighbors_of(vertex as usize) {
+            for &neighbor in graph.out_neighbors_of(vertex as usize).iter() {
                 let new = bits & !reached[neighbor as usize] & !arriving[neighbor as usize];
                 if new != 0 {
                     if arriving[neighbor as usize] == 0 {

@@ -316,10 +316,10 @@ pub(crate) fn each_triangle(
     let vertices = graph.num_vertices();
     // A vertex's lists in the undirected view: its out-list and, on a directed graph,
     // its in-list (both sorted).
-    let lists = |v: usize| -> (&[u32], &[u32]) {
+    let lists = |v: usize| {
         match directed {
             true => (graph.out_neighbors_of(v), graph.in_neighbors_of(v)),
-            false => (graph.out_neighbors_of(v), &[]),
+            false => (graph.out_neighbors_of(v), std::borrow::Cow::Borrowed(&[][..])),
         }
     };
     // Bytes of a block: its ids above their vertices (4 each) and where each ends (8).
@@ -334,7 +334,8 @@ pub(crate) fn each_triangle(
         let mut end = start;
         while end < vertices {
             let before = block_lists.len();
-            block_lists.extend(above(lists(end), end as u32));
+            let (first, second) = lists(end);
+            block_lists.extend(above((&first, &second), end as u32));
             let bytes = block_lists.len() * 4 + (block_ends.len() + 1) * 8;
             if end > start && bytes as u64 > block_bytes {
                 block_lists.truncate(before);
@@ -353,14 +354,15 @@ pub(crate) fn each_triangle(
             // u's ids in the block, found by binary search (ids above u and above the
             // vertex before the block).
             let from = (u as u32).max(middle.start.saturating_sub(1));
-            let mut in_block = above(lists(u), from)
+            let (first, second) = lists(u);
+            let mut in_block = above((&first, &second), from)
                 .take_while(|&v| v < middle.end)
                 .peekable();
             if in_block.peek().is_none() {
                 continue;
             }
             // Stamps from an earlier block's pass are u's own ids above it, the same.
-            for v in above(lists(u), u as u32) {
+            for v in above((&first, &second), u as u32) {
                 stamp[v as usize] = u as u32;
             }
             for v in in_block {

@@ -68,6 +68,14 @@ pub enum ListCodecError {
         /// The vertex whose chunk was being decoded.
         vertex: u32,
     },
+    /// A list's chunks do not add up to its degree, or one says the list goes on past it.
+    #[error("vertex {vertex}'s chunks do not hold the {degree} entries its offsets give")]
+    CountMismatch {
+        /// The vertex whose list was being decoded.
+        vertex: u32,
+        /// Its degree from the offsets.
+        degree: u64,
+    },
     /// A non-empty list's offset lies past the end of the encoded stream.
     #[error("vertex {vertex}'s offset {offset} lies past the encoded lists' end")]
     OffsetOutOfRange {
@@ -169,11 +177,11 @@ pub(crate) fn get_varint(bytes: &[u8], position: &mut usize) -> Option<u64> {
     }
 }
 
-fn zigzag(value: i64) -> u64 {
+pub(crate) fn zigzag(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64
 }
 
-fn unzigzag(value: u64) -> i64 {
+pub(crate) fn unzigzag(value: u64) -> i64 {
     (value >> 1) as i64 ^ -((value & 1) as i64)
 }
 

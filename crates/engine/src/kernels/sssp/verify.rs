@@ -80,7 +80,7 @@ fn check_without_search(
         }
         let weights = graph.out_weights_of(tail);
         for (index, &head) in graph.out_neighbors_of(tail).iter().enumerate() {
-            let through = from + weights.map_or(1.0, |weights| weights[index] as f64);
+            let through = from + weights.as_ref().map_or(1.0, |weights| weights[index] as f64);
             let distance = distances[head as usize];
             if distance > through + tolerance(through) {
                 return Err(format!(
@@ -116,7 +116,7 @@ fn verify_by_dijkstra(
         let distance = reference[vertex as usize];
         let weights = graph.out_weights_of(vertex as usize);
         for (index, &neighbor) in graph.out_neighbors_of(vertex as usize).iter().enumerate() {
-            let weight = weights.map_or(1.0, |w| w[index] as f64);
+            let weight = weights.as_ref().map_or(1.0, |w| w[index] as f64);
             let candidate = distance + weight;
             if candidate < reference[neighbor as usize] {
                 reference[neighbor as usize] = candidate;

@@ -1,0 +1,465 @@
+//! Format version 3's compressed neighbor lists: how they are laid out, written and read.
+//!
+//! The lists of one direction are a byte stream cut into pages of [`LIST_PAGE_BYTES`].
+//! A page holds whole *chunks*; a chunk is the part of one vertex's list on one page and
+//! decodes from its own bytes and its vertex id alone, so a disk tier's read of any pages
+//! (a gather, a partial scan, a far `GETRANGE`) decodes without the pages before them:
+//!
+//! ```text
+//! chunk = varint(count << 1 | continues)   entries in this chunk; 1 if the list goes on
+//!         varint(zigzag(first - vertex))   the chunk's first id, relative to its vertex
+//!         gaps                             the other count - 1 ids as gaps minus one: blocks
+//!                                          of 128 bit-packed at their widest gap, then the
+//!                                          rest in Stream VByte
+//!         weights                          on a weighted graph, the chunk's count weights,
+//!                                          f32 little-endian, beside their ids
+//! ```
+//!
+//! A list starts where the one before it ended and crosses a page's end with a restart:
+//! its next chunk begins at byte 0 of the next page. Where not even one entry fits before
+//! a page's end, the list starts on the next page and the bytes between are zero padding,
+//! never read. The codec was chosen by measurement (`docs/list-codecs.md`).
+//!
+//! `out_positions[v]` is the byte where `v`'s first chunk starts (an empty list has the
+//! position of the next list, so positions never fall and the last is the stream's
+//! length); `out_offsets` keep counting entries, so degrees and the order of entries are
+//! as in a file with plain lists.
+
+use crate::list_codec::{
+    BitPackedBlocks, ListCodec, ListCodecError, get_varint, put_varint, unzigzag, varint_bytes,
+    zigzag,
+};
+use crate::{FormatError, Result};
+
+/// Bytes of one page of compressed lists, the unit every read decodes alone.
+pub const LIST_PAGE_BYTES: u64 = 4096;
+
+const PAGE: usize = LIST_PAGE_BYTES as usize;
+
+/// The gaps' codec: bit-packed blocks of 128, the tail in Stream VByte.
+const CODEC: BitPackedBlocks = BitPackedBlocks {
+    stream_vbyte_tail: true,
+};
+
+/// Bytes a chunk holding `ids` of `vertex` takes, its header and weights included.
+fn chunk_bytes(vertex: u32, ids: &[u32], weighted: bool, continues: bool) -> usize {
+    let header = (ids.len() as u64) << 1 | u64::from(continues);
+    varint_bytes(header)
+        + varint_bytes(zigzag(i64::from(ids[0]) - i64::from(vertex)))
+        + CODEC.body_bytes(ids)
+        + if weighted { 4 * ids.len() } else { 0 }
+}
+
+/// The most entries from the front of `ids` whose chunk fits in `room` bytes (0 if none).
+fn entries_that_fit(vertex: u32, ids: &[u32], weighted: bool, room: usize) -> usize {
+    let fits = |count: usize| chunk_bytes(vertex, &ids[..count], weighted, count < ids.len()) <= room;
+    if !fits(1) {
+        return 0;
+    }
+    // Galloping, then halving: the work stays near the entries taken, however long the
+    // list (a hub's list of millions of ids fills thousands of pages).
+    let (mut fitting, mut too_many) = (1, 2);
+    while too_many <= ids.len() && fits(too_many) {
+        fitting = too_many;
+        too_many *= 2;
+    }
+    let mut too_many = too_many.min(ids.len() + 1);
+    while too_many - fitting > 1 {
+        let middle = (fitting + too_many) / 2;
+        match fits(middle) {
+            true => fitting = middle,
+            false => too_many = middle,
+        }
+    }
+    fitting
+}
+
+/// Writes one direction's lists as compressed pages, list by list, in vertex order:
+/// full pages go to the caller's `pages`, each list's position to its `positions`.
+pub struct ListEncoder {
+    /// The page being filled (less than a page).
+    page: Vec<u8>,
+    /// Bytes already handed out in full pages.
+    emitted: u64,
+    weighted: bool,
+    /// Lists pushed without entries whose position waits for the next list's start.
+    pending_empty: u64,
+    next_vertex: u64,
+}
+
+impl ListEncoder {
+    /// An encoder for lists with weights beside their ids when `weighted`.
+    pub fn new(weighted: bool) -> ListEncoder {
+        ListEncoder {
+            page: Vec::with_capacity(PAGE),
+            emitted: 0,
+            weighted,
+            pending_empty: 0,
+            next_vertex: 0,
+        }
+    }
+
+    fn position(&self) -> u64 {
+        self.emitted + self.page.len() as u64
+    }
+
+    /// Zero-fills the page being filled and hands it out.
+    fn finish_page(&mut self, pages: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.page.resize(PAGE, 0);
+        pages(&self.page)?;
+        self.emitted += PAGE as u64;
+        self.page.clear();
+        Ok(())
+    }
+
+    fn settle_empty(&mut self, start: u64, positions: &mut dyn FnMut(u64) -> Result<()>) -> Result<()> {
+        for _ in 0..std::mem::take(&mut self.pending_empty) {
+            positions(start)?;
+        }
+        Ok(())
+    }
+
+    /// Appends the next vertex's list (`ids` sorted and unique, `weights` beside them on
+    /// a weighted graph): its position goes to `positions` (an empty list's once the next
+    /// list's start is known), every page it fills to `pages`.
+    pub fn push(
+        &mut self,
+        ids: &[u32],
+        weights: Option<&[f32]>,
+        pages: &mut dyn FnMut(&[u8]) -> Result<()>,
+        positions: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
+        let vertex = self.next_vertex as u32;
+        self.next_vertex += 1;
+        if ids.is_empty() {
+            self.pending_empty += 1;
+            return Ok(());
+        }
+        let invalid = |detail: String| FormatError::InvalidList { vertex, detail };
+        if ids.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(invalid("its ids are not sorted and unique".to_string()));
+        }
+        if weights.is_some_and(|weights| weights.len() != ids.len()) || weights.is_some() != self.weighted
+        {
+            return Err(invalid("its weights do not match its ids".to_string()));
+        }
+        let mut rest = 0;
+        let mut first_chunk = true;
+        while rest < ids.len() {
+            let room = PAGE - self.page.len();
+            let taken = entries_that_fit(vertex, &ids[rest..], self.weighted, room);
+            if taken == 0 {
+                // Only a list's first chunk can meet a page partly full.
+                self.finish_page(pages)?;
+                continue;
+            }
+            if first_chunk {
+                let start = self.position();
+                self.settle_empty(start, positions)?;
+                positions(start)?;
+                first_chunk = false;
+            }
+            let chunk = &ids[rest..rest + taken];
+            let continues = rest + taken < ids.len();
+            put_varint((taken as u64) << 1 | u64::from(continues), &mut self.page);
+            put_varint(zigzag(i64::from(chunk[0]) - i64::from(vertex)), &mut self.page);
+            CODEC.encode_body(chunk, &mut self.page);
+            if let Some(weights) = weights {
+                for weight in &weights[rest..rest + taken] {
+                    self.page.extend_from_slice(&weight.to_le_bytes());
+                }
+            }
+            rest += taken;
+            if continues || self.page.len() == PAGE {
+                self.finish_page(pages)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pads and hands out the last page, settles the positions of trailing empty lists
+    /// and the end position, and returns the stream's length in bytes.
+    pub fn finish(
+        mut self,
+        pages: &mut dyn FnMut(&[u8]) -> Result<()>,
+        positions: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<u64> {
+        if !self.page.is_empty() {
+            self.finish_page(pages)?;
+        }
+        let end = self.position();
+        self.settle_empty(end, positions)?;
+        positions(end)?;
+        Ok(end)
+    }
+}
+
+/// Decodes at least `entries` entries (all of them when it has fewer) of `vertex`'s list,
+/// whose first chunk starts at byte `start` of `stream` (byte 0 of `stream` lies on a
+/// page boundary of the lists): appends `min(entries, degree)` ids to `ids`, and their
+/// weights to `weights` when given. `degree` is the list's length from the offsets: the
+/// chunks must add up to it, and `stream` must hold every chunk up to the entries asked.
+pub fn decode_list(
+    stream: &[u8],
+    start: usize,
+    vertex: u32,
+    degree: u64,
+    entries: u64,
+    ids: &mut Vec<u32>,
+    mut weights: Option<&mut Vec<f32>>,
+) -> std::result::Result<(), ListCodecError> {
+    let wanted = entries.min(degree);
+    let first_id = ids.len();
+    let mut decoded = 0u64;
+    let mut position = start;
+    while decoded < wanted {
+        let page_end = (position / PAGE + 1) * PAGE;
+        let bytes = stream
+            .get(position..page_end.min(stream.len()))
+            .filter(|bytes| !bytes.is_empty())
+            .ok_or(ListCodecError::Truncated { vertex })?;
+        let (count, continues, used) = decode_chunk(vertex, bytes, ids)?;
+        decoded += count;
+        if let Some(weights) = weights.as_deref_mut() {
+            let raw = bytes
+                .get(used..used + 4 * count as usize)
+                .ok_or(ListCodecError::Truncated { vertex })?;
+            weights.extend(
+                raw.chunks_exact(4)
+                    .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+            );
+        }
+        if decoded > degree || continues != (decoded < degree) {
+            return Err(ListCodecError::CountMismatch { vertex, degree });
+        }
+        position = page_end;
+    }
+    ids.truncate(first_id + wanted as usize);
+    if let Some(weights) = weights {
+        weights.truncate(weights.len() - (decoded - wanted) as usize);
+    }
+    Ok(())
+}
+
+/// Decodes the chunk at the start of `bytes` (which end where its page ends), appending
+/// its ids to `ids`: returns its count, whether the list continues, and the bytes read.
+#[inline]
+fn decode_chunk(
+    vertex: u32,
+    bytes: &[u8],
+    ids: &mut Vec<u32>,
+) -> std::result::Result<(u64, bool, usize), ListCodecError> {
+    let truncated = ListCodecError::Truncated { vertex };
+    let mut position = 0;
+    let header = get_varint(bytes, &mut position).ok_or(truncated.clone())?;
+    let count = header >> 1;
+    if count == 0 || count > (PAGE as u64) * 128 {
+        return Err(truncated);
+    }
+    let first = i64::from(vertex) + unzigzag(get_varint(bytes, &mut position).ok_or(truncated)?);
+    let first = u32::try_from(first).map_err(|_| ListCodecError::IdOverflow { vertex })?;
+    let at = ids.len();
+    ids.resize(at + count as usize, first);
+    let body = CODEC
+        .decode_body(first, &bytes[position..], &mut ids[at + 1..])
+        .ok_or(ListCodecError::Truncated { vertex })?;
+    Ok((count, header & 1 == 1, position + body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Encodes `lists` into a stream and its positions.
+    fn encode(lists: &[Vec<u32>], weighted: bool) -> (Vec<u8>, Vec<u64>) {
+        let mut stream = Vec::new();
+        let mut positions = Vec::new();
+        let mut encoder = ListEncoder::new(weighted);
+        let weights_of = |ids: &[u32]| ids.iter().map(|&id| id as f32 * 0.5).collect::<Vec<f32>>();
+        for ids in lists {
+            let weights = weights_of(ids);
+            encoder
+                .push(
+                    ids,
+                    weighted.then_some(&weights[..]),
+                    &mut |page| {
+                        stream.extend_from_slice(page);
+                        Ok(())
+                    },
+                    &mut |position| {
+                        positions.push(position);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+        }
+        let length = encoder
+            .finish(
+                &mut |page| {
+                    stream.extend_from_slice(page);
+                    Ok(())
+                },
+                &mut |position| {
+                    positions.push(position);
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert_eq!(length, stream.len() as u64);
+        (stream, positions)
+    }
+
+    fn sample_lists() -> Vec<Vec<u32>> {
+        let mut lists: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![1, 2, 3],
+            vec![],
+            (0..5000).map(|i| i * 3).collect(),
+            vec![0],
+            vec![u32::MAX - 1, u32::MAX],
+            (0..700_000).collect(),
+            vec![],
+        ];
+        for vertex in 0..3000u32 {
+            lists.push((0..(vertex % 40)).map(|i| i * 7919 % 100_000 + i * 100_000).collect());
+        }
+        lists.push(vec![]);
+        lists
+    }
+
+    #[test]
+    fn every_list_round_trips_with_and_without_weights() {
+        let lists = sample_lists();
+        for weighted in [false, true] {
+            let (stream, positions) = encode(&lists, weighted);
+            assert_eq!(positions.len(), lists.len() + 1);
+            assert!(positions.windows(2).all(|pair| pair[0] <= pair[1]));
+            assert_eq!(*positions.last().unwrap(), stream.len() as u64);
+            assert_eq!(stream.len() % PAGE, 0);
+            for (vertex, list) in lists.iter().enumerate() {
+                let (mut ids, mut weights) = (Vec::new(), Vec::new());
+                decode_list(
+                    &stream,
+                    positions[vertex] as usize,
+                    vertex as u32,
+                    list.len() as u64,
+                    u64::MAX,
+                    &mut ids,
+                    weighted.then_some(&mut weights),
+                )
+                .unwrap();
+                assert_eq!(&ids, list, "vertex {vertex}");
+                if weighted {
+                    let expected: Vec<f32> = list.iter().map(|&id| id as f32 * 0.5).collect();
+                    assert_eq!(weights, expected, "vertex {vertex}");
+                }
+                if list.is_empty() {
+                    assert_eq!(positions[vertex], positions[vertex + 1]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_list_decodes_from_its_own_pages_alone() {
+        let lists = sample_lists();
+        let (stream, positions) = encode(&lists, false);
+        for (vertex, list) in lists.iter().enumerate().filter(|(_, list)| !list.is_empty()) {
+            let first_page = positions[vertex] as usize / PAGE * PAGE;
+            let last_page = (positions[vertex + 1] as usize).div_ceil(PAGE) * PAGE;
+            let own = stream[first_page..last_page.min(stream.len())].to_vec();
+            let mut ids = Vec::new();
+            decode_list(
+                &own,
+                positions[vertex] as usize - first_page,
+                vertex as u32,
+                list.len() as u64,
+                u64::MAX,
+                &mut ids,
+                None,
+            )
+            .unwrap();
+            assert_eq!(&ids, list);
+        }
+    }
+
+    #[test]
+    fn a_head_decodes_from_the_first_pages_of_a_long_list() {
+        let lists = sample_lists();
+        for weighted in [false, true] {
+            let (stream, positions) = encode(&lists, weighted);
+            let start = positions[6] as usize;
+            let pages = &stream[start / PAGE * PAGE..(start / PAGE + 2) * PAGE];
+            let (mut ids, mut weights) = (Vec::new(), Vec::new());
+            decode_list(
+                pages,
+                start % PAGE,
+                6,
+                lists[6].len() as u64,
+                2,
+                &mut ids,
+                weighted.then_some(&mut weights),
+            )
+            .unwrap();
+            assert_eq!(ids, vec![0, 1]);
+            assert_eq!(weights.len(), if weighted { 2 } else { 0 });
+        }
+    }
+
+    #[test]
+    fn damage_is_an_error_not_a_panic_or_a_wrong_count() {
+        let lists = sample_lists();
+        let (stream, positions) = encode(&lists, false);
+        let mut ids = Vec::new();
+        // A degree that the chunks do not add up to.
+        let error = decode_list(&stream, positions[1] as usize, 1, 4, u64::MAX, &mut ids, None);
+        assert_eq!(error, Err(ListCodecError::CountMismatch { vertex: 1, degree: 4 }));
+        // A long list whose later pages are missing.
+        let start = positions[6] as usize;
+        let error = decode_list(
+            &stream[..start / PAGE * PAGE + PAGE],
+            start,
+            6,
+            700_000,
+            u64::MAX,
+            &mut ids,
+            None,
+        );
+        assert_eq!(error, Err(ListCodecError::Truncated { vertex: 6 }));
+        // Zero bytes where a chunk should be.
+        let zeros = vec![0u8; PAGE];
+        let error = decode_list(&zeros, 0, 3, 5, u64::MAX, &mut ids, None);
+        assert_eq!(error, Err(ListCodecError::Truncated { vertex: 3 }));
+        // Random bytes decode to something or fail, never panic.
+        let mut noisy = stream.clone();
+        for (index, byte) in noisy.iter_mut().enumerate().step_by(7) {
+            *byte ^= (index % 251) as u8;
+        }
+        for (vertex, list) in lists.iter().enumerate() {
+            let _ = decode_list(
+                &noisy,
+                positions[vertex] as usize,
+                vertex as u32,
+                list.len() as u64,
+                u64::MAX,
+                &mut Vec::new(),
+                None,
+            );
+        }
+    }
+
+    #[test]
+    fn unsorted_ids_or_mismatched_weights_are_refused() {
+        let mut encoder = ListEncoder::new(false);
+        let mut ignore_pages = |_: &[u8]| Ok(());
+        let mut ignore_positions = |_: u64| Ok(());
+        let error = encoder
+            .push(&[3, 2], None, &mut ignore_pages, &mut ignore_positions)
+            .unwrap_err();
+        assert!(error.to_string().contains("not sorted"), "{error}");
+        let error = encoder
+            .push(&[1, 2], Some(&[1.0]), &mut ignore_pages, &mut ignore_positions)
+            .unwrap_err();
+        assert!(error.to_string().contains("weights"), "{error}");
+    }
+}
