@@ -16,6 +16,7 @@ mod error;
 mod header;
 #[doc(hidden)]
 pub mod list_codec;
+mod lists_in_order;
 mod mapped_bound;
 pub mod output;
 mod reader;

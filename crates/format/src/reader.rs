@@ -32,21 +32,21 @@ pub struct ListOf<'a> {
 
 /// The sections that hold one direction's lists.
 #[derive(Clone, Copy)]
-struct ListSections {
-    offsets: SectionKind,
-    positions: SectionKind,
-    neighbors: SectionKind,
-    weights: SectionKind,
+pub(crate) struct ListSections {
+    pub(crate) offsets: SectionKind,
+    pub(crate) positions: SectionKind,
+    pub(crate) neighbors: SectionKind,
+    pub(crate) weights: SectionKind,
 }
 
 impl ListSections {
-    const OUT: ListSections = ListSections {
+    pub(crate) const OUT: ListSections = ListSections {
         offsets: SectionKind::OutOffsets,
         positions: SectionKind::OutPositions,
         neighbors: SectionKind::OutNeighbors,
         weights: SectionKind::OutWeights,
     };
-    const IN: ListSections = ListSections {
+    pub(crate) const IN: ListSections = ListSections {
         offsets: SectionKind::InOffsets,
         positions: SectionKind::InPositions,
         neighbors: SectionKind::InNeighbors,
@@ -145,7 +145,7 @@ impl GraphFile {
         (offsets[v] as usize, offsets[v + 1] as usize)
     }
 
-    fn corrupt(&self, detail: String) -> FormatError {
+    pub(crate) fn corrupt(&self, detail: String) -> FormatError {
         FormatError::Corrupt {
             path: self.path.clone(),
             detail,
@@ -348,7 +348,7 @@ impl GraphFile {
         }
     }
 
-    fn list(&self, sections: ListSections, v: usize) -> Result<ListOf<'_>> {
+    pub(crate) fn list(&self, sections: ListSections, v: usize) -> Result<ListOf<'_>> {
         let offsets: &[u64] = self.typed(sections.offsets).unwrap_or(&[]);
         if v + 1 >= offsets.len() {
             return Err(self.corrupt(format!(

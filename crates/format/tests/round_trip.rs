@@ -180,3 +180,86 @@ fn a_compressed_list_that_lies_is_caught_by_check() {
     let error = check_file(&compressed).unwrap_err().to_string();
     assert!(error.contains("vertex 2") && error.contains("not below"), "{error}");
 }
+
+/// Writes a weighted directed graph whose out-lists are `lists` (in-lists their transpose).
+fn write_weighted(path: &Path, lists: &[Vec<u32>]) {
+    let n = lists.len();
+    let mut incoming = vec![Vec::new(); n];
+    for (v, list) in lists.iter().enumerate() {
+        for &u in list {
+            incoming[u as usize].push(v as u32);
+        }
+    }
+    let csr = |lists: &[Vec<u32>]| {
+        let mut offsets = vec![0u64];
+        for list in lists {
+            offsets.push(offsets.last().unwrap() + list.len() as u64);
+        }
+        let ids: Vec<u32> = lists.iter().flatten().copied().collect();
+        // The weight of an arc is the same read from either end.
+        let weights: Vec<f32> = lists
+            .iter()
+            .enumerate()
+            .flat_map(|(v, list)| list.iter().map(move |&u| (v as u32 + u) as f32 * 0.5))
+            .collect();
+        (offsets, ids, weights)
+    };
+    let (out_offsets, out_ids, out_weights) = csr(lists);
+    let (in_offsets, in_ids, in_weights) = csr(&incoming);
+    let mut writer = GraphWriter::create(path).unwrap();
+    let sections: [(SectionKind, Vec<u8>); 6] = [
+        (SectionKind::OutOffsets, bytemuck::cast_slice(&out_offsets).to_vec()),
+        (SectionKind::OutNeighbors, bytemuck::cast_slice(&out_ids).to_vec()),
+        (SectionKind::OutWeights, bytemuck::cast_slice(&out_weights).to_vec()),
+        (SectionKind::InOffsets, bytemuck::cast_slice(&in_offsets).to_vec()),
+        (SectionKind::InNeighbors, bytemuck::cast_slice(&in_ids).to_vec()),
+        (SectionKind::InWeights, bytemuck::cast_slice(&in_weights).to_vec()),
+    ];
+    for (kind, bytes) in sections {
+        let mut section = writer.begin_section(kind, None).unwrap();
+        section.write(&bytes).unwrap();
+        writer.finish_section(section).unwrap();
+    }
+    let flags = GraphFlags {
+        directed: true,
+        weighted: true,
+        ..GraphFlags::default()
+    };
+    writer.finish(flags, n as u64, out_ids.len() as u64).unwrap();
+}
+
+#[test]
+fn every_list_in_order_reads_the_same_from_either_form() {
+    // Lists long and short, past several 1 MiB pieces of the compressed section.
+    let n = 30_000u32;
+    let lists: Vec<Vec<u32>> = (0..n)
+        .map(|v| match v % 1000 {
+            0 => (0..n).step_by(2).collect(),
+            _ => (0..v % 37).map(|i| (v * 31 + i * 997) % n).collect::<std::collections::BTreeSet<u32>>().into_iter().collect(),
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("g.sl");
+    write_weighted(&plain, &lists);
+    let compressed = dir.path().join("g3.sl");
+    let graph = GraphFile::open(&plain).unwrap();
+    swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| {}).unwrap();
+    let packed = GraphFile::open(&compressed).unwrap();
+    check_file(&compressed).unwrap();
+    for incoming in [false, true] {
+        for weights in [false, true] {
+            let collect = |graph: &GraphFile| {
+                let mut seen = Vec::new();
+                graph
+                    .for_each_list(incoming, weights, &mut |v, ids, w| {
+                        seen.push((v, ids.to_vec(), w.map(|w| w.to_vec())))
+                    })
+                    .unwrap();
+                seen
+            };
+            let expected = collect(&graph);
+            assert!(expected.len() > 20_000);
+            assert_eq!(collect(&packed), expected, "incoming {incoming}, weights {weights}");
+        }
+    }
+}
