@@ -113,7 +113,10 @@ fn check_bounds(graph: &GraphFile, direction: Direction) -> Result<()> {
     for (kind, end) in sections.into_iter().zip(ends_at) {
         let values = as_u64(kind);
         if values.first() != Some(&0) && kind == offsets_kind {
-            return Err(corrupt(graph, format!("{}_offsets does not start at 0", name)));
+            return Err(corrupt(
+                graph,
+                format!("{}_offsets does not start at 0", name),
+            ));
         }
         if values.last() != Some(&end) {
             return Err(corrupt(
@@ -200,14 +203,17 @@ fn check_transpose(graph: &GraphFile) -> Result<()> {
                 let Ok(list) = direction.list(graph, v) else {
                     return 0;
                 };
-                list.ids.iter().enumerate().fold(0u64, |total, (index, &u)| {
-                    let weight = list.weights.as_ref().map_or(1.0, |w| w[index]);
-                    let hash = match reverse {
-                        false => arc_hash(v as u32, u, weight),
-                        true => arc_hash(u, v as u32, weight),
-                    };
-                    total.wrapping_add(hash)
-                })
+                list.ids
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |total, (index, &u)| {
+                        let weight = list.weights.as_ref().map_or(1.0, |w| w[index]);
+                        let hash = match reverse {
+                            false => arc_hash(v as u32, u, weight),
+                            true => arc_hash(u, v as u32, weight),
+                        };
+                        total.wrapping_add(hash)
+                    })
             })
             .reduce(|| 0, u64::wrapping_add)
     };

@@ -52,7 +52,8 @@ fn chunk_bytes(vertex: u32, ids: &[u32], weighted: bool, continues: bool) -> usi
 
 /// The most entries from the front of `ids` whose chunk fits in `room` bytes (0 if none).
 fn entries_that_fit(vertex: u32, ids: &[u32], weighted: bool, room: usize) -> usize {
-    let fits = |count: usize| chunk_bytes(vertex, &ids[..count], weighted, count < ids.len()) <= room;
+    let fits =
+        |count: usize| chunk_bytes(vertex, &ids[..count], weighted, count < ids.len()) <= room;
     if !fits(1) {
         return 0;
     }
@@ -112,7 +113,11 @@ impl ListEncoder {
         Ok(())
     }
 
-    fn settle_empty(&mut self, start: u64, positions: &mut dyn FnMut(u64) -> Result<()>) -> Result<()> {
+    fn settle_empty(
+        &mut self,
+        start: u64,
+        positions: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
         for _ in 0..std::mem::take(&mut self.pending_empty) {
             positions(start)?;
         }
@@ -139,7 +144,8 @@ impl ListEncoder {
         if ids.windows(2).any(|pair| pair[0] >= pair[1]) {
             return Err(invalid("its ids are not sorted and unique".to_string()));
         }
-        if weights.is_some_and(|weights| weights.len() != ids.len()) || weights.is_some() != self.weighted
+        if weights.is_some_and(|weights| weights.len() != ids.len())
+            || weights.is_some() != self.weighted
         {
             return Err(invalid("its weights do not match its ids".to_string()));
         }
@@ -162,7 +168,10 @@ impl ListEncoder {
             let chunk = &ids[rest..rest + taken];
             let continues = rest + taken < ids.len();
             put_varint((taken as u64) << 1 | u64::from(continues), &mut self.page);
-            put_varint(zigzag(i64::from(chunk[0]) - i64::from(vertex)), &mut self.page);
+            put_varint(
+                zigzag(i64::from(chunk[0]) - i64::from(vertex)),
+                &mut self.page,
+            );
             CODEC.encode_body(chunk, &mut self.page);
             if let Some(weights) = weights {
                 for weight in &weights[rest..rest + taken] {
@@ -321,7 +330,11 @@ mod tests {
             vec![],
         ];
         for vertex in 0..3000u32 {
-            lists.push((0..(vertex % 40)).map(|i| i * 7919 % 100_000 + i * 100_000).collect());
+            lists.push(
+                (0..(vertex % 40))
+                    .map(|i| i * 7919 % 100_000 + i * 100_000)
+                    .collect(),
+            );
         }
         lists.push(vec![]);
         lists
@@ -364,7 +377,11 @@ mod tests {
     fn a_list_decodes_from_its_own_pages_alone() {
         let lists = sample_lists();
         let (stream, positions) = encode(&lists, false);
-        for (vertex, list) in lists.iter().enumerate().filter(|(_, list)| !list.is_empty()) {
+        for (vertex, list) in lists
+            .iter()
+            .enumerate()
+            .filter(|(_, list)| !list.is_empty())
+        {
             let first_page = positions[vertex] as usize / PAGE * PAGE;
             let last_page = (positions[vertex + 1] as usize).div_ceil(PAGE) * PAGE;
             let own = stream[first_page..last_page.min(stream.len())].to_vec();
@@ -412,8 +429,22 @@ mod tests {
         let (stream, positions) = encode(&lists, false);
         let mut ids = Vec::new();
         // A degree that the chunks do not add up to.
-        let error = decode_list(&stream, positions[1] as usize, 1, 4, u64::MAX, &mut ids, None);
-        assert_eq!(error, Err(ListCodecError::CountMismatch { vertex: 1, degree: 4 }));
+        let error = decode_list(
+            &stream,
+            positions[1] as usize,
+            1,
+            4,
+            u64::MAX,
+            &mut ids,
+            None,
+        );
+        assert_eq!(
+            error,
+            Err(ListCodecError::CountMismatch {
+                vertex: 1,
+                degree: 4
+            })
+        );
         // A long list whose later pages are missing.
         let start = positions[6] as usize;
         let error = decode_list(
@@ -458,7 +489,12 @@ mod tests {
             .unwrap_err();
         assert!(error.to_string().contains("not sorted"), "{error}");
         let error = encoder
-            .push(&[1, 2], Some(&[1.0]), &mut ignore_pages, &mut ignore_positions)
+            .push(
+                &[1, 2],
+                Some(&[1.0]),
+                &mut ignore_pages,
+                &mut ignore_positions,
+            )
             .unwrap_err();
         assert!(error.to_string().contains("weights"), "{error}");
     }

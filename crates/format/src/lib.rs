@@ -17,6 +17,7 @@ mod header;
 #[doc(hidden)]
 pub mod list_codec;
 mod lists_in_order;
+pub use lists_in_order::VisitList;
 mod mapped_bound;
 pub mod output;
 mod reader;
@@ -32,8 +33,8 @@ pub use header::{
     PLAIN_LISTS_VERSION, SECTION_ALIGN, SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
 pub use reader::{GraphFile, ListOf, SECTION_PIECE_BYTES};
-pub use vertex_ids::VertexIds;
 pub use transcode::{ListForm, transcode};
+pub use vertex_ids::VertexIds;
 pub use watch::FileWatch;
 pub use writer::{GraphWriter, SectionWriter};
 

@@ -42,8 +42,11 @@ impl<'a> Values<'a> {
                 )));
             }
             self.piece.resize(bytes as usize / 8, 0);
-            self.graph
-                .read_section_piece(self.kind, at, bytemuck::cast_slice_mut(&mut self.piece))?;
+            self.graph.read_section_piece(
+                self.kind,
+                at,
+                bytemuck::cast_slice_mut(&mut self.piece),
+            )?;
             self.piece_at = at;
             self.next = 0;
         }
@@ -51,6 +54,9 @@ impl<'a> Values<'a> {
         Ok(self.piece[self.next - 1])
     }
 }
+
+/// What [`GraphFile::for_each_list`] calls: `visit(vertex, ids, weights)`.
+pub type VisitList<'a> = dyn FnMut(u32, &[u32], Option<&[f32]>) + 'a;
 
 impl GraphFile {
     /// Calls `visit(vertex, ids, weights)` for every non-empty list of one direction
@@ -62,7 +68,7 @@ impl GraphFile {
         &self,
         incoming: bool,
         weights: bool,
-        visit: &mut dyn FnMut(u32, &[u32], Option<&[f32]>),
+        visit: &mut VisitList,
     ) -> Result<()> {
         let sections = match incoming && self.flags().directed {
             true => ListSections::IN,
@@ -74,7 +80,11 @@ impl GraphFile {
             for v in 0..n {
                 let list = self.list(sections, v)?;
                 if !list.ids.is_empty() {
-                    visit(v as u32, &list.ids, list.weights.as_deref().filter(|_| weights));
+                    visit(
+                        v as u32,
+                        &list.ids,
+                        list.weights.as_deref().filter(|_| weights),
+                    );
                 }
             }
             return Ok(());
@@ -127,9 +137,7 @@ impl GraphFile {
                     &mut ids,
                     weights.then_some(&mut list_weights),
                 )
-                .map_err(|error| {
-                    self.corrupt(format!("{}: {error}", sections.neighbors.name()))
-                })?;
+                .map_err(|error| self.corrupt(format!("{}: {error}", sections.neighbors.name())))?;
                 visit(v as u32, &ids, weights.then_some(&list_weights[..]));
             }
             (entry, position) = (end_entry, end_position);

@@ -386,7 +386,10 @@ impl GraphFile {
         let positions: &[u64] = self.typed(sections.positions).unwrap_or(&[]);
         let stream = self.section_bytes(sections.neighbors).unwrap_or(&[]);
         let (Some(&from), Some(&to)) = (positions.get(v), positions.get(v + 1)) else {
-            return Err(self.corrupt(format!("vertex {v} has no position in {}", sections.positions.name())));
+            return Err(self.corrupt(format!(
+                "vertex {v} has no position in {}",
+                sections.positions.name()
+            )));
         };
         let degree = (end - start) as u64;
         let mut ids = Vec::with_capacity(degree as usize);

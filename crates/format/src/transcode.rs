@@ -79,8 +79,22 @@ pub fn transcode(
         }
     };
     let directions = [
-        (false, [SectionKind::OutPositions, SectionKind::OutNeighbors, SectionKind::OutWeights]),
-        (true, [SectionKind::InPositions, SectionKind::InNeighbors, SectionKind::InWeights]),
+        (
+            false,
+            [
+                SectionKind::OutPositions,
+                SectionKind::OutNeighbors,
+                SectionKind::OutWeights,
+            ],
+        ),
+        (
+            true,
+            [
+                SectionKind::InPositions,
+                SectionKind::InNeighbors,
+                SectionKind::InWeights,
+            ],
+        ),
     ];
     let n = input.num_vertices();
     let weighted = input.flags().weighted;

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::header::{HEADER_BYTES, MAX_SECTIONS};
 use crate::output::{OutputFile, folder_of, seekable_output_target};
 use crate::{
-    CHECKSUM_BLOCK_BYTES, FormatError, GraphFlags, Header, Result, SectionEntry,
-    SectionKind, align_up,
+    CHECKSUM_BLOCK_BYTES, FormatError, GraphFlags, Header, Result, SectionEntry, SectionKind,
+    align_up,
 };
 
 /// Builds a `.sl` file section by section.

@@ -164,7 +164,11 @@ fn lists_compress_and_come_back_plain_unchanged() {
         if kind == SectionKind::Checksums {
             continue;
         }
-        assert_eq!(original.section_bytes(kind), again.section_bytes(kind), "{kind:?}");
+        assert_eq!(
+            original.section_bytes(kind),
+            again.section_bytes(kind),
+            "{kind:?}"
+        );
     }
 }
 
@@ -178,7 +182,10 @@ fn a_compressed_list_that_lies_is_caught_by_check() {
     let graph = GraphFile::open(&plain).unwrap();
     swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| {}).unwrap();
     let error = check_file(&compressed).unwrap_err().to_string();
-    assert!(error.contains("vertex 2") && error.contains("not below"), "{error}");
+    assert!(
+        error.contains("vertex 2") && error.contains("not below"),
+        "{error}"
+    );
 }
 
 /// Writes a weighted directed graph whose out-lists are `lists` (in-lists their transpose).
@@ -208,12 +215,30 @@ fn write_weighted(path: &Path, lists: &[Vec<u32>]) {
     let (in_offsets, in_ids, in_weights) = csr(&incoming);
     let mut writer = GraphWriter::create(path).unwrap();
     let sections: [(SectionKind, Vec<u8>); 6] = [
-        (SectionKind::OutOffsets, bytemuck::cast_slice(&out_offsets).to_vec()),
-        (SectionKind::OutNeighbors, bytemuck::cast_slice(&out_ids).to_vec()),
-        (SectionKind::OutWeights, bytemuck::cast_slice(&out_weights).to_vec()),
-        (SectionKind::InOffsets, bytemuck::cast_slice(&in_offsets).to_vec()),
-        (SectionKind::InNeighbors, bytemuck::cast_slice(&in_ids).to_vec()),
-        (SectionKind::InWeights, bytemuck::cast_slice(&in_weights).to_vec()),
+        (
+            SectionKind::OutOffsets,
+            bytemuck::cast_slice(&out_offsets).to_vec(),
+        ),
+        (
+            SectionKind::OutNeighbors,
+            bytemuck::cast_slice(&out_ids).to_vec(),
+        ),
+        (
+            SectionKind::OutWeights,
+            bytemuck::cast_slice(&out_weights).to_vec(),
+        ),
+        (
+            SectionKind::InOffsets,
+            bytemuck::cast_slice(&in_offsets).to_vec(),
+        ),
+        (
+            SectionKind::InNeighbors,
+            bytemuck::cast_slice(&in_ids).to_vec(),
+        ),
+        (
+            SectionKind::InWeights,
+            bytemuck::cast_slice(&in_weights).to_vec(),
+        ),
     ];
     for (kind, bytes) in sections {
         let mut section = writer.begin_section(kind, None).unwrap();
@@ -225,7 +250,9 @@ fn write_weighted(path: &Path, lists: &[Vec<u32>]) {
         weighted: true,
         ..GraphFlags::default()
     };
-    writer.finish(flags, n as u64, out_ids.len() as u64).unwrap();
+    writer
+        .finish(flags, n as u64, out_ids.len() as u64)
+        .unwrap();
 }
 
 #[test]
@@ -235,7 +262,11 @@ fn every_list_in_order_reads_the_same_from_either_form() {
     let lists: Vec<Vec<u32>> = (0..n)
         .map(|v| match v % 1000 {
             0 => (0..n).step_by(2).collect(),
-            _ => (0..v % 37).map(|i| (v * 31 + i * 997) % n).collect::<std::collections::BTreeSet<u32>>().into_iter().collect(),
+            _ => (0..v % 37)
+                .map(|i| (v * 31 + i * 997) % n)
+                .collect::<std::collections::BTreeSet<u32>>()
+                .into_iter()
+                .collect(),
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
@@ -259,7 +290,11 @@ fn every_list_in_order_reads_the_same_from_either_form() {
             };
             let expected = collect(&graph);
             assert!(expected.len() > 20_000);
-            assert_eq!(collect(&packed), expected, "incoming {incoming}, weights {weights}");
+            assert_eq!(
+                collect(&packed),
+                expected,
+                "incoming {incoming}, weights {weights}"
+            );
         }
     }
 }

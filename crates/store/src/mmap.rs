@@ -17,6 +17,7 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::budget::Plan;
 use crate::fault::{Fault, FaultInjector};
+use crate::lists::decode::{Landed, deliver_decoded, visit_read_decoded};
 use crate::lists::delivery::{IdCheck, deliver_span, visit_edgeless, visit_read};
 use crate::lists::heads::{heads_serve, open_heads, visit_heads};
 use crate::lists::layout::{Directions, ListLayout};
@@ -102,10 +103,13 @@ impl MmapStore {
         // covers and the budget cannot see.
         let _ = map.advise(memmap2::Advice::Random);
         let open_lists = |kinds: [SectionKind; 3], kept_bytes: u64| -> Result<Lists> {
+            let layout = ListLayout::load(&graph, kinds, held.weighted, held.offset_form)?;
+            // Compressed lists hold their weights beside their ids, in the same section.
+            let plain_weights = held.weighted && !layout.is_compressed();
             Ok(Lists {
-                layout: ListLayout::load(&graph, kinds, held.weighted, held.offset_form)?,
+                layout,
                 kept_bytes,
-                checks: ListChecks::load(&graph, kinds, held.reads(kinds[1]), held.weighted)?,
+                checks: ListChecks::load(&graph, kinds, held.reads(kinds[1]), plain_weights)?,
             })
         };
         let lists = Directions::open(flags.directed, held.prefix_bytes, open_lists)?;
@@ -285,6 +289,17 @@ impl MmapStore {
                 .map(|read| {
                     self.injected_fault()?;
                     let pages_passed = self.check_pages(lists, read.bytes.clone())?;
+                    if lists.layout.is_compressed() {
+                        let section = self.section(lists.layout.neighbors_at, lists);
+                        let landed = self.landed(section, 0);
+                        return visit_read_decoded(
+                            &lists.layout,
+                            read,
+                            sorted,
+                            landed,
+                            visit_block,
+                        );
+                    }
                     let entries = (read.bytes.start / 4) as usize..neighbors.len();
                     visit_read(
                         &lists.layout,
@@ -373,7 +388,18 @@ impl MmapStore {
         )
     }
 
-    /// All of `lists`' neighbors and weights, as mapped.
+    /// What the mapped compressed list bytes `bytes`, from section position
+    /// `bytes_at`, decode against.
+    fn landed<'a>(&'a self, bytes: &'a [u8], bytes_at: u64) -> Landed<'a> {
+        Landed {
+            bytes,
+            bytes_at,
+            vertices: self.facts.vertices,
+            path: &self.path,
+        }
+    }
+
+    /// All of `lists`' neighbors and weights, as mapped (plain lists).
     fn mapped_lists(&self, lists: &Lists) -> (&[u32], Option<&[f32]>) {
         let neighbors = bytemuck::cast_slice(self.section(lists.layout.neighbors_at, lists));
         let weights = lists
@@ -400,6 +426,11 @@ impl MmapStore {
             .map(|vertices| {
                 let pages_passed =
                     self.check_pages(lists, lists.layout.span_bytes(vertices.clone()))?;
+                if lists.layout.is_compressed() {
+                    let section = self.section(lists.layout.neighbors_at, lists);
+                    let landed = self.landed(section, 0);
+                    return deliver_decoded(&lists.layout, vertices, landed, None, visit_block);
+                }
                 deliver_span(
                     &lists.layout,
                     vertices,

@@ -316,11 +316,12 @@ pub(crate) fn each_triangle(
     let vertices = graph.num_vertices();
     // A vertex's lists in the undirected view: its out-list and, on a directed graph,
     // its in-list (both sorted).
-    let lists = |v: usize| {
-        match directed {
-            true => (graph.out_neighbors_of(v), graph.in_neighbors_of(v)),
-            false => (graph.out_neighbors_of(v), std::borrow::Cow::Borrowed(&[][..])),
-        }
+    let lists = |v: usize| match directed {
+        true => (graph.out_neighbors_of(v), graph.in_neighbors_of(v)),
+        false => (
+            graph.out_neighbors_of(v),
+            std::borrow::Cow::Borrowed(&[][..]),
+        ),
     };
     // Bytes of a block: its ids above their vertices (4 each) and where each ends (8).
     let entries = graph.num_arcs() * if directed { 2 } else { 1 };

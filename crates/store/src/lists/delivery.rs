@@ -145,7 +145,11 @@ pub(crate) fn deliver_list(
 
 /// Checks `block`'s ids as `ids` says, hands it to `visit_block`, and returns the list
 /// bytes it held (weights included).
-fn check_and_visit(block: ListBlock, ids: IdCheck, visit_block: &VisitBlock) -> Result<u64> {
+pub(crate) fn check_and_visit(
+    block: ListBlock,
+    ids: IdCheck,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
     if let IdCheck::AtDelivery { vertices, path } = ids {
         check_ids(&block, vertices, path)?;
     }

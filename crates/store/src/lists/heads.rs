@@ -34,6 +34,7 @@ pub(crate) fn open_heads(
         },
         neighbors_at: entry.offset,
         weights_at: None,
+        compressed: None,
     };
     Ok(Some((layout, ListChecks::heads(graph)?)))
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::offsets::offsets_do_not_describe;
-use crate::units::ENTRY_BYTES;
+use crate::units::{ENTRY_BYTES, PAGE};
 use crate::{EdgeDirection, OffsetForm, OffsetSlice, Offsets, Result};
 
 /// One direction's lists: offsets in memory (warm data), neighbors and weights in the file.
@@ -17,8 +17,19 @@ pub(crate) struct ListLayout {
     pub offsets: Offsets,
     /// File position of the neighbor section.
     pub neighbors_at: u64,
-    /// File position of the weight section, for weighted graphs.
+    /// File position of the weight section, for weighted graphs with plain lists.
     pub weights_at: Option<u64>,
+    /// Where each list lies in a compressed neighbor section; `None` for plain lists.
+    pub compressed: Option<CompressedLists>,
+}
+
+/// What a tier knows of compressed lists beyond the offsets (which still count entries).
+pub(crate) struct CompressedLists {
+    /// Bytes `v` and `v + 1` bound `v`'s chunks in the section (a list's bytes may end
+    /// with padding before the next list's page).
+    pub positions: Offsets,
+    /// Whether weights lie beside the ids (a weighted graph) and the run reads them.
+    pub weights: bool,
 }
 
 /// Refuses offsets (section `kinds[0]`) that do not describe the `entries` of
@@ -67,10 +78,41 @@ impl ListLayout {
             detail,
         };
         let neighbors = graph.required_section(kinds[1])?;
-        let entries = neighbors.length / ENTRY_BYTES;
+        let compressed = graph.lists_compressed();
+        let entries = match compressed {
+            true => graph.num_arcs() as u64,
+            false => neighbors.length / ENTRY_BYTES,
+        };
         let offsets = Offsets::load(graph, [kinds[0], kinds[1]], entries, form)?
             .ok_or_else(|| corrupt(format!("section {} is missing", kinds[0].name())))?;
         check_offsets(graph, kinds, offsets.as_slice(), entries)?;
+        if compressed {
+            let positions_kind = match kinds[1] {
+                SectionKind::InNeighbors => SectionKind::InPositions,
+                _ => SectionKind::OutPositions,
+            };
+            let positions_kinds = [positions_kind, kinds[1], kinds[2]];
+            let positions =
+                Offsets::load(graph, [positions_kind, kinds[1]], neighbors.length, form)?
+                    .ok_or_else(|| {
+                        corrupt(format!("section {} is missing", positions_kind.name()))
+                    })?;
+            check_offsets(
+                graph,
+                positions_kinds,
+                positions.as_slice(),
+                neighbors.length,
+            )?;
+            return Ok(ListLayout {
+                offsets,
+                neighbors_at: neighbors.offset,
+                weights_at: None,
+                compressed: Some(CompressedLists {
+                    positions,
+                    weights: weighted,
+                }),
+            });
+        }
         let weights_at = if weighted {
             Some(graph.required_section(kinds[2])?.offset)
         } else {
@@ -80,7 +122,38 @@ impl ListLayout {
             offsets,
             neighbors_at: neighbors.offset,
             weights_at,
+            compressed: None,
         })
+    }
+
+    /// Where each list lies in the section: its byte bounds are entries `v` and
+    /// `v + 1`, in bytes for compressed lists and in entries for plain ones.
+    #[inline]
+    fn bounds(&self) -> (OffsetSlice<'_>, u64) {
+        match &self.compressed {
+            Some(compressed) => (compressed.positions.as_slice(), 1),
+            None => (self.offsets.as_slice(), ENTRY_BYTES),
+        }
+    }
+
+    /// Whether the lists are compressed (decoded as they are delivered).
+    #[inline]
+    pub fn is_compressed(&self) -> bool {
+        self.compressed.is_some()
+    }
+
+    /// The bytes of the section that hold at least the first `entries` of `vertex`'s
+    /// list, from its start (all of it when it has no more).
+    pub fn head_bytes(&self, vertex: u32, entries: u64) -> Range<u64> {
+        let list = self.list_bytes(vertex);
+        match &self.compressed {
+            // Each page of a list holds at least one of its entries.
+            Some(_) => list.start..list.end.min((list.start / PAGE + entries) * PAGE),
+            None => {
+                let held = ((list.end - list.start) / ENTRY_BYTES).min(entries);
+                list.start..list.start + held * ENTRY_BYTES
+            }
+        }
     }
 
     /// Degree of `vertex`.
@@ -92,30 +165,32 @@ impl ListLayout {
     /// Bytes of `vertex`'s list within its section.
     #[inline]
     pub fn list_bytes(&self, vertex: u32) -> Range<u64> {
-        let entries = self.offsets.as_slice().bounds(vertex as usize);
-        entries.start * ENTRY_BYTES..entries.end * ENTRY_BYTES
+        let (bounds, unit) = self.bounds();
+        let bounds = bounds.bounds(vertex as usize);
+        bounds.start * unit..bounds.end * unit
     }
 
     /// Bytes of the lists of `vertices` (a contiguous id range) within the section.
     pub fn span_bytes(&self, vertices: Range<u32>) -> Range<u64> {
-        self.offsets.get(vertices.start as usize) * ENTRY_BYTES
-            ..self.offsets.get(vertices.end as usize) * ENTRY_BYTES
+        let (bounds, unit) = self.bounds();
+        bounds.get(vertices.start as usize) * unit..bounds.get(vertices.end as usize) * unit
     }
 
     /// Size of the neighbor section in bytes.
     pub fn section_bytes(&self) -> u64 {
-        match self.offsets.len() {
+        let (bounds, unit) = self.bounds();
+        match bounds.len() {
             0 => 0,
-            length => self.offsets.get(length - 1) * ENTRY_BYTES,
+            length => bounds.get(length - 1) * unit,
         }
     }
 
     /// The first vertex whose list does not end within the first `bytes` of the section.
     pub fn vertices_within(&self, bytes: u64) -> u32 {
-        let entries = bytes / ENTRY_BYTES;
-        // offsets[v + 1] <= entries for every v before the answer.
-        let all = self.offsets.as_slice();
-        (all.partition_point(|end| end <= entries).saturating_sub(1)) as u32
+        let (all, unit) = self.bounds();
+        let within = bytes / unit;
+        // bounds[v + 1] <= within for every v before the answer.
+        (all.partition_point(|end| end <= within).saturating_sub(1)) as u32
     }
 }
 
@@ -195,6 +270,7 @@ pub(crate) mod tests {
             offsets: Offsets::Wide(offsets),
             neighbors_at: 0,
             weights_at: None,
+            compressed: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! kernel sees ([`delivery`]). Nothing here knows the plan: the tiers hand these modules
 //! the figures of their grants.
 
+pub(crate) mod decode;
 pub(crate) mod delivery;
 pub(crate) mod heads;
 pub(crate) mod layout;

@@ -75,10 +75,12 @@ impl PageChecks {
         let checked = (0..checksums.len().div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect();
-        let holds_ids = matches!(
-            kind,
-            SectionKind::OutNeighbors | SectionKind::InNeighbors | SectionKind::OutHeads
-        );
+        // Compressed ids are checked once decoded, at delivery.
+        let holds_ids = match kind {
+            SectionKind::OutNeighbors | SectionKind::InNeighbors => !graph.lists_compressed(),
+            SectionKind::OutHeads => true,
+            _ => false,
+        };
         Ok(PageChecks {
             path: graph.path().to_path_buf(),
             kind,

@@ -169,15 +169,16 @@ pub(crate) fn scan_reads(
         let mut before_long = false;
         if let Some((long, entries)) = long {
             let cut = layout.list_bytes(long);
-            let held = ((cut.end - cut.start) / ENTRY_BYTES).min(entries);
+            let held = u64::from(layout.degree(long)).min(entries);
+            let head = layout.head_bytes(long, held);
             // A head of more than a page is read alone, so the read fits where the whole
             // list would (a slot, or the oversize region sized for the longest list).
-            if first == long || held * ENTRY_BYTES <= PAGE {
+            if first == long || head.end - head.start <= PAGE {
                 // A list cut to nothing that the read begins with: no I/O, and bytes
                 // that start at the list, where its (empty) head is looked for.
                 let bytes = match held == 0 && first == long {
                     true => cut.start..cut.start,
-                    false => start..(cut.start + held * ENTRY_BYTES).div_ceil(PAGE) * PAGE,
+                    false => start..head.end.div_ceil(PAGE) * PAGE,
                 };
                 reads.push(Read {
                     members: Members::Span(first..long + 1),
@@ -265,6 +266,17 @@ pub(crate) fn long_lists(
     gap_pages: u64,
     cut: &(dyn Fn(u32) -> bool + Sync),
 ) -> Vec<u32> {
+    if layout.is_compressed() {
+        // Positions and degrees are two sequences: looked up a vertex at a time.
+        return range
+            .into_par_iter()
+            .filter(|&vertex| {
+                let list = layout.list_bytes(vertex);
+                let head_end = layout.head_bytes(vertex, entries).end;
+                list.end > head_end.div_ceil(PAGE) * PAGE + gap_pages * PAGE && cut(vertex)
+            })
+            .collect();
+    }
     let offsets = layout.offsets.as_slice();
     crate::block_ranges(range, crate::WIDENED_ON_STACK as u32 - 1)
         .flat_map_iter(|vertices| {

@@ -13,6 +13,7 @@ use super::split::{Side, SplitLists};
 use super::{Batch, DirectStore};
 use crate::aligned::AlignedBuffer;
 use crate::error::PipelineFailure;
+use crate::lists::decode::{deliver_decoded, visit_read_decoded};
 use crate::lists::delivery::{IdCheck, deliver_list, visit_read};
 use crate::lists::read_plan::{Members, Read, page_range};
 use crate::stats::IoCounters;
@@ -61,6 +62,16 @@ impl DirectStore {
         pages_passed: bool,
     ) -> Result<()> {
         let (lists, read) = (batch.lists, &batch.reads[index]);
+        if lists.layout.is_compressed() {
+            let landed = self.landed(neighbors, read.bytes.start);
+            let delivered =
+                visit_read_decoded(&lists.layout, read, batch.sorted, landed, batch.visit_block)?;
+            IoCounters::add(&self.counters.delivered_bytes, delivered);
+            if batch.keep {
+                self.keep_pages(lists, read, neighbors, None);
+            }
+            return Ok(());
+        }
         let ids = IdCheck::unless_passed(pages_passed, self.facts.vertices, self.source.path());
         let delivered = visit_read(
             &lists.layout,
@@ -202,6 +213,26 @@ impl DirectStore {
         entries: Range<u64>,
         visit_block: &VisitBlock,
     ) -> Result<bool> {
+        if lists.layout.is_compressed() {
+            let pages = page_range(lists.layout.list_bytes(vertex));
+            let delivered = view.with_bytes(
+                lists.layout.neighbors_at + pages.start,
+                pages.end - pages.start,
+                |bytes| {
+                    let landed = self.landed(bytes, pages.start);
+                    deliver_decoded(&lists.layout, vertex..vertex + 1, landed, None, visit_block)
+                },
+            );
+            return match delivered {
+                None => Ok(false),
+                Some(delivered) => {
+                    let delivered = delivered?;
+                    IoCounters::add(&self.counters.delivered_bytes, delivered);
+                    IoCounters::add(&self.counters.cached_bytes, delivered);
+                    Ok(true)
+                }
+            };
+        }
         let pages = page_range(entries.start * 4..entries.end * 4);
         let length = pages.end - pages.start;
         let deliver = |neighbors: &[u8], weights: Option<&[u8]>| {

@@ -27,6 +27,7 @@ use swapless_format::{FormatError, GraphFile, SectionKind};
 use crate::aligned::AlignedBuffer;
 use crate::budget::Plan;
 use crate::fault::FaultInjector;
+use crate::lists::decode::{Landed, deliver_decoded, visit_read_decoded};
 use crate::lists::delivery::{IdCheck, visit_edgeless, visit_read};
 use crate::lists::heads::{heads_serve, open_heads, visit_heads};
 use crate::lists::layout::{Directions, ListLayout, check_ids_in_range};
@@ -132,9 +133,14 @@ impl DirectStore {
             let pinned_vertices = layout.vertices_within(pinned_bytes);
             let bytes = layout.span_bytes(0..pinned_vertices).end;
             let pinned_neighbors = read_pinned(&graph, source.as_ref(), kinds[1], bytes)?;
-            let ids: &[u32] = bytemuck::cast_slice(pinned_neighbors.as_slice());
-            check_ids_in_range(&graph, kinds[1], &ids[..(bytes / 4) as usize])?;
-            let pinned_weights = match held.weighted {
+            // Compressed ids are checked once decoded, at delivery; their weights lie
+            // beside them, in the same section.
+            let plain_weights = held.weighted && !layout.is_compressed();
+            if !layout.is_compressed() {
+                let ids: &[u32] = bytemuck::cast_slice(pinned_neighbors.as_slice());
+                check_ids_in_range(&graph, kinds[1], &ids[..(bytes / 4) as usize])?;
+            }
+            let pinned_weights = match plain_weights {
                 true => Some(read_pinned(&graph, source.as_ref(), kinds[2], bytes)?),
                 false => None,
             };
@@ -143,7 +149,7 @@ impl DirectStore {
                 pinned_vertices,
                 pinned_neighbors,
                 pinned_weights,
-                checks: ListChecks::load(&graph, kinds, held.reads(kinds[1]), held.weighted)?,
+                checks: ListChecks::load(&graph, kinds, held.reads(kinds[1]), plain_weights)?,
             })
         };
         let lists = Directions::open(flags.directed, held.prefix_bytes, open_lists)?;
@@ -257,21 +263,25 @@ impl DirectStore {
     ) -> Result<()> {
         let pinned_end = lists.pinned_vertices.clamp(range.start, range.end);
         let pinned = range.start..pinned_end;
+        // Compressed lists are never split between reads: a list's chunks decode together.
         let batches = scan_batches(
             &source.layout,
             pinned_end..range.end,
             self.chunk_bytes,
-            true,
+            !source.layout.is_compressed(),
             needed,
         );
-        let mut visit_pinned = Some(|| {
-            block_ranges(pinned.clone(), SCAN_BLOCK)
-                .for_each(|vertices| lists.visit_pinned_block(vertices, visit_block));
+        let mut visit_pinned = Some(|| -> Result<()> {
+            block_ranges(pinned.clone(), SCAN_BLOCK).try_for_each(|vertices| {
+                self.visit_pinned_block(lists, vertices, visit_block)
+                    .map(|_| ())
+            })?;
             let bytes = lists.layout.span_bytes(pinned.clone());
             let factor = if self.facts.weighted { 2 } else { 1 };
             let pinned_bytes = (bytes.end - bytes.start) * factor;
             IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
             IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
+            Ok(())
         });
         for batch in batches {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
@@ -281,26 +291,68 @@ impl DirectStore {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
                     // Lists without edges, or one a partial scan cut to nothing.
-                    visit_read(
-                        &source.layout,
-                        read,
-                        &[],
-                        &[],
-                        self.facts.weighted.then_some(no_weights),
-                        IdCheck::Passed,
-                        visit_read_block,
-                    )?;
+                    match source.layout.is_compressed() {
+                        true => visit_read_decoded(
+                            &source.layout,
+                            read,
+                            &[],
+                            self.landed(&[], read.bytes.start),
+                            visit_read_block,
+                        )?,
+                        false => visit_read(
+                            &source.layout,
+                            read,
+                            &[],
+                            &[],
+                            self.facts.weighted.then_some(no_weights),
+                            IdCheck::Passed,
+                            visit_read_block,
+                        )?,
+                    };
                 }
                 if let Some(visit_pinned) = visit_pinned.take() {
-                    visit_pinned();
+                    visit_pinned()?;
                 }
                 Ok(())
             })?;
         }
         if let Some(visit_pinned) = visit_pinned {
-            visit_pinned();
+            visit_pinned()?;
         }
         Ok(())
+    }
+
+    /// What compressed list bytes `bytes`, from section position `bytes_at`, decode against.
+    fn landed<'a>(&'a self, bytes: &'a [u8], bytes_at: u64) -> Landed<'a> {
+        Landed {
+            bytes,
+            bytes_at,
+            vertices: self.facts.vertices,
+            path: self.source.path(),
+        }
+    }
+
+    /// Visits the pinned lists of `vertices` (all below `pinned_vertices`) in blocks,
+    /// decoding compressed ones; returns the list bytes delivered.
+    fn visit_pinned_block(
+        &self,
+        lists: &Lists,
+        vertices: Range<u32>,
+        visit_block: &VisitBlock,
+    ) -> Result<u64> {
+        match lists.layout.is_compressed() {
+            true => deliver_decoded(
+                &lists.layout,
+                vertices,
+                self.landed(lists.pinned_neighbors.as_slice(), 0),
+                None,
+                visit_block,
+            ),
+            false => {
+                lists.visit_pinned_block(vertices, visit_block);
+                Ok(0)
+            }
+        }
     }
 }
 
@@ -342,34 +394,38 @@ impl EdgeStore for DirectStore {
         let (pinned, rest) =
             sorted.split_at(sorted.partition_point(|&vertex| vertex < lists.pinned_vertices));
         // The pinned lists are visited while the first reads fly (or alone).
-        let mut visit_pinned = Some(|| {
+        let visit_block = per_vertex(visit);
+        let mut visit_pinned = Some(|| -> Result<()> {
             let factor = if self.facts.weighted { 2 } else { 1 };
             let bytes: u64 = pinned
                 .par_iter()
                 .with_min_len(64)
-                .map(|&vertex| {
-                    let list = lists.pinned(vertex);
-                    visit(vertex, list);
-                    list.neighbors.len() as u64 * 4 * factor
+                .map(|&vertex| match lists.layout.is_compressed() {
+                    true => self.visit_pinned_block(lists, vertex..vertex + 1, &visit_block),
+                    false => {
+                        let list = lists.pinned(vertex);
+                        visit(vertex, list);
+                        Ok(list.neighbors.len() as u64 * 4 * factor)
+                    }
                 })
-                .sum();
+                .sum::<Result<u64>>()?;
             IoCounters::add(&self.counters.cached_bytes, bytes);
             IoCounters::add(&self.counters.delivered_bytes, bytes);
+            Ok(())
         });
-        let visit_block = per_vertex(visit);
         for sorted in rest.chunks(READS_PER_BATCH) {
             let missed = self.deliver_cached_lists(lists, sorted, &visit_block)?;
             let reads = gather_reads(&lists.layout, &missed, self.chunk_bytes, GATHER_GAP_PAGES);
             let batch = Batch::new(lists, &reads, &missed, &visit_block, true);
             self.stream(&batch, || {
                 if let Some(visit_pinned) = visit_pinned.take() {
-                    visit_pinned();
+                    visit_pinned()?;
                 }
                 Ok(())
             })?;
         }
         if let Some(visit_pinned) = visit_pinned {
-            visit_pinned();
+            visit_pinned()?;
         }
         visit_edgeless(&lists.layout, rest, self.facts.weighted, visit);
         Ok(())

@@ -80,7 +80,10 @@ fn check_without_search(
         }
         let weights = graph.out_weights_of(tail);
         for (index, &head) in graph.out_neighbors_of(tail).iter().enumerate() {
-            let through = from + weights.as_ref().map_or(1.0, |weights| weights[index] as f64);
+            let through = from
+                + weights
+                    .as_ref()
+                    .map_or(1.0, |weights| weights[index] as f64);
             let distance = distances[head as usize];
             if distance > through + tolerance(through) {
                 return Err(format!(

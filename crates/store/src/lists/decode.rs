@@ -1,0 +1,190 @@
+//! How compressed lists that have landed in memory reach a kernel: decoded into a
+//! thread's buffers, a block of lists at a time, their ids checked at delivery (a
+//! page's checksum vouches for its bytes, not for the ids they decode to).
+
+use std::ops::Range;
+use std::path::Path;
+
+use swapless_format::FormatError;
+use swapless_format::compressed_lists::decode_list;
+
+use crate::lists::delivery::{IdCheck, check_and_visit};
+use crate::lists::layout::ListLayout;
+use crate::lists::read_plan::{Members, Read};
+use crate::{BLOCK_VERTICES, ListBlock, Result, VisitBlock};
+
+/// Entries a thread decodes before it hands the block over (a longer list is decoded
+/// whole, alone): the plan counts this much beside the longest list, per thread.
+pub(crate) const DECODED_BLOCK_ENTRIES: u64 = 16 << 10;
+
+/// Bytes a thread holds to decode lists: a block, or the longest list alone, with its
+/// weights when the run reads them, and the block's bounds.
+pub(crate) fn decode_buffer_bytes(longest_degree: u64, weighted: bool) -> u64 {
+    let entry_bytes = if weighted { 8 } else { 4 };
+    DECODED_BLOCK_ENTRIES.max(longest_degree) * entry_bytes + (u64::from(BLOCK_VERTICES) + 1) * 8
+}
+
+/// One thread's decoded lists: ids, weights, and where each list ends.
+#[derive(Default)]
+struct Decoded {
+    ids: Vec<u32>,
+    weights: Vec<f32>,
+    ends: Vec<u64>,
+}
+
+thread_local! {
+    /// Kept between deliveries so decoding allocates once a thread. Taken out while in
+    /// use, so a delivery nested in a kernel's callback makes its own.
+    static DECODED: std::cell::Cell<Option<Box<Decoded>>> = const { std::cell::Cell::new(None) };
+}
+
+fn with_decoded<R>(work: impl FnOnce(&mut Decoded) -> R) -> R {
+    let mut decoded = DECODED.take().unwrap_or_default();
+    let result = work(&mut decoded);
+    DECODED.set(Some(decoded));
+    result
+}
+
+/// Where decoded lists are delivered from: their pages, and what their ids must be below.
+#[derive(Clone, Copy)]
+pub(crate) struct Landed<'a> {
+    /// The section's bytes from `bytes_at` (a page boundary) on.
+    pub bytes: &'a [u8],
+    pub bytes_at: u64,
+    /// The graph's vertices, which every id must be below.
+    pub vertices: usize,
+    /// The graph's file, for errors.
+    pub path: &'a Path,
+}
+
+/// Decodes the lists of `span` from `landed` and hands them to `visit_block` in blocks;
+/// the last list only up to its first `last_entries` when given (a long list a head pass
+/// cut short). Returns the list bytes delivered (as plain entries, weights included).
+pub(crate) fn deliver_decoded(
+    layout: &ListLayout,
+    span: Range<u32>,
+    landed: Landed,
+    last_entries: Option<u64>,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
+    let weighted = layout
+        .compressed
+        .as_ref()
+        .is_some_and(|lists| lists.weights);
+    let Landed {
+        bytes,
+        bytes_at,
+        vertices,
+        path,
+    } = landed;
+    let ids = IdCheck::AtDelivery { vertices, path };
+    with_decoded(|decoded| {
+        let mut delivered = 0;
+        let mut first = span.start;
+        decoded.ids.clear();
+        decoded.weights.clear();
+        decoded.ends.clear();
+        decoded.ends.push(0);
+        if span.is_empty() {
+            return Ok(0);
+        }
+        for vertex in span.clone() {
+            let degree = u64::from(layout.degree(vertex));
+            let entries = match last_entries {
+                Some(entries) if vertex + 1 == span.end => entries.min(degree),
+                _ => degree,
+            };
+            if entries > 0 {
+                let start = layout.list_bytes(vertex).start;
+                let at = start
+                    .checked_sub(bytes_at)
+                    .filter(|&at| at < bytes.len() as u64);
+                let Some(at) = at else {
+                    return Err(outside_read(path, vertex));
+                };
+                decode_list(
+                    bytes,
+                    at as usize,
+                    vertex,
+                    degree,
+                    entries,
+                    &mut decoded.ids,
+                    weighted.then_some(&mut decoded.weights),
+                )
+                .map_err(|error| FormatError::Corrupt {
+                    path: path.to_path_buf(),
+                    detail: format!("a page of compressed lists does not decode: {error}"),
+                })?;
+            }
+            decoded.ends.push(decoded.ids.len() as u64);
+            let full = decoded.ids.len() as u64 >= DECODED_BLOCK_ENTRIES
+                || decoded.ends.len() > BLOCK_VERTICES as usize;
+            if full || vertex + 1 == span.end {
+                delivered += hand_over(decoded, first, weighted, ids, visit_block)?;
+                first = vertex + 1;
+            }
+        }
+        Ok(delivered)
+    })
+}
+
+/// Hands the decoded lists of `first..` to `visit_block` as one block, checking their ids,
+/// and empties the buffers for the next.
+fn hand_over(
+    decoded: &mut Decoded,
+    first: u32,
+    weighted: bool,
+    ids: IdCheck,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
+    let block = ListBlock::new(
+        first,
+        &decoded.ends,
+        0,
+        &decoded.ids,
+        weighted.then_some(&decoded.weights[..]),
+    );
+    let delivered = check_and_visit(block, ids, visit_block);
+    decoded.ids.clear();
+    decoded.weights.clear();
+    decoded.ends.clear();
+    decoded.ends.push(0);
+    delivered
+}
+
+fn outside_read(path: &Path, vertex: u32) -> crate::StoreError {
+    FormatError::Corrupt {
+        path: path.to_path_buf(),
+        detail: format!("vertex {vertex}'s compressed list lies outside the pages read for it"),
+    }
+    .into()
+}
+
+/// [`crate::lists::delivery::visit_read`] for compressed lists: decodes what `read`
+/// holds from `landed` (its pages) and hands it to `visit_block`, a scan's span in blocks
+/// (its last list cut short in a head pass), a gather's picks one by one. Returns the
+/// list bytes delivered.
+pub(crate) fn visit_read_decoded(
+    layout: &ListLayout,
+    read: &Read,
+    sorted: &[u32],
+    landed: Landed,
+    visit_block: &VisitBlock,
+) -> Result<u64> {
+    match &read.members {
+        // Compressed lists are never split between reads.
+        Members::Span(span) => deliver_decoded(
+            layout,
+            span.clone(),
+            landed,
+            read.last_list_entries,
+            visit_block,
+        ),
+        // Vertices without edges among the picks are visited by `visit_edgeless`.
+        Members::Picked(positions) => sorted[positions.clone()]
+            .iter()
+            .filter(|&&vertex| layout.degree(vertex) > 0)
+            .map(|&vertex| deliver_decoded(layout, vertex..vertex + 1, landed, None, visit_block))
+            .sum(),
+    }
+}
