@@ -100,6 +100,7 @@ impl Placement {
             property_bytes: memory.property_bytes(),
             optional_property_bytes: memory.optional_bytes,
             thread_bytes: thread_bytes(self.threads.unwrap_or_else(usable_cores)),
+            threads: self.threads.unwrap_or_else(usable_cores),
             network_bytes: self.network_bytes,
             gather_cache_fraction: self.gather_cache_fraction,
             searches: contract.info().searches,

@@ -110,6 +110,7 @@ mod tests {
             kernel: "test".to_string(),
             property_bytes: 0,
             thread_bytes: 0,
+            threads: 2,
             network_bytes: 0,
             optional_property_bytes: 0,
             output_bytes: 0,

@@ -34,7 +34,7 @@ impl Phases {
             + sizes.plain_offsets.0
             + sizes.plain_offsets.1
             + sizes.permutation
-            + sizes.bulk;
+            + sizes.decoded_bulk;
         // The output phase keeps one copy of the permutation beside the result.
         let output = match request.output_bytes {
             0 => 0,
@@ -272,11 +272,11 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let io = IoShape::new(
         chunk_bytes,
         sizes.longest_list(),
-        grants::sections_per_list(sizes.weighted),
+        grants::sections_per_list(sizes.weighted && !sizes.compressed),
         request.queue_depth,
     );
     let floor = DiskFloor {
-        hot: hot_bytes(request),
+        hot: hot_bytes(request) + sizes.decode_buffers(request.threads),
         sizes: &sizes,
         io,
         after_run: phases.after_run(),
@@ -306,7 +306,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         _ => sizes.list_checks,
     };
     let (slots, io_buffer_bytes, cached) = match tier {
-        Tier::Dram => (SlotGeometry::default(), 0, sizes.bulk),
+        Tier::Dram => (SlotGeometry::default(), 0, sizes.decoded_bulk),
         _ => {
             let optional = match optional_property_held {
                 true => request.optional_property_bytes,

@@ -14,6 +14,8 @@ pub struct PlanRequest {
     /// Bytes the run's worker threads touch (stacks, thread-local state) beyond those
     /// the fixed runtime allowance covers: counted as hot, since they live all run.
     pub thread_bytes: u64,
+    /// The run's worker threads: each decodes compressed lists into buffers of its own.
+    pub threads: usize,
     /// Bytes the graph's origin holds all run (a far graph's connections' receive
     /// buffers; 0 for a local file): counted as hot.
     pub network_bytes: u64,

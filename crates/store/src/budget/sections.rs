@@ -57,15 +57,35 @@ pub(super) struct Direction {
     pub(super) longest_list: u64,
     /// Bytes of the weights the graph stores but this kernel does not read.
     pub(super) unread_weights: u64,
+    /// The longest list's entries (what a thread decodes it into, for compressed lists).
+    pub(super) longest_degree: u64,
+    /// Bytes the lists take decoded, as the dram tier holds them (weights included when
+    /// read): `lists` for plain lists.
+    pub(super) decoded: u64,
     /// Memory a disk tier holds to check the pages it reads of these lists.
     pub(super) page_checks: u64,
 }
 
-/// The longest list in `kinds[0]` (an offsets section), read in blocks so the plan
-/// itself stays small. Offsets that fall or run past the neighbor section `kinds[1]`
-/// are refused here, before they size anything.
+/// The longest list in `kinds[0]` (an offsets section), in bytes of its section
+/// `kinds[1]`, read in blocks so the plan itself stays small. Offsets that fall or run
+/// past the neighbor section are refused here, before they size anything. For
+/// compressed lists, the bounds are their positions, in bytes.
 pub(super) fn longest_list_bytes(graph: &GraphFile, kinds: [SectionKind; 2]) -> Result<u64> {
-    let entries = graph.required_section(kinds[1])?.length / 4;
+    let section = graph.required_section(kinds[1])?.length;
+    match graph.lists_compressed() {
+        true => {
+            let positions = match kinds[1] {
+                SectionKind::InNeighbors => SectionKind::InPositions,
+                _ => SectionKind::OutPositions,
+            };
+            longest_between(graph, [positions, kinds[1]], section)
+        }
+        false => Ok(longest_between(graph, kinds, section / 4)? * 4),
+    }
+}
+
+/// The longest list's entries in `kinds[0]`'s bounds, which must not fall nor pass `end`.
+fn longest_between(graph: &GraphFile, kinds: [SectionKind; 2], end: u64) -> Result<u64> {
     let mut previous: Option<u64> = None;
     let mut longest = 0u64;
     let mut describes = true;
@@ -74,13 +94,13 @@ pub(super) fn longest_list_bytes(graph: &GraphFile, kinds: [SectionKind; 2]) -> 
             describes &= before <= offset;
             longest = longest.max(offset.saturating_sub(before));
         }
-        describes &= offset <= entries;
+        describes &= offset <= end;
         previous = Some(offset);
     })?;
     if !describes {
         return Err(offsets_do_not_describe(graph, kinds[0], kinds[1]));
     }
-    Ok(longest * 4)
+    Ok(longest)
 }
 
 /// The sizes a plan weighs, of one graph for one request.
@@ -97,8 +117,12 @@ pub(super) struct Sizes {
     pub(super) plain_offsets: (u64, u64),
     /// Both directions' offsets, Elias-Fano compressed: (out, in).
     pub(super) compressed_offsets: (u64, u64),
-    /// Bytes of every list the run reads (with weights when it reads them).
+    /// Bytes of every list the run reads (with weights when it reads them), in the file.
     pub(super) bulk: u64,
+    /// Bytes of every list the run reads as the dram tier holds them (decoded).
+    pub(super) decoded_bulk: u64,
+    /// Whether the lists are compressed (decoded as they are read).
+    pub(super) compressed: bool,
     /// Whether the file has page checksums to check reads against.
     pub(super) pages_checked: bool,
     /// Whether a pass needs only the heads of the out-lists.
@@ -124,12 +148,27 @@ impl Sizes {
             true => PageChecks::held_bytes(section_bytes),
             false => 0,
         };
+        let compressed = graph.lists_compressed();
+        let arcs = graph.num_arcs() as u64;
+        let entry_bytes = if weighted { 8 } else { 4 };
         let direction = |name, kinds: [SectionKind; 3]| -> Result<Direction> {
+            let longest_list = longest_list_bytes(graph, [kinds[0], kinds[1]])?;
+            let longest_degree = match compressed {
+                true => longest_between(graph, [kinds[0], kinds[1]], arcs)?,
+                false => longest_list / 4,
+            };
+            // Compressed lists hold their weights beside their ids: read whether or not
+            // the kernel wants them.
             Ok(Direction {
                 name,
                 lists: size(kinds[1]) + weights(kinds[2]),
-                longest_list: longest_list_bytes(graph, [kinds[0], kinds[1]])?,
+                longest_list,
                 unread_weights: size(kinds[2]) - weights(kinds[2]),
+                longest_degree,
+                decoded: match compressed {
+                    true => arcs * entry_bytes,
+                    false => size(kinds[1]) + weights(kinds[2]),
+                },
                 page_checks: page_checks(size(kinds[1])) + page_checks(weights(kinds[2])),
             })
         };
@@ -158,14 +197,11 @@ impl Sizes {
         // Both directions' offsets stay in memory on a directed graph: kernels ask for
         // degrees in the direction they do not read (PageRank's out-degrees).
         let offsets_in = |form: OffsetForm| {
-            let held = |offsets: SectionKind, neighbors: SectionKind| match size(offsets) {
+            let held = |offsets: SectionKind| match size(offsets) {
                 0 => 0,
-                bytes => offsets_bytes(bytes / 8, size(neighbors) / 4, form),
+                bytes => offsets_bytes(bytes / 8, arcs, form),
             };
-            (
-                held(SectionKind::OutOffsets, SectionKind::OutNeighbors),
-                held(SectionKind::InOffsets, SectionKind::InNeighbors),
-            )
+            (held(SectionKind::OutOffsets), held(SectionKind::InOffsets))
         };
         // The heads of the out-lists, for a kernel whose first pass needs only those: a
         // disk tier reads 8 bytes a vertex instead of every list.
@@ -179,6 +215,8 @@ impl Sizes {
         Ok(Sizes {
             weighted,
             bulk: directions.iter().map(|d| d.lists).sum(),
+            decoded_bulk: directions.iter().map(|d| d.decoded).sum(),
+            compressed,
             directions,
             permutation_section: size(SectionKind::Permutation),
             permutation: size(SectionKind::Permutation) * 2,
@@ -208,6 +246,21 @@ impl Sizes {
                 .any(|direction| direction.name == name)
         };
         (reads("out"), reads("in"))
+    }
+
+    /// What the threads of a disk tier hold to decode compressed lists: each (and the
+    /// calling thread) a block of lists or the longest list read; nothing for plain lists.
+    pub(super) fn decode_buffers(&self, threads: usize) -> u64 {
+        if !self.compressed {
+            return 0;
+        }
+        let longest = self
+            .directions
+            .iter()
+            .map(|d| d.longest_degree)
+            .max()
+            .unwrap_or(0);
+        (threads as u64 + 1) * crate::lists::decode::decode_buffer_bytes(longest, self.weighted)
     }
 
     /// The longest list the run reads.

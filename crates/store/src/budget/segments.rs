@@ -69,6 +69,16 @@ fn hot_segments(placed: &Placed) -> Vec<Segment> {
             placement: "dram (threads beyond the eight the process's share covers)".to_string(),
         });
     }
+    let decode_buffers = placed.sizes.decode_buffers(placed.request.threads);
+    if placed.tier != Tier::Dram && decode_buffers > 0 {
+        segments.push(Segment {
+            name: "decode buffers".to_string(),
+            bytes: decode_buffers,
+            class: "hot",
+            placement: "dram (each thread decodes compressed lists a block, or the longest list, at a time)"
+                .to_string(),
+        });
+    }
     if placed.request.network_bytes > 0 {
         segments.push(Segment {
             name: "far receive buffers".to_string(),

@@ -147,6 +147,7 @@ impl ListLayout {
     pub fn head_bytes(&self, vertex: u32, entries: u64) -> Range<u64> {
         let list = self.list_bytes(vertex);
         match &self.compressed {
+            Some(_) if entries == 0 => list.start..list.start,
             // Each page of a list holds at least one of its entries.
             Some(_) => list.start..list.end.min((list.start / PAGE + entries) * PAGE),
             None => {

@@ -665,6 +665,7 @@ mod tests {
             offsets: Offsets::Narrow(vec![0, 0, 0]),
             neighbors_at: 0,
             weights_at: None,
+            compressed: None,
         };
         assert!(gather_reads(&empty, &[0, 1], 1 << 20, 1).is_empty());
     }

@@ -513,6 +513,7 @@ mod tests {
         // A budget that pins little and keeps several 16 KiB reads in flight.
         let request = crate::PlanRequest {
             thread_bytes: 0,
+            threads: 2,
             network_bytes: 0,
             kernel: "test".to_string(),
             property_bytes: 0,

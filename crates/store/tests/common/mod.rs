@@ -19,6 +19,7 @@ pub fn kron_graph(dir: &Path, scale: u32, weighted: bool) -> PathBuf {
 pub fn direct_request(budget_bytes: u64, chunk_bytes: u64, queue_depth: usize) -> PlanRequest {
     PlanRequest {
         thread_bytes: 0,
+        threads: 2,
         network_bytes: 0,
         kernel: "test".to_string(),
         property_bytes: 0,
