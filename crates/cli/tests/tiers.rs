@@ -777,6 +777,19 @@ fn a_search_on_a_banded_graph_gets_the_page_cache_and_small_reads_by_itself() {
     assert_eq!(info(&grid), true);
     assert_eq!(info(&kron), false);
     assert_eq!(info(&kron_dbg), false);
+    // Compressed pages hold no plain ids: their lists are sampled instead, to the same
+    // verdict, and a search on the compressed grid is planned as on the plain one.
+    assert_eq!(info(&compressed_copy(&grid)), true);
+    assert_eq!(info(&compressed_copy(&kron)), false);
+    assert_eq!(info(&compressed_copy(&kron_dbg)), false);
+    let compressed_grid = grid.with_extension("v3.sl");
+    let memory = half(&compressed_grid, "bfs");
+    let planned = plan(
+        &compressed_grid,
+        "bfs",
+        &["--tier", "direct", "--memory", &memory],
+    );
+    assert_eq!(planned["banded_search"], true);
 }
 
 #[test]

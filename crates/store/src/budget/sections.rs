@@ -25,6 +25,9 @@ pub const BANDED_SHARE: f64 = 0.75;
 /// pages with the steps just before, so a page cache serves its gathers; elsewhere it
 /// would not.
 pub fn band_share(graph: &GraphFile, kind: SectionKind) -> Result<Option<f64>> {
+    if graph.lists_compressed() {
+        return band_share_of_lists(graph, kind);
+    }
     let vertices = graph.num_vertices() as u64;
     let section = graph.header().section(kind).map_or(0, |entry| entry.length);
     let near = (vertices / 64).max(1);
@@ -42,6 +45,43 @@ pub fn band_share(graph: &GraphFile, kind: SectionKind) -> Result<Option<f64>> {
         }
         total += ids.len() as u64;
     })?;
+    Ok((total > 0).then(|| close as f64 / total as f64))
+}
+
+/// [`band_share`] for compressed lists, whose pages hold no plain ids: in a sample of
+/// lists spread evenly over the vertices, the share of ids within 1/64 of the vertex
+/// count of their list's median, counting only lists whose median lies within 1/16 of
+/// their vertex (a page's lists are a few neighboring vertices', so the two agree).
+fn band_share_of_lists(graph: &GraphFile, kind: SectionKind) -> Result<Option<f64>> {
+    let vertices = graph.num_vertices() as u64;
+    let near = (vertices / 64).max(1);
+    let (mut close, mut total) = (0u64, 0u64);
+    // As many ids as the plain sample's pages hold, from lists of any length.
+    let wanted = BAND_SAMPLE_PAGES * 1024;
+    let samples = (BAND_SAMPLE_PAGES * 16).min(vertices);
+    for index in 0..samples {
+        if total >= wanted {
+            break;
+        }
+        let vertex = (index * vertices / samples.max(1)) as usize;
+        let list = match kind {
+            SectionKind::InNeighbors => graph.in_list(vertex)?,
+            _ => graph.out_list(vertex)?,
+        };
+        let mut ids = list.ids.into_owned();
+        if ids.is_empty() {
+            continue;
+        }
+        let middle = ids.len() / 2;
+        let median = *ids.select_nth_unstable(middle).1 as u64;
+        if median.abs_diff(vertex as u64) <= (vertices / 16).max(1) {
+            close += ids
+                .iter()
+                .filter(|&&id| (id as u64).abs_diff(median) <= near)
+                .count() as u64;
+        }
+        total += ids.len() as u64;
+    }
     Ok((total > 0).then(|| close as f64 / total as f64))
 }
 
