@@ -236,6 +236,7 @@ impl MmapStore {
         lists: &Lists,
         reads: &[Read],
         sorted: &[u32],
+        needed: Option<ListsNeeded>,
         visit_block: &VisitBlock,
     ) -> Result<()> {
         let now_bytes = self
@@ -297,6 +298,7 @@ impl MmapStore {
                             read,
                             sorted,
                             landed,
+                            needed,
                             visit_block,
                         );
                     }
@@ -336,6 +338,7 @@ impl MmapStore {
         self.visit_kept(
             lists,
             block_ranges(range.start..kept_end, SCAN_BLOCK),
+            needed,
             visit_block,
         )?;
         let offsets = lists.layout.offsets.as_slice();
@@ -355,7 +358,7 @@ impl MmapStore {
             needed,
         );
         for reads in batches {
-            self.stream(source, &reads, &[], visit_read_block)?;
+            self.stream(source, &reads, &[], needed, visit_read_block)?;
         }
         Ok(())
     }
@@ -419,6 +422,7 @@ impl MmapStore {
         &self,
         lists: &Lists,
         blocks: impl ParallelIterator<Item = Range<u32>>,
+        needed: Option<ListsNeeded>,
         visit_block: &VisitBlock,
     ) -> Result<u64> {
         let (neighbors, weights) = self.mapped_lists(lists);
@@ -429,7 +433,14 @@ impl MmapStore {
                 if lists.layout.is_compressed() {
                     let section = self.section(lists.layout.neighbors_at, lists);
                     let landed = self.landed(section, 0);
-                    return deliver_decoded(&lists.layout, vertices, landed, None, visit_block);
+                    return deliver_decoded(
+                        &lists.layout,
+                        vertices,
+                        landed,
+                        None,
+                        needed,
+                        visit_block,
+                    );
                 }
                 deliver_span(
                     &lists.layout,
@@ -489,11 +500,12 @@ impl EdgeStore for MmapStore {
         self.visit_kept(
             lists,
             kept.par_iter().map(|&vertex| vertex..vertex + 1),
+            None,
             &visit_block,
         )?;
         for sorted in rest.chunks(READS_PER_BATCH) {
             let reads = gather_reads(&lists.layout, sorted, self.chunk_bytes, GATHER_GAP_PAGES);
-            self.stream(lists, &reads, sorted, &visit_block)?;
+            self.stream(lists, &reads, sorted, None, &visit_block)?;
         }
         visit_edgeless(&lists.layout, rest, self.facts.weighted, visit);
         Ok(())

@@ -31,8 +31,8 @@ impl Phases {
     fn of(graph: &GraphFile, request: &PlanRequest, sizes: &Sizes) -> Result<Phases> {
         let footprint = hot_bytes(request)
             + request.optional_property_bytes
-            + sizes.plain_offsets.0
-            + sizes.plain_offsets.1
+            + sizes.dram_offsets.0
+            + sizes.dram_offsets.1
             + sizes.permutation
             + sizes.decoded_bulk;
         // The output phase keeps one copy of the permutation beside the result.

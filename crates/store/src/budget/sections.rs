@@ -153,8 +153,12 @@ pub(super) struct Sizes {
     pub(super) permutation_section: u64,
     /// Bytes of the permutation and its inverse, for sources and results.
     pub(super) permutation: u64,
-    /// Both directions' offsets, plain: (out, in).
+    /// Both directions' offsets, plain, as a disk tier holds them (with the positions of
+    /// compressed lists): (out, in).
     pub(super) plain_offsets: (u64, u64),
+    /// Both directions' offsets as the dram tier holds them (plain; compressed lists are
+    /// decoded at load, so their positions are not kept).
+    pub(super) dram_offsets: (u64, u64),
     /// Both directions' offsets, Elias-Fano compressed: (out, in).
     pub(super) compressed_offsets: (u64, u64),
     /// Bytes of every list the run reads (with weights when it reads them), in the file.
@@ -236,12 +240,26 @@ impl Sizes {
         }
         // Both directions' offsets stay in memory on a directed graph: kernels ask for
         // degrees in the direction they do not read (PageRank's out-degrees).
+        // A disk tier locates compressed lists by their positions too, held beside.
         let offsets_in = |form: OffsetForm| {
-            let held = |offsets: SectionKind| match size(offsets) {
+            let held = |kind: SectionKind, entries: u64| match size(kind) {
                 0 => 0,
-                bytes => offsets_bytes(bytes / 8, arcs, form),
+                bytes => offsets_bytes(bytes / 8, entries, form),
             };
-            (held(SectionKind::OutOffsets), held(SectionKind::InOffsets))
+            let positions = |kind: SectionKind, lists: SectionKind| match compressed {
+                true => held(kind, size(lists)),
+                false => 0,
+            };
+            (
+                held(SectionKind::OutOffsets, arcs)
+                    + positions(SectionKind::OutPositions, SectionKind::OutNeighbors),
+                held(SectionKind::InOffsets, arcs)
+                    + positions(SectionKind::InPositions, SectionKind::InNeighbors),
+            )
+        };
+        let dram_offsets = |kind: SectionKind| match size(kind) {
+            0 => 0,
+            bytes => offsets_bytes(bytes / 8, arcs, OffsetForm::Plain),
         };
         // The heads of the out-lists, for a kernel whose first pass needs only those: a
         // disk tier reads 8 bytes a vertex instead of every list.
@@ -261,6 +279,10 @@ impl Sizes {
             permutation_section: size(SectionKind::Permutation),
             permutation: size(SectionKind::Permutation) * 2,
             plain_offsets: offsets_in(OffsetForm::Plain),
+            dram_offsets: (
+                dram_offsets(SectionKind::OutOffsets),
+                dram_offsets(SectionKind::InOffsets),
+            ),
             compressed_offsets: offsets_in(OffsetForm::Compressed),
             pages_checked,
             head_pass,

@@ -106,10 +106,23 @@ fn hot_segments(placed: &Placed) -> Vec<Segment> {
 /// The offsets in the form held, the page checksums a disk tier holds, the permutation.
 fn warm_segments(placed: &Placed) -> Vec<Segment> {
     let sizes = placed.sizes;
+    let compressed = sizes.compressed && placed.tier != Tier::Dram;
     let mut segments = Vec::new();
     for (name, bytes) in [
-        ("out_offsets", placed.offsets.0),
-        ("in_offsets", placed.offsets.1),
+        (
+            match compressed {
+                true => "out_offsets and out_positions",
+                false => "out_offsets",
+            },
+            placed.offsets.0,
+        ),
+        (
+            match compressed {
+                true => "in_offsets and in_positions",
+                false => "in_offsets",
+            },
+            placed.offsets.1,
+        ),
     ] {
         if bytes > 0 {
             segments.push(Segment {

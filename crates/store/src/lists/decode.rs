@@ -11,7 +11,7 @@ use swapless_format::compressed_lists::decode_list;
 use crate::lists::delivery::{IdCheck, check_and_visit};
 use crate::lists::layout::ListLayout;
 use crate::lists::read_plan::{Members, Read};
-use crate::{BLOCK_VERTICES, ListBlock, Result, VisitBlock};
+use crate::{BLOCK_VERTICES, ListBlock, ListsNeeded, Result, VisitBlock};
 
 /// Entries a thread decodes before it hands the block over (a longer list is decoded
 /// whole, alone): the plan counts this much beside the longest list, per thread.
@@ -59,12 +59,15 @@ pub(crate) struct Landed<'a> {
 
 /// Decodes the lists of `span` from `landed` and hands them to `visit_block` in blocks;
 /// the last list only up to its first `last_entries` when given (a long list a head pass
-/// cut short). Returns the list bytes delivered (as plain entries, weights included).
+/// cut short). A partial scan's `needed` spares the decoding of what it does not need:
+/// lists it skips come empty, and lists it needs the heads of come cut to them. Returns
+/// the list bytes delivered (as plain entries, weights included).
 pub(crate) fn deliver_decoded(
     layout: &ListLayout,
     span: Range<u32>,
     landed: Landed,
     last_entries: Option<u64>,
+    needed: Option<ListsNeeded>,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     let weighted = layout
@@ -90,9 +93,14 @@ pub(crate) fn deliver_decoded(
         }
         for vertex in span.clone() {
             let degree = u64::from(layout.degree(vertex));
-            let entries = match last_entries {
-                Some(entries) if vertex + 1 == span.end => entries.min(degree),
+            let wanted = match needed {
+                Some(ListsNeeded::Heads(head)) => head.min(degree),
+                Some(ListsNeeded::AllBut(unneeded)) if unneeded(vertex) => 0,
                 _ => degree,
+            };
+            let entries = match last_entries {
+                Some(entries) if vertex + 1 == span.end => entries.min(wanted),
+                _ => wanted,
             };
             if entries > 0 {
                 let start = layout.list_bytes(vertex).start;
@@ -169,6 +177,7 @@ pub(crate) fn visit_read_decoded(
     read: &Read,
     sorted: &[u32],
     landed: Landed,
+    needed: Option<ListsNeeded>,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     match &read.members {
@@ -178,13 +187,16 @@ pub(crate) fn visit_read_decoded(
             span.clone(),
             landed,
             read.last_list_entries,
+            needed,
             visit_block,
         ),
         // Vertices without edges among the picks are visited by `visit_edgeless`.
         Members::Picked(positions) => sorted[positions.clone()]
             .iter()
             .filter(|&&vertex| layout.degree(vertex) > 0)
-            .map(|&vertex| deliver_decoded(layout, vertex..vertex + 1, landed, None, visit_block))
+            .map(|&vertex| {
+                deliver_decoded(layout, vertex..vertex + 1, landed, None, None, visit_block)
+            })
             .sum(),
     }
 }

@@ -64,8 +64,14 @@ impl DirectStore {
         let (lists, read) = (batch.lists, &batch.reads[index]);
         if lists.layout.is_compressed() {
             let landed = self.landed(neighbors, read.bytes.start);
-            let delivered =
-                visit_read_decoded(&lists.layout, read, batch.sorted, landed, batch.visit_block)?;
+            let delivered = visit_read_decoded(
+                &lists.layout,
+                read,
+                batch.sorted,
+                landed,
+                batch.needed,
+                batch.visit_block,
+            )?;
             IoCounters::add(&self.counters.delivered_bytes, delivered);
             if batch.keep {
                 self.keep_pages(lists, read, neighbors, None);
@@ -220,7 +226,14 @@ impl DirectStore {
                 pages.end - pages.start,
                 |bytes| {
                     let landed = self.landed(bytes, pages.start);
-                    deliver_decoded(&lists.layout, vertex..vertex + 1, landed, None, visit_block)
+                    deliver_decoded(
+                        &lists.layout,
+                        vertex..vertex + 1,
+                        landed,
+                        None,
+                        None,
+                        visit_block,
+                    )
                 },
             );
             return match delivered {

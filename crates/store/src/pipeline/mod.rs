@@ -65,6 +65,8 @@ struct Batch<'a> {
     visit_block: &'a VisitBlock<'a>,
     /// Whether landed pages are kept for later gathers.
     keep: bool,
+    /// What a partial scan needs of each list (decoding spares the rest).
+    needed: Option<ListsNeeded<'a>>,
 }
 
 impl<'a> Batch<'a> {
@@ -74,6 +76,7 @@ impl<'a> Batch<'a> {
         sorted: &'a [u32],
         visit_block: &'a VisitBlock<'a>,
         keep: bool,
+        needed: Option<ListsNeeded<'a>>,
     ) -> Batch<'a> {
         Batch {
             lists,
@@ -82,6 +85,7 @@ impl<'a> Batch<'a> {
             split: SplitLists::new(reads),
             visit_block,
             keep,
+            needed,
         }
     }
 }
@@ -273,7 +277,7 @@ impl DirectStore {
         );
         let mut visit_pinned = Some(|| -> Result<()> {
             block_ranges(pinned.clone(), SCAN_BLOCK).try_for_each(|vertices| {
-                self.visit_pinned_block(lists, vertices, visit_block)
+                self.visit_pinned_block(lists, vertices, needed, visit_block)
                     .map(|_| ())
             })?;
             let bytes = lists.layout.span_bytes(pinned.clone());
@@ -286,7 +290,7 @@ impl DirectStore {
         for batch in batches {
             let (empty, reads): (Vec<Read>, Vec<Read>) =
                 batch.into_iter().partition(|read| read.bytes.is_empty());
-            let batch = Batch::new(source, &reads, &[], visit_read_block, false);
+            let batch = Batch::new(source, &reads, &[], visit_read_block, false, needed);
             self.stream(&batch, || {
                 let no_weights: &[f32] = &[];
                 for read in &empty {
@@ -297,6 +301,7 @@ impl DirectStore {
                             read,
                             &[],
                             self.landed(&[], read.bytes.start),
+                            needed,
                             visit_read_block,
                         )?,
                         false => visit_read(
@@ -338,6 +343,7 @@ impl DirectStore {
         &self,
         lists: &Lists,
         vertices: Range<u32>,
+        needed: Option<ListsNeeded>,
         visit_block: &VisitBlock,
     ) -> Result<u64> {
         match lists.layout.is_compressed() {
@@ -346,6 +352,7 @@ impl DirectStore {
                 vertices,
                 self.landed(lists.pinned_neighbors.as_slice(), 0),
                 None,
+                needed,
                 visit_block,
             ),
             false => {
@@ -401,7 +408,7 @@ impl EdgeStore for DirectStore {
                 .par_iter()
                 .with_min_len(64)
                 .map(|&vertex| match lists.layout.is_compressed() {
-                    true => self.visit_pinned_block(lists, vertex..vertex + 1, &visit_block),
+                    true => self.visit_pinned_block(lists, vertex..vertex + 1, None, &visit_block),
                     false => {
                         let list = lists.pinned(vertex);
                         visit(vertex, list);
@@ -416,7 +423,7 @@ impl EdgeStore for DirectStore {
         for sorted in rest.chunks(READS_PER_BATCH) {
             let missed = self.deliver_cached_lists(lists, sorted, &visit_block)?;
             let reads = gather_reads(&lists.layout, &missed, self.chunk_bytes, GATHER_GAP_PAGES);
-            let batch = Batch::new(lists, &reads, &missed, &visit_block, true);
+            let batch = Batch::new(lists, &reads, &missed, &visit_block, true, None);
             self.stream(&batch, || {
                 if let Some(visit_pinned) = visit_pinned.take() {
                     visit_pinned()?;
