@@ -131,6 +131,55 @@ fn one_node_stores_lists_removes_and_serves_every_kernel() {
 }
 
 #[test]
+fn a_graph_with_compressed_lists_is_stored_smaller_and_serves_every_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = graph(dir);
+    let compressed = dir.join("kron16-v3.sl");
+    let plain = swapless_format::GraphFile::open(&local).unwrap();
+    swapless_format::transcode(
+        &plain,
+        &compressed,
+        swapless_format::ListForm::Compressed,
+        &mut |_| {},
+    )
+    .unwrap();
+    let server = RedisServer::start(dir, &[]);
+    let used = || -> u64 {
+        let info = server.cli(&["info", "memory"]);
+        let line = info
+            .lines()
+            .find(|line| line.starts_with("used_memory:"))
+            .unwrap();
+        line["used_memory:".len()..].trim().parse().unwrap()
+    };
+    let empty = used();
+    let plain_url = format!("redis://{}/plain", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &plain_url]);
+    let with_plain = used();
+    far_ok(dir, &["far", "rm", &plain_url]);
+    let url = format!("redis://{}/kron", server.node());
+    far_ok(dir, &["far", "push", arg(&compressed), &url]);
+    let with_compressed = used();
+    // Weights lie beside their ids uncompressed, and positions beside the offsets: the
+    // ids alone shrink, to about half.
+    assert!(
+        (with_compressed - empty) * 10 < (with_plain - empty) * 9,
+        "compressed lists took {} bytes of the server's memory, plain ones {}",
+        with_compressed - empty,
+        with_plain - empty
+    );
+    every_kernel_matches_dram(dir, &compressed, &url, &all_kernels());
+    // Chunks of a page: every read a few pages, each decoding alone.
+    let paged = format!("redis://{}/kron-4K", server.node());
+    far_ok(
+        dir,
+        &["far", "push", arg(&compressed), &paged, "--chunk", "4K"],
+    );
+    every_kernel_matches_dram(dir, &compressed, &paged, &["bfs", "pr"]);
+}
+
+#[test]
 fn a_different_graph_is_kept_unless_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
