@@ -4,13 +4,18 @@
 //! a few pieces and the longest list's bytes rather than the section.
 
 use crate::compressed_lists::{LIST_PAGE_BYTES, decode_list};
-use crate::reader::ListSections;
-use crate::{GraphFile, Result, SECTION_PIECE_BYTES, SectionKind};
+use crate::reader::{ListSections, SectionReader};
+use crate::{GraphFile, Result, SectionKind};
+
+/// Bytes read at a time from each section: whole checksum blocks, and little beside the
+/// budget a run loading its lists holds (three such pieces, and the longest list).
+const PIECE_BYTES: u64 = 64 << 10;
 
 /// A section of `u64` values read in order, a piece at a time.
 struct Values<'a> {
     graph: &'a GraphFile,
     kind: SectionKind,
+    reader: SectionReader<'a>,
     length: u64,
     piece: Vec<u64>,
     /// Section position of `piece[0]`, in bytes.
@@ -21,9 +26,12 @@ struct Values<'a> {
 impl<'a> Values<'a> {
     fn new(graph: &'a GraphFile, kind: SectionKind) -> Result<Values<'a>> {
         let length = graph.required_section(kind)?.length;
+        let reader = SectionReader::open(graph, kind)?
+            .ok_or_else(|| graph.corrupt(format!("section {} is missing", kind.name())))?;
         Ok(Values {
             graph,
             kind,
+            reader,
             length,
             piece: Vec::new(),
             piece_at: 0,
@@ -34,7 +42,7 @@ impl<'a> Values<'a> {
     fn next(&mut self) -> Result<u64> {
         if self.next == self.piece.len() {
             let at = self.piece_at + self.piece.len() as u64 * 8;
-            let bytes = (self.length - at.min(self.length)).min(SECTION_PIECE_BYTES);
+            let bytes = (self.length - at.min(self.length)).min(PIECE_BYTES);
             if bytes < 8 {
                 return Err(self.graph.corrupt(format!(
                     "section {} ends before its last vertex",
@@ -42,11 +50,8 @@ impl<'a> Values<'a> {
                 )));
             }
             self.piece.resize(bytes as usize / 8, 0);
-            self.graph.read_section_piece(
-                self.kind,
-                at,
-                bytemuck::cast_slice_mut(&mut self.piece),
-            )?;
+            self.reader
+                .read_piece(at, bytemuck::cast_slice_mut(&mut self.piece))?;
             self.piece_at = at;
             self.next = 0;
         }
@@ -92,6 +97,9 @@ impl GraphFile {
         let stream_bytes = self.required_section(sections.neighbors)?.length;
         let mut offsets = Values::new(self, sections.offsets)?;
         let mut positions = Values::new(self, sections.positions)?;
+        let mut stream = SectionReader::open(self, sections.neighbors)?.ok_or_else(|| {
+            self.corrupt(format!("section {} is missing", sections.neighbors.name()))
+        })?;
         // Stream bytes from `window_at` (a page boundary) on.
         let mut window: Vec<u8> = Vec::new();
         let mut window_at = 0u64;
@@ -115,16 +123,16 @@ impl GraphFile {
                     .min(stream_bytes);
                 // Bytes before the list's first page are done with; dropped a piece at a
                 // time, so the copy is paid once a piece, not once a list.
-                if first_page - window_at >= SECTION_PIECE_BYTES {
+                if first_page - window_at >= PIECE_BYTES {
                     window.drain(..(first_page - window_at) as usize);
                     window_at = first_page;
                 }
                 while window_at + (window.len() as u64) < needed_end {
                     let at = window_at + window.len() as u64;
-                    let bytes = (stream_bytes - at).min(SECTION_PIECE_BYTES) as usize;
+                    let bytes = (stream_bytes - at).min(PIECE_BYTES) as usize;
                     window.resize(window.len() + bytes, 0);
                     let piece = window.len() - bytes;
-                    self.read_section_piece(sections.neighbors, at, &mut window[piece..])?;
+                    stream.read_piece(at, &mut window[piece..])?;
                 }
                 ids.clear();
                 list_weights.clear();

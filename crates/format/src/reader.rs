@@ -744,7 +744,7 @@ impl GraphFile {
 /// verifying each block, and
 /// keeps the page cache clean behind it: once a block is in this process's memory, the
 /// cache's copy would hold it twice, which a run under a budget or a cgroup cannot afford.
-struct SectionReader<'a> {
+pub(crate) struct SectionReader<'a> {
     graph: &'a GraphFile,
     kind: SectionKind,
     file: File,
@@ -755,7 +755,10 @@ struct SectionReader<'a> {
 
 impl<'a> SectionReader<'a> {
     /// The reader for `kind`, or `None` if the graph has no such section.
-    fn open(graph: &'a GraphFile, kind: SectionKind) -> Result<Option<SectionReader<'a>>> {
+    pub(crate) fn open(
+        graph: &'a GraphFile,
+        kind: SectionKind,
+    ) -> Result<Option<SectionReader<'a>>> {
         graph
             .header
             .section(kind)
@@ -784,7 +787,7 @@ impl<'a> SectionReader<'a> {
     /// Fills `buffer` with the section from `position` (a multiple of the checksum
     /// block, as is the buffer's length unless it reaches the section's end) and
     /// verifies each block.
-    fn read_piece(&mut self, position: u64, buffer: &mut [u8]) -> Result<()> {
+    pub(crate) fn read_piece(&mut self, position: u64, buffer: &mut [u8]) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let start = self.offset + position;
         let end = start + buffer.len() as u64;

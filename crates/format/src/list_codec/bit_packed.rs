@@ -16,6 +16,13 @@ pub struct BitPackedBlocks {
 
 const BLOCK: usize = BitPacker4x::BLOCK_LEN;
 
+/// The packer, its SIMD level detected once: `BitPacker4x::new` detects it at every call,
+/// which showed in the profile of a run decoding lists one at a time.
+fn packer() -> BitPacker4x {
+    static PACKER: std::sync::OnceLock<BitPacker4x> = std::sync::OnceLock::new();
+    *PACKER.get_or_init(BitPacker4x::new)
+}
+
 impl ListCodec for BitPackedBlocks {
     fn name(&self) -> &'static str {
         if self.stream_vbyte_tail {
@@ -26,7 +33,7 @@ impl ListCodec for BitPackedBlocks {
     }
 
     fn body_bytes(&self, ids: &[u32]) -> usize {
-        let packer = BitPacker4x::new();
+        let packer = packer();
         let gaps = ids.len() - 1;
         let mut bytes = 0;
         let mut before = 0;
@@ -48,7 +55,7 @@ impl ListCodec for BitPackedBlocks {
     }
 
     fn encode_body(&self, ids: &[u32], out: &mut Vec<u8>) {
-        let packer = BitPacker4x::new();
+        let packer = packer();
         let gaps = ids.len() - 1;
         let mut before = 0;
         for _ in 0..gaps / BLOCK {
@@ -70,7 +77,7 @@ impl ListCodec for BitPackedBlocks {
     }
 
     fn decode_body(&self, first: u32, bytes: &[u8], out: &mut [u32]) -> Option<usize> {
-        let packer = BitPacker4x::new();
+        let packer = packer();
         let mut position = 0;
         let mut id = first;
         let mut blocks = out.chunks_exact_mut(BLOCK);

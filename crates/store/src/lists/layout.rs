@@ -129,7 +129,7 @@ impl ListLayout {
     /// Where each list lies in the section: its byte bounds are entries `v` and
     /// `v + 1`, in bytes for compressed lists and in entries for plain ones.
     #[inline]
-    fn bounds(&self) -> (OffsetSlice<'_>, u64) {
+    pub fn bounds(&self) -> (OffsetSlice<'_>, u64) {
         match &self.compressed {
             Some(compressed) => (compressed.positions.as_slice(), 1),
             None => (self.offsets.as_slice(), ENTRY_BYTES),

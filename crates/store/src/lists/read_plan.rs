@@ -266,30 +266,26 @@ pub(crate) fn long_lists(
     gap_pages: u64,
     cut: &(dyn Fn(u32) -> bool + Sync),
 ) -> Vec<u32> {
-    if layout.is_compressed() {
-        // Positions and degrees are two sequences: looked up a vertex at a time.
-        return range
-            .into_par_iter()
-            .filter(|&vertex| {
-                let list = layout.list_bytes(vertex);
-                let head_end = layout.head_bytes(vertex, entries).end;
-                list.end > head_end.div_ceil(PAGE) * PAGE + gap_pages * PAGE && cut(vertex)
-            })
-            .collect();
-    }
-    let offsets = layout.offsets.as_slice();
+    // Byte bounds of each list: entries of plain lists times their size, or the
+    // positions of compressed ones, whose every page holds at least one entry.
+    let compressed = layout.is_compressed();
+    let (bounds, unit) = layout.bounds();
+    let head_end = |start: u64, end: u64| match compressed {
+        true if entries == 0 => start,
+        true => end.min((start / PAGE + entries) * PAGE),
+        false => end.min(start + entries * ENTRY_BYTES),
+    };
     crate::block_ranges(range, crate::WIDENED_ON_STACK as u32 - 1)
         .flat_map_iter(|vertices| {
-            offsets
+            bounds
                 .vertices(vertices.start as usize..vertices.end as usize)
                 .widened(|bounds| {
                     bounds
                         .windows(2)
                         .enumerate()
                         .filter(|(_, pair)| {
-                            let head_end = pair[1].min(pair[0] + entries) * ENTRY_BYTES;
-                            pair[1] * ENTRY_BYTES
-                                > head_end.div_ceil(PAGE) * PAGE + gap_pages * PAGE
+                            let (start, end) = (pair[0] * unit, pair[1] * unit);
+                            end > head_end(start, end).div_ceil(PAGE) * PAGE + gap_pages * PAGE
                         })
                         .map(|(index, _)| vertices.start + index as u32)
                         .filter(|&vertex| cut(vertex))

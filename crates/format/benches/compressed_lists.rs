@@ -1,0 +1,98 @@
+//! Decode speed of format version 3's compressed lists, as the tiers decode them
+//! (`compressed_lists::decode_list`, one list at a time into a reused buffer), on the
+//! out-lists of every compressed `.sl` file named on the command line:
+//! `cargo bench -p swapless-format --bench compressed_lists -- FILE.sl...`.
+//! Speeds are ids a second of the thread's own CPU time on one core (other work on a
+//! shared machine does not count), the median of 5 rounds, over every list in vertex
+//! order and over the lists of 1,024 ids or more (the codec's own speed).
+
+use std::hint::black_box;
+use std::path::Path;
+
+use swapless_format::GraphFile;
+use swapless_format::compressed_lists::decode_list;
+
+const ROUNDS: usize = 5;
+
+/// Seconds of CPU time this thread has used.
+fn thread_seconds() -> f64 {
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `time` is a valid timespec for the call to fill.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
+    assert_eq!(status, 0, "the thread's CPU clock is readable on Linux");
+    time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
+}
+
+/// Median ids a second of `round`'s CPU time; `round` returns the ids it decoded.
+fn ids_per_second(mut round: impl FnMut() -> u64) -> f64 {
+    let mut rates: Vec<f64> = (0..ROUNDS)
+        .map(|_| {
+            let started = thread_seconds();
+            let ids = round();
+            ids as f64 / (thread_seconds() - started)
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[ROUNDS / 2]
+}
+
+fn main() {
+    let files: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    println!("| graph | bytes an arc | all lists (M ids/s) | lists of 1024+ (M ids/s) |");
+    println!("| --- | --- | --- | --- |");
+    for file in files {
+        let graph = GraphFile::open(Path::new(&file)).expect("a readable .sl file");
+        if !graph.lists_compressed() {
+            eprintln!("{file}: lists are plain; skipped");
+            continue;
+        }
+        let offsets = graph.out_offsets().to_vec();
+        let positions = graph.out_positions().expect("positions").to_vec();
+        let stream = graph
+            .section_bytes(swapless_format::SectionKind::OutNeighbors)
+            .expect("lists")
+            .to_vec();
+        let n = graph.num_vertices();
+        let mut ids = Vec::new();
+        let mut decode = |min_degree: u64| -> u64 {
+            let mut total = 0;
+            for v in 0..n {
+                let degree = offsets[v + 1] - offsets[v];
+                if degree == 0 || degree < min_degree {
+                    continue;
+                }
+                ids.clear();
+                decode_list(
+                    &stream,
+                    positions[v] as usize,
+                    v as u32,
+                    degree,
+                    degree,
+                    &mut ids,
+                    None,
+                )
+                .expect("a list that decodes");
+                black_box(&ids);
+                total += degree;
+            }
+            total
+        };
+        let all = ids_per_second(|| decode(0));
+        let long = ids_per_second(|| decode(1024));
+        let name = Path::new(&file)
+            .file_name()
+            .map_or(file.clone(), |name| name.to_string_lossy().into_owned());
+        println!(
+            "| {name} | {:.3} | {:.0} | {:.0} |",
+            stream.len() as f64 / graph.num_arcs() as f64,
+            all / 1e6,
+            long / 1e6
+        );
+    }
+}
