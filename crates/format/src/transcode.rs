@@ -33,6 +33,13 @@ impl ListForm {
             ListForm::Compressed => "compressed",
         }
     }
+
+    /// The form named `name` ("plain" or "compressed"), as options spell it.
+    pub fn from_name(name: &str) -> Option<ListForm> {
+        [ListForm::Plain, ListForm::Compressed]
+            .into_iter()
+            .find(|form| form.name() == name)
+    }
 }
 
 impl GraphFile {
