@@ -362,7 +362,10 @@ fn compress_lists(plain: &Path, output: &Path, context: &mut Context) -> Result<
         "compressing lists",
         Some(plain.num_vertices() as u64 * directions),
     );
+    let mut reports = 0;
     let mut progress = |lists: u64| {
+        reports += 1;
+        swapless_system::kill_at_test_point("compressing-lists", reports);
         context.position(lists);
         context.check_cancelled().is_ok()
     };
