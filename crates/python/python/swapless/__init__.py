@@ -189,7 +189,9 @@ class Graph:
         return f"<swapless.Graph {self.path!r}: {self.n} vertices, {self.m} edges, {kind}{weights}>"
 
     def info(self) -> dict:
-        """Vertices, edges, arcs, flags, file size and section sizes."""
+        """Vertices, edges, arcs, flags, file size, format version, how the lists are
+        stored ("lists": "plain" or "compressed", with "list_bytes" and
+        "list_bytes_per_arc") and section sizes."""
         return dict(self._info)
 
     def plan(self, kernel: str, verify: bool = False) -> dict:
