@@ -366,3 +366,22 @@ def test_the_package_says_its_version_and_keeps_its_helpers_private():
     public = {name for name in dir(sl) if not name.startswith("_")}
     assert not public & {"np", "os", "json", "tempfile", "warnings"}
     assert set(sl.__all__) <= public
+
+
+def test_compressed_lists_hold_the_plain_lists_in_fewer_bytes_and_build_back(tmp_path):
+    plain = sl.generate("kron", scale=10, degree=8, weighted=True, output=tmp_path / "plain.sl")
+    packed = sl.generate("kron", scale=10, degree=8, weighted=True,
+                         output=tmp_path / "packed.sl", lists="compressed")
+    assert plain.build_report["lists"] == "plain"
+    assert packed.build_report["lists"] == "compressed"
+    assert packed.build_report["list_bytes_per_arc"] < plain.build_report["list_bytes_per_arc"]
+    packed.check()
+    info = packed.info()
+    assert (info["lists"], info["version"]) == ("compressed", 3)
+    assert info["list_bytes"] == packed.build_report["list_bytes"]
+    assert plain.info()["lists"] == "plain"
+    sl.build(packed.path, tmp_path / "back.sl", weighted=True, lists="plain")
+    assert (tmp_path / "back.sl").read_bytes() == (tmp_path / "plain.sl").read_bytes()
+    with pytest.raises(ValueError, match="lists="):
+        sl.generate("kron", scale=8, output=tmp_path / "bad.sl", lists="zip")
+    assert not (tmp_path / "bad.sl").exists()

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use swapless_format::{GraphFlags, GraphWriter, IdKind, SectionKind};
+use swapless_format::{GraphFile, GraphFlags, GraphWriter, IdKind, ListForm, SectionKind};
 
 use crate::collector::ArcCollector;
 use crate::csr::write_adjacency;
@@ -62,6 +62,9 @@ pub struct BuildOptions {
     pub reorder: Reorder,
     /// Whether to write the `out_heads` section.
     pub out_heads: OutHeads,
+    /// How the output stores its lists: compressed lists are written plain first, beside
+    /// the output, then rewritten (see [`swapless_format::transcode`]).
+    pub lists: ListForm,
     /// Set to `true` (e.g. by a Ctrl-C handler) to stop the build and clean up.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Progress receiver.
@@ -87,6 +90,7 @@ impl BuildOptions {
             temp_dir: None,
             reorder: Reorder::None,
             out_heads: OutHeads::Auto,
+            lists: ListForm::Plain,
             cancel: None,
             progress: None,
             resume_key: None,
@@ -307,12 +311,27 @@ pub fn build_graph(
             _ => {}
         }
     }
+    // A compressed build writes its lists plain first, into its folder of temporaries,
+    // which goes with everything in it on success, error and Ctrl-C alike.
+    let plain_first = match options.lists {
+        ListForm::Plain => None,
+        ListForm::Compressed => {
+            // The output is checked now, before the build, not after it.
+            swapless_format::output::seekable_output_target(output)?;
+            Some(folder.path.join(PLAIN_LISTS_FILE))
+        }
+    };
+    let written = plain_first.as_deref().unwrap_or(output);
     let result = match options.reorder {
-        Reorder::None => build_sorted(source, output, None, &mut context),
+        Reorder::None => build_sorted(source, written, None, &mut context),
         Reorder::DegreeBasedGrouping => {
             let (mut replay, new_to_old) = crate::replay::spill_and_reorder(source, &mut context)?;
-            build_sorted(&mut replay, output, Some(new_to_old), &mut context)
+            build_sorted(&mut replay, written, Some(new_to_old), &mut context)
         }
+    };
+    let result = match (result, &plain_first) {
+        (Ok(report), Some(plain)) => compress_lists(plain, output, &mut context).map(|()| report),
+        (result, _) => result,
     };
     context.end_phase();
     let mut report = result?;
@@ -321,9 +340,40 @@ pub fn build_graph(
     report.output_bytes = std::fs::metadata(output)
         .map_err(|source| BuildError::io(output, source))?
         .len();
+    report.list_form = options.lists;
+    let built = GraphFile::open(output)?;
+    report.list_bytes = built.list_bytes();
+    report.list_bytes_per_arc = built.list_bytes_per_arc();
     report.seconds = started.elapsed().as_secs_f64();
     drop(folder);
     Ok(report)
+}
+
+/// The name, in a build's folder, of the file with plain lists a compressed build
+/// writes first.
+const PLAIN_LISTS_FILE: &str = "plain-lists.sl";
+
+/// Writes `output` with the lists of the graph at `plain` compressed, in the phase
+/// "compressing lists" (a resumed build redoes it from its plain file's build).
+fn compress_lists(plain: &Path, output: &Path, context: &mut Context) -> Result<()> {
+    let plain = GraphFile::open(plain)?;
+    let directions = if plain.flags().directed { 2 } else { 1 };
+    context.phase(
+        "compressing lists",
+        Some(plain.num_vertices() as u64 * directions),
+    );
+    let mut reports = 0;
+    let mut progress = |lists: u64| {
+        reports += 1;
+        swapless_system::kill_at_test_point("compressing-lists", reports);
+        context.position(lists);
+        context.check_cancelled().is_ok()
+    };
+    match swapless_format::transcode(&plain, output, ListForm::Compressed, &mut progress) {
+        Ok(_) => Ok(()),
+        Err(swapless_format::FormatError::Stopped { .. }) => Err(BuildError::Interrupted),
+        Err(error) => Err(error.into()),
+    }
 }
 
 fn build_sorted(

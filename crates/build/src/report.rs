@@ -43,6 +43,12 @@ pub struct BuildReport {
     pub merge_passes: u64,
     /// Size of the output file.
     pub output_bytes: u64,
+    /// How the output stores its lists.
+    pub list_form: swapless_format::ListForm,
+    /// Bytes of the output's list sections (ids and weights, both directions).
+    pub list_bytes: u64,
+    /// Those bytes an arc (see `GraphFile::list_bytes_per_arc`).
+    pub list_bytes_per_arc: f64,
     /// The budget the build ran under.
     pub memory_budget_bytes: u64,
     /// Bytes of it given to arc buffers.
@@ -87,6 +93,9 @@ impl BuildReport {
             "resumed_runs": self.resumed_runs,
             "resumed_input_edges": self.resumed_input_edges,
             "output_bytes": self.output_bytes,
+            "lists": self.list_form.name(),
+            "list_bytes": self.list_bytes,
+            "list_bytes_per_arc": self.list_bytes_per_arc,
             "memory_budget_bytes": self.memory_budget_bytes,
             "working_memory_bytes": self.working_memory_bytes,
             "peak_rss_bytes": peak_rss_bytes,

@@ -15,7 +15,7 @@ use swapless_build::{BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, b
 use swapless_format::output::{
     OutputKind, output_target, same_file, seekable_output_target, write_output,
 };
-use swapless_format::{FormatError, GraphFile, IdKind, SectionKind, check_file};
+use swapless_format::{FormatError, GraphFile, IdKind, ListForm, SectionKind, check_file};
 use swapless_system::{parse_size, peak_rss_bytes};
 
 use crate::errors::CliError;
@@ -44,6 +44,15 @@ pub fn parse_memory(text: Option<&str>) -> Result<Option<u64>, CliError> {
         eprintln!("warning: {warning}");
     }
     Ok(Some(bytes))
+}
+
+/// Turns a `--lists` value into the form the output's lists take.
+fn parse_list_form(text: &str) -> Result<ListForm, CliError> {
+    ListForm::from_name(text).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--lists {text:?} is not a form of lists; write plain or compressed"
+        ))
+    })
 }
 
 /// Turns `--memory` into bytes; the default is half of the memory the process may use.
@@ -315,6 +324,7 @@ fn run_build(
             output.display()
         )));
     }
+    let lists = parse_list_form(&options.lists)?;
     prepare_json(options.json.as_deref())?;
     distinct_outputs(options.json.as_deref(), Some(output), "-o")?;
     let progress = Arc::new(TerminalProgress::new());
@@ -329,6 +339,7 @@ fn run_build(
         OutHeadsChoice::Always => OutHeads::Always,
         OutHeadsChoice::Never => OutHeads::Never,
     };
+    build_options.lists = lists;
     build_options.cancel = Some(interrupt_flag(Some(INTERRUPT_GRACE)));
     build_options.progress = Some(progress.clone());
     // The runs of a killed build are reused only by a build of the same input into the
@@ -437,6 +448,12 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
         report.runs_spilled,
         bytes(report.output_bytes)
     );
+    say!(
+        "  lists: {} ({}, {:.2} bytes an arc)",
+        report.list_form.name(),
+        bytes(report.list_bytes),
+        report.list_bytes_per_arc
+    );
     let removed = report.abandoned_temporaries_removed;
     if removed.temporaries > 0 {
         say!("  removed {removed} left by earlier builds that were killed");
@@ -509,12 +526,9 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         path: path.to_path_buf(),
         detail: "section out_offsets falls somewhere, so it describes no lists".to_string(),
     })?;
+    let list_form = ListForm::of(&graph);
     let footprints = kernel_footprints(&graph)?;
-    let footprint = footprints
-        .iter()
-        .map(|(_, bytes)| *bytes)
-        .max()
-        .unwrap_or(0);
+    let footprint = footprints.iter().map(|(_, bytes)| *bytes).max();
     let label = |bucket: usize| -> String {
         match bucket {
             0 => "0".to_string(),
@@ -569,6 +583,16 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
                 "compacted from the input's names, which the file keeps (--source, --out .csv and Python speak them)",
         }
     );
+    say!(
+        "lists      {}, {} ({:.2} bytes an arc{})",
+        list_form.name(),
+        bytes(graph.list_bytes()),
+        graph.list_bytes_per_arc(),
+        match list_form {
+            ListForm::Plain => "",
+            ListForm::Compressed => "; delta-coded in pages that each decode alone",
+        }
+    );
     let band_share = swapless_store::budget::band_share(&graph, SectionKind::OutNeighbors)?;
     let banded = band_share.is_some_and(|share| share >= swapless_store::budget::BANDED_SHARE);
     if let Some(share) = band_share {
@@ -608,8 +632,12 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         .map(|(kernel, footprint)| format!("{kernel} {}", bytes(*footprint)))
         .collect();
     say!(
-        "in memory  a run held entirely in DRAM: {} (each kernel's footprint, as `swapless plan` counts it)",
-        each.join(", ")
+        "in memory  a run held entirely in DRAM: {} (each kernel's footprint, as `swapless plan` counts it{})",
+        each.join(", "),
+        match list_form {
+            ListForm::Plain => "",
+            ListForm::Compressed => "; compressed lists are decoded at load",
+        }
     );
     let weights_bytes: u64 = [SectionKind::OutWeights, SectionKind::InWeights]
         .into_iter()
@@ -644,6 +672,9 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
                 IdKind::Names => "names",
             },
             "file_bytes": graph.file_bytes(),
+            "lists": list_form.name(),
+            "list_bytes": graph.list_bytes(),
+            "list_bytes_per_arc": graph.list_bytes_per_arc(),
             "max_degree": stats.max,
             "mean_degree": stats.mean,
             "zero_degree_vertices": stats.zero,

@@ -183,6 +183,12 @@ struct OutputOptions {
     /// average 8 entries or more.
     #[arg(long, value_enum, default_value = "auto")]
     out_heads: OutHeadsChoice,
+    /// How the output stores its neighbor lists: `plain` (4 bytes an id; format v2, which
+    /// every swapless reads) or `compressed` (delta-coded in pages that each decode alone;
+    /// format v3, about half the bytes on kron, so half the reading out of memory). A
+    /// compressed build writes the plain file first, beside the output, then rewrites it.
+    #[arg(long, value_name = "FORM", default_value = "plain")]
+    lists: String,
     /// Also write the build report as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,

@@ -31,6 +31,24 @@ struct Case {
 #[rustfmt::skip]
 fn cases() -> Vec<Case> {
     vec![
+        // ---- list forms ----
+        Case { name: "lists: a --lists that names no form", exit: 2, phrase: "--lists \"zip\" is not a form of lists; write plain or compressed",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1\n"), "-o", &precious(d, "out.sl"), "--lists", "zip"]) },
+        Case { name: "lists: a compressed graph checks clean", exit: 0, phrase: "ok: c.sl verified",
+            setup: |d| args(&["check", &compressed_graph(d, "c.sl")]) },
+        Case { name: "lists: info names compressed lists", exit: 0, phrase: "lists      compressed, ",
+            setup: |d| args(&["info", &compressed_graph(d, "c.sl")]) },
+        Case { name: "lists: check names the damaged page of compressed lists", exit: 1, phrase: "block 1 of section out_neighbors",
+            setup: |d| args(&["check", &damaged_compressed(d, 4096, false)]) },
+        Case { name: "lists: check names the vertex of a forged compressed page", exit: 1, phrase: "out-list does not decode",
+            setup: |d| args(&["check", &damaged_compressed(d, 4096, true)]) },
+        Case { name: "lists: a compressed file builds back to plain", exit: 0, phrase: "lists: plain",
+            setup: |d| args(&["build", &compressed_graph(d, "c.sl"), "-o", "plain.sl", "--weighted", "--lists", "plain"]) },
+        Case { name: "lists: a damaged compressed input is refused", exit: 1, phrase: "block 1 of section out_neighbors",
+            setup: |d| args(&["build", &damaged_compressed(d, 4096, false), "-o", &precious(d, "out.sl"), "--lists", "compressed"]) },
+        Case { name: "lists: an edge list builds compressed", exit: 0, phrase: "lists: compressed",
+            setup: |d| args(&["build", &file(d, "g.el", b"0 1 2\n1 2 3\n2 0 1\n"), "-o", "new.sl", "--weighted", "--lists", "compressed"]) },
+
         // ---- Text edge lists ----
         Case { name: "text: a token that is not an id", exit: 1, phrase: "`x3` is not a vertex id",
             setup: |d| args(&["build", &file(d, "g.el", b"0 1\n1 2\n2 x3\n"), "-o", &precious(d, "out.sl"), "--ids", "dense"]) },

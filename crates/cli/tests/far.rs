@@ -141,7 +141,7 @@ fn a_graph_with_compressed_lists_is_stored_smaller_and_serves_every_kernel() {
         &plain,
         &compressed,
         swapless_format::ListForm::Compressed,
-        &mut |_| {},
+        &mut |_| true,
     )
     .unwrap();
     let server = RedisServer::start(dir, &[]);

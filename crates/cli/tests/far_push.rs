@@ -375,3 +375,62 @@ fn a_manifest_that_cannot_be_read_is_listed_incomplete_and_replaced_or_removed()
     let checked = far_ok(dir, &["check", &good, "--far-timeout", "3s"]);
     assert!(checked.contains("ok"), "{checked}");
 }
+
+#[test]
+fn a_compressed_graph_is_stored_whole_with_its_positions_and_its_weights_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let server = RedisServer::start(dir, &[]);
+    // Weights lie inside a compressed file's lists: the manifest's record of them is read
+    // from there, below zero or not.
+    let input = dir.join("w.el");
+    let edges: String = (0..5000u32)
+        .map(|i| format!("{} {} {}\n", i % 900, (i * 7 + 1) % 900, i % 7))
+        .collect();
+    std::fs::write(&input, format!("{edges}3 4 -0.5\n")).unwrap();
+    let negative = dir.join("negative.sl");
+    let args = [
+        "build",
+        arg(&input),
+        "-o",
+        arg(&negative),
+        "--weighted",
+        "--lists",
+        "compressed",
+    ];
+    swapless_ok(&args);
+    let kron = dir.join("kron.sl");
+    generate_kron(&kron, 12, 8, &["--weighted", "--lists", "compressed"]);
+    for (local, name, non_negative) in [(&negative, "negative", false), (&kron, "kron", true)] {
+        let url = format!("redis://{}/{name}", server.node());
+        far_ok(dir, &["far", "push", arg(local), &url, "--chunk", "16K"]);
+        let stored = manifest(&server, name);
+        assert_eq!(stored["non_negative_weights"], non_negative, "{name}");
+        let sections: Vec<&str> = stored["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|section| section["name"].as_str().unwrap())
+            .collect();
+        let graph = swapless_format::GraphFile::open(local).unwrap();
+        let expected: Vec<&str> = graph
+            .header()
+            .sections
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(sections, expected);
+        assert!(sections.contains(&"out_positions"), "{sections:?}");
+        assert_eq!(sections.contains(&"in_positions"), graph.flags().directed);
+        let file_bytes = std::fs::metadata(local).unwrap().len();
+        assert_eq!(stored["file_bytes"], file_bytes);
+        assert!(far_ok(dir, &["check", &url]).starts_with("ok: "));
+    }
+    assert_eq!(
+        keys(&server),
+        [&negative, &kron]
+            .iter()
+            .map(|path| std::fs::metadata(path).unwrap().len().div_ceil(16 << 10) + 1)
+            .sum::<u64>()
+    );
+}

@@ -142,7 +142,7 @@ fn compressed_copy(graph: &Path) -> std::path::PathBuf {
         &plain,
         &copy,
         swapless_format::ListForm::Compressed,
-        &mut |_| {},
+        &mut |_| true,
     )
     .unwrap();
     copy

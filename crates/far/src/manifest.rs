@@ -86,12 +86,7 @@ impl Manifest {
         chunk_checksums: Vec<u64>,
     ) -> Result<Manifest, swapless_format::FormatError> {
         let flags = graph.flags();
-        let mut non_negative_weights = true;
-        graph.for_each_piece(SectionKind::OutWeights, &mut |piece| {
-            non_negative_weights &= piece
-                .chunks_exact(4)
-                .all(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) >= 0.0);
-        })?;
+        let non_negative_weights = graph.out_weights_are_non_negative()?;
         Ok(Manifest {
             format: MANIFEST_FORMAT,
             fingerprint: fingerprint_hex(graph.fingerprint()),

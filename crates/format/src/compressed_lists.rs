@@ -253,7 +253,7 @@ pub fn decode_list(
 /// Decodes the chunk at the start of `bytes` (which end where its page ends), appending
 /// its ids to `ids`: returns its count, whether the list continues, and the bytes read.
 #[inline]
-fn decode_chunk(
+pub(crate) fn decode_chunk(
     vertex: u32,
     bytes: &[u8],
     ids: &mut Vec<u32>,

@@ -141,6 +141,13 @@ pub enum FormatError {
         /// What was wrong.
         detail: String,
     },
+    /// The caller's progress callback asked a long write to stop (Ctrl-C): the output
+    /// was not written.
+    #[error("stopped before {path} was complete; it was not written")]
+    Stopped {
+        /// The output that was being written.
+        path: PathBuf,
+    },
     /// A list handed to the compressed-list encoder cannot be stored as it is.
     #[error("cannot compress the list of vertex {vertex}: {detail}")]
     InvalidList {

@@ -16,8 +16,7 @@ mod error;
 mod header;
 #[doc(hidden)]
 pub mod list_codec;
-mod lists_in_order;
-pub use lists_in_order::VisitList;
+mod list_scan;
 mod mapped_bound;
 pub mod output;
 mod reader;
@@ -32,6 +31,7 @@ pub use header::{
     CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, HEAD_ENTRIES, Header, IdKind,
     PLAIN_LISTS_VERSION, SECTION_ALIGN, SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
+pub use list_scan::ListScan;
 pub use reader::{GraphFile, ListOf, SECTION_PIECE_BYTES};
 pub use transcode::{ListForm, transcode};
 pub use vertex_ids::VertexIds;

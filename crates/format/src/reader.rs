@@ -553,7 +553,7 @@ impl GraphFile {
         let mut values: Vec<T> = vec![T::zeroed(); (reader.length / element) as usize];
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
         for (index, piece) in bytes.chunks_mut(READ_PIECE_BYTES as usize).enumerate() {
-            reader.read_piece(index as u64 * READ_PIECE_BYTES, piece)?;
+            reader.read_piece(self, index as u64 * READ_PIECE_BYTES, piece)?;
         }
         Ok(Some(values))
     }
@@ -623,7 +623,7 @@ impl GraphFile {
                 kind.name()
             )));
         }
-        reader.read_piece(position, buffer)
+        reader.read_piece(self, position, buffer)
     }
 
     /// Calls `visit` with each piece of section `kind` in turn (checksums verified;
@@ -638,7 +638,7 @@ impl GraphFile {
         let mut piece = vec![0u8; piece_bytes as usize];
         for start in (0..reader.length).step_by(piece_bytes as usize) {
             let length = (reader.length - start).min(piece_bytes) as usize;
-            reader.read_piece(start, &mut piece[..length])?;
+            reader.read_piece(self, start, &mut piece[..length])?;
             visit(&piece[..length]);
         }
         Ok(())
@@ -744,21 +744,17 @@ impl GraphFile {
 /// verifying each block, and
 /// keeps the page cache clean behind it: once a block is in this process's memory, the
 /// cache's copy would hold it twice, which a run under a budget or a cgroup cannot afford.
-pub(crate) struct SectionReader<'a> {
-    graph: &'a GraphFile,
-    kind: SectionKind,
+pub(crate) struct SectionReader {
+    pub(crate) kind: SectionKind,
     file: File,
     offset: u64,
-    length: u64,
+    pub(crate) length: u64,
     readahead_stopped: bool,
 }
 
-impl<'a> SectionReader<'a> {
+impl SectionReader {
     /// The reader for `kind`, or `None` if the graph has no such section.
-    pub(crate) fn open(
-        graph: &'a GraphFile,
-        kind: SectionKind,
-    ) -> Result<Option<SectionReader<'a>>> {
+    fn open(graph: &GraphFile, kind: SectionKind) -> Result<Option<SectionReader>> {
         graph
             .header
             .section(kind)
@@ -767,15 +763,14 @@ impl<'a> SectionReader<'a> {
     }
 
     /// The reader for `kind`, whose table entry is `entry`.
-    fn over(
-        graph: &'a GraphFile,
+    pub(crate) fn over(
+        graph: &GraphFile,
         kind: SectionKind,
         entry: &crate::SectionEntry,
-    ) -> Result<SectionReader<'a>> {
+    ) -> Result<SectionReader> {
         let file =
             File::open(&graph.path).map_err(|source| FormatError::io(&graph.path, source))?;
         Ok(SectionReader {
-            graph,
             kind,
             file,
             offset: entry.offset,
@@ -784,10 +779,15 @@ impl<'a> SectionReader<'a> {
         })
     }
 
-    /// Fills `buffer` with the section from `position` (a multiple of the checksum
-    /// block, as is the buffer's length unless it reaches the section's end) and
-    /// verifies each block.
-    pub(crate) fn read_piece(&mut self, position: u64, buffer: &mut [u8]) -> Result<()> {
+    /// Fills `buffer` with the section of `graph` (the one it was opened on) from
+    /// `position` (a multiple of the checksum block, as is the buffer's length unless it
+    /// reaches the section's end) and verifies each block.
+    pub(crate) fn read_piece(
+        &mut self,
+        graph: &GraphFile,
+        position: u64,
+        buffer: &mut [u8],
+    ) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let start = self.offset + position;
         let end = start + buffer.len() as u64;
@@ -798,7 +798,7 @@ impl<'a> SectionReader<'a> {
             advise(&self.file, 0, 0, libc::POSIX_FADV_RANDOM);
             self.readahead_stopped = true;
         }
-        let path = &self.graph.path;
+        let path = &graph.path;
         self.file.read_exact_at(buffer, start).map_err(|source| {
             if source.kind() == std::io::ErrorKind::UnexpectedEof {
                 FormatError::Truncated {
@@ -816,11 +816,11 @@ impl<'a> SectionReader<'a> {
         // wholly inside the range, so the range reaches back 8 MiB, not just this block.
         let behind = end.saturating_sub(8 << 20).max(self.offset);
         advise(&self.file, behind, end - behind, libc::POSIX_FADV_DONTNEED);
-        self.graph.verify_blocks(self.kind, position, buffer)
+        graph.verify_blocks(self.kind, position, buffer)
     }
 }
 
-impl Drop for SectionReader<'_> {
+impl Drop for SectionReader {
     fn drop(&mut self) {
         // Whatever of the section (and past it) is still cached; length 0 is "to the end".
         advise(&self.file, self.offset, 0, libc::POSIX_FADV_DONTNEED);

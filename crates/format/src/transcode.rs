@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::compressed_lists::ListEncoder;
-use crate::{GraphFile, GraphWriter, Result, SectionKind};
+use crate::{FormatError, GraphFile, GraphWriter, Result, SectionKind};
 
 /// How a `.sl` file stores its neighbor lists.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,6 +33,37 @@ impl ListForm {
             ListForm::Compressed => "compressed",
         }
     }
+
+    /// The form named `name` ("plain" or "compressed"), as options spell it.
+    pub fn from_name(name: &str) -> Option<ListForm> {
+        [ListForm::Plain, ListForm::Compressed]
+            .into_iter()
+            .find(|form| form.name() == name)
+    }
+}
+
+impl GraphFile {
+    /// Bytes of the sections that hold the lists' entries: ids and weights, both
+    /// directions (the offsets and positions, 8 bytes a vertex, aside).
+    pub fn list_bytes(&self) -> u64 {
+        [
+            SectionKind::OutNeighbors,
+            SectionKind::OutWeights,
+            SectionKind::InNeighbors,
+            SectionKind::InWeights,
+        ]
+        .into_iter()
+        .filter_map(|kind| self.header().section(kind))
+        .map(|entry| entry.length)
+        .sum()
+    }
+
+    /// [`GraphFile::list_bytes`] an arc: a directed graph keeps each arc twice (in an
+    /// out-list and an in-list), an undirected one each edge as two arcs.
+    pub fn list_bytes_per_arc(&self) -> f64 {
+        let entries = self.num_arcs() as u64 * if self.flags().directed { 2 } else { 1 };
+        self.list_bytes() as f64 / entries.max(1) as f64
+    }
 }
 
 /// The sections copied as they are.
@@ -47,13 +78,14 @@ const COPIED: [SectionKind; 7] = [
 ];
 
 /// Writes `input` to `output` with its lists in `form`; `progress(lists written)` is
-/// called now and then. The output appears only when complete (see [`GraphWriter`]).
-/// Returns the bytes its list sections take.
+/// called now and then, and stops the write when it returns `false`
+/// ([`crate::FormatError::Stopped`]). The output appears only when complete (see
+/// [`GraphWriter`]). Returns the bytes its list sections take.
 pub fn transcode(
     input: &GraphFile,
     output: &Path,
     form: ListForm,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<u64> {
     let mut writer = GraphWriter::create(output)?;
     for kind in COPIED {
@@ -72,10 +104,14 @@ pub fn transcode(
     }
     let mut list_bytes = 0;
     let mut lists_done = 0;
-    let mut count = |progress: &mut dyn FnMut(u64)| {
+    let stopped = || FormatError::Stopped {
+        path: output.to_path_buf(),
+    };
+    let mut count = |progress: &mut dyn FnMut(u64) -> bool| {
         lists_done += 1;
-        if lists_done % (1 << 16) == 0 {
-            progress(lists_done);
+        match lists_done % (1 << 16) != 0 || progress(lists_done) {
+            true => Ok(()),
+            false => Err(stopped()),
         }
     };
     let directions = [
@@ -98,14 +134,13 @@ pub fn transcode(
     ];
     let n = input.num_vertices();
     let weighted = input.flags().weighted;
+    // The lists are read with `pread`, each page checked, none mapped: a build's
+    // transcode of a graph larger than memory stays within its budget.
+    let (mut ids, mut list_weights) = (Vec::new(), Vec::new());
     for (incoming, [positions_kind, neighbors_kind, weights_kind]) in directions {
         if incoming && !input.flags().directed {
             continue;
         }
-        let list = |v: usize| match incoming {
-            true => input.in_list(v),
-            false => input.out_list(v),
-        };
         match form {
             ListForm::Compressed => {
                 let mut positions =
@@ -115,15 +150,18 @@ pub fn transcode(
                     let mut encoder = ListEncoder::new(weighted);
                     let mut pages = |page: &[u8]| neighbors.write(page);
                     let mut position_of = |position: u64| positions.write_values(&[position]);
-                    for v in 0..n {
-                        let list = list(v)?;
+                    let mut scan = input.scan_lists(incoming)?;
+                    while scan
+                        .next_list(input, &mut ids, weighted.then_some(&mut list_weights))?
+                        .is_some()
+                    {
                         encoder.push(
-                            &list.ids,
-                            list.weights.as_deref(),
+                            &ids,
+                            weighted.then_some(&list_weights[..]),
                             &mut pages,
                             &mut position_of,
                         )?;
-                        count(progress);
+                        count(progress)?;
                     }
                     list_bytes += encoder.finish(&mut pages, &mut position_of)?;
                 }
@@ -137,13 +175,20 @@ pub fn transcode(
                     true => Some(writer.begin_section(weights_kind, Some(entries))?),
                     false => None,
                 };
-                for v in 0..n {
-                    let list = list(v)?;
-                    neighbors.write_values(&list.ids)?;
-                    if let (Some(section), Some(list_weights)) = (&mut weights, &list.weights) {
-                        section.write_values(list_weights)?;
+                // Plain lists go out part by part: a hub's list is never held whole.
+                let mut scan = input.scan_lists(incoming)?;
+                while let Some((_, ends)) =
+                    scan.next_part(input, &mut ids, weighted.then_some(&mut list_weights))?
+                {
+                    neighbors.write_values(&ids)?;
+                    if let Some(section) = &mut weights {
+                        section.write_values(&list_weights)?;
                     }
-                    count(progress);
+                    ids.clear();
+                    list_weights.clear();
+                    if ends {
+                        count(progress)?;
+                    }
                 }
                 list_bytes += entries * if weighted { 2 } else { 1 };
                 writer.finish_section(neighbors)?;
@@ -153,9 +198,11 @@ pub fn transcode(
             }
         }
     }
+    if !progress(lists_done) {
+        return Err(stopped());
+    }
     let mut flags = input.flags();
     flags.compressed_lists = form == ListForm::Compressed;
     writer.finish(flags, n as u64, input.num_arcs() as u64)?;
-    progress(lists_done);
     Ok(list_bytes)
 }

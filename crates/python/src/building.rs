@@ -14,6 +14,7 @@ use swapless_build::importers::{
     ColumnChoice, HeaderChoice, ImportOptions, TableColumns, build_input,
 };
 use swapless_build::{BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
+use swapless_format::ListForm;
 
 use crate::progress::{Reporter, SharedProgress};
 use crate::{build_error, format_error, interruptible, memory_size};
@@ -54,6 +55,7 @@ fn build_from(
     memory_bytes: u64,
     reorder: Option<&str>,
     out_heads: &str,
+    lists: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     // A folder, device or missing folder is refused before the input is read.
@@ -84,6 +86,11 @@ fn build_from(
             )));
         }
     };
+    options.lists = ListForm::from_name(lists).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "lists={lists:?} is not a form of lists; use \"plain\" or \"compressed\""
+        ))
+    })?;
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
     let output_path = output.clone();
@@ -105,7 +112,7 @@ fn build_from(
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.
 #[pyfunction]
-#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None, progress=None))]
+#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None, lists="plain", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     py: Python<'_>,
@@ -121,6 +128,7 @@ pub(crate) fn build(
     target_col: Option<Column>,
     weight_col: Option<Column>,
     header: Option<bool>,
+    lists: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     if swapless_format::output::same_file(&input, &output) {
@@ -163,13 +171,14 @@ pub(crate) fn build(
         budget,
         reorder,
         out_heads,
+        lists,
         progress,
     )
 }
 
 /// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
 #[pyfunction]
-#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto", progress=None))]
+#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto", lists="plain", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn generate(
     py: Python<'_>,
@@ -184,6 +193,7 @@ pub(crate) fn generate(
     memory: Option<&str>,
     reorder: Option<&str>,
     out_heads: &str,
+    lists: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let seed = seed.unwrap_or(swapless_build::generators::DEFAULT_SEED);
@@ -233,6 +243,7 @@ pub(crate) fn generate(
         budget,
         reorder,
         out_heads,
+        lists,
         progress,
     )
 }
@@ -278,6 +289,7 @@ pub(crate) fn from_edges(
         budget,
         reorder,
         "auto",
+        "plain",
         progress,
     )
 }

@@ -65,12 +65,17 @@ impl Csr {
         let mut neighbors = Vec::with_capacity(arcs as usize);
         let mut weights = weighted.then(|| Vec::with_capacity(arcs as usize));
         let incoming = sections[1] == SectionKind::InNeighbors;
-        graph.for_each_list(incoming, weighted, &mut |_, ids, list_weights| {
-            neighbors.extend_from_slice(ids);
-            if let (Some(weights), Some(list_weights)) = (&mut weights, list_weights) {
-                weights.extend_from_slice(list_weights);
+        let mut scan = graph.scan_lists(incoming)?;
+        let (mut ids, mut list_weights) = (Vec::new(), Vec::new());
+        while scan
+            .next_list(graph, &mut ids, weighted.then_some(&mut list_weights))?
+            .is_some()
+        {
+            neighbors.extend_from_slice(&ids);
+            if let Some(weights) = &mut weights {
+                weights.extend_from_slice(&list_weights);
             }
-        })?;
+        }
         // The offsets' degrees and the chunks' counts agreed list by list.
         debug_assert_eq!(neighbors.len() as u64, arcs);
         check_ids_in_range(graph, sections[1], &neighbors)?;

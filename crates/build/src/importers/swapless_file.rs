@@ -2,14 +2,15 @@
 //! (`--reorder dbg`, `--undirected`, dropping weights) or to bring a version-1 file to
 //! the current format (page checksums for the disk tiers' checks).
 //!
-//! The out-lists are streamed a piece at a time and every checksum block is verified
-//! as it is read; the edges come out in the graph's original ids (a reordered file's
-//! permutation is applied), so a build never stacks one ordering on another.
+//! The out-lists, plain or compressed, are streamed a part at a time and every checksum
+//! block is verified as it is read; the edges come out in the graph's original ids (a
+//! reordered file's permutation is applied), so a build never stacks one ordering on
+//! another.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use swapless_format::{GraphFile, SECTION_PIECE_BYTES, SectionKind};
+use swapless_format::{GraphFile, ListScan, SectionKind};
 
 use super::ImportOptions;
 use crate::builder::BATCH_EDGES;
@@ -22,23 +23,24 @@ pub struct SwaplessFileSource {
     path: PathBuf,
     graph: GraphFile,
     options: ImportOptions,
-    /// Out-offsets, read whole (8 bytes a vertex).
-    offsets: Vec<u64>,
+    /// The out-lists, read in parts.
+    scan: ListScan,
     /// New id -> original id, for a reordered file.
     permutation: Option<Vec<u32>>,
     /// The input's ids of a compacted file, carried into the new one.
     vertex_ids: Option<Arc<IdTable>>,
-    /// The piece of out-neighbors (and weights, if kept) being handed out.
+    /// The part of a list being handed out (and its weights, if kept).
     neighbors: Vec<u32>,
     weights: Vec<f32>,
-    /// Index of `neighbors[0]` among all arcs.
-    piece_start: u64,
+    /// Whose list `neighbors` is part of.
+    part_vertex: u32,
+    /// The next entry of `neighbors` to hand out.
+    next_in_part: usize,
     arcs_read: u64,
-    current_vertex: usize,
 }
 
 impl SwaplessFileSource {
-    /// Opens a `.sl` file and reads its out-offsets (and permutation, if reordered).
+    /// Opens a `.sl` file, checks its out-offsets (and reads its permutation, if reordered).
     pub fn open(path: &Path, options: ImportOptions) -> Result<SwaplessFileSource> {
         let graph = GraphFile::open(path)?;
         let flags = graph.flags();
@@ -51,19 +53,27 @@ impl SwaplessFileSource {
         }
         let vertices = graph.num_vertices();
         let arcs = graph.num_arcs() as u64;
-        let offsets: Vec<u64> = graph
-            .load_section(SectionKind::OutOffsets)?
-            .unwrap_or_default();
-        if offsets.len() != vertices + 1
-            || offsets.first() != Some(&0)
-            || offsets.last() != Some(&arcs)
-        {
+        // The offsets are checked a piece at a time: a list read past its section, or
+        // a fall, is refused here rather than met halfway through the build.
+        let (mut count, mut first, mut last, mut falls_at) = (0u64, None, 0u64, None);
+        graph.for_each_piece(SectionKind::OutOffsets, &mut |piece| {
+            for entry in piece.chunks_exact(8) {
+                let offset = u64::from_le_bytes(entry.try_into().unwrap_or_default());
+                first.get_or_insert(offset);
+                if offset < last && falls_at.is_none() {
+                    falls_at = Some(count - 1);
+                }
+                last = offset;
+                count += 1;
+            }
+        })?;
+        if count != vertices as u64 + 1 || first != Some(0) || last != arcs {
             return Err(BuildError::bad_input(
                 path,
                 format!("the .sl file's out-offsets do not run from 0 to its {arcs} arcs"),
             ));
         }
-        if let Some(vertex) = offsets.windows(2).position(|pair| pair[0] > pair[1]) {
+        if let Some(vertex) = falls_at {
             return Err(BuildError::bad_input(
                 path,
                 format!("the .sl file's out-offsets decrease at vertex {vertex}"),
@@ -82,43 +92,20 @@ impl SwaplessFileSource {
             ));
         }
         let vertex_ids = graph.load_vertex_ids()?.map(IdTable::new);
+        let scan = graph.scan_lists(false)?;
         Ok(SwaplessFileSource {
             path: path.to_path_buf(),
             graph,
             options,
-            offsets,
+            scan,
             permutation,
             vertex_ids,
             neighbors: Vec::new(),
             weights: Vec::new(),
-            piece_start: 0,
+            part_vertex: 0,
+            next_in_part: 0,
             arcs_read: 0,
-            current_vertex: 0,
         })
-    }
-
-    /// Reads the piece of lists (and weights) that holds arc `self.arcs_read`.
-    fn read_next_piece(&mut self) -> Result<()> {
-        let arcs = self.graph.num_arcs() as u64;
-        let per_piece = SECTION_PIECE_BYTES / 4;
-        let start = self.arcs_read / per_piece * per_piece;
-        let count = (arcs - start).min(per_piece) as usize;
-        self.neighbors.resize(count, 0);
-        self.graph.read_section_piece(
-            SectionKind::OutNeighbors,
-            start * 4,
-            bytemuck::cast_slice_mut(&mut self.neighbors),
-        )?;
-        if self.options.weighted {
-            self.weights.resize(count, 0.0);
-            self.graph.read_section_piece(
-                SectionKind::OutWeights,
-                start * 4,
-                bytemuck::cast_slice_mut(&mut self.weights),
-            )?;
-        }
-        self.piece_start = start;
-        Ok(())
     }
 
     /// `vertex` in the graph's original ids.
@@ -166,8 +153,7 @@ impl EdgeSource for SwaplessFileSource {
             .vertex_ids
             .as_ref()
             .map_or(0, |table| IdTable::memory_bytes(table.ids()));
-        // The piece of neighbors and the piece of weights.
-        self.offsets.len() as u64 * 8 + permutation + ids + 2 * SECTION_PIECE_BYTES
+        permutation + ids + ListScan::PART_HELD_BYTES
     }
 
     fn expected_duplicate_edges(&self) -> u64 {
@@ -185,34 +171,42 @@ impl EdgeSource for SwaplessFileSource {
 
     fn next_batch(&mut self, batch: &mut Vec<InputEdge>) -> Result<bool> {
         batch.clear();
-        let arcs = self.graph.num_arcs() as u64;
         let vertices = self.graph.num_vertices();
-        while batch.len() < BATCH_EDGES && self.arcs_read < arcs {
-            if self.arcs_read >= self.piece_start + self.neighbors.len() as u64 {
-                self.read_next_piece()?;
+        while batch.len() < BATCH_EDGES {
+            if self.next_in_part == self.neighbors.len() {
+                self.neighbors.clear();
+                self.weights.clear();
+                self.next_in_part = 0;
+                let weights = self.options.weighted.then_some(&mut self.weights);
+                match self
+                    .scan
+                    .next_part(&self.graph, &mut self.neighbors, weights)?
+                {
+                    Some((vertex, _)) => self.part_vertex = vertex,
+                    None => break,
+                }
+                continue;
             }
-            while self.offsets[self.current_vertex + 1] <= self.arcs_read {
-                self.current_vertex += 1;
-            }
-            let index = (self.arcs_read - self.piece_start) as usize;
+            let index = self.next_in_part;
             let neighbor = self.neighbors[index];
             if neighbor as usize >= vertices {
                 return Err(BuildError::bad_input(
                     &self.path,
                     format!(
                         "the .sl file is corrupt: vertex {} has neighbor {neighbor}, outside 0..{vertices}",
-                        self.current_vertex
+                        self.part_vertex
                     ),
                 ));
             }
             batch.push(InputEdge {
-                source: self.original(self.current_vertex as u32),
+                source: self.original(self.part_vertex),
                 destination: self.original(neighbor),
                 weight: match self.options.weighted {
                     true => self.weights[index],
                     false => 1.0,
                 },
             });
+            self.next_in_part += 1;
             self.arcs_read += 1;
         }
         Ok(!batch.is_empty())

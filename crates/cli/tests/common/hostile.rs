@@ -84,6 +84,29 @@ pub fn damaged(dir: &Path, kind: SectionKind, at: u64, edit: fn(u8) -> u8, resea
     name
 }
 
+/// A copy of the directed weighted graph as `name`, its lists compressed.
+pub fn compressed_graph(dir: &Path, name: &str) -> String {
+    let plain = swapless_format::GraphFile::open(&made_graphs().1).unwrap();
+    let form = swapless_format::ListForm::Compressed;
+    swapless_format::transcode(&plain, &dir.join(name), form, &mut |_| true).unwrap();
+    name.to_string()
+}
+
+/// [`compressed_graph`] with byte `at` of its out-lists flipped in its lowest bit (and
+/// the checksums made to match when `reseal`, as a forger would).
+pub fn damaged_compressed(dir: &Path, at: u64, reseal: bool) -> String {
+    let name = compressed_graph(dir, "damaged.sl");
+    let path = dir.join(&name);
+    let (offset, _) = section_position(&path, SectionKind::OutNeighbors);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[(offset + at) as usize] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    if reseal {
+        reseal_block(&path, offset + at);
+    }
+    name
+}
+
 /// The bytes of a GAP `.sg` file (undirected).
 pub fn gap_bytes(vertices: i64, offsets: &[i64], neighbors: &[i32]) -> Vec<u8> {
     let mut bytes = vec![0u8];

@@ -122,16 +122,17 @@ pub fn write_input(path: &Path, bytes: &[u8]) {
     }
 }
 
-/// Every stored arc of a graph as (source, destination, weight), in original ids.
+/// Every stored arc of a graph as (source, destination, weight), in original ids (its
+/// lists read plain or compressed).
 pub fn read_arcs(path: &Path) -> Vec<(u32, u32, f32)> {
     let graph = GraphFile::open(path).unwrap();
     let permutation = graph.permutation().map(|p| p.to_vec());
     let original = |v: u32| permutation.as_ref().map_or(v, |p| p[v as usize]);
     let mut arcs = Vec::with_capacity(graph.num_arcs());
     for vertex in 0..graph.num_vertices() {
-        let start = graph.out_offsets()[vertex] as usize;
-        for (index, &neighbor) in graph.out_neighbors_of(vertex).iter().enumerate() {
-            let weight = graph.out_weights().map_or(1.0, |w| w[start + index]);
+        let list = graph.out_list(vertex).unwrap();
+        for (index, &neighbor) in list.ids.iter().enumerate() {
+            let weight = list.weights.as_ref().map_or(1.0, |w| w[index]);
             arcs.push((original(vertex as u32), original(neighbor), weight));
         }
     }
@@ -142,13 +143,12 @@ pub fn read_arcs(path: &Path) -> Vec<(u32, u32, f32)> {
 /// The in-arcs of a directed graph, flipped to (source, destination, weight).
 pub fn read_in_arcs_flipped(path: &Path) -> Vec<(u32, u32, f32)> {
     let graph = GraphFile::open(path).unwrap();
-    let offsets = graph.in_offsets().unwrap();
-    let neighbors = graph.in_neighbors().unwrap();
     let mut arcs = Vec::new();
     for vertex in 0..graph.num_vertices() {
-        for index in offsets[vertex] as usize..offsets[vertex + 1] as usize {
-            let weight = graph.in_weights().map_or(1.0, |w| w[index]);
-            arcs.push((neighbors[index], vertex as u32, weight));
+        let list = graph.in_list(vertex).unwrap();
+        for (index, &neighbor) in list.ids.iter().enumerate() {
+            let weight = list.weights.as_ref().map_or(1.0, |w| w[index]);
+            arcs.push((neighbor, vertex as u32, weight));
         }
     }
     arcs.sort_by_key(|arc| (arc.0, arc.1));

@@ -189,7 +189,9 @@ class Graph:
         return f"<swapless.Graph {self.path!r}: {self.n} vertices, {self.m} edges, {kind}{weights}>"
 
     def info(self) -> dict:
-        """Vertices, edges, arcs, flags, file size and section sizes."""
+        """Vertices, edges, arcs, flags, file size, format version, how the lists are
+        stored ("lists": "plain" or "compressed", with "list_bytes" and
+        "list_bytes_per_arc") and section sizes."""
         return dict(self._info)
 
     def plan(self, kernel: str, verify: bool = False) -> dict:
@@ -260,7 +262,7 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
           out_heads: str = "auto", ids: str = "auto",
           source_col: Union[str, int, None] = None, target_col: Union[str, int, None] = None,
           weight_col: Union[str, int, None] = None, header: Optional[bool] = None,
-          progress: Optional[bool] = None) -> Graph:
+          lists: str = "plain", progress: Optional[bool] = None) -> Graph:
     """Builds a .sl file from an edge list, a table (CSV, TSV, a Parquet file or a folder
     of Parquet parts), Matrix Market or GAP .sg/.wsg file (.gz/.zst too), or from another
     .sl file (to reorder it, drop its weights or bring it to this format).
@@ -275,13 +277,19 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
     fill at least half of 0..max id, else compact; ``g.build_report`` says which and why).
     A table's columns are ``source_col``, ``target_col`` and ``weight_col`` (read with
     ``weighted``): header names, or positions from 0 (default: the first three);
-    ``header`` says whether a CSV's first row names them (None: found by itself). Returns
+    ``header`` says whether a CSV's first row names them (None: found by itself).
+    ``lists`` is how the file stores its neighbor lists: "plain" (4 bytes an id, format
+    v2, read by every swapless) or "compressed" (delta-coded in pages that each decode
+    alone, format v3: about half the bytes on kron graphs, so half the reading when the
+    graph does not fit in memory); a compressed build writes the lists plain first among
+    its temporaries, then rewrites them. ``g.build_report`` gives ``lists`` and
+    ``list_bytes_per_arc``. A compressed .sl input builds back to plain. Returns
     the new graph (open it again with ``sl.open(output, memory=...)`` to run within a
     budget). An input's weights dropped for want of ``weighted=True`` are warned of.
     """
     report = _shown(f"building {_os.fspath(output)}", progress, lambda bar: _core.build(
         _os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
-        out_heads, ids, source_col, target_col, weight_col, header, progress=bar))
+        out_heads, ids, source_col, target_col, weight_col, header, lists, progress=bar))
     return _built(Graph(output, progress=progress), report)
 
 
@@ -290,19 +298,19 @@ def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
              output: Optional[PathLike] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Size = None,
              reorder: Optional[str] = None, out_heads: str = "auto",
-             progress: Optional[bool] = None) -> Graph:
+             lists: str = "plain", progress: Optional[bool] = None) -> Graph:
     """Generates a synthetic graph with GAP's definitions straight into a .sl file.
 
     ``kind`` is "kron" or "urand" (2^scale vertices, degree x 2^scale edges, undirected)
     or "grid" (rows x cols mesh with a few shortcuts). ``output`` defaults to a name
-    after the generator in the current directory. ``memory``, ``reorder`` and ``out_heads``
-    as for :func:`build`.
+    after the generator in the current directory. ``memory``, ``reorder``, ``out_heads``
+    and ``lists`` as for :func:`build`.
     """
     if output is None:
         output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
     report = _shown(f"generating {_os.fspath(output)}", progress, lambda bar: _core.generate(
         kind, _os.fspath(output), scale, degree, rows, cols, weighted, seed, _size(memory),
-        reorder, out_heads, progress=bar))
+        reorder, out_heads, lists, progress=bar))
     return _built(Graph(output, progress=progress), report)
 
 

@@ -36,14 +36,15 @@ def build(input: str, output: str, memory: Optional[str] = None, undirected: boo
           weighted: bool = False, reorder: Optional[str] = None, out_heads: str = "auto",
           ids: str = "auto", source_col: Union[int, str, None] = None,
           target_col: Union[int, str, None] = None, weight_col: Union[int, str, None] = None,
-          header: Optional[bool] = None, progress: Progress = None) -> str:
+          header: Optional[bool] = None, lists: str = "plain",
+          progress: Progress = None) -> str:
     """Imports an edge list, Matrix Market or GAP file into a .sl file; returns the report as JSON."""
 
 def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 16,
              rows: Optional[int] = None, cols: Optional[int] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Optional[str] = None,
              reorder: Optional[str] = None, out_heads: str = "auto",
-             progress: Progress = None) -> str:
+             lists: str = "plain", progress: Progress = None) -> str:
     """Generates a synthetic graph into a .sl file; returns the report as JSON."""
 
 def from_edges(sources: np.ndarray, destinations: np.ndarray, weights: Optional[np.ndarray],

@@ -29,7 +29,7 @@ use crate::property::PropertyArrays;
 mod search;
 mod verify;
 
-pub use verify::{verify, weights_are_non_negative};
+pub use verify::verify;
 
 use search::{BinPass, Search};
 
@@ -142,7 +142,7 @@ impl Kernel for Sssp {
         }
     }
     fn refusal(&self, graph: &GraphFile) -> swapless_format::Result<Option<Refusal>> {
-        Ok((!weights_are_non_negative(graph)?).then_some(Refusal::NegativeWeights))
+        Ok((!graph.out_weights_are_non_negative()?).then_some(Refusal::NegativeWeights))
     }
     fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<f64>) -> Result<SsspState> {
         let search = Search::new(store, &options.arrays, options.source, options.parameters);

@@ -3,18 +3,6 @@
 
 use swapless_format::GraphFile;
 
-/// Whether every weight of the graph is non-negative (delta-stepping's requirement).
-pub fn weights_are_non_negative(graph: &GraphFile) -> swapless_format::Result<bool> {
-    // Read in pieces rather than through the map, so the check stays within a budget.
-    let mut non_negative = true;
-    graph.for_each_piece(swapless_format::SectionKind::OutWeights, &mut |piece| {
-        non_negative &= piece
-            .chunks_exact(4)
-            .all(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) >= 0.0);
-    })?;
-    Ok(non_negative)
-}
-
 /// Distances within this of each other (relative, and absolute below 1) are equal to the
 /// verifier: the run and the check may add the same weights in another order.
 fn tolerance(distance: f64) -> f64 {
