@@ -112,31 +112,44 @@ fn least(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> u64 {
 fn every_kernel_killed_at_every_step_resumes_to_the_uninterrupted_answer_on_every_tier() {
     let dir = tempfile::tempdir().unwrap();
     let graph = kron(dir.path(), 11);
-    for kernel in all_kernels() {
+    killed_at_every_step_resumes_on_every_tier(&graph, dir.path(), &all_kernels());
+}
+
+#[test]
+fn kernels_on_compressed_lists_killed_at_every_step_resume_to_the_uninterrupted_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("kron11-v3.sl");
+    generate_kron(&graph, 11, 8, &["--weighted", "--lists", "compressed"]);
+    killed_at_every_step_resumes_on_every_tier(&graph, dir.path(), &["pr", "bfs", "sssp", "bc"]);
+}
+
+/// Each of `kernels` on `graph`, killed after every checkpoint on each tier and resumed,
+/// gives a verified dram run's answer within its budget and leaves no checkpoint behind.
+fn killed_at_every_step_resumes_on_every_tier(graph: &Path, dir: &Path, kernels: &[&str]) {
+    let graph = graph.to_path_buf();
+    for &kernel in kernels {
         // Several sources, so that betweenness has steps to checkpoint between.
         let kernel_options: &[&str] = if kernel == "bc" {
             &["--sources", "4"]
         } else {
             &[]
         };
-        let (json, out) = (dir.path().join("whole.json"), dir.path().join("whole.npy"));
+        let (json, out) = (dir.join("whole.json"), dir.join("whole.npy"));
         let whole_args = [kernel_options, &["--tier", "dram", "--verify"]].concat();
         swapless_ok(&run_args(kernel, &graph, &json, &out, &whole_args));
         let whole = answer(kernel, &json, &out);
         let footprint = whole.0["footprint_bytes"].as_u64().unwrap();
         for tier in ["dram", "mmap", "direct"] {
-            let folder = dir.path().join(format!("checkpoints-{kernel}-{tier}"));
+            let folder = dir.join(format!("checkpoints-{kernel}-{tier}"));
             let tier_options = ["--tier", tier, "--verify"];
             let budget = match tier {
                 "dram" => footprint * 4,
-                _ => (least(&graph, kernel, &tier_options, dir.path()) + (64 << 10))
-                    .max(footprint * 6 / 10),
+                _ => {
+                    (least(&graph, kernel, &tier_options, dir) + (64 << 10)).max(footprint * 6 / 10)
+                }
             };
             let memory = format!("{}K", budget.div_ceil(1024));
-            let (json, out) = (
-                dir.path().join("resumed.json"),
-                dir.path().join("resumed.npy"),
-            );
+            let (json, out) = (dir.join("resumed.json"), dir.join("resumed.npy"));
             let extra = [
                 kernel_options,
                 &tier_options,
