@@ -401,19 +401,25 @@ mod tests {
         lists
     }
 
-    #[test]
-    fn a_scan_reads_every_list_as_out_list_does_in_either_form() {
-        let dir = tempfile::tempdir().unwrap();
-        let plain = dir.path().join("plain.sl");
-        let compressed = dir.path().join("compressed.sl");
-        write_plain(&plain, 70_000);
+    /// The graph of [`write_plain`] in `dir`, plain and compressed.
+    fn write_both(dir: &std::path::Path, n: u32) -> (std::path::PathBuf, std::path::PathBuf) {
+        let (plain, compressed) = (dir.join("plain.sl"), dir.join("compressed.sl"));
+        write_plain(&plain, n);
+        let form = ListForm::Compressed;
         transcode(
             &GraphFile::open(&plain).unwrap(),
             &compressed,
-            ListForm::Compressed,
+            form,
             &mut |_| true,
         )
         .unwrap();
+        (plain, compressed)
+    }
+
+    #[test]
+    fn a_scan_reads_every_list_as_out_list_does_in_either_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, compressed) = write_both(dir.path(), 70_000);
         for path in [&plain, &compressed] {
             let graph = GraphFile::open(path).unwrap();
             for incoming in [false, true] {
@@ -445,16 +451,7 @@ mod tests {
     #[test]
     fn a_damaged_page_fails_its_checksum_in_a_scan() {
         let dir = tempfile::tempdir().unwrap();
-        let plain = dir.path().join("plain.sl");
-        let compressed = dir.path().join("compressed.sl");
-        write_plain(&plain, 20_000);
-        transcode(
-            &GraphFile::open(&plain).unwrap(),
-            &compressed,
-            ListForm::Compressed,
-            &mut |_| true,
-        )
-        .unwrap();
+        let (_, compressed) = write_both(dir.path(), 20_000);
         let offset = GraphFile::open(&compressed)
             .unwrap()
             .required_section(SectionKind::OutNeighbors)
