@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::hostile::hidden_entries;
+use common::hostile::{hidden_entries, signal, start, wait_for};
 use common::*;
 use swapless_format::{GraphFile, ListForm};
 
@@ -223,4 +223,40 @@ fn a_compressed_build_killed_after_a_spill_resumes_to_the_same_file() {
         std::fs::read(&resumed).unwrap(),
         std::fs::read(&whole).unwrap()
     );
+}
+
+#[test]
+fn ctrl_c_while_compressing_stops_the_build_and_removes_its_plain_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("k.sl"), b"precious").unwrap();
+    let child = start(
+        d,
+        &[
+            "generate",
+            "kron",
+            "--scale",
+            "20",
+            "--degree",
+            "16",
+            "--lists",
+            "compressed",
+            "-o",
+            "k.sl",
+        ],
+    );
+    // The plain file is renamed into the build's folder when whole: compression begins.
+    let plain_written = || {
+        hidden_entries(d)
+            .iter()
+            .any(|folder| d.join(folder).join("plain-lists.sl").exists())
+    };
+    wait_for(plain_written);
+    signal(&child, "INT");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("temporary files were removed"), "{stderr}");
+    assert_eq!(std::fs::read(d.join("k.sl")).unwrap(), b"precious");
+    assert_eq!(hidden_entries(d), Vec::<String>::new());
 }
