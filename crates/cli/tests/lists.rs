@@ -191,30 +191,10 @@ fn a_compressed_build_killed_after_a_spill_resumes_to_the_same_file() {
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("whole.sl");
     let resumed = dir.path().join("resumed.sl");
-    let kron = |output: &Path| -> Vec<String> {
-        [
-            "generate",
-            "kron",
-            "--scale",
-            "16",
-            "--degree",
-            "32",
-            "--weighted",
-            "--memory",
-            "57M",
-            "--lists",
-            "compressed",
-            "-o",
-            arg(output),
-        ]
-        .iter()
-        .map(|text| text.to_string())
-        .collect()
-    };
-    let whole_args = kron(&whole);
-    swapless_ok(&whole_args.iter().map(String::as_str).collect::<Vec<_>>());
-    let args = kron(&resumed);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let json = dir.path().join("build.json");
+    let compressed = ["--lists", "compressed"];
+    swapless_ok(&[&spilling_kron_args(&whole, &json)[..], &compressed].concat());
+    let args = [&spilling_kron_args(&resumed, &json)[..], &compressed].concat();
     assert!(was_killed(&swapless_killed_at(&args, "after-spill:1")));
     assert!(!resumed.exists());
     let stderr = succeeded(swapless_killed_at(&[&args[..], &["--resume"]].concat(), ""));
