@@ -18,7 +18,7 @@ use crate::collector::ArcCollector;
 use crate::csr::write_adjacency;
 use crate::input_record::{InputHasher, InputStamp};
 pub(crate) use crate::journal::RawCopy;
-use crate::journal::{BuildFolder, Journal, KilledBuild, Spill, find_killed_build};
+use crate::journal::{BuildFolder, Journal, KilledBuild, PlainLists, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
 use crate::source::{Direction, EdgeSource, InputEdge};
@@ -267,6 +267,7 @@ pub fn build_graph(
                 input: input_stamp,
                 raw: None,
                 spills: Vec::new(),
+                plain_lists: None,
             });
             let hasher = match &options.input_file {
                 Some(path) if journal.is_some() => Some(InputHasher::open(path)?),
@@ -305,9 +306,15 @@ pub fn build_graph(
             None => context.warning(
                 "this input cannot be read again the same way, so its build cannot be resumed; building from the beginning",
             ),
-            Some(journal) if journal.spills.is_empty() && journal.raw.is_none() => context.warning(
-                "no killed build of this output with intact runs was found; building from the beginning",
-            ),
+            Some(journal)
+                if journal.spills.is_empty()
+                    && journal.raw.is_none()
+                    && journal.plain_lists.is_none() =>
+            {
+                context.warning(
+                    "no killed build of this output with intact runs was found; building from the beginning",
+                )
+            }
             _ => {}
         }
     }
@@ -322,15 +329,25 @@ pub fn build_graph(
         }
     };
     let written = plain_first.as_deref().unwrap_or(output);
-    let result = match options.reorder {
-        Reorder::None => build_sorted(source, written, None, &mut context),
-        Reorder::DegreeBasedGrouping => {
+    let resumed_plain = match &plain_first {
+        Some(_) => context
+            .journal
+            .as_ref()
+            .and_then(|journal| journal.plain_lists.clone()),
+        None => None,
+    };
+    let result = match (resumed_plain, options.reorder) {
+        (Some(record), _) => resumed_plain_report(written, record, &context),
+        (None, Reorder::None) => build_sorted(source, written, None, &mut context),
+        (None, Reorder::DegreeBasedGrouping) => {
             let (mut replay, new_to_old) = crate::replay::spill_and_reorder(source, &mut context)?;
             build_sorted(&mut replay, written, Some(new_to_old), &mut context)
         }
     };
     let result = match (result, &plain_first) {
-        (Ok(report), Some(plain)) => compress_lists(plain, output, &mut context).map(|()| report),
+        (Ok(report), Some(plain)) => journal_plain_lists(plain, &report, &mut context)
+            .and_then(|()| compress_lists(plain, output, &mut context))
+            .map(|()| report),
         (result, _) => result,
     };
     context.end_phase();
@@ -351,7 +368,57 @@ pub fn build_graph(
 
 /// The name, in a build's folder, of the file with plain lists a compressed build
 /// writes first.
-const PLAIN_LISTS_FILE: &str = "plain-lists.sl";
+pub(crate) const PLAIN_LISTS_FILE: &str = "plain-lists.sl";
+
+/// Records the whole file of plain lists at `plain` in the journal, if the build keeps
+/// one, so that a build killed while compressing it resumes from it.
+fn journal_plain_lists(plain: &Path, report: &BuildReport, context: &mut Context) -> Result<()> {
+    let Some(journal) = context.journal.as_mut() else {
+        return Ok(());
+    };
+    if journal.plain_lists.is_none() {
+        journal.plain_lists = Some(PlainLists {
+            fingerprint: format!("{:032x}", GraphFile::open(plain)?.fingerprint()),
+            input_edges: report.input_edges,
+            self_loops_dropped: report.self_loops_dropped,
+            duplicate_edges_dropped: report.duplicate_edges_dropped,
+            id_ranges: report.id_ranges,
+            runs_spilled: report.runs_spilled,
+            merge_passes: report.merge_passes,
+        });
+        journal.save(&context.temp_dir)?;
+    }
+    Ok(())
+}
+
+/// The report of a build resumed from a killed build's whole file of plain lists at
+/// `plain`, recorded as `record`: its graph's shape from the file, the rest from the
+/// record, and all its input read past.
+fn resumed_plain_report(
+    plain: &Path,
+    record: PlainLists,
+    context: &Context,
+) -> Result<BuildReport> {
+    let graph = GraphFile::open(plain)?;
+    let flags = graph.flags();
+    Ok(BuildReport {
+        vertices: graph.num_vertices() as u64,
+        edges: graph.num_edges(),
+        arcs: graph.num_arcs() as u64,
+        directed: flags.directed,
+        weighted: flags.weighted,
+        reordered: flags.reordered,
+        ids: flags.ids,
+        id_ranges: record.id_ranges,
+        input_edges: record.input_edges,
+        self_loops_dropped: record.self_loops_dropped,
+        duplicate_edges_dropped: record.duplicate_edges_dropped,
+        runs_spilled: record.runs_spilled,
+        merge_passes: record.merge_passes,
+        resumed_input_edges: record.input_edges,
+        ..context.report.clone()
+    })
+}
 
 /// Writes `output` with the lists of the graph at `plain` compressed, in the phase
 /// "compressing lists" (a resumed build redoes it from its plain file's build).

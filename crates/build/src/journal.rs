@@ -73,6 +73,27 @@ pub(crate) struct RawCopy {
     pub vertices_seen: u64,
 }
 
+/// A compressed build's file of plain lists, once whole (`builder::PLAIN_LISTS_FILE`):
+/// a build resumed after a kill while it compressed them compresses this file again
+/// instead of building it, and reports the input as this record says.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct PlainLists {
+    /// The file's fingerprint (`GraphFile::fingerprint`), in hex.
+    pub fingerprint: String,
+    /// Input edges the build that wrote it read.
+    pub input_edges: u64,
+    /// Self-loops among them, dropped.
+    pub self_loops_dropped: u64,
+    /// Repeated edges among them, dropped.
+    pub duplicate_edges_dropped: u64,
+    /// Ranges its compacted ids were resolved in.
+    pub id_ranges: u64,
+    /// Sorted runs it spilled.
+    pub runs_spilled: u64,
+    /// Extra merge passes it made.
+    pub merge_passes: u64,
+}
+
 /// What a build folder's journal holds.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Journal {
@@ -92,6 +113,9 @@ pub(crate) struct Journal {
     pub raw: Option<RawCopy>,
     /// Every spill so far, in order.
     pub spills: Vec<Spill>,
+    /// A compressed build's whole file of plain lists.
+    #[serde(default)]
+    pub plain_lists: Option<PlainLists>,
 }
 
 impl Journal {
@@ -140,6 +164,14 @@ impl Journal {
         {
             self.raw = None;
             self.spills.truncate(0);
+        }
+        if let Some(plain) = &self.plain_lists {
+            let path = folder.join(crate::builder::PLAIN_LISTS_FILE);
+            let fingerprint = swapless_format::GraphFile::open(&path)
+                .map(|graph| format!("{:032x}", graph.fingerprint()));
+            if fingerprint.ok().as_ref() != Some(&plain.fingerprint) {
+                self.plain_lists = None;
+            }
         }
         let intact = self
             .spills
@@ -360,6 +392,7 @@ mod tests {
             input: Some(InputStamp::of(input).unwrap()),
             raw: None,
             spills,
+            plain_lists: None,
         }
     }
 

@@ -85,10 +85,13 @@ fn resumable_output(folder: &Path) -> Option<String> {
         #[serde(default)]
         raw: Option<serde::de::IgnoredAny>,
         spills: Vec<serde::de::IgnoredAny>,
+        #[serde(default)]
+        plain_lists: Option<serde::de::IgnoredAny>,
     }
     let bytes = std::fs::read(folder.join(JOURNAL)).ok()?;
     let journal: Resumable = serde_json::from_slice(&bytes).ok()?;
-    (journal.raw.is_some() || !journal.spills.is_empty()).then_some(journal.output)
+    (journal.raw.is_some() || !journal.spills.is_empty() || journal.plain_lists.is_some())
+        .then_some(journal.output)
 }
 
 /// Removes from `folder` the build folders and partial outputs whose owners are gone,

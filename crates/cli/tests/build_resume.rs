@@ -19,35 +19,16 @@ fn build_folders(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// `generate kron` arguments that spill several runs at the least budget.
-fn kron_args<'a>(output: &'a Path, json: &'a Path) -> Vec<&'a str> {
-    vec![
-        "generate",
-        "kron",
-        "--scale",
-        "16",
-        "--degree",
-        "32",
-        "--weighted",
-        "--memory",
-        "57M",
-        "-o",
-        arg(output),
-        "--json",
-        arg(json),
-    ]
-}
-
 #[test]
 fn a_build_killed_after_any_spill_resumes_to_a_byte_identical_file() {
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("whole.sl");
     let json = dir.path().join("build.json");
-    swapless_ok(&kron_args(&whole, &json));
+    swapless_ok(&spilling_kron_args(&whole, &json));
     let spills = json_report(&json)["runs_spilled"].as_u64().unwrap();
     assert!(spills >= 3, "the budget spills only {spills} runs");
     let resumed = dir.path().join("resumed.sl");
-    let args = kron_args(&resumed, &json);
+    let args = spilling_kron_args(&resumed, &json);
     // Killed after each spill in turn; the last is the one made once reading is done,
     // after which a resumed build reads no input at all.
     for kill in 1..=spills {
@@ -178,13 +159,13 @@ fn a_damaged_run_or_a_changed_input_is_not_reused() {
 fn a_reordered_build_resumes_from_its_copy_of_the_input_and_its_runs() {
     let dir = tempfile::tempdir().unwrap();
     let (whole, json) = (dir.path().join("whole.sl"), dir.path().join("build.json"));
-    let mut args = kron_args(&whole, &json);
+    let mut args = spilling_kron_args(&whole, &json);
     args.extend(["--reorder", "dbg"]);
     swapless_ok(&args);
     let spills = json_report(&json)["runs_spilled"].as_u64().unwrap();
     assert!(spills >= 3, "{spills}");
     let resumed = dir.path().join("resumed.sl");
-    let mut args = kron_args(&resumed, &json);
+    let mut args = spilling_kron_args(&resumed, &json);
     args.extend(["--reorder", "dbg"]);
     let resume = [&args[..], &["--resume"]].concat();
     // Killed once its copy of the input is whole (nothing spilled), and after spills.
@@ -271,9 +252,9 @@ fn an_input_edited_in_place_with_its_time_put_back_is_not_resumed() {
 fn a_build_of_another_output_leaves_a_killed_builds_runs_for_its_resume() {
     let dir = tempfile::tempdir().unwrap();
     let (whole, json) = (dir.path().join("whole.sl"), dir.path().join("build.json"));
-    swapless_ok(&kron_args(&whole, &json));
+    swapless_ok(&spilling_kron_args(&whole, &json));
     let resumed = dir.path().join("resumed.sl");
-    let args = kron_args(&resumed, &json);
+    let args = spilling_kron_args(&resumed, &json);
     assert!(was_killed(&swapless_killed_at(&args, "after-spill:2")));
     let killed = build_folders(dir.path());
     assert_eq!(killed.len(), 1);
@@ -281,7 +262,7 @@ fn a_build_of_another_output_leaves_a_killed_builds_runs_for_its_resume() {
     std::thread::sleep(std::time::Duration::from_millis(1100));
     // Another build and a run writing into the same folder.
     let other = dir.path().join("other.sl");
-    swapless_ok(&kron_args(&other, &json));
+    swapless_ok(&spilling_kron_args(&other, &json));
     swapless_ok(&[
         "run",
         "cc",

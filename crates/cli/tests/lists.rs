@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::hostile::hidden_entries;
+use common::hostile::{hidden_entries, signal, start, wait_for};
 use common::*;
 use swapless_format::{GraphFile, ListForm};
 
@@ -148,11 +148,20 @@ fn a_compressed_file_builds_back_to_the_plain_file() {
 }
 
 #[test]
-fn a_compressed_build_killed_while_compressing_leaves_the_output_and_builds_again() {
+fn a_compressed_build_killed_while_compressing_resumes_from_its_plain_lists() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("g.sl");
     let expected = dir.path().join("expected.sl");
-    generate_kron(&expected, 10, 8, &["--lists", "compressed"]);
+    let (whole_json, resumed_json) = (
+        dir.path().join("whole.json"),
+        dir.path().join("resumed.json"),
+    );
+    generate_kron(
+        &expected,
+        10,
+        8,
+        &["--lists", "compressed", "--json", arg(&whole_json)],
+    );
     std::fs::write(&output, b"precious").unwrap();
     let args = [
         "generate",
@@ -171,18 +180,35 @@ fn a_compressed_build_killed_while_compressing_leaves_the_output_and_builds_agai
         "compressing-lists:1"
     )));
     assert_eq!(std::fs::read(&output).unwrap(), b"precious");
-    // Built again (asked to resume: the compression is redone), it replaces the output
-    // and removes what the killed build left.
-    let resume = [&args[..], &["--resume"]].concat();
-    succeeded(swapless_killed_at(&resume, ""));
+    // Resumed, it compresses the killed build's plain lists again, reading no input,
+    // and removes the killed build's partial output (once past the sweep's grace).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let resume = [&args[..], &["--resume", "--json", arg(&resumed_json)]].concat();
+    let stderr = succeeded(swapless_killed_at(&resume, ""));
+    assert!(!stderr.contains("building from the beginning"), "{stderr}");
     assert_eq!(
         std::fs::read(&output).unwrap(),
         std::fs::read(&expected).unwrap()
     );
-    // The killed build's folder, if it was younger than the sweep's grace then, goes
-    // with the next build in the folder.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    generate_kron(&dir.path().join("other.sl"), 8, 4, &[]);
+    let (whole, resumed) = (json_report(&whole_json), json_report(&resumed_json));
+    let phases: Vec<&str> = resumed["phase_seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|phase| phase["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["compressing lists"]);
+    for field in [
+        "vertices",
+        "edges",
+        "input_edges",
+        "self_loops_dropped",
+        "duplicate_edges_dropped",
+        "list_bytes",
+    ] {
+        assert_eq!(resumed[field], whole[field], "{field}");
+    }
+    assert_eq!(resumed["resumed_input_edges"], whole["input_edges"]);
     assert_eq!(hidden_entries(dir.path()), Vec::<String>::new());
 }
 
@@ -191,30 +217,10 @@ fn a_compressed_build_killed_after_a_spill_resumes_to_the_same_file() {
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("whole.sl");
     let resumed = dir.path().join("resumed.sl");
-    let kron = |output: &Path| -> Vec<String> {
-        [
-            "generate",
-            "kron",
-            "--scale",
-            "16",
-            "--degree",
-            "32",
-            "--weighted",
-            "--memory",
-            "57M",
-            "--lists",
-            "compressed",
-            "-o",
-            arg(output),
-        ]
-        .iter()
-        .map(|text| text.to_string())
-        .collect()
-    };
-    let whole_args = kron(&whole);
-    swapless_ok(&whole_args.iter().map(String::as_str).collect::<Vec<_>>());
-    let args = kron(&resumed);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let json = dir.path().join("build.json");
+    let compressed = ["--lists", "compressed"];
+    swapless_ok(&[&spilling_kron_args(&whole, &json)[..], &compressed].concat());
+    let args = [&spilling_kron_args(&resumed, &json)[..], &compressed].concat();
     assert!(was_killed(&swapless_killed_at(&args, "after-spill:1")));
     assert!(!resumed.exists());
     let stderr = succeeded(swapless_killed_at(&[&args[..], &["--resume"]].concat(), ""));
@@ -223,4 +229,40 @@ fn a_compressed_build_killed_after_a_spill_resumes_to_the_same_file() {
         std::fs::read(&resumed).unwrap(),
         std::fs::read(&whole).unwrap()
     );
+}
+
+#[test]
+fn ctrl_c_while_compressing_stops_the_build_and_removes_its_plain_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("k.sl"), b"precious").unwrap();
+    let child = start(
+        d,
+        &[
+            "generate",
+            "kron",
+            "--scale",
+            "20",
+            "--degree",
+            "16",
+            "--lists",
+            "compressed",
+            "-o",
+            "k.sl",
+        ],
+    );
+    // The plain file is renamed into the build's folder when whole: compression begins.
+    let plain_written = || {
+        hidden_entries(d)
+            .iter()
+            .any(|folder| d.join(folder).join("plain-lists.sl").exists())
+    };
+    wait_for(plain_written);
+    signal(&child, "INT");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("temporary files were removed"), "{stderr}");
+    assert_eq!(std::fs::read(d.join("k.sl")).unwrap(), b"precious");
+    assert_eq!(hidden_entries(d), Vec::<String>::new());
 }

@@ -157,9 +157,15 @@ impl GraphFile {
 }
 
 impl ListScan {
-    /// At most the bytes a scan read part by part ([`ListScan::next_part`]) holds: its
-    /// pieces of four sections and one part.
-    pub const PART_HELD_BYTES: u64 = 8 << 20;
+    /// At most the bytes a scan of `graph` read part by part ([`ListScan::next_part`])
+    /// holds: a window on each of four sections (two pieces and a part) and one part
+    /// (a compressed page's chunk decodes to at most 128 ids a byte), twice over for
+    /// the vectors' growth.
+    pub fn part_held_bytes(graph: &GraphFile) -> u64 {
+        let window = 2 * graph.visit_piece_bytes() + PLAIN_PART_ENTRIES * 4;
+        let part = (LIST_PAGE_BYTES * 128 * 4).max(PLAIN_PART_ENTRIES * 8);
+        2 * (4 * window + part)
+    }
 
     /// Puts the next vertex's whole list of `graph` (the one the scan was made from) in
     /// `ids` (and its weights in `weights`, when given on a weighted graph), replacing
@@ -188,7 +194,7 @@ impl ListScan {
     /// `ids` (and `weights`, when given on a weighted graph): a page's chunk of a
     /// compressed list, up to 65,536 entries of a plain one, nothing for an empty list.
     /// Returns the vertex whose list it is and whether that list ends with it; `None`
-    /// after the last vertex. What is held stays within [`ListScan::PART_HELD_BYTES`],
+    /// after the last vertex. What is held stays within [`ListScan::part_held_bytes`],
     /// however long the lists.
     pub fn next_part(
         &mut self,
@@ -401,19 +407,25 @@ mod tests {
         lists
     }
 
-    #[test]
-    fn a_scan_reads_every_list_as_out_list_does_in_either_form() {
-        let dir = tempfile::tempdir().unwrap();
-        let plain = dir.path().join("plain.sl");
-        let compressed = dir.path().join("compressed.sl");
-        write_plain(&plain, 70_000);
+    /// The graph of [`write_plain`] in `dir`, plain and compressed.
+    fn write_both(dir: &std::path::Path, n: u32) -> (std::path::PathBuf, std::path::PathBuf) {
+        let (plain, compressed) = (dir.join("plain.sl"), dir.join("compressed.sl"));
+        write_plain(&plain, n);
+        let form = ListForm::Compressed;
         transcode(
             &GraphFile::open(&plain).unwrap(),
             &compressed,
-            ListForm::Compressed,
+            form,
             &mut |_| true,
         )
         .unwrap();
+        (plain, compressed)
+    }
+
+    #[test]
+    fn a_scan_reads_every_list_as_out_list_does_in_either_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, compressed) = write_both(dir.path(), 70_000);
         for path in [&plain, &compressed] {
             let graph = GraphFile::open(path).unwrap();
             for incoming in [false, true] {
@@ -445,16 +457,7 @@ mod tests {
     #[test]
     fn a_damaged_page_fails_its_checksum_in_a_scan() {
         let dir = tempfile::tempdir().unwrap();
-        let plain = dir.path().join("plain.sl");
-        let compressed = dir.path().join("compressed.sl");
-        write_plain(&plain, 20_000);
-        transcode(
-            &GraphFile::open(&plain).unwrap(),
-            &compressed,
-            ListForm::Compressed,
-            &mut |_| true,
-        )
-        .unwrap();
+        let (_, compressed) = write_both(dir.path(), 20_000);
         let offset = GraphFile::open(&compressed)
             .unwrap()
             .required_section(SectionKind::OutNeighbors)

@@ -47,25 +47,13 @@ enum Input {
     File(PathBuf, ImportOptions, TableColumns),
 }
 
-/// Builds `output` from `input` within `memory_bytes`; returns the build report as JSON.
-fn build_from(
-    py: Python<'_>,
-    input: Input,
-    output: PathBuf,
+/// The options of a build within `memory_bytes`, its choices as Python names them.
+fn build_options(
     memory_bytes: u64,
     reorder: Option<&str>,
     out_heads: &str,
     lists: &str,
-    progress: Option<Py<PyAny>>,
-) -> PyResult<String> {
-    // A folder, device or missing folder is refused before the input is read.
-    swapless_format::output::seekable_output_target(&output).map_err(format_error)?;
-    if output.extension().is_none_or(|extension| extension != "sl") {
-        return Err(PyValueError::new_err(format!(
-            "the output {} should end in .sl so swapless recognizes it",
-            output.display()
-        )));
-    }
+) -> PyResult<BuildOptions> {
     let mut options = BuildOptions::with_memory(memory_bytes);
     options.reorder = match reorder {
         None => Reorder::None,
@@ -91,6 +79,25 @@ fn build_from(
             "lists={lists:?} is not a form of lists; use \"plain\" or \"compressed\""
         ))
     })?;
+    Ok(options)
+}
+
+/// Builds `output` from `input` with `options`; returns the build report as JSON.
+fn build_from(
+    py: Python<'_>,
+    input: Input,
+    output: PathBuf,
+    mut options: BuildOptions,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    // A folder, device or missing folder is refused before the input is read.
+    swapless_format::output::seekable_output_target(&output).map_err(format_error)?;
+    if output.extension().is_none_or(|extension| extension != "sl") {
+        return Err(PyValueError::new_err(format!(
+            "the output {} should end in .sl so swapless recognizes it",
+            output.display()
+        )));
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
     let output_path = output.clone();
@@ -164,14 +171,12 @@ pub(crate) fn build(
             Some(false) => HeaderChoice::No,
         },
     };
+    let options = build_options(budget, reorder, out_heads, lists)?;
     build_from(
         py,
         Input::File(input, import, columns),
         output,
-        budget,
-        reorder,
-        out_heads,
-        lists,
+        options,
         progress,
     )
 }
@@ -236,16 +241,8 @@ pub(crate) fn generate(
         }
     };
     let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
-    build_from(
-        py,
-        Input::Source(source),
-        output,
-        budget,
-        reorder,
-        out_heads,
-        lists,
-        progress,
-    )
+    let options = build_options(budget, reorder, out_heads, lists)?;
+    build_from(py, Input::Source(source), output, options, progress)
 }
 
 /// Writes edges given as arrays (uint32 ids, optional float64 weights, stored as float32) to a .sl file.
@@ -282,14 +279,12 @@ pub(crate) fn from_edges(
     )
     .map_err(build_error)?;
     let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
+    let options = build_options(budget, reorder, "auto", "plain")?;
     build_from(
         py,
         Input::Source(Box::new(source)),
         output,
-        budget,
-        reorder,
-        "auto",
-        "plain",
+        options,
         progress,
     )
 }

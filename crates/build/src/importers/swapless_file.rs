@@ -153,7 +153,7 @@ impl EdgeSource for SwaplessFileSource {
             .vertex_ids
             .as_ref()
             .map_or(0, |table| IdTable::memory_bytes(table.ids()));
-        permutation + ids + ListScan::PART_HELD_BYTES
+        permutation + ids + ListScan::part_held_bytes(&self.graph)
     }
 
     fn expected_duplicate_edges(&self) -> u64 {

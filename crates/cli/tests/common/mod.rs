@@ -107,6 +107,25 @@ pub fn generate_kron(path: &Path, scale: u32, degree: u32, extra: &[&str]) {
     swapless_ok(&[&base[..], extra].concat());
 }
 
+/// `generate kron` arguments that spill several runs at the least budget.
+pub fn spilling_kron_args<'a>(output: &'a Path, json: &'a Path) -> Vec<&'a str> {
+    vec![
+        "generate",
+        "kron",
+        "--scale",
+        "16",
+        "--degree",
+        "32",
+        "--weighted",
+        "--memory",
+        "57M",
+        "-o",
+        arg(output),
+        "--json",
+        arg(json),
+    ]
+}
+
 /// Writes `text` to `path`, compressed by its extension.
 pub fn write_input(path: &Path, bytes: &[u8]) {
     let name = path.to_string_lossy().to_string();
