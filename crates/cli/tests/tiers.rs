@@ -108,9 +108,16 @@ fn every_kernel_on_every_tier_gives_the_dram_answer() {
     every_kernel_matches_dram(&kron, dir.path(), &["4K", "64K"]);
 
     // A directed graph with isolated vertices, self-loops and duplicates, reordered.
-    let text = dir.path().join("directed.el");
+    let directed = directed_graph(dir.path(), 7, "5 5 1\n5 5 1\n3999 0 2\n");
+    every_kernel_matches_dram(&directed, dir.path(), &["1M", "16K"]);
+}
+
+/// A weighted directed graph of 20,000 random arcs among 3,000 vertices (drawn from
+/// `seed`) and the arcs of `more` (text lines `u v w`), built reordered by degree.
+fn directed_graph(dir: &Path, seed: u64, more: &str) -> std::path::PathBuf {
+    let text = dir.join("directed.el");
     let mut edges = String::new();
-    let mut state = 7u64;
+    let mut state = seed;
     for _ in 0..20_000 {
         state = state
             .wrapping_mul(6364136223846793005)
@@ -119,9 +126,9 @@ fn every_kernel_on_every_tier_gives_the_dram_answer() {
         let v = ((state >> 13) % 3000) * ((state >> 40) % 3 + 1) % 3000;
         edges.push_str(&format!("{u} {v} {}\n", (state >> 50) % 9 + 1));
     }
-    edges.push_str("5 5 1\n5 5 1\n3999 0 2\n");
+    edges.push_str(more);
     std::fs::write(&text, edges).unwrap();
-    let directed = dir.path().join("directed.sl");
+    let directed = dir.join("directed.sl");
     swapless_ok(&[
         "build",
         arg(&text),
@@ -131,20 +138,24 @@ fn every_kernel_on_every_tier_gives_the_dram_answer() {
         "-o",
         arg(&directed),
     ]);
-    every_kernel_matches_dram(&directed, dir.path(), &["1M", "16K"]);
+    directed
 }
 
-/// `graph` rewritten beside itself with compressed lists.
+/// `graph` rebuilt beside itself with compressed lists, as a user converts one.
 fn compressed_copy(graph: &Path) -> std::path::PathBuf {
     let copy = graph.with_extension("v3.sl");
-    let plain = GraphFile::open(graph).unwrap();
-    swapless_format::transcode(
-        &plain,
-        &copy,
-        swapless_format::ListForm::Compressed,
-        &mut |_| true,
-    )
-    .unwrap();
+    let mut args = vec![
+        "build",
+        arg(graph),
+        "-o",
+        arg(&copy),
+        "--lists",
+        "compressed",
+    ];
+    if GraphFile::open(graph).unwrap().flags().weighted {
+        args.push("--weighted");
+    }
+    swapless_ok(&args);
     copy
 }
 
@@ -169,32 +180,9 @@ fn every_kernel_on_every_tier_gives_the_plain_answer_on_compressed_lists() {
 #[test]
 fn every_kernel_gives_the_dram_answer_on_a_compressed_directed_graph() {
     let dir = tempfile::tempdir().unwrap();
-    let text = dir.path().join("directed.el");
-    let mut edges = String::new();
-    let mut state = 11u64;
-    for _ in 0..20_000 {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let u = (state >> 33) % 3000;
-        let v = ((state >> 13) % 3000) * ((state >> 40) % 3 + 1) % 3000;
-        edges.push_str(&format!("{u} {v} {}\n", (state >> 50) % 9 + 1));
-    }
     // A hub whose lists fill many pages, read alone and cut short by head passes.
-    for v in 0..3000 {
-        edges.push_str(&format!("7 {v} 1\n{v} 7 1\n"));
-    }
-    std::fs::write(&text, edges).unwrap();
-    let directed = dir.path().join("directed.sl");
-    swapless_ok(&[
-        "build",
-        arg(&text),
-        "--weighted",
-        "--reorder",
-        "dbg",
-        "-o",
-        arg(&directed),
-    ]);
+    let hub: String = (0..3000).map(|v| format!("7 {v} 1\n{v} 7 1\n")).collect();
+    let directed = directed_graph(dir.path(), 11, &hub);
     every_kernel_matches_dram(&compressed_copy(&directed), dir.path(), &["1M", "16K"]);
 }
 

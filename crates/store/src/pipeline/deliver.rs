@@ -236,15 +236,7 @@ impl DirectStore {
                     )
                 },
             );
-            return match delivered {
-                None => Ok(false),
-                Some(delivered) => {
-                    let delivered = delivered?;
-                    IoCounters::add(&self.counters.delivered_bytes, delivered);
-                    IoCounters::add(&self.counters.cached_bytes, delivered);
-                    Ok(true)
-                }
-            };
+            return self.count_cached(delivered);
         }
         let pages = page_range(entries.start * 4..entries.end * 4);
         let length = pages.end - pages.start;
@@ -273,6 +265,12 @@ impl DirectStore {
                 },
             )
             .flatten();
+        self.count_cached(delivered)
+    }
+
+    /// Counts a delivery from the page cache (`None`: a miss, nothing delivered) and
+    /// says whether it hit.
+    fn count_cached(&self, delivered: Option<Result<u64>>) -> Result<bool> {
         match delivered {
             None => Ok(false),
             Some(delivered) => {
