@@ -81,6 +81,9 @@ pub(crate) fn deliver_decoded(
         path,
     } = landed;
     let ids = IdCheck::AtDelivery { vertices, path };
+    let Some(compressed) = &layout.compressed else {
+        return Err(outside_read(path, span.start));
+    };
     with_decoded(|decoded| {
         let mut delivered = 0;
         let mut first = span.start;
@@ -88,49 +91,60 @@ pub(crate) fn deliver_decoded(
         decoded.weights.clear();
         decoded.ends.clear();
         decoded.ends.push(0);
-        if span.is_empty() {
-            return Ok(0);
-        }
-        for vertex in span.clone() {
-            let degree = u64::from(layout.degree(vertex));
-            let wanted = match needed {
-                Some(ListsNeeded::Heads(head)) => head.min(degree),
-                Some(ListsNeeded::AllBut(unneeded)) if unneeded(vertex) => 0,
-                _ => degree,
-            };
-            let entries = match last_entries {
-                Some(entries) if vertex + 1 == span.end => entries.min(wanted),
-                _ => wanted,
-            };
-            if entries > 0 {
-                let start = layout.list_bytes(vertex).start;
-                let at = start
-                    .checked_sub(bytes_at)
-                    .filter(|&at| at < bytes.len() as u64);
-                let Some(at) = at else {
-                    return Err(outside_read(path, vertex));
-                };
-                decode_list(
-                    bytes,
-                    at as usize,
-                    vertex,
-                    degree,
-                    entries,
-                    &mut decoded.ids,
-                    weighted.then_some(&mut decoded.weights),
-                )
-                .map_err(|error| FormatError::Corrupt {
-                    path: path.to_path_buf(),
-                    detail: format!("a page of compressed lists does not decode: {error}"),
-                })?;
-            }
-            decoded.ends.push(decoded.ids.len() as u64);
-            let full = decoded.ids.len() as u64 >= DECODED_BLOCK_ENTRIES
-                || decoded.ends.len() > BLOCK_VERTICES as usize;
-            if full || vertex + 1 == span.end {
-                delivered += hand_over(decoded, first, weighted, ids, visit_block)?;
-                first = vertex + 1;
-            }
+        // Degrees and positions a block of vertices at a time: a lookup a vertex in
+        // Elias-Fano offsets would cost a select each.
+        let mut block_start = span.start;
+        while block_start < span.end {
+            let block_end = span.end.min(block_start + BLOCK_VERTICES);
+            let vertices = block_start as usize..block_end as usize;
+            let offsets = layout.offsets.as_slice().vertices(vertices.clone());
+            let positions = compressed.positions.as_slice().vertices(vertices);
+            offsets.widened(|offsets| {
+                positions.widened(|positions| -> Result<()> {
+                    for (index, vertex) in (block_start..block_end).enumerate() {
+                        let degree = offsets[index + 1] - offsets[index];
+                        let wanted = match needed {
+                            Some(ListsNeeded::Heads(head)) => head.min(degree),
+                            Some(ListsNeeded::AllBut(unneeded)) if unneeded(vertex) => 0,
+                            _ => degree,
+                        };
+                        let entries = match last_entries {
+                            Some(entries) if vertex + 1 == span.end => entries.min(wanted),
+                            _ => wanted,
+                        };
+                        if entries > 0 {
+                            let at = positions[index]
+                                .checked_sub(bytes_at)
+                                .filter(|&at| at < bytes.len() as u64)
+                                .ok_or_else(|| outside_read(path, vertex))?;
+                            decode_list(
+                                bytes,
+                                at as usize,
+                                vertex,
+                                degree,
+                                entries,
+                                &mut decoded.ids,
+                                weighted.then_some(&mut decoded.weights),
+                            )
+                            .map_err(|error| FormatError::Corrupt {
+                                path: path.to_path_buf(),
+                                detail: format!(
+                                    "a page of compressed lists does not decode: {error}"
+                                ),
+                            })?;
+                        }
+                        decoded.ends.push(decoded.ids.len() as u64);
+                        let full = decoded.ids.len() as u64 >= DECODED_BLOCK_ENTRIES
+                            || decoded.ends.len() > BLOCK_VERTICES as usize;
+                        if full || vertex + 1 == span.end {
+                            delivered += hand_over(decoded, first, weighted, ids, visit_block)?;
+                            first = vertex + 1;
+                        }
+                    }
+                    Ok(())
+                })
+            })?;
+            block_start = block_end;
         }
         Ok(delivered)
     })
