@@ -17,6 +17,7 @@ mod header;
 #[doc(hidden)]
 pub mod list_codec;
 mod list_scan;
+mod lists;
 mod mapped_bound;
 pub mod output;
 mod reader;
@@ -32,7 +33,8 @@ pub use header::{
     PLAIN_LISTS_VERSION, SECTION_ALIGN, SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
 pub use list_scan::ListScan;
-pub use reader::{GraphFile, ListOf, SECTION_PIECE_BYTES};
+pub use lists::ListOf;
+pub use reader::{GraphFile, SECTION_PIECE_BYTES};
 pub use transcode::{ListForm, transcode};
 pub use vertex_ids::VertexIds;
 pub use watch::FileWatch;

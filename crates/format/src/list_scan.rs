@@ -5,7 +5,8 @@
 
 use crate::compressed_lists::{LIST_PAGE_BYTES, decode_chunk};
 use crate::list_codec::ListCodecError;
-use crate::reader::{ListSections, SectionReader};
+use crate::lists::ListSections;
+use crate::reader::SectionReader;
 use crate::{GraphFile, Result, SectionKind};
 
 /// A run of whole checksum blocks of one section, read forward as the scan needs them.

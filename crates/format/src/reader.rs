@@ -1,7 +1,6 @@
 //! Opens a `.sl` file, validates its header against the file's real length,
 //! and exposes each section as a typed slice over a memory map.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -20,39 +19,6 @@ const VISIT_PIECE_BYTES: u64 = 64 << 10;
 
 /// Bytes of the pieces [`GraphFile::read_section_piece`] reads (whole checksum blocks).
 pub const SECTION_PIECE_BYTES: u64 = READ_PIECE_BYTES;
-
-/// One vertex's list as [`GraphFile::out_list`] reads it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ListOf<'a> {
-    /// Neighbor ids, sorted ascending.
-    pub ids: Cow<'a, [u32]>,
-    /// Weights parallel to `ids`, on a weighted graph.
-    pub weights: Option<Cow<'a, [f32]>>,
-}
-
-/// The sections that hold one direction's lists.
-#[derive(Clone, Copy)]
-pub(crate) struct ListSections {
-    pub(crate) offsets: SectionKind,
-    pub(crate) positions: SectionKind,
-    pub(crate) neighbors: SectionKind,
-    pub(crate) weights: SectionKind,
-}
-
-impl ListSections {
-    pub(crate) const OUT: ListSections = ListSections {
-        offsets: SectionKind::OutOffsets,
-        positions: SectionKind::OutPositions,
-        neighbors: SectionKind::OutNeighbors,
-        weights: SectionKind::OutWeights,
-    };
-    pub(crate) const IN: ListSections = ListSections {
-        offsets: SectionKind::InOffsets,
-        positions: SectionKind::InPositions,
-        neighbors: SectionKind::InNeighbors,
-        weights: SectionKind::InWeights,
-    };
-}
 
 /// An open `.sl` graph file.
 pub struct GraphFile {
@@ -131,7 +97,7 @@ impl GraphFile {
     /// Tells the bound, if any, that `length` bytes at byte `position` of section `kind`
     /// are about to be read.
     #[inline]
-    fn before_read(&self, kind: SectionKind, position: u64, length: u64) {
+    pub(crate) fn before_read(&self, kind: SectionKind, position: u64, length: u64) {
         if let (Some(bound), Some(entry)) = (&self.bound, self.header.section(kind)) {
             bound.before_read(&self.map, kind as usize, entry.offset + position, length);
         }
@@ -140,7 +106,12 @@ impl GraphFile {
     /// Entries `v` and `v + 1` of the offsets section `kind`: where vertex `v`'s list
     /// starts and ends.
     #[inline]
-    fn list_range(&self, kind: SectionKind, offsets: &[u64], v: usize) -> (usize, usize) {
+    pub(crate) fn list_range(
+        &self,
+        kind: SectionKind,
+        offsets: &[u64],
+        v: usize,
+    ) -> (usize, usize) {
         self.before_read(kind, v as u64 * 8, 16);
         (offsets[v] as usize, offsets[v + 1] as usize)
     }
@@ -262,7 +233,7 @@ impl GraphFile {
         Some(&self.map[entry.offset as usize..(entry.offset + entry.length) as usize])
     }
 
-    fn typed<T: bytemuck::Pod>(&self, kind: SectionKind) -> Option<&[T]> {
+    pub(crate) fn typed<T: bytemuck::Pod>(&self, kind: SectionKind) -> Option<&[T]> {
         // Sections start on 4 KiB boundaries of a page-aligned map and have lengths
         // validated at open, so the cast cannot fail.
         self.section_bytes(kind).map(bytemuck::cast_slice)
@@ -313,142 +284,6 @@ impl GraphFile {
     /// New id → original id, for reordered graphs.
     pub fn permutation(&self) -> Option<&[u32]> {
         self.typed(SectionKind::Permutation)
-    }
-
-    /// Whether the neighbor lists are compressed (a version-3 file): then
-    /// [`GraphFile::out_neighbors`] and the weight slices are empty, and lists are read
-    /// with [`GraphFile::out_list`] or [`GraphFile::out_neighbors_of`].
-    pub fn lists_compressed(&self) -> bool {
-        self.header.flags.compressed_lists
-    }
-
-    /// `u64 × (n+1)`, in a file with compressed lists: where each out-list starts in
-    /// `out_neighbors`, in bytes.
-    pub fn out_positions(&self) -> Option<&[u64]> {
-        self.typed(SectionKind::OutPositions)
-    }
-
-    /// The in-lists' positions, in a directed file with compressed lists.
-    pub fn in_positions(&self) -> Option<&[u64]> {
-        self.typed(SectionKind::InPositions)
-    }
-
-    /// Vertex `v`'s out-list: its ids and, on a weighted graph, its weights; borrowed
-    /// from the map when lists are plain, decoded when they are compressed (an error
-    /// names a list that does not decode).
-    pub fn out_list(&self, v: usize) -> Result<ListOf<'_>> {
-        self.list(ListSections::OUT, v)
-    }
-
-    /// Vertex `v`'s in-list (its out-list on an undirected graph), as [`GraphFile::out_list`].
-    pub fn in_list(&self, v: usize) -> Result<ListOf<'_>> {
-        match self.header.flags.directed {
-            true => self.list(ListSections::IN, v),
-            false => self.out_list(v),
-        }
-    }
-
-    pub(crate) fn list(&self, sections: ListSections, v: usize) -> Result<ListOf<'_>> {
-        let offsets: &[u64] = self.typed(sections.offsets).unwrap_or(&[]);
-        if v + 1 >= offsets.len() {
-            return Err(self.corrupt(format!(
-                "vertex {v} has no list in {}",
-                sections.offsets.name()
-            )));
-        }
-        let (start, end) = self.list_range(sections.offsets, offsets, v);
-        let weighted = self.header.flags.weighted;
-        if !self.lists_compressed() {
-            self.before_read(
-                sections.neighbors,
-                start as u64 * 4,
-                (end - start) as u64 * 4,
-            );
-            let ids: &[u32] = self.typed(sections.neighbors).unwrap_or(&[]);
-            let ids = ids
-                .get(start..end)
-                .ok_or_else(|| self.corrupt(format!("vertex {v}'s list runs past its section")))?;
-            let weights = match weighted {
-                true => {
-                    self.before_read(sections.weights, start as u64 * 4, (end - start) as u64 * 4);
-                    let weights: &[f32] = self.typed(sections.weights).unwrap_or(&[]);
-                    Some(Cow::Borrowed(weights.get(start..end).ok_or_else(|| {
-                        self.corrupt(format!("vertex {v}'s weights run past their section"))
-                    })?))
-                }
-                false => None,
-            };
-            return Ok(ListOf {
-                ids: Cow::Borrowed(ids),
-                weights,
-            });
-        }
-        let positions: &[u64] = self.typed(sections.positions).unwrap_or(&[]);
-        let stream = self.section_bytes(sections.neighbors).unwrap_or(&[]);
-        let (Some(&from), Some(&to)) = (positions.get(v), positions.get(v + 1)) else {
-            return Err(self.corrupt(format!(
-                "vertex {v} has no position in {}",
-                sections.positions.name()
-            )));
-        };
-        let degree = (end - start) as u64;
-        let mut ids = Vec::with_capacity(degree as usize);
-        let mut weights = weighted.then(|| Vec::with_capacity(degree as usize));
-        if degree > 0 {
-            if from > to || to > stream.len() as u64 {
-                return Err(self.corrupt(format!(
-                    "vertex {v}'s position in {} lies outside its lists",
-                    sections.positions.name()
-                )));
-            }
-            self.before_read(sections.positions, v as u64 * 8, 16);
-            let page = from / crate::compressed_lists::LIST_PAGE_BYTES
-                * crate::compressed_lists::LIST_PAGE_BYTES;
-            let last = to.div_ceil(crate::compressed_lists::LIST_PAGE_BYTES)
-                * crate::compressed_lists::LIST_PAGE_BYTES;
-            let last = last.min(stream.len() as u64);
-            self.before_read(sections.neighbors, page, last - page);
-            crate::compressed_lists::decode_list(
-                &stream[page as usize..last as usize],
-                (from - page) as usize,
-                v as u32,
-                degree,
-                degree,
-                &mut ids,
-                weights.as_mut(),
-            )
-            .map_err(|error| self.corrupt(format!("{}: {error}", sections.neighbors.name())))?;
-        }
-        Ok(ListOf {
-            ids: Cow::Owned(ids),
-            weights: weights.map(Cow::Owned),
-        })
-    }
-
-    /// The out-neighbors of vertex `v` (decoded when lists are compressed; a list that
-    /// does not decode reads as empty, which `check` reports).
-    pub fn out_neighbors_of(&self, v: usize) -> Cow<'_, [u32]> {
-        self.out_list(v).map(|list| list.ids).unwrap_or_default()
-    }
-
-    /// The out-degree of vertex `v` (its offsets only are read).
-    pub fn out_degree(&self, v: usize) -> usize {
-        let (start, end) = self.list_range(SectionKind::OutOffsets, self.out_offsets(), v);
-        end - start
-    }
-
-    /// The weights of vertex `v`'s out-edges, parallel to [`GraphFile::out_neighbors_of`];
-    /// `None` for an unweighted graph.
-    pub fn out_weights_of(&self, v: usize) -> Option<Cow<'_, [f32]>> {
-        if !self.header.flags.weighted {
-            return None;
-        }
-        Some(
-            self.out_list(v)
-                .ok()
-                .and_then(|list| list.weights)
-                .unwrap_or_default(),
-        )
     }
 
     /// The graph's fingerprint: a 128-bit hash of its header (section table included)
@@ -684,12 +519,6 @@ impl GraphFile {
         }
         advise(&file, entry.offset, entry.length, libc::POSIX_FADV_DONTNEED);
         Ok(())
-    }
-
-    /// The in-neighbors of vertex `v` (the out-neighbors for undirected graphs), as
-    /// [`GraphFile::out_neighbors_of`].
-    pub fn in_neighbors_of(&self, v: usize) -> Cow<'_, [u32]> {
-        self.in_list(v).map(|list| list.ids).unwrap_or_default()
     }
 
     /// Checks every block of every section against its stored checksum.
