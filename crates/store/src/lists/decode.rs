@@ -32,6 +32,16 @@ struct Decoded {
     ends: Vec<u64>,
 }
 
+impl Decoded {
+    /// Empties the buffers for the next block, whose first list starts at entry 0.
+    fn reset(&mut self) {
+        self.ids.clear();
+        self.weights.clear();
+        self.ends.clear();
+        self.ends.push(0);
+    }
+}
+
 thread_local! {
     /// Kept between deliveries so decoding allocates once a thread. Taken out while in
     /// use, so a delivery nested in a kernel's callback makes its own.
@@ -70,27 +80,23 @@ pub(crate) fn deliver_decoded(
     needed: Option<ListsNeeded>,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
-    let weighted = layout
-        .compressed
-        .as_ref()
-        .is_some_and(|lists| lists.weights);
     let Landed {
         bytes,
         bytes_at,
         vertices,
         path,
     } = landed;
-    let ids = IdCheck::AtDelivery { vertices, path };
+    let id_check = IdCheck::AtDelivery { vertices, path };
+    // Plain lists reach kernels through `delivery`; a plain layout here has no pages
+    // that hold its lists as chunks.
     let Some(compressed) = &layout.compressed else {
         return Err(outside_read(path, span.start));
     };
+    let weighted = compressed.weights;
     with_decoded(|decoded| {
         let mut delivered = 0;
         let mut first = span.start;
-        decoded.ids.clear();
-        decoded.weights.clear();
-        decoded.ends.clear();
-        decoded.ends.push(0);
+        decoded.reset();
         // Degrees and positions a block of vertices at a time: a lookup a vertex in
         // Elias-Fano offsets would cost a select each.
         let mut block_start = span.start;
@@ -137,7 +143,8 @@ pub(crate) fn deliver_decoded(
                         let full = decoded.ids.len() as u64 >= DECODED_BLOCK_ENTRIES
                             || decoded.ends.len() > BLOCK_VERTICES as usize;
                         if full || vertex + 1 == span.end {
-                            delivered += hand_over(decoded, first, weighted, ids, visit_block)?;
+                            delivered +=
+                                hand_over(decoded, first, weighted, id_check, visit_block)?;
                             first = vertex + 1;
                         }
                     }
@@ -156,7 +163,7 @@ fn hand_over(
     decoded: &mut Decoded,
     first: u32,
     weighted: bool,
-    ids: IdCheck,
+    id_check: IdCheck,
     visit_block: &VisitBlock,
 ) -> Result<u64> {
     let block = ListBlock::new(
@@ -166,11 +173,8 @@ fn hand_over(
         &decoded.ids,
         weighted.then_some(&decoded.weights[..]),
     );
-    let delivered = check_and_visit(block, ids, visit_block);
-    decoded.ids.clear();
-    decoded.weights.clear();
-    decoded.ends.clear();
-    decoded.ends.push(0);
+    let delivered = check_and_visit(block, id_check, visit_block);
+    decoded.reset();
     delivered
 }
 

@@ -276,13 +276,9 @@ impl DirectStore {
             needed,
         );
         let mut visit_pinned = Some(|| -> Result<()> {
-            block_ranges(pinned.clone(), SCAN_BLOCK).try_for_each(|vertices| {
-                self.visit_pinned_block(lists, vertices, needed, visit_block)
-                    .map(|_| ())
-            })?;
-            let bytes = lists.layout.span_bytes(pinned.clone());
-            let factor = if self.facts.weighted { 2 } else { 1 };
-            let pinned_bytes = (bytes.end - bytes.start) * factor;
+            let pinned_bytes = block_ranges(pinned.clone(), SCAN_BLOCK)
+                .map(|vertices| self.visit_pinned_block(lists, vertices, needed, visit_block))
+                .sum::<Result<u64>>()?;
             IoCounters::add(&self.counters.cached_bytes, pinned_bytes);
             IoCounters::add(&self.counters.delivered_bytes, pinned_bytes);
             Ok(())
@@ -356,8 +352,10 @@ impl DirectStore {
                 visit_block,
             ),
             false => {
+                let bytes = lists.layout.span_bytes(vertices.clone());
                 lists.visit_pinned_block(vertices, visit_block);
-                Ok(0)
+                let factor = if self.facts.weighted { 2 } else { 1 };
+                Ok((bytes.end - bytes.start) * factor)
             }
         }
     }
