@@ -18,7 +18,7 @@ use crate::collector::ArcCollector;
 use crate::csr::write_adjacency;
 use crate::input_record::{InputHasher, InputStamp};
 pub(crate) use crate::journal::RawCopy;
-use crate::journal::{BuildFolder, Journal, KilledBuild, PlainLists, Spill, find_killed_build};
+use crate::journal::{BuildFolder, Journal, KilledBuild, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
 use crate::source::{Direction, EdgeSource, InputEdge};
@@ -62,8 +62,7 @@ pub struct BuildOptions {
     pub reorder: Reorder,
     /// Whether to write the `out_heads` section.
     pub out_heads: OutHeads,
-    /// How the output stores its lists: compressed lists are written plain first, beside
-    /// the output, then rewritten (see [`swapless_format::transcode`]).
+    /// How the output stores its lists (its temporary runs are delta-coded either way).
     pub lists: ListForm,
     /// Set to `true` (e.g. by a Ctrl-C handler) to stop the build and clean up.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -267,7 +266,7 @@ pub fn build_graph(
                 input: input_stamp,
                 raw: None,
                 spills: Vec::new(),
-                plain_lists: None,
+                run_format: crate::run_file::RUN_FORMAT,
             });
             let hasher = match &options.input_file {
                 Some(path) if journal.is_some() => Some(InputHasher::open(path)?),
@@ -306,11 +305,7 @@ pub fn build_graph(
             None => context.warning(
                 "this input cannot be read again the same way, so its build cannot be resumed; building from the beginning",
             ),
-            Some(journal)
-                if journal.spills.is_empty()
-                    && journal.raw.is_none()
-                    && journal.plain_lists.is_none() =>
-            {
+            Some(journal) if journal.spills.is_empty() && journal.raw.is_none() => {
                 context.warning(
                     "no killed build of this output with intact runs was found; building from the beginning",
                 )
@@ -318,37 +313,12 @@ pub fn build_graph(
             _ => {}
         }
     }
-    // A compressed build writes its lists plain first, into its folder of temporaries,
-    // which goes with everything in it on success, error and Ctrl-C alike.
-    let plain_first = match options.lists {
-        ListForm::Plain => None,
-        ListForm::Compressed => {
-            // The output is checked now, before the build, not after it.
-            swapless_format::output::seekable_output_target(output)?;
-            Some(folder.path.join(PLAIN_LISTS_FILE))
-        }
-    };
-    let written = plain_first.as_deref().unwrap_or(output);
-    let resumed_plain = match &plain_first {
-        Some(_) => context
-            .journal
-            .as_ref()
-            .and_then(|journal| journal.plain_lists.clone()),
-        None => None,
-    };
-    let result = match (resumed_plain, options.reorder) {
-        (Some(record), _) => resumed_plain_report(written, record, &context),
-        (None, Reorder::None) => build_sorted(source, written, None, &mut context),
-        (None, Reorder::DegreeBasedGrouping) => {
+    let result = match options.reorder {
+        Reorder::None => build_sorted(source, output, None, &mut context),
+        Reorder::DegreeBasedGrouping => {
             let (mut replay, new_to_old) = crate::replay::spill_and_reorder(source, &mut context)?;
-            build_sorted(&mut replay, written, Some(new_to_old), &mut context)
+            build_sorted(&mut replay, output, Some(new_to_old), &mut context)
         }
-    };
-    let result = match (result, &plain_first) {
-        (Ok(report), Some(plain)) => journal_plain_lists(plain, &report, &mut context)
-            .and_then(|()| compress_lists(plain, output, &mut context))
-            .map(|()| report),
-        (result, _) => result,
     };
     context.end_phase();
     let mut report = result?;
@@ -364,83 +334,6 @@ pub fn build_graph(
     report.seconds = started.elapsed().as_secs_f64();
     drop(folder);
     Ok(report)
-}
-
-/// The name, in a build's folder, of the file with plain lists a compressed build
-/// writes first.
-pub(crate) const PLAIN_LISTS_FILE: &str = "plain-lists.sl";
-
-/// Records the whole file of plain lists at `plain` in the journal, if the build keeps
-/// one, so that a build killed while compressing it resumes from it.
-fn journal_plain_lists(plain: &Path, report: &BuildReport, context: &mut Context) -> Result<()> {
-    let Some(journal) = context.journal.as_mut() else {
-        return Ok(());
-    };
-    if journal.plain_lists.is_none() {
-        journal.plain_lists = Some(PlainLists {
-            fingerprint: format!("{:032x}", GraphFile::open(plain)?.fingerprint()),
-            input_edges: report.input_edges,
-            self_loops_dropped: report.self_loops_dropped,
-            duplicate_edges_dropped: report.duplicate_edges_dropped,
-            id_ranges: report.id_ranges,
-            runs_spilled: report.runs_spilled,
-            merge_passes: report.merge_passes,
-        });
-        journal.save(&context.temp_dir)?;
-    }
-    Ok(())
-}
-
-/// The report of a build resumed from a killed build's whole file of plain lists at
-/// `plain`, recorded as `record`: its graph's shape from the file, the rest from the
-/// record, and all its input read past.
-fn resumed_plain_report(
-    plain: &Path,
-    record: PlainLists,
-    context: &Context,
-) -> Result<BuildReport> {
-    let graph = GraphFile::open(plain)?;
-    let flags = graph.flags();
-    Ok(BuildReport {
-        vertices: graph.num_vertices() as u64,
-        edges: graph.num_edges(),
-        arcs: graph.num_arcs() as u64,
-        directed: flags.directed,
-        weighted: flags.weighted,
-        reordered: flags.reordered,
-        ids: flags.ids,
-        id_ranges: record.id_ranges,
-        input_edges: record.input_edges,
-        self_loops_dropped: record.self_loops_dropped,
-        duplicate_edges_dropped: record.duplicate_edges_dropped,
-        runs_spilled: record.runs_spilled,
-        merge_passes: record.merge_passes,
-        resumed_input_edges: record.input_edges,
-        ..context.report.clone()
-    })
-}
-
-/// Writes `output` with the lists of the graph at `plain` compressed, in the phase
-/// "compressing lists" (a resumed build redoes it from its plain file's build).
-fn compress_lists(plain: &Path, output: &Path, context: &mut Context) -> Result<()> {
-    let plain = GraphFile::open(plain)?;
-    let directions = if plain.flags().directed { 2 } else { 1 };
-    context.phase(
-        "compressing lists",
-        Some(plain.num_vertices() as u64 * directions),
-    );
-    let mut reports = 0;
-    let mut progress = |lists: u64| {
-        reports += 1;
-        swapless_system::kill_at_test_point("compressing-lists", reports);
-        context.position(lists);
-        context.check_cancelled().is_ok()
-    };
-    match swapless_format::transcode(&plain, output, ListForm::Compressed, &mut progress) {
-        Ok(_) => Ok(()),
-        Err(swapless_format::FormatError::Stopped { .. }) => Err(BuildError::Interrupted),
-        Err(error) => Err(error.into()),
-    }
 }
 
 fn build_sorted(
@@ -685,7 +578,7 @@ fn build_with<R: Record>(
         weighted: R::WEIGHTED,
         reordered: new_to_old.is_some(),
         ids: ids.map_or(IdKind::Dense, |ids| ids.kind()),
-        compressed_lists: false,
+        compressed_lists: context.options.lists == ListForm::Compressed,
     };
     context.check_cancelled()?;
     context.phase("syncing", None);

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use crate::builder::Context;
 use crate::journal::RunFile;
 use crate::record::Record;
-use crate::runs::{sort_and_deduplicate, write_run};
+use crate::run_file::write_run;
+use crate::runs::sort_and_deduplicate;
 use crate::{BuildError, Result};
 
 /// Collects arcs, spilling sorted runs when the buffer is full.

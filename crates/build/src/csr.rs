@@ -3,9 +3,10 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use swapless_format::{GraphWriter, HEAD_ENTRIES, SectionKind, SectionWriter};
+use swapless_format::compressed_lists::ListEncoder;
+use swapless_format::{GraphWriter, HEAD_ENTRIES, ListForm, SectionKind, SectionWriter};
 
 use crate::builder::Context;
 use crate::builder::{MIN_MERGE_BUFFER_BYTES, OutHeads};
@@ -88,8 +89,8 @@ pub(crate) fn write_adjacency<R: Record>(
 /// Out-lists' mean length from which the builder writes the `out_heads` section.
 const HEADS_MIN_MEAN_DEGREE: u64 = 8;
 
-/// Turns a sorted, deduplicated arc stream into offsets, neighbors and weights sections,
-/// and the out-lists' heads when asked.
+/// Turns a sorted, deduplicated arc stream into offsets, lists and weights sections (or
+/// positions and compressed lists), and the out-lists' heads when asked.
 struct CsrWriter {
     offsets: SectionWriter,
     /// The `out_heads` section, when asked for.
@@ -98,15 +99,30 @@ struct CsrWriter {
     head_buffer: Vec<u32>,
     /// Where the list being written starts: its length so far is `arcs - list_start`.
     list_start: u64,
-    neighbors: SectionWriter,
-    weights: Option<(PathBuf, BufWriter<File>)>,
-    weights_kind: SectionKind,
+    lists: ListsOut,
     vertices: u64,
     next_vertex: u64,
     arcs: u64,
     offset_buffer: Vec<u64>,
     neighbor_buffer: Vec<u32>,
     weight_buffer: Vec<f32>,
+}
+
+/// Where a direction's entries go, in the form the output stores its lists.
+enum ListsOut {
+    /// `u32` ids; weights in a section after them, gathered in a temporary file until the
+    /// ids' length is known.
+    Plain {
+        neighbors: SectionWriter,
+        weights: Option<(PathBuf, BufWriter<File>)>,
+        weights_kind: SectionKind,
+    },
+    /// Pages of compressed lists, weights inline, and each list's position.
+    Compressed {
+        positions: SectionWriter,
+        neighbors: SectionWriter,
+        encoder: Box<ListEncoder>,
+    },
 }
 
 const CSR_BUFFER_ENTRIES: usize = 1 << 15;
@@ -121,7 +137,17 @@ impl CsrWriter {
         context: &mut Context,
     ) -> Result<CsrWriter> {
         let offsets = writer.begin_section(sections[0], Some((vertices + 1) * 8))?;
-        // Known lengths first: the neighbors' length is known only at the end.
+        // Known lengths first: the lists' length is known only at the end.
+        let positions = match context.options.lists {
+            ListForm::Plain => None,
+            ListForm::Compressed => {
+                let kind = match sections[0] {
+                    SectionKind::OutOffsets => SectionKind::OutPositions,
+                    _ => SectionKind::InPositions,
+                };
+                Some(writer.begin_section(kind, Some((vertices + 1) * 8))?)
+            }
+        };
         let heads = match heads {
             true => Some(
                 writer.begin_section(SectionKind::OutHeads, Some(vertices * HEAD_ENTRIES * 4))?,
@@ -129,22 +155,36 @@ impl CsrWriter {
             false => None,
         };
         let neighbors = writer.begin_section(sections[1], None)?;
-        let weights = if weighted {
-            // Weights follow the neighbors, whose final length dedup decides; they wait in a temporary file.
-            let path = context.temp_dir.join(format!("{}.tmp", sections[2].name()));
-            let file = File::create(&path).map_err(|source| BuildError::io(&path, source))?;
-            Some((path, BufWriter::with_capacity(1 << 20, file)))
-        } else {
-            None
+        let lists = match positions {
+            Some(positions) => ListsOut::Compressed {
+                positions,
+                neighbors,
+                encoder: Box::new(ListEncoder::new(weighted)),
+            },
+            None => {
+                let weights = if weighted {
+                    // Weights follow the neighbors, whose final length dedup decides; they
+                    // wait in a temporary file.
+                    let path = context.temp_dir.join(format!("{}.tmp", sections[2].name()));
+                    let file =
+                        File::create(&path).map_err(|source| BuildError::io(&path, source))?;
+                    Some((path, BufWriter::with_capacity(1 << 20, file)))
+                } else {
+                    None
+                };
+                ListsOut::Plain {
+                    neighbors,
+                    weights,
+                    weights_kind: sections[2],
+                }
+            }
         };
         Ok(CsrWriter {
             offsets,
             heads,
             head_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
             list_start: 0,
-            neighbors,
-            weights,
-            weights_kind: sections[2],
+            lists,
             vertices,
             next_vertex: 0,
             arcs: 0,
@@ -152,6 +192,13 @@ impl CsrWriter {
             neighbor_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
             weight_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
         })
+    }
+
+    fn weighted(&self) -> bool {
+        match &self.lists {
+            ListsOut::Plain { weights, .. } => weights.is_some(),
+            ListsOut::Compressed { encoder, .. } => encoder.weighted(),
+        }
     }
 
     fn push<R: Record>(&mut self, record: R) -> Result<()> {
@@ -163,30 +210,33 @@ impl CsrWriter {
         if self.heads.is_some() && self.arcs - self.list_start < HEAD_ENTRIES {
             self.head_buffer.push(record.destination());
         }
-        if self.weights.is_some() {
+        if R::WEIGHTED {
             self.weight_buffer.push(record.weight());
         }
         self.arcs += 1;
         if self.neighbor_buffer.len() == CSR_BUFFER_ENTRIES {
-            self.flush_lists()?;
+            self.flush_lists(false)?;
         }
         Ok(())
     }
 
     fn push_offset(&mut self) -> Result<()> {
         // The offset that starts a vertex's list ends the one before it: its heads are known.
-        if let Some(section) = &mut self.heads
-            && self.next_vertex > 0
-        {
-            // A list shorter than its heads is padded with its own vertex's id.
-            let vertex = (self.next_vertex - 1) as u32;
-            let held = (self.arcs - self.list_start).min(HEAD_ENTRIES);
-            for _ in held..HEAD_ENTRIES {
-                self.head_buffer.push(vertex);
+        if self.next_vertex > 0 {
+            if let ListsOut::Compressed { .. } = self.lists {
+                self.flush_lists(true)?;
             }
-            if self.head_buffer.len() >= CSR_BUFFER_ENTRIES {
-                section.write_values(&self.head_buffer)?;
-                self.head_buffer.clear();
+            if let Some(section) = &mut self.heads {
+                // A list shorter than its heads is padded with its own vertex's id.
+                let vertex = (self.next_vertex - 1) as u32;
+                let held = (self.arcs - self.list_start).min(HEAD_ENTRIES);
+                for _ in held..HEAD_ENTRIES {
+                    self.head_buffer.push(vertex);
+                }
+                if self.head_buffer.len() >= CSR_BUFFER_ENTRIES {
+                    section.write_values(&self.head_buffer)?;
+                    self.head_buffer.clear();
+                }
             }
         }
         self.list_start = self.arcs;
@@ -199,15 +249,35 @@ impl CsrWriter {
         Ok(())
     }
 
-    fn flush_lists(&mut self) -> Result<()> {
-        self.neighbors.write_values(&self.neighbor_buffer)?;
-        self.neighbor_buffer.clear();
-        if let Some((path, weights)) = &mut self.weights {
-            weights
-                .write_all(bytemuck::cast_slice(&self.weight_buffer))
-                .map_err(|source| BuildError::io(path.as_path(), source))?;
-            self.weight_buffer.clear();
+    /// Writes the entries held; in compressed form they are the open list's next part,
+    /// and `list_ends` says whether it is its last.
+    fn flush_lists(&mut self, list_ends: bool) -> Result<()> {
+        let weighted = self.weighted();
+        match &mut self.lists {
+            ListsOut::Plain {
+                neighbors, weights, ..
+            } => {
+                neighbors.write_values(&self.neighbor_buffer)?;
+                if let Some((path, weights)) = weights {
+                    weights
+                        .write_all(bytemuck::cast_slice(&self.weight_buffer))
+                        .map_err(|source| BuildError::io(path.as_path(), source))?;
+                }
+            }
+            ListsOut::Compressed {
+                positions,
+                neighbors,
+                encoder,
+            } => encoder.push_part(
+                &self.neighbor_buffer,
+                weighted.then_some(&self.weight_buffer[..]),
+                list_ends,
+                &mut |page| neighbors.write(page),
+                &mut |position| positions.write_values(&[position]),
+            )?,
         }
+        self.neighbor_buffer.clear();
+        self.weight_buffer.clear();
         Ok(())
     }
 
@@ -216,32 +286,69 @@ impl CsrWriter {
             self.push_offset()?;
         }
         self.offsets.write_values(&self.offset_buffer)?;
-        self.flush_lists()?;
-        writer.finish_section(self.neighbors)?;
+        // (The last offset ended the last compressed list.)
+        if let ListsOut::Plain { .. } = self.lists {
+            self.flush_lists(true)?;
+        }
+        let mut weights_to_copy = None;
+        match self.lists {
+            ListsOut::Compressed {
+                mut positions,
+                mut neighbors,
+                encoder,
+            } => {
+                encoder.finish(&mut |page| neighbors.write(page), &mut |position| {
+                    positions.write_values(&[position])
+                })?;
+                writer.finish_section(neighbors)?;
+                writer.finish_section(positions)?;
+            }
+            ListsOut::Plain {
+                neighbors,
+                weights,
+                weights_kind,
+            } => {
+                writer.finish_section(neighbors)?;
+                weights_to_copy = weights.map(|(path, file)| (path, file, weights_kind));
+            }
+        }
         writer.finish_section(self.offsets)?;
         if let Some(mut section) = self.heads {
             section.write_values(&self.head_buffer)?;
             writer.finish_section(section)?;
         }
-        if let Some((path, weights)) = self.weights {
-            let io = |source| BuildError::io(path.as_path(), source);
-            weights
-                .into_inner()
-                .map_err(|error| io(error.into_error()))?;
-            let mut section = writer.begin_section(self.weights_kind, Some(self.arcs * 4))?;
-            let mut reader = BufReader::with_capacity(1 << 20, File::open(&path).map_err(io)?);
-            let mut chunk = vec![0u8; 1 << 20];
-            loop {
-                context.check_cancelled()?;
-                let read = reader.read(&mut chunk).map_err(io)?;
-                if read == 0 {
-                    break;
-                }
-                section.write(&chunk[..read])?;
-            }
-            writer.finish_section(section)?;
-            let _ = std::fs::remove_file(&path);
+        if let Some((path, weights, kind)) = weights_to_copy {
+            copy_weights(writer, kind, self.arcs, &path, weights, context)?;
         }
         Ok(self.arcs)
     }
+}
+
+/// Writes the weights gathered at `path` as the `kind` section of `arcs` weights.
+fn copy_weights(
+    writer: &mut GraphWriter,
+    kind: SectionKind,
+    arcs: u64,
+    path: &Path,
+    weights: BufWriter<File>,
+    context: &mut Context,
+) -> Result<()> {
+    let io = |source| BuildError::io(path, source);
+    weights
+        .into_inner()
+        .map_err(|error| io(error.into_error()))?;
+    let mut section = writer.begin_section(kind, Some(arcs * 4))?;
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        context.check_cancelled()?;
+        let read = reader.read(&mut chunk).map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        section.write(&chunk[..read])?;
+    }
+    writer.finish_section(section)?;
+    let _ = std::fs::remove_file(path);
+    Ok(())
 }

@@ -73,27 +73,6 @@ pub(crate) struct RawCopy {
     pub vertices_seen: u64,
 }
 
-/// A compressed build's file of plain lists, once whole (`builder::PLAIN_LISTS_FILE`):
-/// a build resumed after a kill while it compressed them compresses this file again
-/// instead of building it, and reports the input as this record says.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub(crate) struct PlainLists {
-    /// The file's fingerprint (`GraphFile::fingerprint`), in hex.
-    pub fingerprint: String,
-    /// Input edges the build that wrote it read.
-    pub input_edges: u64,
-    /// Self-loops among them, dropped.
-    pub self_loops_dropped: u64,
-    /// Repeated edges among them, dropped.
-    pub duplicate_edges_dropped: u64,
-    /// Ranges its compacted ids were resolved in.
-    pub id_ranges: u64,
-    /// Sorted runs it spilled.
-    pub runs_spilled: u64,
-    /// Extra merge passes it made.
-    pub merge_passes: u64,
-}
-
 /// What a build folder's journal holds.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Journal {
@@ -113,9 +92,10 @@ pub(crate) struct Journal {
     pub raw: Option<RawCopy>,
     /// Every spill so far, in order.
     pub spills: Vec<Spill>,
-    /// A compressed build's whole file of plain lists.
+    /// How its run files are laid out ([`crate::run_file::RUN_FORMAT`]; 0 in journals
+    /// from before runs were delta-coded, whose runs no build reads).
     #[serde(default)]
-    pub plain_lists: Option<PlainLists>,
+    pub run_format: u32,
 }
 
 impl Journal {
@@ -165,14 +145,6 @@ impl Journal {
             self.raw = None;
             self.spills.truncate(0);
         }
-        if let Some(plain) = &self.plain_lists {
-            let path = folder.join(crate::builder::PLAIN_LISTS_FILE);
-            let fingerprint = swapless_format::GraphFile::open(&path)
-                .map(|graph| format!("{:032x}", graph.fingerprint()));
-            if fingerprint.ok().as_ref() != Some(&plain.fingerprint) {
-                self.plain_lists = None;
-            }
-        }
         let intact = self
             .spills
             .iter()
@@ -212,11 +184,6 @@ fn run_matches(path: &Path, run: &RunFile) -> bool {
     }
 }
 
-/// The checksum of a run's bytes, as the journal records it.
-pub(crate) fn checksum(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
 /// A killed build's folder found for `key` in `parent`: its path, its lock (now this
 /// build's), its journal cut to the spills that are intact, and the input hashed as far
 /// as they cover.
@@ -250,7 +217,9 @@ pub(crate) fn find_killed_build(parent: &Path, key: &str, input: Option<&Path>) 
         if !name.starts_with(BUILD_FOLDER_PREFIX) || !folder.is_dir() {
             continue;
         }
-        let Some(journal) = Journal::load(&folder).filter(|journal| journal.key == key) else {
+        let Some(journal) = Journal::load(&folder).filter(|journal| {
+            journal.key == key && journal.run_format == crate::run_file::RUN_FORMAT
+        }) else {
             continue;
         };
         // Taking the lock is what claims it: an owner that still runs holds it.
@@ -392,7 +361,7 @@ mod tests {
             input: Some(InputStamp::of(input).unwrap()),
             raw: None,
             spills,
-            plain_lists: None,
+            run_format: crate::run_file::RUN_FORMAT,
         }
     }
 

@@ -14,11 +14,11 @@ pub mod ids;
 pub mod importers;
 mod input_record;
 mod journal;
-
 mod record;
 mod reorder;
 mod replay;
 mod report;
+mod run_file;
 mod runs;
 mod source;
 pub mod stale;

@@ -4,32 +4,19 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
-use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::slice::ParallelSliceMut;
 
-use crate::journal::{RunFile, checksum, run_file_entry};
+use crate::Result;
 use crate::record::Record;
-use crate::{BuildError, Result};
+use crate::run_file::{RunReader, RunWriter};
 
 /// Sorts `records` and removes parallel arcs, keeping the smallest weight of each.
 pub fn sort_and_deduplicate<R: Record>(records: &mut Vec<R>) {
     records.par_sort_unstable();
     records.dedup_by_key(|record| record.arc());
-}
-
-/// Writes `records` (already sorted) as a run file; returns its journal entry.
-pub fn write_run<R: Record>(records: &[R], path: &Path) -> Result<RunFile> {
-    let bytes: &[u8] = bytemuck::cast_slice(records);
-    let file = File::create(path).map_err(|source| BuildError::io(path, source))?;
-    let mut writer = BufWriter::with_capacity(1 << 20, file);
-    writer
-        .write_all(bytes)
-        .and_then(|_| writer.flush())
-        .map_err(|source| BuildError::io(path, source))?;
-    Ok(run_file_entry(path, bytes.len() as u64, checksum(bytes)))
 }
 
 /// Reads into `bytes` until it is full or the reader ends; the bytes read.
@@ -46,52 +33,6 @@ pub(crate) fn read_full(reader: &mut impl Read, bytes: &mut [u8]) -> std::io::Re
     Ok(filled)
 }
 
-/// Streams the records of one run file through a fixed-size buffer.
-struct RunReader<R: Record> {
-    file: File,
-    path: PathBuf,
-    buffer: Vec<R>,
-    position: usize,
-}
-
-impl<R: Record> RunReader<R> {
-    fn open(path: &Path, buffer_records: usize) -> Result<Self> {
-        let file = File::open(path).map_err(|source| BuildError::io(path, source))?;
-        Ok(RunReader {
-            file,
-            path: path.to_path_buf(),
-            buffer: Vec::with_capacity(buffer_records),
-            position: 0,
-        })
-    }
-
-    fn next(&mut self) -> Result<Option<R>> {
-        if self.position == self.buffer.len() && !self.refill()? {
-            return Ok(None);
-        }
-        let record = self.buffer[self.position];
-        self.position += 1;
-        Ok(Some(record))
-    }
-
-    fn refill(&mut self) -> Result<bool> {
-        let capacity = self.buffer.capacity();
-        self.buffer.resize(capacity, R::zeroed());
-        let filled = read_full(&mut self.file, bytemuck::cast_slice_mut(&mut self.buffer))
-            .map_err(|source| BuildError::io(&self.path, source))?;
-        let record_bytes = std::mem::size_of::<R>();
-        if filled % record_bytes != 0 {
-            return Err(BuildError::bad_input(
-                &self.path,
-                "a temporary run file was truncated while the build was running",
-            ));
-        }
-        self.buffer.truncate(filled / record_bytes);
-        self.position = 0;
-        Ok(!self.buffer.is_empty())
-    }
-}
-
 /// Merges sorted run files into one sorted stream without parallel arcs, calling
 /// `emit` for each record. Uses `buffer_bytes` of read buffers in all.
 pub fn merge_runs<R: Record>(
@@ -99,11 +40,10 @@ pub fn merge_runs<R: Record>(
     buffer_bytes: u64,
     mut emit: impl FnMut(R) -> Result<()>,
 ) -> Result<()> {
-    let per_run_records =
-        ((buffer_bytes / runs.len().max(1) as u64) as usize / std::mem::size_of::<R>()).max(1024);
+    let per_run_bytes = (buffer_bytes / runs.len().max(1) as u64) as usize;
     let mut readers = runs
         .iter()
-        .map(|path| RunReader::<R>::open(path, per_run_records))
+        .map(|path| RunReader::<R>::open(path, per_run_bytes))
         .collect::<Result<Vec<_>>>()?;
     let mut heap = BinaryHeap::with_capacity(readers.len());
     for (index, reader) in readers.iter_mut().enumerate() {
@@ -144,16 +84,9 @@ pub fn reduce_runs<R: Record>(
         let group: Vec<PathBuf> = runs.drain(..max_fan_in).collect();
         let path = temp_dir.join(format!("run-{}.bin", *next_run_id));
         *next_run_id += 1;
-        let file = File::create(&path).map_err(|source| BuildError::io(&path, source))?;
-        let mut writer = BufWriter::with_capacity(1 << 20, file);
-        merge_runs::<R>(&group, buffer_bytes, |record| {
-            writer
-                .write_all(bytemuck::bytes_of(&record))
-                .map_err(|source| BuildError::io(&path, source))
-        })?;
-        writer
-            .flush()
-            .map_err(|source| BuildError::io(&path, source))?;
+        let mut writer = RunWriter::<R>::create(&path)?;
+        merge_runs::<R>(&group, buffer_bytes, |record| writer.push(record))?;
+        writer.finish()?;
         for merged in &group {
             let _ = std::fs::remove_file(merged);
         }
@@ -178,7 +111,7 @@ mod tests {
             sort_and_deduplicate(&mut records);
             all.extend_from_slice(&records);
             let path = dir.path().join(format!("run{run}"));
-            write_run(&records, &path).unwrap();
+            crate::run_file::write_run(&records, &path).unwrap();
             runs.push(path);
         }
         let mut next_id = 100;

@@ -86,12 +86,13 @@ fn resumable_output(folder: &Path) -> Option<String> {
         raw: Option<serde::de::IgnoredAny>,
         spills: Vec<serde::de::IgnoredAny>,
         #[serde(default)]
-        plain_lists: Option<serde::de::IgnoredAny>,
+        run_format: u32,
     }
     let bytes = std::fs::read(folder.join(JOURNAL)).ok()?;
     let journal: Resumable = serde_json::from_slice(&bytes).ok()?;
-    (journal.raw.is_some() || !journal.spills.is_empty() || journal.plain_lists.is_some())
-        .then_some(journal.output)
+    // Runs of another layout are never resumed.
+    let usable = journal.run_format == crate::run_file::RUN_FORMAT;
+    (usable && (journal.raw.is_some() || !journal.spills.is_empty())).then_some(journal.output)
 }
 
 /// Removes from `folder` the build folders and partial outputs whose owners are gone,
@@ -224,6 +225,7 @@ mod tests {
             "key": "k",
             "output": output_identity(&output),
             "spills": [{}],
+            "run_format": crate::run_file::RUN_FORMAT,
         });
         std::fs::write(killed.join(JOURNAL), journal.to_string()).unwrap();
         drop(claim_build_folder(&killed).unwrap());
@@ -236,6 +238,15 @@ mod tests {
         );
         assert!(killed.exists());
         assert_eq!(remove_abandoned(dir.path(), Some(&output)).temporaries, 1);
+        assert!(!killed.exists());
+        // Runs in a layout no build reads any more go whatever is being built.
+        std::fs::create_dir(&killed).unwrap();
+        let old =
+            serde_json::json!({"key": "k", "output": output_identity(&output), "spills": [{}]});
+        std::fs::write(killed.join(JOURNAL), old.to_string()).unwrap();
+        drop(claim_build_folder(&killed).unwrap());
+        age(&killed.join(OWNER_LOCK));
+        assert_eq!(remove_abandoned(dir.path(), Some(&other)).temporaries, 1);
         assert!(!killed.exists());
     }
 }

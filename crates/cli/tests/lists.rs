@@ -1,7 +1,8 @@
 //! `--lists compressed`: what `build` and `generate` write holds the lists a plain build
-//! writes, list by list and weight by weight; `check` and `info` read it; a compressed
-//! file builds back to plain; a compressed build killed or stopped leaves the output as
-//! it was and nothing behind once built again.
+//! writes, list by list and weight by weight, whether sorted in memory or merged from
+//! runs; `check` and `info` read it; a compressed file builds back to plain; a compressed
+//! build killed or stopped leaves the output as it was and nothing behind once built
+//! again.
 
 mod common;
 
@@ -148,91 +149,53 @@ fn a_compressed_file_builds_back_to_the_plain_file() {
 }
 
 #[test]
-fn a_compressed_build_killed_while_compressing_resumes_from_its_plain_lists() {
+fn a_compressed_build_spills_runs_writes_its_lists_straight_and_resumes_after_a_kill() {
     let dir = tempfile::tempdir().unwrap();
-    let output = dir.path().join("g.sl");
-    let expected = dir.path().join("expected.sl");
-    let (whole_json, resumed_json) = (
-        dir.path().join("whole.json"),
-        dir.path().join("resumed.json"),
+    let (plain, whole, resumed) = (
+        dir.path().join("plain.sl"),
+        dir.path().join("whole.sl"),
+        dir.path().join("resumed.sl"),
     );
-    generate_kron(
-        &expected,
-        10,
-        8,
-        &["--lists", "compressed", "--json", arg(&whole_json)],
-    );
-    std::fs::write(&output, b"precious").unwrap();
-    let args = [
-        "generate",
-        "kron",
-        "--scale",
-        "10",
-        "--degree",
-        "8",
-        "--lists",
-        "compressed",
-        "-o",
-        arg(&output),
-    ];
-    assert!(was_killed(&swapless_killed_at(
-        &args,
-        "compressing-lists:1"
-    )));
-    assert_eq!(std::fs::read(&output).unwrap(), b"precious");
-    // Resumed, it compresses the killed build's plain lists again, reading no input,
-    // and removes the killed build's partial output (once past the sweep's grace).
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    let resume = [&args[..], &["--resume", "--json", arg(&resumed_json)]].concat();
-    let stderr = succeeded(swapless_killed_at(&resume, ""));
-    assert!(!stderr.contains("building from the beginning"), "{stderr}");
-    assert_eq!(
-        std::fs::read(&output).unwrap(),
-        std::fs::read(&expected).unwrap()
-    );
-    let (whole, resumed) = (json_report(&whole_json), json_report(&resumed_json));
-    let phases: Vec<&str> = resumed["phase_seconds"]
+    let json = dir.path().join("build.json");
+    swapless_ok(&spilling_kron_args(&plain, &json));
+    let compressed = |output| {
+        [
+            &spilling_kron_args(output, &json)[..],
+            &["--lists", "compressed"],
+        ]
+        .concat()
+    };
+    swapless_ok(&compressed(&whole));
+    let report = json_report(&json);
+    assert!(report["runs_spilled"].as_u64().unwrap() >= 3, "{report}");
+    let phases: Vec<&str> = report["phase_seconds"]
         .as_array()
         .unwrap()
         .iter()
         .map(|phase| phase["phase"].as_str().unwrap())
         .collect();
-    assert_eq!(phases, ["compressing lists"]);
-    for field in [
-        "vertices",
-        "edges",
-        "input_edges",
-        "self_loops_dropped",
-        "duplicate_edges_dropped",
-        "list_bytes",
-    ] {
-        assert_eq!(resumed[field], whole[field], "{field}");
-    }
-    assert_eq!(resumed["resumed_input_edges"], whole["input_edges"]);
-    assert_eq!(hidden_entries(dir.path()), Vec::<String>::new());
-}
-
-#[test]
-fn a_compressed_build_killed_after_a_spill_resumes_to_the_same_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let whole = dir.path().join("whole.sl");
-    let resumed = dir.path().join("resumed.sl");
-    let json = dir.path().join("build.json");
-    let compressed = ["--lists", "compressed"];
-    swapless_ok(&[&spilling_kron_args(&whole, &json)[..], &compressed].concat());
-    let args = [&spilling_kron_args(&resumed, &json)[..], &compressed].concat();
-    assert!(was_killed(&swapless_killed_at(&args, "after-spill:1")));
-    assert!(!resumed.exists());
-    let stderr = succeeded(swapless_killed_at(&[&args[..], &["--resume"]].concat(), ""));
+    assert!(phases.contains(&"merging out-edges"), "{phases:?}");
+    assert!(!phases.contains(&"compressing lists"), "{phases:?}");
+    assert_same_lists(&plain, &whole);
+    // Killed after its second spill, it resumes from its runs to the same bytes.
+    std::fs::write(&resumed, b"precious").unwrap();
+    let args = compressed(&resumed);
+    assert!(was_killed(&swapless_killed_at(&args, "after-spill:2")));
+    assert_eq!(std::fs::read(&resumed).unwrap(), b"precious");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let resume = [&args[..], &["--resume"]].concat();
+    let stderr = succeeded(swapless_killed_at(&resume, ""));
     assert!(!stderr.contains("building from the beginning"), "{stderr}");
+    assert_eq!(json_report(&json)["resumed_runs"], 2);
     assert_eq!(
         std::fs::read(&resumed).unwrap(),
         std::fs::read(&whole).unwrap()
     );
+    assert_eq!(hidden_entries(dir.path()), Vec::<String>::new());
 }
 
 #[test]
-fn ctrl_c_while_compressing_stops_the_build_and_removes_its_plain_file() {
+fn ctrl_c_during_a_compressed_build_with_runs_stops_it_and_removes_them() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("k.sl"), b"precious").unwrap();
@@ -242,22 +205,27 @@ fn ctrl_c_while_compressing_stops_the_build_and_removes_its_plain_file() {
             "generate",
             "kron",
             "--scale",
-            "20",
+            "18",
             "--degree",
             "16",
+            "--memory",
+            "57M",
             "--lists",
             "compressed",
             "-o",
             "k.sl",
         ],
     );
-    // The plain file is renamed into the build's folder when whole: compression begins.
-    let plain_written = || {
-        hidden_entries(d)
-            .iter()
-            .any(|folder| d.join(folder).join("plain-lists.sl").exists())
+    let runs_spilled = || {
+        hidden_entries(d).iter().any(|folder| {
+            std::fs::read_dir(d.join(folder)).is_ok_and(|mut entries| {
+                entries.any(|entry| {
+                    entry.is_ok_and(|entry| entry.file_name().to_string_lossy().starts_with("run-"))
+                })
+            })
+        })
     };
-    wait_for(plain_written);
+    wait_for(runs_spilled);
     signal(&child, "INT");
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

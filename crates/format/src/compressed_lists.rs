@@ -50,12 +50,16 @@ fn chunk_bytes(vertex: u32, ids: &[u32], weighted: bool, continues: bool) -> usi
         + if weighted { 4 * ids.len() } else { 0 }
 }
 
-/// The most entries from the front of `ids` whose chunk fits in `room` bytes (0 if none).
-fn entries_that_fit(vertex: u32, ids: &[u32], weighted: bool, room: usize) -> usize {
+/// The most entries from the front of `ids` whose chunk fits in `room` bytes (0 if none),
+/// and whether more entries after `ids` could have changed that: a chunk's size does not
+/// grow with every entry (128 entries bit-pack into fewer bytes than 127 in Stream
+/// VByte), so the answer is the search's, which stops at the first count that does not
+/// fit or at the end of `ids`.
+fn entries_that_fit(vertex: u32, ids: &[u32], weighted: bool, room: usize) -> (usize, bool) {
     let fits =
         |count: usize| chunk_bytes(vertex, &ids[..count], weighted, count < ids.len()) <= room;
     if !fits(1) {
-        return 0;
+        return (0, false);
     }
     // Galloping, then halving: the work stays near the entries taken, however long the
     // list (a hub's list of millions of ids fills thousands of pages).
@@ -64,6 +68,7 @@ fn entries_that_fit(vertex: u32, ids: &[u32], weighted: bool, room: usize) -> us
         fitting = too_many;
         too_many *= 2;
     }
+    let cut_by_end = too_many > ids.len();
     let mut too_many = too_many.min(ids.len() + 1);
     while too_many - fitting > 1 {
         let middle = (fitting + too_many) / 2;
@@ -72,7 +77,7 @@ fn entries_that_fit(vertex: u32, ids: &[u32], weighted: bool, room: usize) -> us
             false => too_many = middle,
         }
     }
-    fitting
+    (fitting, cut_by_end)
 }
 
 /// Writes one direction's lists as compressed pages, list by list, in vertex order:
@@ -86,6 +91,15 @@ pub struct ListEncoder {
     /// Lists pushed without entries whose position waits for the next list's start.
     pending_empty: u64,
     next_vertex: u64,
+    /// Entries of the open list (pushed in parts) not yet in a chunk: they may share
+    /// their chunk with entries still to come.
+    held_ids: Vec<u32>,
+    /// Their weights, on a weighted graph.
+    held_weights: Vec<f32>,
+    /// Whether the open list's first chunk is written (its position given).
+    list_started: bool,
+    /// The open list's last id so far, which the next part must pass.
+    last_id: Option<u32>,
 }
 
 impl ListEncoder {
@@ -97,7 +111,16 @@ impl ListEncoder {
             weighted,
             pending_empty: 0,
             next_vertex: 0,
+            held_ids: Vec::new(),
+            held_weights: Vec::new(),
+            list_started: false,
+            last_id: None,
         }
+    }
+
+    /// Whether its lists carry weights.
+    pub fn weighted(&self) -> bool {
+        self.weighted
     }
 
     fn position(&self) -> u64 {
@@ -134,36 +157,101 @@ impl ListEncoder {
         pages: &mut dyn FnMut(&[u8]) -> Result<()>,
         positions: &mut dyn FnMut(u64) -> Result<()>,
     ) -> Result<()> {
+        self.push_part(ids, weights, true, pages, positions)
+    }
+
+    /// Appends the next part of the next vertex's list, `ends` on its last part, as
+    /// [`ListEncoder::push`] appends a whole one: a hub's list then never has to be held
+    /// whole. The pages come out as if the list had been pushed at once.
+    pub fn push_part(
+        &mut self,
+        ids: &[u32],
+        weights: Option<&[f32]>,
+        ends: bool,
+        pages: &mut dyn FnMut(&[u8]) -> Result<()>,
+        positions: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
         let vertex = self.next_vertex as u32;
-        self.next_vertex += 1;
-        if ids.is_empty() {
-            self.pending_empty += 1;
-            return Ok(());
-        }
-        let invalid = |detail: String| FormatError::InvalidList { vertex, detail };
-        if ids.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(invalid("its ids are not sorted and unique".to_string()));
+        let invalid = |detail: &str| FormatError::InvalidList {
+            vertex,
+            detail: detail.to_string(),
+        };
+        let after_last = |id: u32| self.last_id.is_none_or(|last| last < id);
+        if ids.windows(2).any(|pair| pair[0] >= pair[1])
+            || !ids.first().is_none_or(|&id| after_last(id))
+        {
+            return Err(invalid("its ids are not sorted and unique"));
         }
         if weights.is_some_and(|weights| weights.len() != ids.len())
             || weights.is_some() != self.weighted
         {
-            return Err(invalid("its weights do not match its ids".to_string()));
+            return Err(invalid("its weights do not match its ids"));
         }
+        if let Some(&last) = ids.last() {
+            self.last_id = Some(last);
+        }
+        if self.held_ids.is_empty() {
+            let used = self.encode(vertex, ids, weights, ends, pages, positions)?;
+            self.held_ids.extend_from_slice(&ids[used..]);
+            if let Some(weights) = weights {
+                self.held_weights.extend_from_slice(&weights[used..]);
+            }
+        } else {
+            let mut held_ids = std::mem::take(&mut self.held_ids);
+            let mut held_weights = std::mem::take(&mut self.held_weights);
+            held_ids.extend_from_slice(ids);
+            if let Some(weights) = weights {
+                held_weights.extend_from_slice(weights);
+            }
+            let held = self.weighted.then_some(&held_weights[..]);
+            let used = self.encode(vertex, &held_ids, held, ends, pages, positions)?;
+            held_ids.drain(..used);
+            held_weights.drain(..used.min(held_weights.len()));
+            (self.held_ids, self.held_weights) = (held_ids, held_weights);
+        }
+        if ends {
+            debug_assert!(self.held_ids.is_empty());
+            if !self.list_started {
+                self.pending_empty += 1;
+            }
+            self.next_vertex += 1;
+            self.list_started = false;
+            self.last_id = None;
+        }
+        Ok(())
+    }
+
+    /// Writes chunks of `vertex`'s entries `ids` (the open list's next ones) and returns
+    /// how many it wrote: all of them when the list `ends` with them, otherwise all but
+    /// those that would end a chunk on a page with room left, which wait for more.
+    fn encode(
+        &mut self,
+        vertex: u32,
+        ids: &[u32],
+        weights: Option<&[f32]>,
+        ends: bool,
+        pages: &mut dyn FnMut(&[u8]) -> Result<()>,
+        positions: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<usize> {
         let mut rest = 0;
-        let mut first_chunk = true;
         while rest < ids.len() {
             let room = PAGE - self.page.len();
-            let taken = entries_that_fit(vertex, &ids[rest..], self.weighted, room);
+            let (taken, cut_by_end) = entries_that_fit(vertex, &ids[rest..], self.weighted, room);
             if taken == 0 {
                 // Only a list's first chunk can meet a page partly full.
                 self.finish_page(pages)?;
                 continue;
             }
-            if first_chunk {
+            // Entries still to come could change the chunk: it waits for them, so that a
+            // list pushed in parts is written as if pushed whole.
+            if !ends && cut_by_end {
+                break;
+            }
+            if !self.list_started {
                 let start = self.position();
                 self.settle_empty(start, positions)?;
                 positions(start)?;
-                first_chunk = false;
+                self.list_started = true;
             }
             let chunk = &ids[rest..rest + taken];
             let continues = rest + taken < ids.len();
@@ -183,7 +271,7 @@ impl ListEncoder {
                 self.finish_page(pages)?;
             }
         }
-        Ok(())
+        Ok(rest)
     }
 
     /// Pads and hands out the last page, settles the positions of trailing empty lists
@@ -193,6 +281,12 @@ impl ListEncoder {
         pages: &mut dyn FnMut(&[u8]) -> Result<()>,
         positions: &mut dyn FnMut(u64) -> Result<()>,
     ) -> Result<u64> {
+        if self.list_started || !self.held_ids.is_empty() {
+            return Err(FormatError::InvalidList {
+                vertex: self.next_vertex as u32,
+                detail: "its last part was never pushed".to_string(),
+            });
+        }
         if !self.page.is_empty() {
             self.finish_page(pages)?;
         }
@@ -477,6 +571,84 @@ mod tests {
                 None,
             );
         }
+    }
+
+    #[test]
+    fn a_list_pushed_in_parts_writes_the_bytes_of_the_whole_list() {
+        let lists = sample_lists();
+        for weighted in [false, true] {
+            let whole = encode(&lists, weighted);
+            for part_entries in [1, 7, 300, 4096, 100_000] {
+                let (mut stream, mut positions) = (Vec::new(), Vec::new());
+                let mut encoder = ListEncoder::new(weighted);
+                let mut pages = |page: &[u8]| {
+                    stream.extend_from_slice(page);
+                    Ok(())
+                };
+                let mut position_of = |position: u64| {
+                    positions.push(position);
+                    Ok(())
+                };
+                for ids in &lists {
+                    let weights: Vec<f32> = ids.iter().map(|&id| id as f32 * 0.5).collect();
+                    // Each part re-measures what is held (up to a page's entries), so the
+                    // smallest parts go to the short lists only.
+                    let part_entries = match ids.len() > 5000 {
+                        true => part_entries.max(4096),
+                        false => part_entries,
+                    };
+                    let parts = ids.len().div_ceil(part_entries).max(1);
+                    for part in 0..parts {
+                        let range = part * part_entries..((part + 1) * part_entries).min(ids.len());
+                        encoder
+                            .push_part(
+                                &ids[range.clone()],
+                                weighted.then_some(&weights[range]),
+                                part + 1 == parts,
+                                &mut pages,
+                                &mut position_of,
+                            )
+                            .unwrap();
+                    }
+                }
+                encoder.finish(&mut pages, &mut position_of).unwrap();
+                assert!(
+                    (stream.as_slice(), positions.as_slice())
+                        == (whole.0.as_slice(), whole.1.as_slice()),
+                    "parts of {part_entries}, weighted {weighted}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_part_out_of_order_or_a_list_left_open_is_refused() {
+        let mut encoder = ListEncoder::new(false);
+        let mut ignore_pages = |_: &[u8]| Ok(());
+        let mut ignore_positions = |_: u64| Ok(());
+        encoder
+            .push_part(
+                &[5, 9],
+                None,
+                false,
+                &mut ignore_pages,
+                &mut ignore_positions,
+            )
+            .unwrap();
+        let error = encoder
+            .push_part(
+                &[9, 12],
+                None,
+                true,
+                &mut ignore_pages,
+                &mut ignore_positions,
+            )
+            .unwrap_err();
+        assert!(error.to_string().contains("not sorted"), "{error}");
+        let error = encoder
+            .finish(&mut ignore_pages, &mut ignore_positions)
+            .unwrap_err();
+        assert!(error.to_string().contains("never pushed"), "{error}");
     }
 
     #[test]

@@ -150,18 +150,23 @@ pub fn transcode(
                     let mut encoder = ListEncoder::new(weighted);
                     let mut pages = |page: &[u8]| neighbors.write(page);
                     let mut position_of = |position: u64| positions.write_values(&[position]);
+                    // A list goes in part by part, as it is read: a hub's is never held whole.
                     let mut scan = input.scan_lists(incoming)?;
-                    while scan
-                        .next_list(input, &mut ids, weighted.then_some(&mut list_weights))?
-                        .is_some()
+                    while let Some((_, ends)) =
+                        scan.next_part(input, &mut ids, weighted.then_some(&mut list_weights))?
                     {
-                        encoder.push(
+                        encoder.push_part(
                             &ids,
                             weighted.then_some(&list_weights[..]),
+                            ends,
                             &mut pages,
                             &mut position_of,
                         )?;
-                        count(progress)?;
+                        ids.clear();
+                        list_weights.clear();
+                        if ends {
+                            count(progress)?;
+                        }
                     }
                     list_bytes += encoder.finish(&mut pages, &mut position_of)?;
                 }

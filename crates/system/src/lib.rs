@@ -250,6 +250,31 @@ pub fn page_faults() -> Option<(u64, u64)> {
     Some((fields.get(9)?.parse().ok()?, fields.get(7)?.parse().ok()?))
 }
 
+/// Gives the file system back the space of `file`'s bytes from `start` to `end`, which
+/// then read as zeros (the length stays): a merge frees what it has read of its runs as it
+/// goes. False where the file system cannot (or `file` is not open for writing); the
+/// space is then freed when the file goes.
+pub fn release_file_range(file: &std::fs::File, start: u64, end: u64) -> bool {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(length)) = (
+        i64::try_from(start),
+        i64::try_from(end.saturating_sub(start)),
+    ) else {
+        return false;
+    };
+    // SAFETY: fallocate reads and writes no memory of this process; the descriptor is
+    // open for as long as `file` is borrowed.
+    let result = unsafe {
+        libc::fallocate(
+            file.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            offset,
+            length,
+        )
+    };
+    result == 0
+}
+
 /// Kills this process with SIGKILL when `SWAPLESS_TEST_KILL` is `POINT:COUNT`, for the
 /// tests that check a run, build or push resumes from wherever a kill leaves it (the
 /// points: `after-checkpoint`, `inside-checkpoint`, `after-spill`, `after-copy`,
@@ -393,5 +418,22 @@ mod tests {
                 "{after} after, {before} before"
             );
         }
+    }
+
+    #[test]
+    fn a_released_range_reads_as_zeros_and_keeps_the_length() {
+        use std::io::{Read, Write};
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&vec![7u8; 3 << 20]).unwrap();
+        if !release_file_range(&file, 0, 2 << 20) {
+            return; // a file system without hole punching keeps the bytes; nothing to see
+        }
+        let mut bytes = Vec::new();
+        let mut reader = &file;
+        std::io::Seek::rewind(&mut reader).unwrap();
+        reader.read_to_end(&mut bytes).unwrap();
+        assert_eq!(bytes.len(), 3 << 20);
+        assert!(bytes[..2 << 20].iter().all(|&b| b == 0));
+        assert!(bytes[2 << 20..].iter().all(|&b| b == 7));
     }
 }

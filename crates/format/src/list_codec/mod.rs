@@ -139,7 +139,7 @@ pub struct PageChunk {
 }
 
 /// Appends LEB128: seven bits a byte, low first, the high bit set on all but the last.
-pub(crate) fn put_varint(mut value: u64, out: &mut Vec<u8>) {
+pub fn put_varint(mut value: u64, out: &mut Vec<u8>) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);
         value >>= 7;
@@ -155,7 +155,7 @@ pub(crate) fn varint_bytes(value: u64) -> usize {
 /// Reads one LEB128 value at `*position`, moving past it; `None` if `bytes` ends first
 /// or the value passes 64 bits.
 #[inline(always)]
-pub(crate) fn get_varint(bytes: &[u8], position: &mut usize) -> Option<u64> {
+pub fn get_varint(bytes: &[u8], position: &mut usize) -> Option<u64> {
     let first = *bytes.get(*position)?;
     if first < 0x80 {
         *position += 1;
