@@ -21,6 +21,7 @@ pub(crate) use crate::journal::RawCopy;
 use crate::journal::{BuildFolder, Journal, KilledBuild, Spill, find_killed_build};
 use crate::record::Record;
 use crate::reorder::Reorder;
+use crate::run_file::SpilledRun;
 use crate::source::{Direction, EdgeSource, InputEdge};
 use crate::{BuildError, BuildReport, Result};
 
@@ -438,13 +439,10 @@ fn build_with<R: Record>(
         context.report.input_edges += last.input_edges;
         context.report.self_loops_dropped = last.self_loops_dropped;
         let folder = &context.temp_dir;
+        let spilled = |run| SpilledRun::in_folder(folder, run);
         for spill in spills {
-            out_arcs
-                .runs
-                .extend(spill.out_run.iter().map(|run| folder.join(&run.file)));
-            in_arcs
-                .runs
-                .extend(spill.in_run.iter().map(|run| folder.join(&run.file)));
+            out_arcs.runs.extend(spill.out_run.iter().map(spilled));
+            in_arcs.runs.extend(spill.in_run.iter().map(spilled));
         }
         context.report.runs_spilled = (out_arcs.runs.len() + in_arcs.runs.len()) as u64;
         context.report.resumed_runs = context.report.runs_spilled;

@@ -1,12 +1,10 @@
 //! The arc buffer of a build: arcs collected up to a budget-sized capacity, then
 //! sorted, deduplicated and spilled to a run file.
 
-use std::path::PathBuf;
-
 use crate::builder::Context;
 use crate::journal::RunFile;
 use crate::record::Record;
-use crate::run_file::write_run;
+use crate::run_file::{SpilledRun, write_run};
 use crate::runs::sort_and_deduplicate;
 use crate::{BuildError, Result};
 
@@ -15,7 +13,7 @@ pub(crate) struct ArcCollector<R: Record> {
     pub(crate) buffer: Vec<R>,
     capacity: usize,
     /// The runs spilled so far.
-    pub(crate) runs: Vec<PathBuf>,
+    pub(crate) runs: Vec<SpilledRun>,
     /// Arcs pushed so far.
     pub(crate) pushed: u64,
 }
@@ -63,9 +61,10 @@ impl<R: Record> ArcCollector<R> {
         sort_and_deduplicate(&mut self.buffer);
         let path = context.new_run_path();
         let run = write_run(&self.buffer, &path)?;
-        self.runs.push(path);
+        let entry = run.journal_entry();
+        self.runs.push(run);
         context.report.runs_spilled += 1;
         self.buffer.clear();
-        Ok(Some(run))
+        Ok(Some(entry))
     }
 }

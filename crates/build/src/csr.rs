@@ -81,7 +81,7 @@ pub(crate) fn write_adjacency<R: Record>(
         csr.push(record)
     })?;
     for run in &runs {
-        let _ = std::fs::remove_file(run);
+        let _ = std::fs::remove_file(&run.path);
     }
     csr.finish(writer, context)
 }
@@ -100,6 +100,8 @@ struct CsrWriter {
     /// Where the list being written starts: its length so far is `arcs - list_start`.
     list_start: u64,
     lists: ListsOut,
+    /// The build's folder of temporaries, which errors about its runs name.
+    temp_dir: PathBuf,
     vertices: u64,
     next_vertex: u64,
     arcs: u64,
@@ -185,6 +187,7 @@ impl CsrWriter {
             head_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
             list_start: 0,
             lists,
+            temp_dir: context.temp_dir.clone(),
             vertices,
             next_vertex: 0,
             arcs: 0,
@@ -203,6 +206,19 @@ impl CsrWriter {
 
     fn push<R: Record>(&mut self, record: R) -> Result<()> {
         let source = record.source() as u64;
+        // Only runs changed on disk under the build can break these (their checksums
+        // tell once read through): said here before they break the sections' lengths.
+        let largest = source.max(record.destination() as u64);
+        if largest >= self.vertices || source + 1 < self.next_vertex {
+            return Err(BuildError::bad_input(
+                &self.temp_dir,
+                format!(
+                    "the build's temporary runs hold an arc from {source} to {} out of order or past its {} vertices: they were changed while the build was running; build again",
+                    record.destination(),
+                    self.vertices
+                ),
+            ));
+        }
         while self.next_vertex <= source {
             self.push_offset()?;
         }

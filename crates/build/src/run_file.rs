@@ -40,8 +40,36 @@ const WRITE_BUFFER_BYTES: usize = 1 << 20;
 const MAX_ENTRY_BYTES: usize = 5 + 4;
 /// The most bytes a group's header takes: two varints of up to 64 bits.
 const MAX_HEADER_BYTES: usize = 20;
-/// A reader gives read bytes back to the file system once this many have gathered.
+/// A reader gives read bytes back to the file system once this many have gathered (a
+/// sixteenth of its run, within these bounds).
 const RELEASE_STEP_BYTES: u64 = 32 << 20;
+const MIN_RELEASE_STEP_BYTES: u64 = 1 << 20;
+
+/// A run file this build wrote: its length and checksum, which its reader checks once
+/// it has read it all, so that a run damaged on disk fails the build instead of
+/// changing the graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SpilledRun {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub checksum: u64,
+}
+
+impl SpilledRun {
+    /// The run a journal entry names in `folder`.
+    pub(crate) fn in_folder(folder: &Path, run: &RunFile) -> SpilledRun {
+        SpilledRun {
+            path: folder.join(&run.file),
+            bytes: run.bytes,
+            checksum: run.checksum,
+        }
+    }
+
+    /// Its journal entry.
+    pub(crate) fn journal_entry(&self) -> RunFile {
+        run_file_entry(&self.path, self.bytes, self.checksum)
+    }
+}
 
 /// Writes sorted records, without parallel arcs, as a run file.
 pub(crate) struct RunWriter<R: Record> {
@@ -137,20 +165,23 @@ impl<R: Record> RunWriter<R> {
         Ok(())
     }
 
-    /// Writes what is held and closes the file; returns its journal entry.
-    pub(crate) fn finish(mut self) -> Result<RunFile> {
+    /// Writes what is held and closes the file.
+    pub(crate) fn finish(mut self) -> Result<SpilledRun> {
         self.write_group()?;
         self.flush_encoded()?;
         self.file
             .flush()
             .map_err(|source| BuildError::io(&self.path, source))?;
-        Ok(run_file_entry(&self.path, self.bytes, self.hasher.digest()))
+        Ok(SpilledRun {
+            path: self.path,
+            bytes: self.bytes,
+            checksum: self.hasher.digest(),
+        })
     }
 }
 
-/// Writes `records` (sorted, without parallel arcs) as the run file at `path`; returns
-/// its journal entry.
-pub(crate) fn write_run<R: Record>(records: &[R], path: &Path) -> Result<RunFile> {
+/// Writes `records` (sorted, without parallel arcs) as the run file at `path`.
+pub(crate) fn write_run<R: Record>(records: &[R], path: &Path) -> Result<SpilledRun> {
     let mut writer = RunWriter::create(path)?;
     for &record in records {
         writer.push(record)?;
@@ -172,6 +203,9 @@ pub(crate) struct RunReader<R: Record> {
     released_to: u64,
     /// Bytes read past before they are given back.
     release_step: u64,
+    /// The run as written, which what is read must match in length and checksum.
+    written: SpilledRun,
+    hasher: Xxh3,
     at_end: bool,
     /// Entries left in the group being read.
     group_left: u64,
@@ -184,8 +218,9 @@ pub(crate) struct RunReader<R: Record> {
 }
 
 impl<R: Record> RunReader<R> {
-    /// Opens the run at `path` to read through a buffer of `buffer_bytes`.
-    pub(crate) fn open(path: &Path, buffer_bytes: usize) -> Result<RunReader<R>> {
+    /// Opens `run` to read through a buffer of `buffer_bytes`.
+    pub(crate) fn open(run: &SpilledRun, buffer_bytes: usize) -> Result<RunReader<R>> {
+        let path = &run.path;
         // Open for writing too: giving bytes back is a write.
         let file = File::options()
             .read(true)
@@ -199,7 +234,10 @@ impl<R: Record> RunReader<R> {
             position: 0,
             read_to: 0,
             released_to: 0,
-            release_step: RELEASE_STEP_BYTES,
+            // Small runs are given back too, in a few steps.
+            release_step: (run.bytes / 16).clamp(MIN_RELEASE_STEP_BYTES, RELEASE_STEP_BYTES),
+            written: run.clone(),
+            hasher: Xxh3::new(),
             at_end: false,
             group_left: 0,
             source: 0,
@@ -212,7 +250,7 @@ impl<R: Record> RunReader<R> {
     fn damaged(&self) -> BuildError {
         BuildError::bad_input(
             &self.path,
-            "a temporary run file was damaged or truncated while the build was running",
+            "a temporary run file was changed while the build was running (damaged, cut short or written by another program); build again",
         )
     }
 
@@ -229,8 +267,14 @@ impl<R: Record> RunReader<R> {
         let read = read_full(&mut self.file, &mut self.buffer[held..])
             .map_err(|source| BuildError::io(&self.path, source))?;
         self.buffer.truncate(held + read);
+        self.hasher.update(&self.buffer[held..]);
         self.at_end = held + read < capacity;
         self.read_to += read as u64;
+        if self.at_end
+            && (self.read_to != self.written.bytes || self.hasher.digest() != self.written.checksum)
+        {
+            return Err(self.damaged());
+        }
         // Everything before what the buffer holds has been decoded.
         let decoded_to = self.read_to - self.buffer.len() as u64;
         if decoded_to - self.released_to >= self.release_step {
@@ -316,9 +360,9 @@ mod tests {
     fn round_trip<R: Record + std::fmt::Debug>(records: &[R], buffer_bytes: usize) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run");
-        let entry = write_run(records, &path).unwrap();
-        assert_eq!(entry.bytes, std::fs::metadata(&path).unwrap().len());
-        let mut reader = RunReader::<R>::open(&path, buffer_bytes).unwrap();
+        let run = write_run(records, &path).unwrap();
+        assert_eq!(run.bytes, std::fs::metadata(&path).unwrap().len());
+        let mut reader = RunReader::<R>::open(&run, buffer_bytes).unwrap();
         let mut read = Vec::new();
         while let Some(record) = reader.next().unwrap() {
             read.push(record);
@@ -346,7 +390,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run");
         let entry = write_run(&records, &path).unwrap();
-        let mut reader = RunReader::<u64>::open(&path, 4096).unwrap();
+        let mut reader = RunReader::<u64>::open(&entry, 4096).unwrap();
         reader.release_step = 8192;
         for _ in 0..records.len() / 2 {
             reader.next().unwrap().unwrap();
@@ -380,21 +424,29 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_or_cut_run_is_an_error_not_a_panic() {
+    fn a_damaged_or_cut_run_is_an_error_not_a_panic_nor_a_wrong_arc() {
         let records = records::<u128>(5_000);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run");
-        write_run(&records, &path).unwrap();
+        let run = write_run(&records, &path).unwrap();
         let bytes = std::fs::read(&path).unwrap();
+        // A bit flipped inside a varint still decodes, to another arc: only the checksum
+        // tells.
+        let mut flipped = bytes.clone();
+        let inside = (bytes.len() / 2..).find(|&at| bytes[at] >= 0x80).unwrap();
+        flipped[inside] ^= 1;
         let cases: Vec<Vec<u8>> = vec![
+            flipped,
             bytes[..bytes.len() - 3].to_vec(),
             bytes[..1].to_vec(),
+            Vec::new(),
             vec![0xff; 64],
             [&[0u8, 0, 0xff, 0xff, 0xff, 0xff, 0x7f][..], &bytes[..]].concat(),
+            [&bytes[..], &[0u8, 0, 7][..]].concat(),
         ];
-        for damaged in cases {
-            std::fs::write(&path, &damaged).unwrap();
-            let mut reader = RunReader::<u128>::open(&path, 256).unwrap();
+        for (case, damaged) in cases.iter().enumerate() {
+            std::fs::write(&path, damaged).unwrap();
+            let mut reader = RunReader::<u128>::open(&run, 256).unwrap();
             let mut outcome = Ok(None);
             for _ in 0..records.len() + 10 {
                 outcome = reader.next();
@@ -402,7 +454,11 @@ mod tests {
                     break;
                 }
             }
-            assert!(outcome.is_err(), "damage went unnoticed");
+            let error = outcome.expect_err(&format!("damage {case} went unnoticed"));
+            assert!(
+                error.to_string().contains("was changed while the build"),
+                "{error}"
+            );
         }
     }
 }

@@ -5,13 +5,13 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::slice::ParallelSliceMut;
 
 use crate::Result;
 use crate::record::Record;
-use crate::run_file::{RunReader, RunWriter};
+use crate::run_file::{RunReader, RunWriter, SpilledRun};
 
 /// Sorts `records` and removes parallel arcs, keeping the smallest weight of each.
 pub fn sort_and_deduplicate<R: Record>(records: &mut Vec<R>) {
@@ -35,15 +35,15 @@ pub(crate) fn read_full(reader: &mut impl Read, bytes: &mut [u8]) -> std::io::Re
 
 /// Merges sorted run files into one sorted stream without parallel arcs, calling
 /// `emit` for each record. Uses `buffer_bytes` of read buffers in all.
-pub fn merge_runs<R: Record>(
-    runs: &[PathBuf],
+pub(crate) fn merge_runs<R: Record>(
+    runs: &[SpilledRun],
     buffer_bytes: u64,
     mut emit: impl FnMut(R) -> Result<()>,
 ) -> Result<()> {
     let per_run_bytes = (buffer_bytes / runs.len().max(1) as u64) as usize;
     let mut readers = runs
         .iter()
-        .map(|path| RunReader::<R>::open(path, per_run_bytes))
+        .map(|run| RunReader::<R>::open(run, per_run_bytes))
         .collect::<Result<Vec<_>>>()?;
     let mut heap = BinaryHeap::with_capacity(readers.len());
     for (index, reader) in readers.iter_mut().enumerate() {
@@ -70,27 +70,27 @@ pub fn merge_runs<R: Record>(
 
 /// Merges groups of runs until at most `max_fan_in` remain, so the final merge's
 /// read buffers fit the budget however many runs the input produced.
-pub fn reduce_runs<R: Record>(
-    mut runs: Vec<PathBuf>,
+pub(crate) fn reduce_runs<R: Record>(
+    mut runs: Vec<SpilledRun>,
     max_fan_in: usize,
     buffer_bytes: u64,
     temp_dir: &Path,
     next_run_id: &mut u64,
-) -> Result<(Vec<PathBuf>, u64)> {
+) -> Result<(Vec<SpilledRun>, u64)> {
     let max_fan_in = max_fan_in.max(2);
     let mut passes = 0;
     while runs.len() > max_fan_in {
         passes += 1;
-        let group: Vec<PathBuf> = runs.drain(..max_fan_in).collect();
+        let group: Vec<SpilledRun> = runs.drain(..max_fan_in).collect();
         let path = temp_dir.join(format!("run-{}.bin", *next_run_id));
         *next_run_id += 1;
         let mut writer = RunWriter::<R>::create(&path)?;
         merge_runs::<R>(&group, buffer_bytes, |record| writer.push(record))?;
-        writer.finish()?;
-        for merged in &group {
-            let _ = std::fs::remove_file(merged);
+        let merged = writer.finish()?;
+        for run in &group {
+            let _ = std::fs::remove_file(&run.path);
         }
-        runs.push(path);
+        runs.push(merged);
     }
     Ok((runs, passes))
 }
@@ -111,8 +111,7 @@ mod tests {
             sort_and_deduplicate(&mut records);
             all.extend_from_slice(&records);
             let path = dir.path().join(format!("run{run}"));
-            crate::run_file::write_run(&records, &path).unwrap();
-            runs.push(path);
+            runs.push(crate::run_file::write_run(&records, &path).unwrap());
         }
         let mut next_id = 100;
         let (runs, passes) =

@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::hostile;
 use common::*;
 
 /// The build folders left in `dir`.
@@ -283,4 +284,42 @@ fn a_build_of_another_output_leaves_a_killed_builds_runs_for_its_resume() {
     std::thread::sleep(std::time::Duration::from_millis(1100));
     swapless_ok(&args);
     assert!(build_folders(dir.path()).is_empty());
+}
+
+/// The run file `name` in `dir`'s build folder, once there is one.
+fn run_in_build_folder(dir: &Path, name: &str) -> Option<PathBuf> {
+    build_folders(dir)
+        .into_iter()
+        .map(|folder| folder.join(name))
+        .find(|run| run.exists())
+}
+
+#[test]
+fn a_run_changed_on_disk_during_a_build_fails_it_instead_of_changing_the_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("k.sl"), b"precious").unwrap();
+    let args = [
+        "generate", "kron", "--scale", "18", "--degree", "16", "--memory", "57M", "-o", "k.sl",
+    ];
+    let child = hostile::start(d, &args);
+    // Paused while it spills its later runs, its first run gets one bit flipped inside a
+    // varint, which still decodes, to another arc.
+    hostile::wait_for(|| run_in_build_folder(d, "run-3.bin").is_some());
+    hostile::signal(&child, "STOP");
+    let first = run_in_build_folder(d, "run-1.bin").unwrap();
+    let mut bytes = std::fs::read(&first).unwrap();
+    let inside = (bytes.len() / 2..).find(|&at| bytes[at] >= 0x80).unwrap();
+    bytes[inside] ^= 1;
+    std::fs::write(&first, &bytes).unwrap();
+    hostile::signal(&child, "CONT");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("was changed while the build was running"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(d.join("k.sl")).unwrap(), b"precious");
+    assert!(build_folders(d).is_empty());
 }

@@ -240,17 +240,15 @@ impl GraphWriter {
             let Some(entry) = header.section(kind) else {
                 return Err(self.invalid(format!("required section {} is missing", kind.name())));
             };
-            if header
-                .expected_length(kind)
-                .is_some_and(|expected| expected != entry.length)
+            if let Some(expected) = header.expected_length(kind)
+                && expected != entry.length
             {
                 return Err(self.invalid(format!(
-                    "section {} has {} bytes, but {} vertices and {} arcs need {:?}",
+                    "section {} has {} bytes, but {} vertices and {} arcs need {expected}",
                     kind.name(),
                     entry.length,
                     num_vertices,
                     num_arcs,
-                    header.expected_length(kind)
                 )));
             }
         }
