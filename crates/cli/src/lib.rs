@@ -172,7 +172,8 @@ struct OutputOptions {
     /// Peak memory for the build, e.g. 512M or 2G (default: half of the memory this process may use).
     #[arg(long, value_name = "SIZE")]
     memory: Option<String>,
-    /// Directory for temporary runs (default: next to the output).
+    /// Directory for temporary runs (default: next to the output). They take about as
+    /// much disk as the output, and are given back as the output is written.
     #[arg(long, value_name = "DIR")]
     tmp_dir: Option<PathBuf>,
     /// Renumber vertices: `dbg` groups them by degree, hottest first (results stay in original ids).
