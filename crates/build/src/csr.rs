@@ -60,14 +60,10 @@ pub(crate) fn write_adjacency<R: Record>(
     if runs.len() > max_fan_in {
         context.phase(&format!("pre-merging {label}-edges"), None);
     }
-    let temp_dir = context.temp_dir.clone();
-    let (runs, passes) = reduce_runs::<R>(
-        runs,
-        max_fan_in,
-        context.working_bytes,
-        &temp_dir,
-        &mut context.next_run_id,
-    )?;
+    let working_bytes = context.working_bytes;
+    let (runs, passes) = reduce_runs::<R>(runs, max_fan_in, working_bytes, &mut || {
+        context.new_run_path()
+    })?;
     context.report.merge_passes += passes;
     context.phase(&format!("merging {label}-edges"), expected);
     let mut csr = CsrWriter::begin(writer, sections, vertices, R::WEIGHTED, heads, context)?;

@@ -193,7 +193,6 @@ pub(crate) fn write_run<R: Record>(records: &[R], path: &Path) -> Result<Spilled
 /// back to the file system what it has read.
 pub(crate) struct RunReader<R: Record> {
     file: File,
-    path: PathBuf,
     buffer: Vec<u8>,
     /// Where the next byte to decode lies in `buffer`.
     position: usize,
@@ -229,7 +228,6 @@ impl<R: Record> RunReader<R> {
             .map_err(|source| BuildError::io(path, source))?;
         Ok(RunReader {
             file,
-            path: path.to_path_buf(),
             buffer: Vec::with_capacity(buffer_bytes.max(4 * (MAX_HEADER_BYTES + MAX_ENTRY_BYTES))),
             position: 0,
             read_to: 0,
@@ -249,7 +247,7 @@ impl<R: Record> RunReader<R> {
 
     fn damaged(&self) -> BuildError {
         BuildError::bad_input(
-            &self.path,
+            &self.written.path,
             "a temporary run file was changed while the build was running (damaged, cut short or written by another program); build again",
         )
     }
@@ -265,7 +263,7 @@ impl<R: Record> RunReader<R> {
         let capacity = self.buffer.capacity();
         self.buffer.resize(capacity, 0);
         let read = read_full(&mut self.file, &mut self.buffer[held..])
-            .map_err(|source| BuildError::io(&self.path, source))?;
+            .map_err(|source| BuildError::io(&self.written.path, source))?;
         self.buffer.truncate(held + read);
         self.hasher.update(&self.buffer[held..]);
         self.at_end = held + read < capacity;

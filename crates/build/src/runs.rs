@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
 use std::io::Read;
-use std::path::Path;
+use std::path::PathBuf;
 
 use rayon::slice::ParallelSliceMut;
 
@@ -69,22 +69,21 @@ pub(crate) fn merge_runs<R: Record>(
 }
 
 /// Merges groups of runs until at most `max_fan_in` remain, so the final merge's
-/// read buffers fit the budget however many runs the input produced.
+/// read buffers fit the budget however many runs the input produced. Each merged run goes
+/// where `new_run_path` says (the build's own naming, so that it never lands on a run
+/// still to be read).
 pub(crate) fn reduce_runs<R: Record>(
     mut runs: Vec<SpilledRun>,
     max_fan_in: usize,
     buffer_bytes: u64,
-    temp_dir: &Path,
-    next_run_id: &mut u64,
+    new_run_path: &mut dyn FnMut() -> PathBuf,
 ) -> Result<(Vec<SpilledRun>, u64)> {
     let max_fan_in = max_fan_in.max(2);
     let mut passes = 0;
     while runs.len() > max_fan_in {
         passes += 1;
         let group: Vec<SpilledRun> = runs.drain(..max_fan_in).collect();
-        let path = temp_dir.join(format!("run-{}.bin", *next_run_id));
-        *next_run_id += 1;
-        let mut writer = RunWriter::<R>::create(&path)?;
+        let mut writer = RunWriter::<R>::create(&new_run_path())?;
         merge_runs::<R>(&group, buffer_bytes, |record| writer.push(record))?;
         let merged = writer.finish()?;
         for run in &group {
@@ -110,12 +109,17 @@ mod tests {
                 .collect();
             sort_and_deduplicate(&mut records);
             all.extend_from_slice(&records);
-            let path = dir.path().join(format!("run{run}"));
+            let path = dir.path().join(format!("run-{}.bin", run + 1));
             runs.push(crate::run_file::write_run(&records, &path).unwrap());
         }
-        let mut next_id = 100;
-        let (runs, passes) =
-            reduce_runs::<u128>(runs, 2, 1 << 16, dir.path(), &mut next_id).unwrap();
+        // Named on from the last spilled run, as a build names them: merged runs must not
+        // land on run-5, which is read last.
+        let mut last_id = 5;
+        let mut new_run_path = || {
+            last_id += 1;
+            dir.path().join(format!("run-{last_id}.bin"))
+        };
+        let (runs, passes) = reduce_runs::<u128>(runs, 2, 1 << 16, &mut new_run_path).unwrap();
         assert!(passes >= 1 && runs.len() <= 2);
         let mut merged = Vec::new();
         merge_runs::<u128>(&runs, 1 << 16, |record| {
