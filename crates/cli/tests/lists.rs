@@ -64,7 +64,7 @@ fn generate_with_compressed_lists_writes_the_plain_lists_in_fewer_bytes() {
     );
     assert!(swapless_ok(&["check", arg(&compressed)]).starts_with("ok: "));
     let info = swapless_ok(&["info", arg(&compressed)]);
-    assert!(info.contains("(format v3,"), "{info}");
+    assert!(info.contains("(format v4,"), "{info}");
     assert!(info.contains("lists      compressed, "), "{info}");
     let info_json = dir.path().join("info.json");
     swapless_ok(&["info", arg(&compressed), "--json", arg(&info_json)]);

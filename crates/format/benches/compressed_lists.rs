@@ -36,6 +36,7 @@ fn main() {
             .expect("lists")
             .to_vec();
         let n = graph.num_vertices();
+        let coding = graph.gap_coding();
         let mut ids = Vec::new();
         let mut decode = |min_degree: u64| -> u64 {
             let mut total = 0;
@@ -46,6 +47,7 @@ fn main() {
                 }
                 ids.clear();
                 decode_list(
+                    coding,
                     &stream,
                     positions[v] as usize,
                     v as u32,

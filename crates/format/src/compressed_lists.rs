@@ -1,4 +1,5 @@
-//! Format version 3's compressed neighbor lists: how they are laid out, written and read.
+//! Compressed neighbor lists (format versions 3 and 4): how they are laid out, written
+//! and read.
 //!
 //! The lists of one direction are a byte stream cut into pages of [`LIST_PAGE_BYTES`].
 //! A page holds whole *chunks*; a chunk is the part of one vertex's list on one page and
@@ -10,7 +11,7 @@
 //!         varint(zigzag(first - vertex))   the chunk's first id, relative to its vertex
 //!         gaps                             the other count - 1 ids as gaps minus one: blocks
 //!                                          of 128 bit-packed at their widest gap, then the
-//!                                          rest in Stream VByte
+//!                                          rest as the file's [`GapCoding`] says
 //!         weights                          on a weighted graph, the chunk's count weights,
 //!                                          f32 little-endian, beside their ids
 //! ```
@@ -26,8 +27,8 @@
 //! as in a file with plain lists.
 
 use crate::list_codec::{
-    BitPackedBlocks, ListCodec, ListCodecError, get_varint, put_varint, unzigzag, varint_bytes,
-    zigzag,
+    BitPackedBlocks, ListCodec, ListCodecError, TailCoding, get_varint, put_varint, unzigzag,
+    varint_bytes, zigzag,
 };
 use crate::{FormatError, Result};
 
@@ -36,9 +37,47 @@ pub const LIST_PAGE_BYTES: u64 = 4096;
 
 const PAGE: usize = LIST_PAGE_BYTES as usize;
 
-/// The gaps' codec: bit-packed blocks of 128, the tail in Stream VByte.
-const CODEC: BitPackedBlocks = BitPackedBlocks {
-    stream_vbyte_tail: true,
+/// How a file's chunks code the gaps after their last whole block of 128.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapCoding {
+    /// Format version 3: in Stream VByte.
+    StreamVByteTails,
+    /// Format version 4: tails of [`PACKED_TAIL_GAPS`] gaps or more bit-packed at their
+    /// widest gap (or in Stream VByte where that is smaller, a byte says which), shorter
+    /// ones in Stream VByte. A uniform graph's lists of about 30 ids never fill a block,
+    /// and Stream VByte spends whole bytes on each of their gaps.
+    PackedTails,
+}
+
+/// Tails of at least this many gaps are bit-packed in format version 4: the least that
+/// measured no larger than longer thresholds on any graph (`docs/list-codecs.md`).
+pub const PACKED_TAIL_GAPS: usize = 4;
+
+impl GapCoding {
+    /// The coding of a file of format `version` (3 or later).
+    pub fn of_version(version: u32) -> GapCoding {
+        match version {
+            ..=3 => GapCoding::StreamVByteTails,
+            _ => GapCoding::PackedTails,
+        }
+    }
+
+    /// The coding this build writes.
+    pub const NEWEST: GapCoding = GapCoding::PackedTails;
+
+    fn codec(self) -> BitPackedBlocks {
+        BitPackedBlocks {
+            tail: match self {
+                GapCoding::StreamVByteTails => TailCoding::StreamVByte,
+                GapCoding::PackedTails => TailCoding::PackedFrom(PACKED_TAIL_GAPS),
+            },
+        }
+    }
+}
+
+/// The codec this build writes with.
+const WRITTEN: BitPackedBlocks = BitPackedBlocks {
+    tail: TailCoding::PackedFrom(PACKED_TAIL_GAPS),
 };
 
 /// Bytes a chunk holding `ids` of `vertex` takes, its header and weights included.
@@ -46,7 +85,7 @@ fn chunk_bytes(vertex: u32, ids: &[u32], weighted: bool, continues: bool) -> usi
     let header = (ids.len() as u64) << 1 | u64::from(continues);
     varint_bytes(header)
         + varint_bytes(zigzag(i64::from(ids[0]) - i64::from(vertex)))
-        + CODEC.body_bytes(ids)
+        + WRITTEN.body_bytes(ids)
         + if weighted { 4 * ids.len() } else { 0 }
 }
 
@@ -260,7 +299,7 @@ impl ListEncoder {
                 zigzag(i64::from(chunk[0]) - i64::from(vertex)),
                 &mut self.page,
             );
-            CODEC.encode_body(chunk, &mut self.page);
+            WRITTEN.encode_body(chunk, &mut self.page);
             if let Some(weights) = weights {
                 for weight in &weights[rest..rest + taken] {
                     self.page.extend_from_slice(&weight.to_le_bytes());
@@ -299,10 +338,13 @@ impl ListEncoder {
 
 /// Decodes at least `entries` entries (all of them when it has fewer) of `vertex`'s list,
 /// whose first chunk starts at byte `start` of `stream` (byte 0 of `stream` lies on a
-/// page boundary of the lists): appends `min(entries, degree)` ids to `ids`, and their
-/// weights to `weights` when given. `degree` is the list's length from the offsets: the
-/// chunks must add up to it, and `stream` must hold every chunk up to the entries asked.
+/// page boundary of the lists), coded in `coding`: appends `min(entries, degree)` ids to
+/// `ids`, and their weights to `weights` when given. `degree` is the list's length from
+/// the offsets: the chunks must add up to it, and `stream` must hold every chunk up to
+/// the entries asked.
+#[allow(clippy::too_many_arguments)]
 pub fn decode_list(
+    coding: GapCoding,
     stream: &[u8],
     start: usize,
     vertex: u32,
@@ -321,7 +363,7 @@ pub fn decode_list(
             .get(position..page_end.min(stream.len()))
             .filter(|bytes| !bytes.is_empty())
             .ok_or(ListCodecError::Truncated { vertex })?;
-        let (count, continues, used) = decode_chunk(vertex, bytes, ids)?;
+        let (count, continues, used) = decode_chunk(coding, vertex, bytes, ids)?;
         decoded += count;
         if let Some(weights) = weights.as_deref_mut() {
             let raw = bytes
@@ -344,10 +386,12 @@ pub fn decode_list(
     Ok(())
 }
 
-/// Decodes the chunk at the start of `bytes` (which end where its page ends), appending
-/// its ids to `ids`: returns its count, whether the list continues, and the bytes read.
+/// Decodes the chunk at the start of `bytes` (which end where its page ends), coded in
+/// `coding`, appending its ids to `ids`: returns its count, whether the list continues,
+/// and the bytes read.
 #[inline]
 pub(crate) fn decode_chunk(
+    coding: GapCoding,
     vertex: u32,
     bytes: &[u8],
     ids: &mut Vec<u32>,
@@ -363,7 +407,8 @@ pub(crate) fn decode_chunk(
     let first = u32::try_from(first).map_err(|_| ListCodecError::IdOverflow { vertex })?;
     let at = ids.len();
     ids.resize(at + count as usize, first);
-    let body = CODEC
+    let body = coding
+        .codec()
         .decode_body(first, &bytes[position..], &mut ids[at + 1..])
         .ok_or(ListCodecError::Truncated { vertex })?;
     Ok((count, header & 1 == 1, position + body))
@@ -446,6 +491,7 @@ mod tests {
             for (vertex, list) in lists.iter().enumerate() {
                 let (mut ids, mut weights) = (Vec::new(), Vec::new());
                 decode_list(
+                    GapCoding::NEWEST,
                     &stream,
                     positions[vertex] as usize,
                     vertex as u32,
@@ -481,6 +527,7 @@ mod tests {
             let own = stream[first_page..last_page.min(stream.len())].to_vec();
             let mut ids = Vec::new();
             decode_list(
+                GapCoding::NEWEST,
                 &own,
                 positions[vertex] as usize - first_page,
                 vertex as u32,
@@ -503,6 +550,7 @@ mod tests {
             let pages = &stream[start / PAGE * PAGE..(start / PAGE + 2) * PAGE];
             let (mut ids, mut weights) = (Vec::new(), Vec::new());
             decode_list(
+                GapCoding::NEWEST,
                 pages,
                 start % PAGE,
                 6,
@@ -524,6 +572,7 @@ mod tests {
         let mut ids = Vec::new();
         // A degree that the chunks do not add up to.
         let error = decode_list(
+            GapCoding::NEWEST,
             &stream,
             positions[1] as usize,
             1,
@@ -542,6 +591,7 @@ mod tests {
         // A long list whose later pages are missing.
         let start = positions[6] as usize;
         let error = decode_list(
+            GapCoding::NEWEST,
             &stream[..start / PAGE * PAGE + PAGE],
             start,
             6,
@@ -553,7 +603,7 @@ mod tests {
         assert_eq!(error, Err(ListCodecError::Truncated { vertex: 6 }));
         // Zero bytes where a chunk should be.
         let zeros = vec![0u8; PAGE];
-        let error = decode_list(&zeros, 0, 3, 5, u64::MAX, &mut ids, None);
+        let error = decode_list(GapCoding::NEWEST, &zeros, 0, 3, 5, u64::MAX, &mut ids, None);
         assert_eq!(error, Err(ListCodecError::Truncated { vertex: 3 }));
         // Random bytes decode to something or fail, never panic.
         let mut noisy = stream.clone();
@@ -562,6 +612,7 @@ mod tests {
         }
         for (vertex, list) in lists.iter().enumerate() {
             let _ = decode_list(
+                GapCoding::NEWEST,
                 &noisy,
                 positions[vertex] as usize,
                 vertex as u32,

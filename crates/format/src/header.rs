@@ -9,12 +9,16 @@ pub const MAGIC: &[u8; 8] = b"SWAPLESS";
 /// The newest format version this build reads, and the one it writes for a graph whose
 /// lists are compressed.
 ///
-/// Version 3 may store neighbor lists compressed ([`GraphFlags::compressed_lists`]); a
+/// Version 4 bit-packs the tails of compressed lists that version 3 coded in Stream
+/// VByte ([`crate::compressed_lists::GapCoding`]; version 3 files are still read).
+/// Version 3 brought compressed neighbor lists ([`GraphFlags::compressed_lists`]); a
 /// graph with plain lists is still written as version 2, so that older readers keep
 /// reading it. Version 2 checksums every 4 KiB page of a section; version 1 (still read)
 /// checksummed 1 MiB blocks, which a disk tier's reads of a page or a 256 KiB chunk could
 /// not check.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
+/// The first version that could hold compressed lists.
+pub const FIRST_COMPRESSED_VERSION: u32 = 3;
 /// The version written for a graph whose lists are plain `u32` ids.
 pub const PLAIN_LISTS_VERSION: u32 = 2;
 /// Every section starts at a multiple of this (the page size, and O_DIRECT's alignment).
@@ -350,9 +354,9 @@ impl Header {
         }
         let flags = GraphFlags::from_bits(read_u32(bytes, 12))
             .ok_or_else(|| corrupt(format!("unknown flag bits {:#x}", read_u32(bytes, 12))))?;
-        if flags.compressed_lists && version < FORMAT_VERSION {
+        if flags.compressed_lists && version < FIRST_COMPRESSED_VERSION {
             return Err(corrupt(format!(
-                "a version {version} file cannot hold compressed lists (version {FORMAT_VERSION} brought them)"
+                "a version {version} file cannot hold compressed lists (version {FIRST_COMPRESSED_VERSION} brought them)"
             )));
         }
         let id_bytes = read_u32(bytes, 16);

@@ -312,7 +312,8 @@ impl ListScan {
             return Err(damaged(ListCodecError::Truncated { vertex }));
         }
         let bytes = self.neighbors.get(graph, cursor.position, page_end)?;
-        let (count, continues, used) = decode_chunk(vertex, bytes, ids).map_err(damaged)?;
+        let (count, continues, used) =
+            decode_chunk(graph.gap_coding(), vertex, bytes, ids).map_err(damaged)?;
         if let Some(weights) = weights {
             let raw = bytes
                 .get(used..used + 4 * count as usize)

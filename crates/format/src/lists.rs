@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::compressed_lists::{LIST_PAGE_BYTES, decode_list};
+use crate::compressed_lists::{GapCoding, LIST_PAGE_BYTES, decode_list};
 use crate::{GraphFile, Result, SectionKind};
 
 /// One vertex's list as [`GraphFile::out_list`] reads it.
@@ -46,6 +46,11 @@ impl GraphFile {
     /// with [`GraphFile::out_list`] or [`GraphFile::out_neighbors_of`].
     pub fn lists_compressed(&self) -> bool {
         self.flags().compressed_lists
+    }
+
+    /// How this file's compressed lists code their gaps (it depends on its version).
+    pub fn gap_coding(&self) -> GapCoding {
+        GapCoding::of_version(self.header().version)
     }
 
     /// `u64 × (n+1)`, in a file with compressed lists: where each out-list starts in
@@ -151,6 +156,7 @@ impl GraphFile {
             let last = (to.div_ceil(LIST_PAGE_BYTES) * LIST_PAGE_BYTES).min(stream.len() as u64);
             self.before_read(sections.neighbors, page, last - page);
             decode_list(
+                self.gap_coding(),
                 &stream[page as usize..last as usize],
                 (from - page) as usize,
                 v as u32,

@@ -141,11 +141,11 @@ fn lists_compress_and_come_back_plain_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("g.sl");
     write_small(&plain, &[1, 2, 1]);
-    let compressed = dir.path().join("g3.sl");
+    let compressed = dir.path().join("g-compressed.sl");
     let graph = GraphFile::open(&plain).unwrap();
     swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| true).unwrap();
     let packed = GraphFile::open(&compressed).unwrap();
-    assert_eq!(packed.header().version, 3);
+    assert_eq!(packed.header().version, swapless_format::FORMAT_VERSION);
     assert!(packed.lists_compressed());
     check_file(&compressed).unwrap();
     for v in 0..3 {
@@ -178,7 +178,7 @@ fn a_compressed_list_that_lies_is_caught_by_check() {
     let plain = dir.path().join("g.sl");
     // Vertex 2's list is out of range: compressed as it is, check must still see it.
     write_small(&plain, &[1, 2, 7]);
-    let compressed = dir.path().join("g3.sl");
+    let compressed = dir.path().join("g-compressed.sl");
     let graph = GraphFile::open(&plain).unwrap();
     swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| true).unwrap();
     let error = check_file(&compressed).unwrap_err().to_string();
@@ -272,7 +272,7 @@ fn every_list_in_order_reads_the_same_from_either_form() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("g.sl");
     write_weighted(&plain, &lists);
-    let compressed = dir.path().join("g3.sl");
+    let compressed = dir.path().join("g-compressed.sl");
     let graph = GraphFile::open(&plain).unwrap();
     swapless_format::transcode(&graph, &compressed, ListForm::Compressed, &mut |_| true).unwrap();
     let packed = GraphFile::open(&compressed).unwrap();

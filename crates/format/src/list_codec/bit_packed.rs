@@ -1,17 +1,29 @@
 //! Candidate (c): the gaps in blocks of 128, each block bit-packed at the width of its
 //! largest gap minus one (the `bitpacking` crate's BitPacker4x, SIMD on x86-64 and
 //! portable elsewhere), a width byte before each block; the last fewer than 128 gaps of
-//! a chunk as LEB128 varints or in Stream VByte.
+//! a chunk as LEB128 varints, in Stream VByte, or bit-packed too (`packed_tail`).
 
 use bitpacking::{BitPacker, BitPacker4x};
 
-use super::{ListCodec, get_varint, put_varint, stream_vbyte, varint_bytes};
+use super::{ListCodec, get_varint, packed_tail, put_varint, stream_vbyte, varint_bytes};
 
-/// Gaps bit-packed 128 at a time, the tail of a chunk in a byte code.
-#[derive(Debug, Clone, Copy, Default)]
+/// How the gaps after a chunk's last whole block are coded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailCoding {
+    /// LEB128 varints.
+    Leb128,
+    /// Stream VByte (SSSE3 where there).
+    StreamVByte,
+    /// Tails of at least this many gaps bit-packed at their widest gap, or in Stream VByte
+    /// where that is smaller; shorter tails in Stream VByte.
+    PackedFrom(usize),
+}
+
+/// Gaps bit-packed 128 at a time, the tail of a chunk as its [`TailCoding`] says.
+#[derive(Debug, Clone, Copy)]
 pub struct BitPackedBlocks {
-    /// Code the tail in Stream VByte (SSSE3 where there) rather than LEB128.
-    pub stream_vbyte_tail: bool,
+    /// How the last fewer than 128 gaps are coded.
+    pub tail: TailCoding,
 }
 
 const BLOCK: usize = BitPacker4x::BLOCK_LEN;
@@ -25,10 +37,12 @@ fn packer() -> BitPacker4x {
 
 impl ListCodec for BitPackedBlocks {
     fn name(&self) -> &'static str {
-        if self.stream_vbyte_tail {
-            "bit-packed blocks of 128, Stream VByte tail"
-        } else {
-            "bit-packed blocks of 128, LEB128 tail"
+        match self.tail {
+            TailCoding::Leb128 => "bit-packed blocks of 128, LEB128 tail",
+            TailCoding::StreamVByte => "bit-packed blocks of 128, Stream VByte tail",
+            TailCoding::PackedFrom(4) => "bit-packed blocks of 128, tails of 4+ packed",
+            TailCoding::PackedFrom(16) => "bit-packed blocks of 128, tails of 16+ packed",
+            TailCoding::PackedFrom(_) => "bit-packed blocks of 128, long tails packed",
         }
     }
 
@@ -45,12 +59,17 @@ impl ListCodec for BitPackedBlocks {
         }
         let tail = &ids[before..];
         bytes
-            + if self.stream_vbyte_tail {
-                stream_vbyte::gaps_bytes(tail)
-            } else {
-                tail.windows(2)
+            + match self.tail {
+                TailCoding::Leb128 => tail
+                    .windows(2)
                     .map(|pair| varint_bytes(u64::from(pair[1] - pair[0] - 1)))
-                    .sum::<usize>()
+                    .sum::<usize>(),
+                TailCoding::PackedFrom(least) if tail.len() > least => {
+                    packed_tail::tail_bytes(tail)
+                }
+                TailCoding::StreamVByte | TailCoding::PackedFrom(_) => {
+                    stream_vbyte::gaps_bytes(tail)
+                }
             }
     }
 
@@ -67,11 +86,18 @@ impl ListCodec for BitPackedBlocks {
             packer.compress_strictly_sorted(Some(ids[before]), block, &mut out[at..], bits);
             before += BLOCK;
         }
-        if self.stream_vbyte_tail {
-            stream_vbyte::encode_gaps(&ids[before..], out);
-        } else {
-            for pair in ids[before..].windows(2) {
-                put_varint(u64::from(pair[1] - pair[0] - 1), out);
+        let tail = &ids[before..];
+        match self.tail {
+            TailCoding::Leb128 => {
+                for pair in tail.windows(2) {
+                    put_varint(u64::from(pair[1] - pair[0] - 1), out);
+                }
+            }
+            TailCoding::PackedFrom(least) if tail.len() > least => {
+                packed_tail::encode_tail(tail, out)
+            }
+            TailCoding::StreamVByte | TailCoding::PackedFrom(_) => {
+                stream_vbyte::encode_gaps(tail, out)
             }
         }
     }
@@ -93,9 +119,15 @@ impl ListCodec for BitPackedBlocks {
             position += 1 + packed.len();
         }
         let tail = blocks.into_remainder();
-        if self.stream_vbyte_tail {
-            return stream_vbyte::decode_gaps(id, &bytes[position..], tail, true)
-                .map(|tail_bytes| position + tail_bytes);
+        let rest = bytes.get(position..)?;
+        match self.tail {
+            TailCoding::PackedFrom(least) if tail.len() >= least => {
+                return packed_tail::decode_tail(id, rest, tail).map(|used| position + used);
+            }
+            TailCoding::StreamVByte | TailCoding::PackedFrom(_) => {
+                return stream_vbyte::decode_gaps(id, rest, tail, true).map(|used| position + used);
+            }
+            TailCoding::Leb128 => {}
         }
         for slot in tail {
             let gap = u32::try_from(get_varint(bytes, &mut position)?).ok()?;

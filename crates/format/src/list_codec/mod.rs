@@ -40,11 +40,12 @@
 
 mod bit_packed;
 mod byte_code;
+mod packed_tail;
 mod stream_vbyte;
 #[cfg(test)]
 mod tests;
 
-pub use bit_packed::BitPackedBlocks;
+pub use bit_packed::{BitPackedBlocks, TailCoding};
 pub use byte_code::ByteCode;
 pub use stream_vbyte::StreamVByte;
 
@@ -110,10 +111,16 @@ pub fn candidates() -> Vec<Box<dyn ListCodec + Send + Sync>> {
         Box::new(StreamVByte { ssse3: false }),
         Box::new(StreamVByte { ssse3: true }),
         Box::new(BitPackedBlocks {
-            stream_vbyte_tail: false,
+            tail: TailCoding::Leb128,
         }),
         Box::new(BitPackedBlocks {
-            stream_vbyte_tail: true,
+            tail: TailCoding::StreamVByte,
+        }),
+        Box::new(BitPackedBlocks {
+            tail: TailCoding::PackedFrom(4),
+        }),
+        Box::new(BitPackedBlocks {
+            tail: TailCoding::PackedFrom(16),
         }),
     ]
 }

@@ -124,6 +124,7 @@ pub(crate) fn deliver_decoded(
                                 .filter(|&at| at < bytes.len() as u64)
                                 .ok_or_else(|| outside_read(path, vertex))?;
                             decode_list(
+                                compressed.coding,
                                 bytes,
                                 at as usize,
                                 vertex,

@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
+use swapless_format::compressed_lists::GapCoding;
 use swapless_format::{FormatError, GraphFile, SectionKind};
 
 use crate::offsets::offsets_do_not_describe;
@@ -30,6 +31,8 @@ pub(crate) struct CompressedLists {
     pub positions: Offsets,
     /// Whether weights lie beside the ids (a weighted graph) and the run reads them.
     pub weights: bool,
+    /// How the chunks code their gaps (by the file's version).
+    pub coding: GapCoding,
 }
 
 /// Refuses offsets (section `kinds[0]`) that do not describe the `entries` of
@@ -110,6 +113,7 @@ impl ListLayout {
                 compressed: Some(CompressedLists {
                     positions,
                     weights: weighted,
+                    coding: graph.gap_coding(),
                 }),
             });
         }
