@@ -4,7 +4,9 @@
 #   bash bench/lists_ab.sh [OUT] ; python3 bench/summarize_lists_ab.py OUT
 # Environment: SWAPLESS (binary), DIR (graphs, default /tmp/lists-ab), GRAPH (kron23),
 # KERNELS ("bfs pr cc"), MODES ("dram direct25"), MEM (the disk tiers' budget, 271M: 25% of
-# kron23's footprint), ROUNDS (2).
+# kron23's footprint), ROUNDS (2). Two given files instead of a plain one and its
+# compressed copy: A and B (paths; reports name them A_NAME and B_NAME, default "a" "b"),
+# as for a version-3 file against a version-4 one.
 set -euo pipefail
 SWAPLESS=${SWAPLESS:-target/release/swapless}
 OUT=${1:-bench/results/lists-ab}
@@ -15,8 +17,10 @@ MODES=${MODES:-dram direct25}
 MEM=${MEM:-271M}
 ROUNDS=${ROUNDS:-2}
 mkdir -p "$OUT" "$DIR"
-plain=$DIR/$GRAPH.sl
-compressed=$DIR/$GRAPH-v3.sl
+plain=${A:-$DIR/$GRAPH.sl}
+compressed=${B:-$DIR/$GRAPH-v3.sl}
+first=plain; second=v3
+if [ -n "${A:-}" ]; then first=${A_NAME:-a}; second=${B_NAME:-b}; fi
 if [ ! -f "$plain" ]; then
   kind=${GRAPH%%[0-9]*}; scale=${GRAPH#"$kind"}
   "$SWAPLESS" generate "$kind" --scale "$scale" --degree 16 --memory 4G -o "$plain"
@@ -24,8 +28,8 @@ fi
 [ -f "$compressed" ] || "$SWAPLESS" build "$plain" -o "$compressed" --lists compressed --memory 4G
 for round in $(seq 1 "$ROUNDS"); do
   for kernel in $KERNELS; do
-    for form in plain v3; do
-      graph=$plain; [ $form = v3 ] && graph=$compressed
+    for form in $first $second; do
+      graph=$plain; [ $form = "$second" ] && graph=$compressed
       for mode in $MODES; do
         case $mode in
           dram) options=(--tier dram) ;;

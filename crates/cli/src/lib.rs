@@ -186,7 +186,7 @@ struct OutputOptions {
     out_heads: OutHeadsChoice,
     /// How the output stores its neighbor lists: `plain` (4 bytes an id; format v2, which
     /// every swapless reads) or `compressed` (delta-coded in pages that each decode alone;
-    /// format v3, about half the bytes on kron, so half the reading out of memory).
+    /// format v4, about half the bytes on kron, so half the reading out of memory).
     #[arg(long, value_name = "FORM", default_value = "plain")]
     lists: String,
     /// Also write the build report as JSON to this file ("-" for standard output).

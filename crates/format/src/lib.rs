@@ -16,6 +16,7 @@ mod error;
 mod header;
 #[doc(hidden)]
 pub mod list_codec;
+mod list_sample;
 mod list_scan;
 mod lists;
 mod mapped_bound;

@@ -336,13 +336,13 @@ impl ListScan {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{GraphFlags, GraphWriter, IdKind, ListForm, transcode};
 
     /// A directed, weighted graph of `n` vertices, with a hub whose list crosses pages,
     /// some empty lists and some weights below zero.
-    fn write_plain(path: &std::path::Path, n: u32) -> Vec<Vec<(u32, f32)>> {
+    pub(crate) fn write_plain(path: &std::path::Path, n: u32) -> Vec<Vec<(u32, f32)>> {
         let mut lists: Vec<Vec<(u32, f32)>> = (0..n)
             .map(|v| match v {
                 0 => (1..n).map(|u| (u, u as f32)).collect(),
@@ -410,7 +410,10 @@ mod tests {
     }
 
     /// The graph of [`write_plain`] in `dir`, plain and compressed.
-    fn write_both(dir: &std::path::Path, n: u32) -> (std::path::PathBuf, std::path::PathBuf) {
+    pub(crate) fn write_both(
+        dir: &std::path::Path,
+        n: u32,
+    ) -> (std::path::PathBuf, std::path::PathBuf) {
         let (plain, compressed) = (dir.join("plain.sl"), dir.join("compressed.sl"));
         write_plain(&plain, n);
         let form = ListForm::Compressed;

@@ -657,7 +657,7 @@ impl Drop for SectionReader {
 }
 
 /// `posix_fadvise` on `file`; a failure only leaves the cache as it was.
-fn advise(file: &File, start: u64, length: u64, advice: libc::c_int) {
+pub(crate) fn advise(file: &File, start: u64, length: u64, advice: libc::c_int) {
     use std::os::fd::AsRawFd;
     // SAFETY: posix_fadvise only reads its integer arguments.
     unsafe {

@@ -280,7 +280,7 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
     ``header`` says whether a CSV's first row names them (None: found by itself).
     ``lists`` is how the file stores its neighbor lists: "plain" (4 bytes an id, format
     v2, read by every swapless) or "compressed" (delta-coded in pages that each decode
-    alone, format v3: about half the bytes on kron graphs, so half the reading when the
+    alone, format v4: about half the bytes on kron graphs, so half the reading when the
     graph does not fit in memory); a compressed build writes the lists plain first among
     its temporaries, then rewrites them. ``g.build_report`` gives ``lists`` and
     ``list_bytes_per_arc``. A compressed .sl input builds back to plain. Returns

@@ -11,6 +11,9 @@ use crate::{OffsetForm, Result, offsets_bytes};
 
 /// Pages of a list section the plan samples to tell whether the graph is banded.
 const BAND_SAMPLE_PAGES: u64 = 64;
+/// Compressed lists longer than this on disk are left out of the band sample (a hub's
+/// list would be read whole for one vote).
+const SAMPLED_LIST_BYTES: u64 = 1 << 20;
 
 /// Share of [`band_share`] from which lists count as banded.
 pub const BANDED_SHARE: f64 = 0.75;
@@ -59,26 +62,9 @@ fn band_share_of_lists(graph: &GraphFile, kind: SectionKind) -> Result<Option<f6
     // As many ids as the plain sample's pages hold, from lists of any length.
     let wanted = BAND_SAMPLE_PAGES * 1024;
     let samples = (BAND_SAMPLE_PAGES * 16).min(vertices);
-    for index in 0..samples {
-        if total >= wanted {
-            break;
-        }
-        let vertex = (index * vertices / samples.max(1)) as usize;
-        let list = match kind {
-            SectionKind::InNeighbors => graph.in_list(vertex),
-            _ => graph.out_list(vertex),
-        };
-        // A far graph's local file holds no lists (its pages are blank): no verdict. A
-        // damaged list is the run's page checks' to report, not the plan's.
-        let Ok(list) = list else {
-            return Ok(None);
-        };
-        let mut ids = list.ids.into_owned();
-        if ids.is_empty() {
-            continue;
-        }
-        let middle = ids.len() / 2;
-        let median = *ids.select_nth_unstable(middle).1 as u64;
+    let mut visit = |vertex: usize, ids: &[u32]| {
+        // Lists are sorted: the median is the middle id.
+        let median = ids[ids.len() / 2] as u64;
         if median.abs_diff(vertex as u64) <= (vertices / 16).max(1) {
             close += ids
                 .iter()
@@ -86,6 +72,18 @@ fn band_share_of_lists(graph: &GraphFile, kind: SectionKind) -> Result<Option<f6
                 .count() as u64;
         }
         total += ids.len() as u64;
+        total < wanted
+    };
+    // Read with pread, not through the map: the plan runs inside the budget, and pages
+    // a map's faults bring in would count in its resident set. A far graph's local file
+    // holds no lists (its pages are blank), and a damaged list is the run's page checks'
+    // to report, not the plan's: either gives no verdict.
+    let incoming = kind == SectionKind::InNeighbors;
+    if graph
+        .sample_lists(incoming, samples, SAMPLED_LIST_BYTES, &mut visit)
+        .is_err()
+    {
+        return Ok(None);
     }
     Ok((total > 0).then(|| close as f64 / total as f64))
 }
