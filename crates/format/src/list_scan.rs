@@ -107,6 +107,12 @@ impl GraphFile {
     /// Reads the out-lists (the in-lists when `incoming`, which are the out-lists of an
     /// undirected graph) in vertex order with `pread`: see [`ListScan`].
     pub fn scan_lists(&self, incoming: bool) -> Result<ListScan> {
+        self.scan_lists_from(incoming, 0)
+    }
+
+    /// [`GraphFile::scan_lists`] from vertex `first_vertex` on: scans of disjoint ranges
+    /// of vertices read side by side, each holding its own windows.
+    pub fn scan_lists_from(&self, incoming: bool, first_vertex: usize) -> Result<ListScan> {
         let sections = match incoming && self.flags().directed {
             true => ListSections::IN,
             false => ListSections::OUT,
@@ -120,7 +126,7 @@ impl GraphFile {
             neighbors: Window::open(self, sections.neighbors)?,
             weights: None,
             sections,
-            next_vertex: 0,
+            next_vertex: first_vertex,
             current: None,
         })
     }

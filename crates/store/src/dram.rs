@@ -13,6 +13,80 @@ use crate::{
     Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block,
 };
 
+/// Ranges of vertices a thread's share of a compressed load is cut into: more than one
+/// a thread, so a thread whose ranges hold the hubs does not hold up the others.
+const DECODE_RANGES_A_THREAD: usize = 4;
+
+/// `count` ranges of vertices of about equal arcs, covering every vertex (fewer where
+/// one list holds several ranges' arcs, or the graph is small).
+fn decode_ranges(offsets: OffsetSlice<'_>, count: usize) -> Vec<Range<usize>> {
+    let vertices = offsets.len() - 1;
+    let arcs = offsets.get(vertices);
+    let mut ranges = Vec::with_capacity(count);
+    let mut start = 0;
+    for index in 1..=count {
+        let end = match index == count {
+            true => vertices,
+            // The first vertex whose list starts at or after the range's share.
+            false => {
+                let target = arcs * index as u64 / count as u64;
+                offsets
+                    .partition_point(|offset| offset < target)
+                    .min(vertices)
+            }
+        };
+        if end > start {
+            ranges.push(start..end);
+            start = end;
+        }
+    }
+    ranges
+}
+
+/// Reads and decodes the lists of `range` into `ids` (and `weights`), which hold exactly
+/// their entries, part by part as a scan hands them out.
+fn decode_range(
+    graph: &GraphFile,
+    incoming: bool,
+    range: Range<usize>,
+    ids: &mut [u32],
+    mut weights: Option<&mut [f32]>,
+) -> Result<()> {
+    let mut scan = graph.scan_lists_from(incoming, range.start)?;
+    let (mut part, mut part_weights) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    let mut vertex = range.start;
+    while vertex < range.end {
+        part.clear();
+        part_weights.clear();
+        let wanted = weights.is_some().then_some(&mut part_weights);
+        let Some((_, ends)) = scan.next_part(graph, &mut part, wanted)? else {
+            break;
+        };
+        // The scan checks each list against its degree in the offsets, whose sum the
+        // range's share of the arrays is: a part past it is damage all the same.
+        let share = at..at + part.len();
+        let past_share = || swapless_format::FormatError::Corrupt {
+            path: graph.path().to_path_buf(),
+            detail: format!("vertex {vertex}'s list holds more entries than its offsets give"),
+        };
+        ids.get_mut(share.clone())
+            .ok_or_else(past_share)?
+            .copy_from_slice(&part);
+        if let Some(weights) = weights.as_deref_mut() {
+            weights
+                .get_mut(share)
+                .ok_or_else(past_share)?
+                .copy_from_slice(&part_weights);
+        }
+        at += part.len();
+        if ends {
+            vertex += 1;
+        }
+    }
+    Ok(())
+}
+
 /// One direction's CSR in memory.
 struct Csr {
     offsets: Offsets,
@@ -53,7 +127,9 @@ impl Csr {
     }
 
     /// Loads compressed lists decoded, as plain ones: kernels in memory then run at the
-    /// speed of plain lists, and the file's smaller size only shortens the load.
+    /// speed of plain lists, and the file's smaller size only shortens the load. The
+    /// vertices are cut into ranges of about equal arcs, each read and decoded by its own
+    /// scan on rayon's threads straight into its part of the arrays.
     fn decode(graph: &GraphFile, sections: [SectionKind; 3], weighted: bool) -> Result<Csr> {
         let arcs = graph.num_arcs() as u64;
         let offsets = Offsets::load(graph, [sections[0], sections[1]], arcs, OffsetForm::Plain)?
@@ -62,22 +138,36 @@ impl Csr {
                 detail: format!("section {} is missing", sections[0].name()),
             })?;
         check_offsets(graph, sections, offsets.as_slice(), arcs)?;
-        let mut neighbors = Vec::with_capacity(arcs as usize);
-        let mut weights = weighted.then(|| Vec::with_capacity(arcs as usize));
+        let mut neighbors = vec![0u32; arcs as usize];
+        let mut weights = weighted.then(|| vec![0f32; arcs as usize]);
         let incoming = sections[1] == SectionKind::InNeighbors;
-        let mut scan = graph.scan_lists(incoming)?;
-        let (mut ids, mut list_weights) = (Vec::new(), Vec::new());
-        while scan
-            .next_list(graph, &mut ids, weighted.then_some(&mut list_weights))?
-            .is_some()
-        {
-            neighbors.extend_from_slice(&ids);
-            if let Some(weights) = &mut weights {
-                weights.extend_from_slice(&list_weights);
-            }
+        let offsets_of = offsets.as_slice();
+        let ranges = decode_ranges(
+            offsets_of,
+            rayon::current_num_threads() * DECODE_RANGES_A_THREAD,
+        );
+        // Each range's share of the arrays, cut in vertex order.
+        let mut parts = Vec::with_capacity(ranges.len());
+        let (mut ids_left, mut weights_left) = (&mut neighbors[..], weights.as_deref_mut());
+        for range in ranges {
+            let length = (offsets_of.get(range.end) - offsets_of.get(range.start)) as usize;
+            let (ids, rest) = std::mem::take(&mut ids_left).split_at_mut(length);
+            ids_left = rest;
+            let part_weights = match weights_left.take() {
+                Some(all) => {
+                    let (part, rest) = all.split_at_mut(length);
+                    weights_left = Some(rest);
+                    Some(part)
+                }
+                None => None,
+            };
+            parts.push((range, ids, part_weights));
         }
-        // The offsets' degrees and the chunks' counts agreed list by list.
-        debug_assert_eq!(neighbors.len() as u64, arcs);
+        parts
+            .into_par_iter()
+            .try_for_each(|(range, ids, weights)| -> Result<()> {
+                decode_range(graph, incoming, range, ids, weights)
+            })?;
         check_ids_in_range(graph, sections[1], &neighbors)?;
         Ok(Csr {
             offsets,
@@ -224,5 +314,33 @@ impl EdgeStore for DramStore {
                 .permutation
                 .as_ref()
                 .map_or(0, |p| p.len() as u64 * 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_ranges_cover_every_vertex_once_in_shares_of_arcs() {
+        // Offsets, ranges asked for, and the ranges' (start, end).
+        type Case = (&'static [u64], usize, &'static [(usize, usize)]);
+        let table: [Case; 5] = [
+            (&[0, 2, 4, 6, 8], 2, &[(0, 2), (2, 4)]),
+            (&[0, 2, 4, 6, 8], 8, &[(0, 1), (1, 2), (2, 3), (3, 4)]),
+            // A hub holds most arcs: the ranges after it are folded in.
+            (&[0, 1, 101, 102, 103], 4, &[(0, 2), (2, 4)]),
+            // Empty lists and a graph with no arcs still cover every vertex.
+            (&[0, 0, 0, 5, 5], 2, &[(0, 3), (3, 4)]),
+            (&[0, 0, 0], 3, &[(0, 2)]),
+        ];
+        for (offsets, count, expected) in table {
+            let offsets = Offsets::Wide(offsets.to_vec());
+            let ranges: Vec<(usize, usize)> = decode_ranges(offsets.as_slice(), count)
+                .into_iter()
+                .map(|range| (range.start, range.end))
+                .collect();
+            assert_eq!(ranges, expected, "{count}");
+        }
     }
 }

@@ -34,7 +34,8 @@ impl Phases {
             + sizes.dram_offsets.0
             + sizes.dram_offsets.1
             + sizes.permutation
-            + sizes.decoded_bulk;
+            + sizes.decoded_bulk
+            + sizes.load_scans(request.threads);
         // The output phase keeps one copy of the permutation beside the result.
         let output = match request.output_bytes {
             0 => 0,

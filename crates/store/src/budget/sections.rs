@@ -170,6 +170,9 @@ pub(super) struct Sizes {
     pub(super) decoded_bulk: u64,
     /// Whether the lists are compressed (decoded as they are read).
     pub(super) compressed: bool,
+    /// What one scan of the lists holds at most (`ListScan::part_held_bytes`): the dram
+    /// tier decodes compressed lists at load with a scan on each thread.
+    pub(super) scan_held: u64,
     /// Whether the file has page checksums to check reads against.
     pub(super) pages_checked: bool,
     /// Whether a pass needs only the heads of the out-lists.
@@ -273,11 +276,33 @@ impl Sizes {
         };
         let list_checks =
             directions.iter().map(|d| d.page_checks).sum::<u64>() + page_checks(heads_bytes);
+        // A scan's windows never hold more than its direction's three sections, nor its
+        // part more than a list: on a small graph, far less than the general bound.
+        let scan_held = [
+            [
+                SectionKind::OutOffsets,
+                SectionKind::OutPositions,
+                SectionKind::OutNeighbors,
+            ],
+            [
+                SectionKind::InOffsets,
+                SectionKind::InPositions,
+                SectionKind::InNeighbors,
+            ],
+        ]
+        .iter()
+        .map(|kinds| kinds.iter().map(|&kind| size(kind)).sum::<u64>())
+        .max()
+        .unwrap_or(0);
+        let longest_degree = directions.iter().map(|d| d.longest_degree).max();
+        let scan_held = swapless_format::ListScan::part_held_bytes(graph)
+            .min(2 * scan_held + 8 * longest_degree.unwrap_or(0));
         Ok(Sizes {
             weighted,
             bulk: directions.iter().map(|d| d.lists).sum(),
             decoded_bulk: directions.iter().map(|d| d.decoded).sum(),
             compressed,
+            scan_held,
             directions,
             permutation_section: size(SectionKind::Permutation),
             permutation: size(SectionKind::Permutation) * 2,
@@ -311,6 +336,15 @@ impl Sizes {
                 .any(|direction| direction.name == name)
         };
         (reads("out"), reads("in"))
+    }
+
+    /// What the dram tier's load holds besides the lists it fills: a scan on each
+    /// thread decoding compressed lists; nothing for plain lists, read as they lie.
+    pub(super) fn load_scans(&self, threads: usize) -> u64 {
+        match self.compressed {
+            true => threads as u64 * self.scan_held,
+            false => 0,
+        }
     }
 
     /// What the threads of a disk tier hold to decode compressed lists: each (and the

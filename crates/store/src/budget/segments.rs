@@ -69,6 +69,17 @@ fn hot_segments(placed: &Placed) -> Vec<Segment> {
             placement: "dram (threads beyond the eight the process's share covers)".to_string(),
         });
     }
+    let load_scans = placed.sizes.load_scans(placed.request.threads);
+    if placed.tier == Tier::Dram && load_scans > 0 {
+        segments.push(Segment {
+            name: "load scans".to_string(),
+            bytes: load_scans,
+            class: "hot",
+            placement:
+                "dram while loading (each thread reads and decodes a range of compressed lists)"
+                    .to_string(),
+        });
+    }
     let decode_buffers = placed.sizes.decode_buffers(placed.request.threads);
     if placed.tier != Tier::Dram && decode_buffers > 0 {
         segments.push(Segment {
