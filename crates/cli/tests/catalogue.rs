@@ -205,10 +205,10 @@ fn cases() -> Vec<Case> {
             setup: |d| args(&["run", "bfs", &file(d, "e.sl", b"")]) },
         Case { name: "sl: wrong magic", exit: 1, phrase: "not a swapless .sl graph file",
             setup: |d| args(&["info", &file(d, "n.sl", b"0 1\n1 2\n")]) },
-        Case { name: "sl: a flipped version byte", exit: 1, phrase: "fails its checksum and names format version 4",
+        Case { name: "sl: a flipped version byte", exit: 1, phrase: "fails its checksum and names format version 5",
             setup: |d| {
                 let mut bytes = std::fs::read(&made_graphs().0).unwrap();
-                bytes[8] = 4;
+                bytes[8] = 5;
                 args(&["info", &file(d, "v.sl", &bytes)])
             } },
         Case { name: "sl: version 0", exit: 1, phrase: "format version 0, which does not exist",
