@@ -12,7 +12,8 @@ use swapless_engine::kernels::bfs::{self, parents_in_original_ids};
 use swapless_engine::kernels::connected_components;
 use swapless_engine::kernels::pagerank::{self, PageRankMethod, PageRankOptions};
 use swapless_engine::kernels::{
-    betweenness, core_number, maximal_independent_set, pick_sources, radii, sssp, triangle_count,
+    betweenness, core_number, maximal_independent_set, pick_sources, radii, sssp,
+    strongly_connected_components, triangle_count,
 };
 use swapless_engine::parameters::{Given, ParameterKind, ParameterValue, resolve};
 use swapless_engine::pick_source;
@@ -814,5 +815,88 @@ fn every_kernel_is_correct_on_random_small_graphs() {
             triangle_count::verify(&graph, triangles, block_bytes)
                 .unwrap_or_else(|e| panic!("{label} tc, blocks of {block_bytes} bytes: {e}"));
         }
+        let components = strongly_connected_components::strongly_connected_components(&store)
+            .unwrap()
+            .labels;
+        strongly_connected_components::verify(&graph, &components)
+            .unwrap_or_else(|e| panic!("{label} scc: {e}"));
+        assert_eq!(&components[..], &tarjan(&graph)[..], "{label} scc");
+    }
+}
+
+/// Each vertex's strongly connected component as its smallest member, by Tarjan's
+/// algorithm (iterative), serially over the file's out-lists: the reference scc is
+/// held to, independent of its verifier.
+fn tarjan(graph: &GraphFile) -> Vec<u32> {
+    let vertices = graph.num_vertices();
+    let none = u32::MAX;
+    let (mut index, mut low) = (vec![none; vertices], vec![0u32; vertices]);
+    let (mut on_stack, mut stack) = (vec![false; vertices], Vec::new());
+    let mut labels = vec![none; vertices];
+    let mut counter = 0u32;
+    for root in 0..vertices {
+        if index[root] != none {
+            continue;
+        }
+        // Frames of (vertex, next neighbor to look at).
+        let mut frames = vec![(root, 0usize)];
+        while let Some(frame) = frames.last_mut() {
+            let (vertex, next) = *frame;
+            if index[vertex] == none {
+                index[vertex] = counter;
+                low[vertex] = counter;
+                counter += 1;
+                stack.push(vertex);
+                on_stack[vertex] = true;
+            }
+            let list = graph.out_neighbors_of(vertex);
+            if let Some(&neighbor) = list.get(next) {
+                frame.1 += 1;
+                let neighbor = neighbor as usize;
+                if index[neighbor] == none {
+                    frames.push((neighbor, 0));
+                } else if on_stack[neighbor] {
+                    low[vertex] = low[vertex].min(index[neighbor]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent] = low[parent].min(low[vertex]);
+            }
+            if low[vertex] == index[vertex] {
+                let start = stack.iter().rposition(|&member| member == vertex).unwrap();
+                let members: Vec<usize> = stack.drain(start..).collect();
+                let smallest = *members.iter().min().unwrap() as u32;
+                for member in members {
+                    on_stack[member] = false;
+                    labels[member] = smallest;
+                }
+            }
+        }
+    }
+    labels
+}
+
+#[test]
+fn the_scc_verifier_catches_merged_split_and_mislabelled_components() {
+    let dir = tempfile::tempdir().unwrap();
+    // Components {0, 1} and {2, 3}, joined one way by 1 -> 2; 4 on its own.
+    let path = text_graph(dir.path(), "two", "0 1\n1 0\n1 2\n2 3\n3 2\n3 4\n", false);
+    let graph = GraphFile::open(&path).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
+    let found = strongly_connected_components::strongly_connected_components(&store).unwrap();
+    assert_eq!(&found.labels[..], &[0, 0, 2, 2, 4]);
+    assert_eq!(found.components, 3);
+    strongly_connected_components::verify(&graph, &found.labels).unwrap();
+    let wrong: [(&[u32], &str); 4] = [
+        (&[0, 0, 0, 0, 4], "reach"),
+        (&[0, 1, 2, 2, 4], "cycle"),
+        (&[1, 1, 2, 2, 4], "smallest"),
+        (&[0, 0, 2, 2, 2], "reach"),
+    ];
+    for (labels, says) in wrong {
+        let error = strongly_connected_components::verify(&graph, labels).unwrap_err();
+        assert!(error.contains(says), "{labels:?}: {error}");
     }
 }

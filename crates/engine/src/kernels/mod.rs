@@ -11,6 +11,7 @@ pub mod personalized_pagerank;
 pub mod radii;
 pub mod registry;
 pub mod sssp;
+pub mod strongly_connected_components;
 pub mod triangle_count;
 pub mod vertex_triangles;
 

@@ -3,12 +3,13 @@
 
 use super::{
     betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
-    personalized_pagerank, radii, sssp, triangle_count, vertex_triangles,
+    personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
+    vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 11] = [
+pub static KERNELS: [&dyn AnyKernel; 12] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -20,4 +21,5 @@ pub static KERNELS: [&dyn AnyKernel; 11] = [
     &maximal_independent_set::MaximalIndependentSet,
     &core_number::CoreNumber,
     &personalized_pagerank::PersonalizedPageRank,
+    &strongly_connected_components::StronglyConnectedComponents,
 ];
