@@ -153,6 +153,19 @@ def test_components_match_networkx(all_graphs, tmp_path):
         assert len(set(labels.tolist())) == len(parts)
 
 
+def test_strong_components_match_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        labels, report = run("scc", path, tmp_path, "--verify")
+        parts = list(nx.strongly_connected_components(g) if g.is_directed()
+                     else nx.connected_components(g))
+        assert report["result"]["components"] == len(parts)
+        for part in parts:
+            assert len({int(labels[v]) for v in part}) == 1
+            # The label is a member's id.
+            assert int(labels[next(iter(part))]) in part
+        assert len(set(labels.tolist())) == len(parts)
+
+
 def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         undirected = g.to_undirected() if g.is_directed() else g

@@ -18,6 +18,7 @@ MODULES = [
     "algorithms/link_analysis/tests/test_pagerank.py",
     "algorithms/components/tests/test_connected.py",
     "algorithms/components/tests/test_weakly_connected.py",
+    "algorithms/components/tests/test_strongly_connected.py",
     "algorithms/tests/test_core.py",
     "algorithms/shortest_paths/tests/test_unweighted.py",
     "algorithms/centrality/tests/test_betweenness_centrality.py",

@@ -63,6 +63,7 @@ __all__ = [
     "sssp",
     "pagerank",
     "connected_components",
+    "strongly_connected_components",
     "betweenness",
     "triangle_count",
     "triangles",
@@ -499,6 +500,15 @@ def connected_components(g: Graph, *, threads: Optional[int] = None, verify: boo
     """Connected components (weak, for directed graphs): int64 label per vertex, equal iff
     the vertices share a component."""
     return g._run("cc", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
+
+
+def strongly_connected_components(g: Graph, *, threads: Optional[int] = None,
+                                  verify: bool = False, checkpoint: Optional[PathLike] = None,
+                                  checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Strongly connected components: int64 label per vertex, equal iff each vertex
+    reaches the other (the connected components on an undirected graph)."""
+    return g._run("scc", threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 

@@ -11,6 +11,7 @@ failure.
 
 from __future__ import annotations
 
+import collections
 import random
 from typing import Any
 
@@ -96,6 +97,9 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
         return True if not G.is_directed() else "networkx refuses directed graphs here"
     if name in ("weakly_connected_components", "number_weakly_connected_components",
                 "is_weakly_connected"):
+        return True if G.is_directed() else "networkx refuses undirected graphs here"
+    if name in ("strongly_connected_components", "number_strongly_connected_components",
+                "is_strongly_connected"):
         return True if G.is_directed() else "networkx refuses undirected graphs here"
     if name == "core_number":
         return True
@@ -208,6 +212,56 @@ def is_weakly_connected(G: SwaplessGraph, *, backend: Any = None,
                         **backend_kwargs: Any) -> bool:
     """networkx's ``is_weakly_connected``."""
     return len(_components(G)) == 1
+
+
+def _strong_components(G: SwaplessGraph) -> list:
+    """The strongly connected components of ``G``, each a set of nodes, in the order
+    networkx yields them where the graph leaves no choice: a component after every
+    component it reaches (networkx's own tests read the condensation's numbering so)."""
+    g = G.sl
+    labels = _sl.strongly_connected_components(g)
+    parts: dict = {}
+    of_node: dict = {}
+    for label, node in zip(labels.tolist(), g.ids.tolist()):
+        parts.setdefault(label, set()).add(node)
+        of_node[node] = label
+    # Kahn's order on the condensation's reversed edges: sinks first.
+    reached_by: dict = {label: set() for label in parts}
+    left: dict = {label: 0 for label in parts}
+    for u, v in G.nx.edges():
+        a, b = of_node[u], of_node[v]
+        if a != b and a not in reached_by[b]:
+            reached_by[b].add(a)
+            left[a] += 1
+    rank = {label: index for index, label in enumerate(parts)}
+    ready = collections.deque(label for label in parts if left[label] == 0)
+    ordered = []
+    while ready:
+        label = ready.popleft()
+        ordered.append(parts[label])
+        for before in sorted(reached_by[label], key=rank.__getitem__):
+            left[before] -= 1
+            if left[before] == 0:
+                ready.append(before)
+    return ordered
+
+
+def strongly_connected_components(G: SwaplessGraph, *, backend: Any = None,
+                                  **backend_kwargs: Any) -> Any:
+    """networkx's ``strongly_connected_components``: a generator of sets of nodes."""
+    return iter(_strong_components(G))
+
+
+def number_strongly_connected_components(G: SwaplessGraph, *, backend: Any = None,
+                                         **backend_kwargs: Any) -> int:
+    """networkx's ``number_strongly_connected_components``."""
+    return len(_strong_components(G))
+
+
+def is_strongly_connected(G: SwaplessGraph, *, backend: Any = None,
+                          **backend_kwargs: Any) -> bool:
+    """networkx's ``is_strongly_connected``."""
+    return len(_strong_components(G)) == 1
 
 
 def core_number(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
@@ -361,6 +415,9 @@ class BackendInterface:
     number_weakly_connected_components = staticmethod(number_weakly_connected_components)
     is_connected = staticmethod(is_connected)
     is_weakly_connected = staticmethod(is_weakly_connected)
+    strongly_connected_components = staticmethod(strongly_connected_components)
+    number_strongly_connected_components = staticmethod(number_strongly_connected_components)
+    is_strongly_connected = staticmethod(is_strongly_connected)
     core_number = staticmethod(core_number)
     single_source_shortest_path_length = staticmethod(single_source_shortest_path_length)
 
@@ -386,6 +443,9 @@ def backend_info() -> dict:
             "number_weakly_connected_components": {},
             "is_connected": {},
             "is_weakly_connected": {},
+            "strongly_connected_components": {"additional_docs": "Directed graphs."},
+            "number_strongly_connected_components": {"additional_docs": "Directed graphs."},
+            "is_strongly_connected": {"additional_docs": "Directed graphs."},
             "core_number": {},
             "single_source_shortest_path_length": {"additional_docs": "Without cutoff."},
         },
