@@ -152,6 +152,10 @@ fn check_csr(graph: &GraphFile, direction: Direction) -> Result<()> {
     let problem = (0..n).into_par_iter().find_map_first(|v| {
         let list = match direction.list(graph, v) {
             Ok(list) => list,
+            // The damage's own words, not a second sentence naming the file.
+            Err(FormatError::Corrupt { detail, .. }) => {
+                return Some(format!("vertex {v}: its {name}-list does not decode ({detail})"));
+            }
             Err(error) => return Some(format!("vertex {v}: its {name}-list does not decode ({error})")),
         };
         let ids = &list.ids;

@@ -55,8 +55,10 @@ pub const PAGE_BYTES: usize = 4096;
 /// What can be wrong in encoded bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ListCodecError {
-    /// A chunk claims more bytes than its page holds.
-    #[error("a chunk of vertex {vertex}'s list runs past the end of its page")]
+    /// A chunk claims more bytes than its page holds, or a bit width no gap can have.
+    #[error(
+        "a chunk of vertex {vertex}'s list does not decode within its page (it runs past the page's end or names a bit width above 32)"
+    )]
     Truncated {
         /// The vertex whose chunk was being decoded.
         vertex: u32,
