@@ -900,3 +900,32 @@ fn the_scc_verifier_catches_merged_split_and_mislabelled_components() {
         assert!(error.contains(says), "{labels:?}: {error}");
     }
 }
+
+#[test]
+fn scc_finds_a_long_chain_with_shuffled_ids_and_cycles_along_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = 0x9e37_79b9_u64;
+    let vertices = 3000u64;
+    let mut ids: Vec<u64> = (0..vertices).collect();
+    for index in (1..ids.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        ids.swap(index, (state % (index as u64 + 1)) as usize);
+    }
+    // A chain through every vertex, with a back edge every 50 making cycles of 10.
+    let mut text = String::new();
+    for position in 1..ids.len() {
+        text += &format!("{} {}\n", ids[position - 1], ids[position]);
+        if position % 50 == 0 {
+            text += &format!("{} {}\n", ids[position], ids[position - 10]);
+        }
+    }
+    let path = text_graph(dir.path(), "chain", &text, false);
+    let graph = GraphFile::open(&path).unwrap();
+    let store = DramStore::load(&path, true, true).unwrap();
+    let found = strongly_connected_components::strongly_connected_components(&store).unwrap();
+    assert_eq!(&found.labels[..], &tarjan(&graph)[..]);
+    strongly_connected_components::verify(&graph, &found.labels).unwrap();
+    assert_eq!(found.components, vertices - 59 * 10);
+}

@@ -16,11 +16,16 @@
 //! 3. **Back**: a root's component is the vertices of its color that reach it, found by
 //!    passes over the out-lists from the roots until none joins.
 //!
+//! A color or back pass after the first of its phase reads only the lists of the
+//! vertices the pass before changed (a gather), while they are few: a long chain, whose
+//! colors creep one vertex a pass, then costs a list a pass, not a scan of the graph.
 //! Each pass's updates are seen by the rest of the same pass, so its result depends on
 //! the order of the threads, but every phase ends at the same fixed point: the labels
 //! are the same whatever the thread count.
 
 use super::Reads;
+use crate::edge_map::few_enough_to_gather;
+use crate::frontier::Bitmap;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -87,6 +92,11 @@ pub struct StrongComponentsState {
     component: U32Array,
     /// Each unplaced vertex's color: the smallest id found so far that reaches it.
     color: U32Array,
+    /// The vertices the last color or back pass changed (lowered, or joined).
+    changed: Bitmap,
+    /// Whether `changed` holds exactly those (not after a trim, or a restore): else the
+    /// next pass reads every list.
+    changed_known: bool,
     phase: Phase,
     rounds: u64,
     passes: u64,
@@ -129,11 +139,42 @@ fn pass(
     Ok(changed.into_inner())
 }
 
+/// Lowers entry `index` of `array` to `value` if that is lower; whether it did.
+fn lower(array: &U32Array, index: u32, value: u32) -> bool {
+    let mut current = array.get(index);
+    while value < current {
+        if array.compare_exchange(index, current, value) {
+            return true;
+        }
+        current = array.get(index);
+    }
+    false
+}
+
+/// At most one vertex in this many is gathered from: beyond, a pass scans.
+const FRONTIER_DIVISOR: u64 = 8;
+
 impl StrongComponentsState {
+    /// The changed vertices, sorted, when they are known and few enough (in number and
+    /// in arcs of `direction`) to gather their lists; `None` when a pass should scan.
+    fn few_changed(&self, store: &dyn EdgeStore, direction: EdgeDirection) -> Option<Vec<u32>> {
+        if !self.changed_known {
+            return None;
+        }
+        let vertices = store.num_vertices() as u64;
+        let count = self.changed.sum_over(|_| 1);
+        let offsets = store.offsets(direction);
+        let arcs = self
+            .changed
+            .sum_over(|vertex| offsets.degree(vertex as usize));
+        let few = count <= vertices.div_ceil(FRONTIER_DIVISOR) && few_enough_to_gather(store, arcs);
+        few.then(|| self.changed.to_vertices())
+    }
     /// Places every unplaced vertex with no unplaced neighbor in `direction` as a
     /// component of its own.
     fn trim(&mut self, store: &dyn EdgeStore, direction: EdgeDirection) -> Result<()> {
         self.passes += 1;
+        self.changed_known = false;
         let component = &self.component;
         let placed = |vertex: u32| component.get(vertex) != UNPLACED;
         let each = |vertex: u32, list: &[u32]| {
@@ -149,21 +190,37 @@ impl StrongComponentsState {
         Ok(())
     }
 
-    /// Lowers each unplaced vertex's color to its unplaced in-neighbors' smallest;
-    /// whether any changed.
+    /// Lowers each unplaced vertex's color to its unplaced in-neighbors' smallest: from
+    /// the vertices the last pass lowered, along their out-lists, when they are few;
+    /// otherwise by a scan of every unplaced vertex's in-list. Whether any changed.
     fn spread_colors(&mut self, store: &dyn EdgeStore) -> Result<bool> {
         self.passes += 1;
-        let (component, color) = (&self.component, &self.color);
+        let frontier = self.few_changed(store, EdgeDirection::Out);
+        self.changed.clear();
+        self.changed_known = true;
+        let (component, color, changed) = (&self.component, &self.color, &self.changed);
+        let unplaced = |vertex: u32| component.get(vertex) == UNPLACED;
+        if let Some(frontier) = frontier {
+            store.gather(EdgeDirection::Out, &frontier, &|vertex, list| {
+                let own = color.get(vertex);
+                for &neighbor in list.neighbors {
+                    if unplaced(neighbor) && lower(color, neighbor, own) {
+                        changed.insert(neighbor);
+                    }
+                }
+            })?;
+            return Ok(changed.sum_over(|_| 1) > 0);
+        }
         let each = |vertex: u32, list: &[u32]| {
             let mut smallest = color.get(vertex);
             for &neighbor in list {
-                if component.get(neighbor) == UNPLACED {
+                if unplaced(neighbor) {
                     smallest = smallest.min(color.get(neighbor));
                 }
             }
-            let lowered = smallest < color.get(vertex);
+            let lowered = lower(color, vertex, smallest);
             if lowered {
-                color.set(vertex, smallest);
+                changed.insert(vertex);
             }
             lowered
         };
@@ -171,28 +228,50 @@ impl StrongComponentsState {
     }
 
     /// Places each root in its own component, where the back passes start.
-    fn seed_roots(&self) {
-        let (component, color) = (&self.component, &self.color);
+    fn seed_roots(&mut self) {
+        self.changed.clear();
+        self.changed_known = true;
+        let (component, color, changed) = (&self.component, &self.color, &self.changed);
         (0..component.len() as u32)
             .into_par_iter()
             .with_min_len(1 << 14)
             .for_each(|vertex| {
                 if component.get(vertex) == UNPLACED && color.get(vertex) == vertex {
                     component.set(vertex, vertex);
+                    changed.insert(vertex);
                 }
             });
     }
 
     /// Joins each unplaced vertex with an out-neighbor in the component of its color
-    /// (the root's, placed this round) to that component; whether any joined.
+    /// (the root's, placed this round) to that component: from the vertices the last
+    /// pass joined, along their in-lists, when they are few; otherwise by a scan of every
+    /// unplaced vertex's out-list. Whether any joined.
     fn join_roots(&mut self, store: &dyn EdgeStore) -> Result<bool> {
         self.passes += 1;
-        let (component, color) = (&self.component, &self.color);
+        let frontier = self.few_changed(store, EdgeDirection::In);
+        self.changed.clear();
+        self.changed_known = true;
+        let (component, color, changed) = (&self.component, &self.color, &self.changed);
+        if let Some(frontier) = frontier {
+            store.gather(EdgeDirection::In, &frontier, &|vertex, list| {
+                let own = component.get(vertex);
+                for &neighbor in list.neighbors {
+                    if color.get(neighbor) == own
+                        && component.compare_exchange(neighbor, UNPLACED, own)
+                    {
+                        changed.insert(neighbor);
+                    }
+                }
+            })?;
+            return Ok(changed.sum_over(|_| 1) > 0);
+        }
         let each = |vertex: u32, list: &[u32]| {
             let own = color.get(vertex);
             let joins = list.iter().any(|&neighbor| component.get(neighbor) == own);
             if joins {
                 component.set(vertex, own);
+                changed.insert(vertex);
             }
             joins
         };
@@ -356,10 +435,12 @@ impl Kernel for StronglyConnectedComponents {
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
-            // Components and colors (4 a vertex each).
-            hot_arrays: vec![4 * vertices, 4 * vertices],
-            // The placed vertices' long lists a disk tier's scans skip.
-            working_bytes: ListsNeeded::skips_held_bytes(shape.arcs),
+            // Components and colors (4 a vertex each), and the changed vertices.
+            hot_arrays: vec![4 * vertices, 4 * vertices, Bitmap::bytes(vertices)],
+            // The changed vertices listed for a gather (at most one in FRONTIER_DIVISOR),
+            // and the placed vertices' long lists a disk tier's scans skip.
+            working_bytes: 4 * vertices.div_ceil(FRONTIER_DIVISOR)
+                + ListsNeeded::skips_held_bytes(shape.arcs),
             // The verifier's sizes, marks, queue, group starts, members and their
             // next places (21 bytes a vertex at most, the marks gone before the last).
             verifier_bytes: 21 * vertices + 8,
@@ -378,6 +459,8 @@ impl Kernel for StronglyConnectedComponents {
         let state = StrongComponentsState {
             component: U32Array::filled(&options.arrays, vertices, UNPLACED),
             color: U32Array::filled(&options.arrays, vertices, 0),
+            changed: Bitmap::new(&options.arrays, vertices),
+            changed_known: false,
             phase: Phase::TrimOut,
             rounds: 1,
             passes: 0,
@@ -458,9 +541,12 @@ impl Kernel for StronglyConnectedComponents {
         let phase = Phase::ALL[saved.number_at_most("phase", Phase::Done as u64)? as usize];
         let rounds = saved.number_at_most("rounds", u64::MAX)?;
         let passes = saved.number_at_most("passes", u64::MAX)?;
+        // The changed vertices are not saved: the first pass after a resume scans.
         Ok(StrongComponentsState {
             component,
             color,
+            changed: Bitmap::new(&options.arrays, vertices),
+            changed_known: false,
             phase,
             rounds,
             passes,
@@ -487,7 +573,9 @@ impl Kernel for StronglyConnectedComponents {
         _: &KernelOptions<()>,
         _: &dyn Fn(u32) -> u64,
     ) -> Value {
-        json!({"components": result.components, "rounds": result.rounds, "passes": result.passes})
+        // Rounds and passes depend on the threads' timing (which pass trims or colors a
+        // vertex first): the result reports only what every run agrees on.
+        json!({"components": result.components})
     }
     fn verify(
         &self,
