@@ -447,3 +447,24 @@ pub fn reorder_property<S: Copy, T: Copy + Default>(
 pub fn original_id(permutation: Option<&[u32]>, vertex: u32) -> u32 {
     permutation.map_or(vertex, |p| p[vertex as usize])
 }
+
+/// Component labels (each a member's internal id) as the output: each label the
+/// original id of that member, in original vertex order.
+pub fn labels_output(
+    labels: crate::property::PropertyVec<u32>,
+    permutation: Option<&[u32]>,
+) -> Output {
+    Output::Int64(reorder_property(labels, permutation, |&member| {
+        original_id(permutation, member) as i64
+    }))
+}
+
+/// How many groups `labels` makes, where each group is labelled by one of its members.
+pub fn count_labelled_groups(labels: &[u32]) -> u64 {
+    use rayon::prelude::*;
+    labels
+        .par_iter()
+        .enumerate()
+        .filter(|&(vertex, &label)| vertex as u32 == label)
+        .count() as u64
+}

@@ -15,7 +15,7 @@ use super::Reads;
 use crate::edge_map::few_enough_to_gather;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
-    reorder_property,
+    count_labelled_groups, labels_output,
 };
 use crate::parameters::ParameterValues;
 use crate::saved_state::{StateError, StateReader, StateWriter};
@@ -439,11 +439,7 @@ impl Kernel for ConnectedComponents {
     }
     fn finish(&self, state: ComponentsState) -> ComponentsResult {
         let labels = state.labels.into_values();
-        let components = labels
-            .par_iter()
-            .enumerate()
-            .filter(|&(vertex, &label)| vertex as u32 == label)
-            .count() as u64;
+        let components = count_labelled_groups(&labels);
         ComponentsResult { labels, components }
     }
     fn summary(
@@ -464,8 +460,6 @@ impl Kernel for ConnectedComponents {
         verify(graph, &result.labels)
     }
     fn output(&self, result: ComponentsResult, permutation: Option<&[u32]>) -> Output {
-        Output::Int64(reorder_property(result.labels, permutation, |&root| {
-            crate::kernel::original_id(permutation, root) as i64
-        }))
+        labels_output(result.labels, permutation)
     }
 }

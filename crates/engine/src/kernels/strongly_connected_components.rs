@@ -28,7 +28,7 @@ use crate::edge_map::few_enough_to_gather;
 use crate::frontier::Bitmap;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
-    reorder_property,
+    count_labelled_groups, labels_output,
 };
 use crate::parameters::ParameterValues;
 use crate::property::{PropertyVec, U32Array};
@@ -555,11 +555,7 @@ impl Kernel for StronglyConnectedComponents {
     fn finish(&self, state: StrongComponentsState) -> StrongComponentsResult {
         let (rounds, passes) = (state.rounds, state.passes);
         let labels = state.component.into_values();
-        let components = labels
-            .par_iter()
-            .enumerate()
-            .filter(|&(vertex, &label)| vertex as u32 == label)
-            .count() as u64;
+        let components = count_labelled_groups(&labels);
         StrongComponentsResult {
             labels,
             components,
@@ -587,8 +583,6 @@ impl Kernel for StronglyConnectedComponents {
         verify(graph, &result.labels)
     }
     fn output(&self, result: StrongComponentsResult, permutation: Option<&[u32]>) -> Output {
-        Output::Int64(reorder_property(result.labels, permutation, |&root| {
-            crate::kernel::original_id(permutation, root) as i64
-        }))
+        labels_output(result.labels, permutation)
     }
 }
