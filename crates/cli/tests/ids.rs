@@ -229,7 +229,7 @@ fn check_against_reference(
             assert_eq!(report["result"], expected_report["result"], "{what}");
             continue;
         }
-        let vertex_valued = matches!(kernel, "bfs" | "cc");
+        let vertex_valued = matches!(kernel, "bfs" | "cc" | "scc");
         let found: HashMap<String, String> = rows(&table)
             .into_iter()
             .map(|(id, value)| {
@@ -251,7 +251,7 @@ fn check_against_reference(
         // by position when none is given, so they answer another (verified) question.
         let same = match kernel {
             "bfs" => depths(&found) == depths(expected),
-            "cc" => same_partition(&found, expected),
+            "cc" | "scc" => same_partition(&found, expected),
             "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
             "bc" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-9)),
             "sssp" | "kcore" | "triangles" => &found == expected,
