@@ -90,7 +90,7 @@ def python(script):
 
 
 times = {}
-for round in range(1, rounds + 1):
+for number in range(1, rounds + 1):
     runs = {
         "swapless dram": lambda: swapless(plain, "--tier", "dram")[:2],
         "swapless direct 25% plain": lambda: swapless(plain, "--tier", "direct", "--memory",
@@ -103,5 +103,5 @@ for round in range(1, rounds + 1):
     for name, call in runs.items():
         seconds, count = call()
         times.setdefault(name, []).append(seconds)
-        print(f"round {round} {name}: {seconds:.3f} s, {count} components", flush=True)
+        print(f"round {number} {name}: {seconds:.3f} s, {count} components", flush=True)
 print("medians:", {name: round(statistics.median(values), 3) for name, values in times.items()})
