@@ -917,8 +917,12 @@ fn cut_short_under_a_run(tier: &str) -> (Option<i32>, String) {
 fn a_file_cut_short_under_a_running_direct_tier_is_an_error() {
     let (status, stderr) = cut_short_under_a_run("direct");
     assert_eq!(status, Some(1), "{stderr}");
+    // A read that comes up short says so; on a loaded machine the file's watch may see
+    // the new size first, and says the file changed: either way, no result.
     assert!(
-        stderr.contains("truncated") || stderr.contains("short"),
+        stderr.contains("truncated")
+            || stderr.contains("short")
+            || stderr.contains("changed while it was being read"),
         "{stderr}"
     );
 }
