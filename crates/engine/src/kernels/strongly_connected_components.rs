@@ -201,15 +201,17 @@ impl StrongComponentsState {
         let (component, color, changed) = (&self.component, &self.color, &self.changed);
         let unplaced = |vertex: u32| component.get(vertex) == UNPLACED;
         if let Some(frontier) = frontier {
+            let any = AtomicBool::new(false);
             store.gather(EdgeDirection::Out, &frontier, &|vertex, list| {
                 let own = color.get(vertex);
                 for &neighbor in list.neighbors {
                     if unplaced(neighbor) && lower(color, neighbor, own) {
                         changed.insert(neighbor);
+                        any.store(true, Ordering::Relaxed);
                     }
                 }
             })?;
-            return Ok(changed.sum_over(|_| 1) > 0);
+            return Ok(any.into_inner());
         }
         let each = |vertex: u32, list: &[u32]| {
             let mut smallest = color.get(vertex);
@@ -254,6 +256,7 @@ impl StrongComponentsState {
         self.changed_known = true;
         let (component, color, changed) = (&self.component, &self.color, &self.changed);
         if let Some(frontier) = frontier {
+            let any = AtomicBool::new(false);
             store.gather(EdgeDirection::In, &frontier, &|vertex, list| {
                 let own = component.get(vertex);
                 for &neighbor in list.neighbors {
@@ -261,10 +264,11 @@ impl StrongComponentsState {
                         && component.compare_exchange(neighbor, UNPLACED, own)
                     {
                         changed.insert(neighbor);
+                        any.store(true, Ordering::Relaxed);
                     }
                 }
             })?;
-            return Ok(changed.sum_over(|_| 1) > 0);
+            return Ok(any.into_inner());
         }
         let each = |vertex: u32, list: &[u32]| {
             let own = color.get(vertex);
