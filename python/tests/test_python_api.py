@@ -377,7 +377,7 @@ def test_compressed_lists_hold_the_plain_lists_in_fewer_bytes_and_build_back(tmp
     assert packed.build_report["list_bytes_per_arc"] < plain.build_report["list_bytes_per_arc"]
     packed.check()
     info = packed.info()
-    assert (info["lists"], info["version"]) == ("compressed", 3)
+    assert (info["lists"], info["version"]) == ("compressed", 4)
     assert info["list_bytes"] == packed.build_report["list_bytes"]
     assert plain.info()["lists"] == "plain"
     sl.build(packed.path, tmp_path / "back.sl", weighted=True, lists="plain")
