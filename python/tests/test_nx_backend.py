@@ -24,6 +24,9 @@ MODULES = [
     "algorithms/centrality/tests/test_betweenness_centrality.py",
     "algorithms/tests/test_mis.py",
     "algorithms/tests/test_cluster.py",
+    "algorithms/centrality/tests/test_degree_centrality.py",
+    "algorithms/tests/test_dag.py",
+    "algorithms/shortest_paths/tests/test_generic.py",
 ]
 
 

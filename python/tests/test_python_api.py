@@ -164,6 +164,25 @@ def test_from_edges_and_from_scipy_round_trip(tmp_path):
     assert sl.triangle_count(unweighted) == 1
 
 
+def test_degrees_count_each_vertex_s_neighbors_in_result_order_reordered_or_not(tmp_path):
+    rng = np.random.default_rng(5)
+    src, dst = rng.integers(0, 300, size=(2, 4000))
+    g = sl.from_edges(src, dst, directed=True, num_vertices=320, path=tmp_path / "d.sl")
+    arcs = {(u, v) for u, v in zip(src.tolist(), dst.tolist()) if u != v}
+    expected_out = np.bincount([u for u, _ in arcs], minlength=320)
+    expected_in = np.bincount([v for _, v in arcs], minlength=320)
+    reordered = sl.build(g.path, tmp_path / "r.sl", reorder="dbg")
+    assert reordered.info()["reordered"]
+    for graph in (g, reordered):
+        assert np.array_equal(graph.degrees(), expected_out)
+        assert np.array_equal(graph.degrees("in"), expected_in)
+    undirected = sl.from_edges(src, dst, directed=False, num_vertices=320)
+    assert np.array_equal(undirected.degrees("in"), undirected.degrees("out"))
+    assert undirected.degrees().sum() == 2 * undirected.m
+    with pytest.raises(ValueError, match="direction"):
+        g.degrees("both")
+
+
 def test_errors_arrive_as_specific_exceptions(tmp_path):
     with pytest.raises(OSError):
         sl.open(tmp_path / "missing.sl")

@@ -443,6 +443,29 @@ fn vertex_ids(py: Python<'_>, path: PathBuf) -> PyResult<Option<Py<PyAny>>> {
     })
 }
 
+/// Each vertex's count of out- or in-neighbors (`direction` "out" or "in"; the same on
+/// an undirected graph), in the order of every result array, read from the offsets.
+#[pyfunction]
+fn degrees(py: Python<'_>, path: PathBuf, direction: &str) -> PyResult<Py<PyAny>> {
+    let origin = open_origin(&path)?;
+    let graph = GraphFile::open(origin.local_file()).map_err(format_error)?;
+    let offsets = match direction {
+        "out" => graph.out_offsets(),
+        "in" => graph.in_offsets().unwrap_or(graph.out_offsets()),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "direction must be \"out\" or \"in\", not {other:?}"
+            )));
+        }
+    };
+    let mut counts = vec![0u64; graph.num_vertices()];
+    for (vertex, pair) in offsets.windows(2).enumerate() {
+        let original = graph.permutation().map_or(vertex, |p| p[vertex] as usize);
+        counts[original] = pair[1] - pair[0];
+    }
+    Ok(counts.into_pyarray(py).into_any().unbind())
+}
+
 /// What a table of `kernel`'s results calls their column, and whether its values are
 /// vertices.
 #[pyfunction]
@@ -701,6 +724,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("VerificationError", py.get_type::<VerificationError>())?;
     module.add_function(wrap_pyfunction!(graph_info, module)?)?;
     module.add_function(wrap_pyfunction!(vertex_ids, module)?)?;
+    module.add_function(wrap_pyfunction!(degrees, module)?)?;
     module.add_function(wrap_pyfunction!(kernel_column, module)?)?;
     module.add_function(wrap_pyfunction!(kernels, module)?)?;
     module.add_function(wrap_pyfunction!(memory_bytes, module)?)?;

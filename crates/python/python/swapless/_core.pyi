@@ -16,6 +16,9 @@ class VerificationError(Exception):
 def graph_info(path: str) -> str:
     """Facts about a .sl file, as JSON."""
 
+def degrees(path: str, direction: str) -> np.ndarray:
+    """Each vertex's count of out- or in-neighbors (uint64), in result order."""
+
 def vertex_ids(path: str) -> Union[np.ndarray, List[str], None]:
     """The input's ids of a compacted graph's vertices (int64 array or names); None when its ids are its vertices."""
 

@@ -1,0 +1,72 @@
+"""swapless as a networkx backend: ``nx.pagerank(G, backend="swapless")``.
+
+networkx finds it through the ``networkx.backends`` entry point. A networkx graph is
+converted once (networkx caches the conversion on the graph) into a swapless graph
+keyed by the graph's node labels. A function runs here only when its answer would be
+networkx's: ``can_run`` declines what swapless computes differently (self-loops where
+networkx counts them, which swapless drops; parallel edges where networkx counts them;
+edge weights a kernel ignores; options it lacks), and networkx then runs it itself or,
+in its backend test mode, marks the test an expected failure.
+
+Each family of functions is a module here; a function registers itself, with the cases
+it declines, through ``_graph.dispatched``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import centrality, clustering, components, cores, independent, paths  # noqa: F401
+from ._graph import FUNCTIONS, SwaplessGraph, graph_of, plain
+
+__all__ = ["BackendInterface", "backend_info", "can_run"]
+
+
+def can_run(name: str, args: tuple, kwargs: dict) -> Any:
+    """True when swapless's answer to ``name`` with these arguments is networkx's;
+    otherwise why not."""
+    entry = FUNCTIONS.get(name)
+    if entry is None:
+        return f"swapless does not implement {name}"
+    G = graph_of(args, kwargs)
+    answer = plain(G, entry)
+    if answer is True and entry.check is not None:
+        answer = entry.check(G, args, kwargs)
+    return answer
+
+
+def should_run(name: str, args: tuple, kwargs: dict) -> bool:
+    """Always, once it can: the caller asked for this backend."""
+    return True
+
+
+def convert_from_nx(G: Any, *args: Any, **kwargs: Any) -> SwaplessGraph:
+    """``G`` as a swapless graph keyed by its node labels."""
+    return SwaplessGraph(G)
+
+
+def convert_to_nx(obj: Any, *, name: Any = None) -> Any:
+    """Results are networkx's types already; a converted graph is its original."""
+    return obj.nx if isinstance(obj, SwaplessGraph) else obj
+
+
+BackendInterface = type("BackendInterface", (), {
+    "__doc__": "What networkx's entry point loads.",
+    "can_run": staticmethod(can_run),
+    "should_run": staticmethod(should_run),
+    "convert_from_nx": staticmethod(convert_from_nx),
+    "convert_to_nx": staticmethod(convert_to_nx),
+    **{name: staticmethod(entry.function) for name, entry in FUNCTIONS.items()},
+})
+
+
+def backend_info() -> dict:
+    """networkx's description of this backend."""
+    return {
+        "backend_name": "swapless",
+        "project": "swapless",
+        "package": "swapless",
+        "short_summary": "Graph analytics for graphs that do not fit in memory.",
+        "functions": {name: {"additional_docs": entry.docs} if entry.docs else {}
+                      for name, entry in sorted(FUNCTIONS.items())},
+    }

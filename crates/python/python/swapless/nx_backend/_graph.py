@@ -1,0 +1,123 @@
+"""What every dispatched function shares: the converted graph, the table of functions
+with the cases each declines, and helpers that read networkx's arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Optional
+
+import networkx as nx
+import numpy as np
+
+import swapless as _sl
+
+
+class SwaplessGraph:
+    """A networkx graph converted for swapless: the swapless graph, keyed by the
+    original's node labels, and the original, for conversion back."""
+
+    __networkx_backend__ = "swapless"
+
+    def __init__(self, graph: Any) -> None:
+        self.nx = graph
+        self.sl = _sl.from_networkx(graph)
+        self._reversed: Any = None
+
+    @property
+    def reversed_sl(self) -> Any:
+        """The swapless graph of the reverse of a directed graph, converted on first
+        use (a search along in-edges runs on it)."""
+        if self._reversed is None:
+            self._reversed = _sl.from_networkx(self.nx.reverse(copy=False))
+        return self._reversed
+
+    def is_directed(self) -> bool:
+        return self.nx.is_directed()
+
+    def is_multigraph(self) -> bool:
+        return self.nx.is_multigraph()
+
+
+@dataclasses.dataclass(frozen=True)
+class Dispatched:
+    """A function swapless answers, and when it declines to."""
+
+    function: Callable
+    # Why swapless would answer differently with these arguments, or True.
+    check: Optional[Callable[[Any, tuple, dict], Any]]
+    # networkx leaves self-loops out of this function's answer (swapless drops them).
+    loops_ignored: bool
+    # Parallel edges count once in networkx's answer (swapless keeps one).
+    parallel_ignored: bool
+    docs: str
+
+
+FUNCTIONS: dict = {}
+
+
+def dispatched(check: Optional[Callable] = None, *, loops_ignored: bool = False,
+               parallel_ignored: bool = False, docs: str = "") -> Callable:
+    """Registers the decorated function under its name as one swapless answers."""
+
+    def register(function: Callable) -> Callable:
+        FUNCTIONS[function.__name__] = Dispatched(function, check, loops_ignored,
+                                                  parallel_ignored, docs)
+        return function
+
+    return register
+
+
+def graph_of(args: tuple, kwargs: dict) -> Any:
+    """The graph a dispatched call was given (networkx's, or a converted one's)."""
+    G = kwargs.get("G", args[0] if args else None)
+    return G.nx if isinstance(G, SwaplessGraph) else G
+
+
+def argument(args: tuple, kwargs: dict, name: str, position: int, default: Any) -> Any:
+    """The argument ``name`` (at ``position``) of a call, or its default."""
+    if name in kwargs:
+        return kwargs[name]
+    return args[position] if len(args) > position else default
+
+
+def weights_are_one(G: Any, weight: Any) -> bool:
+    """Whether every edge weighs 1 under ``weight`` (None: unweighted)."""
+    if weight is None:
+        return True
+    if callable(weight):
+        return False
+    return all(data.get(weight, 1) == 1 for _, _, data in G.edges(data=True))
+
+
+def plain(G: Any, entry: Dispatched) -> Any:
+    """Why swapless's graph of ``G`` would give ``entry`` another answer, or True."""
+    if not isinstance(G, nx.Graph):
+        return "not a networkx graph"
+    if G.is_multigraph() and not entry.parallel_ignored:
+        return "swapless keeps one edge of each parallel set"
+    if not entry.loops_ignored and nx.number_of_selfloops(G):
+        return "swapless drops self-loops"
+    if G.number_of_edges() == 0:
+        return "a graph without edges (a swapless graph has at least one)"
+    return True
+
+
+def as_dict(values: np.ndarray, g: Any) -> dict:
+    """A value per vertex of ``g``, keyed by node label."""
+    return {label: value for label, value in zip(g.ids.tolist(), values.tolist())}
+
+
+def of_nodes(values: dict, G: SwaplessGraph, nodes: Any) -> Any:
+    """``values`` of every node (``nodes`` None), of the one node ``nodes`` names, or of
+    the nodes it holds, as networkx's node-wise functions answer."""
+    if nodes is None:
+        return values
+    if nodes in G.nx:
+        return values[nodes]
+    return {node: values[node] for node in G.nx.nbunch_iter(nodes)}
+
+
+def loop_free_degree(G: Any, node: Any) -> int:
+    """``node``'s neighbors other than itself."""
+    adjacent = G.adj[node]
+    return len(adjacent) - (node in adjacent)

@@ -1,0 +1,68 @@
+"""Triangles and clustering of undirected graphs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import swapless as _sl
+
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, loop_free_degree, of_nodes,
+                     weights_are_one)
+
+
+def _undirected_unweighted(G: Any, args: tuple, kwargs: dict) -> Any:
+    if G.is_directed():
+        return "swapless counts triangles of the undirected view, not directed ones"
+    if not weights_are_one(G, argument(args, kwargs, "weight", 2, None)):
+        return "swapless's clustering is unweighted"
+    return True
+
+
+def _triangles(G: SwaplessGraph) -> dict:
+    """Triangles through each node, by label (networkx leaves self-loops out too)."""
+    g = G.sl
+    return as_dict(_sl.triangles(g), g)
+
+
+@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected graphs.")
+def triangles(G: SwaplessGraph, nodes: Any = None, *, backend: Any = None,
+              **backend_kwargs: Any) -> Any:
+    """networkx's ``triangles``: the triangles through each node (of ``nodes``)."""
+    return of_nodes(_triangles(G), G, nodes)
+
+
+def _local_clustering(G: SwaplessGraph) -> dict:
+    """Each node's share of the pairs of its other neighbors that are linked."""
+    shares = {}
+    for node, count in _triangles(G).items():
+        degree = loop_free_degree(G.nx, node)
+        shares[node] = 0 if degree < 2 else 2 * count / (degree * (degree - 1))
+    return shares
+
+
+@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected, unweighted graphs.")
+def clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None, *,
+               backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``clustering`` of an undirected, unweighted graph."""
+    return of_nodes(_local_clustering(G), G, nodes)
+
+
+@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected, unweighted graphs.")
+def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
+                       count_zeros: bool = True, *, backend: Any = None,
+                       **backend_kwargs: Any) -> float:
+    """networkx's ``average_clustering`` of an undirected, unweighted graph."""
+    shares = _local_clustering(G)
+    values = [shares[node] for node in (G.nx if nodes is None else G.nx.nbunch_iter(nodes))]
+    if not count_zeros:
+        values = [value for value in values if abs(value) > 0]
+    return sum(values) / len(values)
+
+
+@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected graphs.")
+def transitivity(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> float:
+    """networkx's ``transitivity``: three times the triangles over the connected triples."""
+    counts = _triangles(G)
+    triples = sum(d * (d - 1) for d in (loop_free_degree(G.nx, node) for node in G.nx))
+    closed = 2 * sum(counts.values())
+    return 0 if closed == 0 else closed / triples

@@ -1,0 +1,67 @@
+"""Core numbers and the cores, shells and crusts they define."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import networkx as nx
+
+import swapless as _sl
+
+from ._graph import SwaplessGraph, as_dict, dispatched
+
+_SELF_LOOPS = ("Input graph has self loops which is not permitted; "
+               "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
+
+
+def _cores(G: SwaplessGraph) -> dict:
+    """Each node's core number, refusing self-loops as networkx does."""
+    if nx.number_of_selfloops(G.nx):
+        raise nx.NetworkXNotImplemented(_SELF_LOOPS)
+    g = G.sl
+    return as_dict(_sl.core_number(g), g)
+
+
+def _given_cores(G: Any, args: tuple, kwargs: dict) -> Any:
+    # A caller's own core numbers are networkx's to use.
+    given = kwargs.get("core_number", args[2] if len(args) > 2 else None)
+    return True if given is None else "the caller gave the core numbers"
+
+
+@dispatched(loops_ignored=True)
+def core_number(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
+    """networkx's ``core_number`` (of the undirected view; in- and out-degree summed
+    for a directed graph, as networkx counts)."""
+    return _cores(G)
+
+
+def _core_subgraph(G: SwaplessGraph, keep: Callable[[int, int], bool], k: Any,
+                   default: Callable[[int], int]) -> Any:
+    """The subgraph of ``G.nx`` induced by the nodes whose core number ``keep``s
+    beside ``k`` (``default`` of the largest core number when ``k`` is None)."""
+    cores = _cores(G)
+    if k is None:
+        k = default(max(cores.values()))
+    return G.nx.subgraph([node for node, core in cores.items() if keep(core, k)]).copy()
+
+
+@dispatched(_given_cores, loops_ignored=True)
+def k_core(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
+           **backend_kwargs: Any) -> Any:
+    """networkx's ``k_core``: the nodes of core number at least ``k`` (the largest)."""
+    return _core_subgraph(G, lambda core, k: core >= k, k, lambda top: top)
+
+
+@dispatched(_given_cores, loops_ignored=True)
+def k_shell(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
+            **backend_kwargs: Any) -> Any:
+    """networkx's ``k_shell``: the nodes of core number exactly ``k`` (the largest)."""
+    return _core_subgraph(G, lambda core, k: core == k, k, lambda top: top)
+
+
+@dispatched(_given_cores, loops_ignored=True)
+def k_crust(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
+            **backend_kwargs: Any) -> Any:
+    """networkx's ``k_crust``: the nodes of core number at most ``k`` (one below the
+    largest)."""
+    return _core_subgraph(G, lambda core, k: core <= k, k, lambda top: top - 1)
