@@ -112,6 +112,85 @@ fn every_kernel_on_every_tier_gives_the_dram_answer() {
     every_kernel_matches_dram(&directed, dir.path(), &["1M", "16K"]);
 }
 
+/// A graph of isolated vertices (a Matrix Market header that declares 40 vertices and
+/// no entries) builds, checks, and runs every kernel on every tier, plain and
+/// compressed, directed and undirected, with the verifiers' approval and the answer a
+/// graph without edges has: every vertex on its own.
+#[test]
+fn a_graph_without_edges_runs_every_kernel_on_every_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let shapes = [("general", "directed"), ("symmetric", "undirected")];
+    for (symmetry, name) in shapes {
+        let input = dir.path().join(format!("{name}.mtx"));
+        let header = format!("%%MatrixMarket matrix coordinate pattern {symmetry}\n40 40 0\n");
+        write_input(&input, header.as_bytes());
+        for lists in ["plain", "compressed"] {
+            let graph = dir.path().join(format!("{name}-{lists}.sl"));
+            swapless_ok(&["build", arg(&input), "-o", arg(&graph), "--lists", lists]);
+            swapless_ok(&["check", arg(&graph)]);
+            for kernel in all_kernels() {
+                for tier in ["dram", "mmap", "direct"] {
+                    let mut args = vec!["--tier", tier];
+                    if swapless_run::Kernel::from_name(kernel).is_some_and(|k| k.takes_source()) {
+                        args.extend(["--source", "7"]);
+                    }
+                    if kernel == "ppr" {
+                        args.extend(["--seeds", "7"]);
+                    }
+                    let (report, result) = run(&graph, kernel, &args, dir.path());
+                    assert_eq!(report["tier"], tier, "{kernel} on {name} {lists}");
+                    assert_isolated_answer(kernel, &report, &result);
+                }
+            }
+        }
+    }
+    // Without edges a search has no vertex to start from unless it is told one.
+    let graph = dir.path().join("directed-plain.sl");
+    let refused = swapless_fails(&["run", "bfs", arg(&graph)]);
+    assert!(refused.contains("no edges"), "{refused}");
+}
+
+/// What `kernel` answers on a graph of 40 isolated vertices (from vertex 7 where it
+/// takes a source or seeds).
+fn assert_isolated_answer(kernel: &str, report: &serde_json::Value, npy: &[u8]) {
+    if returns_a_number(kernel) {
+        assert_eq!(report["result"]["triangles"], 0, "{kernel}: {report}");
+        return;
+    }
+    let words = |bytes: &[u8]| -> Vec<[u8; 8]> {
+        bytes
+            .chunks_exact(8)
+            .map(|b| b.try_into().unwrap())
+            .collect()
+    };
+    let int64: Vec<i64> = words(npy).into_iter().map(i64::from_le_bytes).collect();
+    let float64: Vec<f64> = words(npy).into_iter().map(f64::from_le_bytes).collect();
+    let each = |value: &dyn Fn(i64) -> f64| (0..40).map(value).collect::<Vec<f64>>();
+    match kernel {
+        "cc" | "scc" => assert_eq!(int64, (0..40).collect::<Vec<i64>>(), "{kernel}"),
+        "bfs" => assert_eq!(
+            int64,
+            (0..40)
+                .map(|v| if v == 7 { 7 } else { -1 })
+                .collect::<Vec<_>>()
+        ),
+        "pr" => assert!(
+            float64
+                .iter()
+                .all(|score| (score - 1.0 / 40.0).abs() < 1e-7)
+        ),
+        "ppr" => assert_eq!(float64, each(&|v| if v == 7 { 1.0 } else { 0.0 })),
+        "sssp" => assert_eq!(float64, each(&|v| if v == 7 { 0.0 } else { f64::INFINITY })),
+        "bc" => assert_eq!(float64, each(&|_| 0.0)),
+        "triangles" | "kcore" => assert_eq!(int64, vec![0; 40], "{kernel}"),
+        // No vertex has an edge to be sampled from, so none has an estimate.
+        "radii" => assert_eq!(int64, vec![-1; 40]),
+        // Every vertex is in the set (int8 flags).
+        "mis" => assert_eq!(npy, &[1u8; 40][..]),
+        other => panic!("{other}: say what a graph without edges answers"),
+    }
+}
+
 /// A weighted directed graph of 20,000 random arcs among 3,000 vertices (drawn from
 /// `seed`) and the arcs of `more` (text lines `u v w`), built reordered by degree.
 fn directed_graph(dir: &Path, seed: u64, more: &str) -> std::path::PathBuf {
