@@ -27,6 +27,9 @@ MODULES = [
     "algorithms/centrality/tests/test_degree_centrality.py",
     "algorithms/tests/test_dag.py",
     "algorithms/shortest_paths/tests/test_generic.py",
+    "algorithms/components/tests/test_attracting.py",
+    "algorithms/tests/test_isolate.py",
+    "algorithms/traversal/tests/test_bfs.py",
 ]
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import centrality, clustering, components, cores, independent, paths  # noqa: F401
+from . import centrality, clustering, components, cores, degrees, independent, paths  # noqa: F401
 from ._graph import FUNCTIONS, SwaplessGraph, graph_of, plain
 
 __all__ = ["BackendInterface", "backend_info", "can_run"]

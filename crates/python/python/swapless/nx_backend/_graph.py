@@ -102,6 +102,20 @@ def plain(G: Any, entry: Dispatched) -> Any:
     return True
 
 
+def nodes_present(*names_positions: tuple) -> Any:
+    """A check that the nodes named by these (name, position) arguments are in the
+    graph: networkx itself raises for one that is not."""
+
+    def check(G: Any, args: tuple, kwargs: dict) -> Any:
+        for name, position in names_positions:
+            node = argument(args, kwargs, name, position, None)
+            if node is not None and node not in G:
+                return f"the {name} is not a node"
+        return True
+
+    return check
+
+
 def as_dict(values: np.ndarray, g: Any) -> dict:
     """A value per vertex of ``g``, keyed by node label."""
     return {label: value for label, value in zip(g.ids.tolist(), values.tolist())}

@@ -1,4 +1,4 @@
-"""PageRank, betweenness and degree centrality."""
+"""PageRank and betweenness."""
 
 from __future__ import annotations
 
@@ -81,32 +81,3 @@ def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = T
         elif not G.is_directed():
             sums = sums / 2
     return as_dict(sums, g)
-
-
-def _degree_centrality(G: SwaplessGraph, directions: tuple) -> dict:
-    g = G.sl
-    if g.n <= 1:
-        return {node: 1 for node in G.nx}
-    degrees = sum(g.degrees(direction).astype(np.float64) for direction in directions)
-    return as_dict(degrees / (g.n - 1), g)
-
-
-@dispatched()
-def degree_centrality(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
-    """networkx's ``degree_centrality``: each node's degree (in and out summed on a
-    directed graph) over the other nodes."""
-    return _degree_centrality(G, ("out", "in") if G.is_directed() else ("out",))
-
-
-@dispatched(docs="Directed graphs.")
-def in_degree_centrality(G: SwaplessGraph, *, backend: Any = None,
-                         **backend_kwargs: Any) -> dict:
-    """networkx's ``in_degree_centrality``."""
-    return _degree_centrality(G, ("in",))
-
-
-@dispatched(docs="Directed graphs.")
-def out_degree_centrality(G: SwaplessGraph, *, backend: Any = None,
-                          **backend_kwargs: Any) -> dict:
-    """networkx's ``out_degree_centrality``."""
-    return _degree_centrality(G, ("out",))

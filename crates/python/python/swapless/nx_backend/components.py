@@ -64,10 +64,9 @@ def is_weakly_connected(G: SwaplessGraph, *, backend: Any = None,
     return len(_components(G)) == 1
 
 
-def _strong_components(G: SwaplessGraph) -> list:
-    """The strongly connected components of ``G``, each a set of nodes, in the order
-    networkx yields them where the graph leaves no choice: a component after every
-    component it reaches (networkx's own tests read the condensation's numbering so)."""
+def _condensation(G: SwaplessGraph) -> tuple:
+    """The strongly connected components of ``G`` (sets of nodes, in the order their
+    first node comes in ``G``) and, for each, the other components it has arcs into."""
     g = G.sl
     labels = _sl.strongly_connected_components(g)
     parts: dict = {}
@@ -75,14 +74,25 @@ def _strong_components(G: SwaplessGraph) -> list:
     for label, node in zip(labels.tolist(), g.ids.tolist()):
         parts.setdefault(label, set()).add(node)
         of_node[node] = label
-    # Kahn's order on the condensation's reversed edges: sinks first.
-    reached_by: dict = {label: set() for label in parts}
-    left: dict = {label: 0 for label in parts}
+    reaches: dict = {label: set() for label in parts}
     for u, v in G.nx.edges():
         a, b = of_node[u], of_node[v]
-        if a != b and a not in reached_by[b]:
-            reached_by[b].add(a)
-            left[a] += 1
+        if a != b:
+            reaches[a].add(b)
+    return parts, reaches
+
+
+def _strong_components(G: SwaplessGraph) -> list:
+    """The strongly connected components of ``G``, each a set of nodes, in the order
+    networkx yields them where the graph leaves no choice: a component after every
+    component it reaches (networkx's own tests read the condensation's numbering so)."""
+    parts, reaches = _condensation(G)
+    # Kahn's order on the condensation's reversed edges: sinks first.
+    reached_by: dict = {label: set() for label in parts}
+    for label, targets in reaches.items():
+        for target in targets:
+            reached_by[target].add(label)
+    left = {label: len(targets) for label, targets in reaches.items()}
     rank = {label: index for index, label in enumerate(parts)}
     ready = collections.deque(label for label in parts if left[label] == 0)
     ordered = []
@@ -94,6 +104,12 @@ def _strong_components(G: SwaplessGraph) -> list:
             if left[before] == 0:
                 ready.append(before)
     return ordered
+
+
+def _attracting(G: SwaplessGraph) -> list:
+    """The strongly connected components no arc leaves."""
+    parts, reaches = _condensation(G)
+    return [parts[label] for label in parts if not reaches[label]]
 
 
 @dispatched(**_DIRECTED)
@@ -115,3 +131,41 @@ def is_strongly_connected(G: SwaplessGraph, *, backend: Any = None,
                           **backend_kwargs: Any) -> bool:
     """networkx's ``is_strongly_connected``."""
     return len(_strong_components(G)) == 1
+
+
+def _every_node(G: Any, args: tuple, kwargs: dict) -> Any:
+    # From a source, networkx's Kosaraju yields what its search order happens to gather.
+    if kwargs.get("source", args[1] if len(args) > 1 else None) is not None:
+        return "swapless finds the components of every node, not of a source's search"
+    return True
+
+
+@dispatched(_every_node, **_DIRECTED)
+def kosaraju_strongly_connected_components(G: SwaplessGraph, source: Any = None, *,
+                                           backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``kosaraju_strongly_connected_components`` of every node: swapless's
+    components, as sets of nodes."""
+    return iter(_strong_components(G))
+
+
+@dispatched(**_DIRECTED)
+def attracting_components(G: SwaplessGraph, *, backend: Any = None,
+                          **backend_kwargs: Any) -> Any:
+    """networkx's ``attracting_components``: the strongly connected components that no
+    arc leaves, a generator of sets of nodes."""
+    return iter(_attracting(G))
+
+
+@dispatched(**_DIRECTED)
+def number_attracting_components(G: SwaplessGraph, *, backend: Any = None,
+                                 **backend_kwargs: Any) -> int:
+    """networkx's ``number_attracting_components``."""
+    return len(_attracting(G))
+
+
+@dispatched(**_DIRECTED)
+def is_attracting_component(G: SwaplessGraph, *, backend: Any = None,
+                            **backend_kwargs: Any) -> bool:
+    """networkx's ``is_attracting_component``: whether the whole graph is one."""
+    attracting = _attracting(G)
+    return len(attracting) == 1 and len(attracting[0]) == len(G.nx)

@@ -10,7 +10,7 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, dispatched, weights_are_one
+from ._graph import SwaplessGraph, argument, dispatched, nodes_present, weights_are_one
 
 # Self-loops and parallel edges change no hop distance.
 _HOPS = dict(loops_ignored=True, parallel_ignored=True)
@@ -53,21 +53,7 @@ def _within(lengths: dict, cutoff: Any) -> dict:
     return {node: d for node, d in lengths.items() if d == 0 or d - 1 < cutoff}
 
 
-def _nodes_present(*names_positions: tuple) -> Any:
-    """A check that the nodes named by these (name, position) arguments are in the
-    graph: networkx itself raises for one that is not."""
-
-    def check(G: Any, args: tuple, kwargs: dict) -> Any:
-        for name, position in names_positions:
-            node = argument(args, kwargs, name, position, None)
-            if node is not None and node not in G:
-                return f"the {name} is not a node"
-        return True
-
-    return check
-
-
-@dispatched(_nodes_present(("source", 1)), **_HOPS)
+@dispatched(nodes_present(("source", 1)), **_HOPS)
 def single_source_shortest_path_length(G: SwaplessGraph, source: Any, cutoff: Any = None, *,
                                        backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``single_source_shortest_path_length``: hops from ``source`` to each
@@ -75,7 +61,7 @@ def single_source_shortest_path_length(G: SwaplessGraph, source: Any, cutoff: An
     return _within(_from(G, source), cutoff)
 
 
-@dispatched(_nodes_present(("target", 1)), **_HOPS)
+@dispatched(nodes_present(("target", 1)), **_HOPS)
 def single_target_shortest_path_length(G: SwaplessGraph, target: Any, cutoff: Any = None, *,
                                        backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``single_target_shortest_path_length``: hops to ``target`` from each
@@ -84,18 +70,15 @@ def single_target_shortest_path_length(G: SwaplessGraph, target: Any, cutoff: An
 
 
 def _hop_lengths(G: Any, args: tuple, kwargs: dict) -> Any:
-    present = _nodes_present(("source", 1), ("target", 2))(G, args, kwargs)
+    present = nodes_present(("source", 1), ("target", 2))(G, args, kwargs)
     if present is not True:
         return present
-    if argument(args, kwargs, "source", 1, None) is None and \
-            argument(args, kwargs, "target", 2, None) is None:
-        return "swapless answers from one source or to one target, not between all pairs"
     if not weights_are_one(G, argument(args, kwargs, "weight", 3, None)):
         return "swapless counts hops, not weights"
     return True
 
 
-@dispatched(_hop_lengths, docs="From one source or to one target, unweighted.", **_HOPS)
+@dispatched(_hop_lengths, docs="Unweighted.", **_HOPS)
 def shortest_path_length(G: SwaplessGraph, source: Any = None, target: Any = None,
                          weight: Any = None, method: str = "dijkstra", *, backend: Any = None,
                          **backend_kwargs: Any) -> Any:
@@ -104,7 +87,7 @@ def shortest_path_length(G: SwaplessGraph, source: Any = None, target: Any = Non
     if method not in ("dijkstra", "bellman-ford"):
         raise ValueError(f"method not supported: {method}")
     if source is None:
-        return _from(G, target, reverse=True)
+        return _all_pairs(G) if target is None else _from(G, target, reverse=True)
     lengths = _from(G, source)
     if target is None:
         return lengths
@@ -113,29 +96,77 @@ def shortest_path_length(G: SwaplessGraph, source: Any = None, target: Any = Non
     return lengths[target]
 
 
-@dispatched(_nodes_present(("source", 1), ("target", 2)), **_HOPS)
+@dispatched(nodes_present(("source", 1), ("target", 2)), **_HOPS)
 def has_path(G: SwaplessGraph, source: Any, target: Any, *, backend: Any = None,
              **backend_kwargs: Any) -> bool:
     """networkx's ``has_path``: whether ``target`` is reachable from ``source``."""
     return target in _from(G, source)
 
 
-@dispatched(_nodes_present(("source", 1)), **_HOPS)
+@dispatched(nodes_present(("source", 1)), **_HOPS)
 def descendants(G: SwaplessGraph, source: Any, *, backend: Any = None,
                 **backend_kwargs: Any) -> set:
     """networkx's ``descendants``: the nodes ``source`` reaches, itself left out."""
     return set(_from(G, source)) - {source}
 
 
-@dispatched(_nodes_present(("source", 1)), **_HOPS)
+@dispatched(nodes_present(("source", 1)), **_HOPS)
 def ancestors(G: SwaplessGraph, source: Any, *, backend: Any = None,
               **backend_kwargs: Any) -> set:
     """networkx's ``ancestors``: the nodes that reach ``source``, itself left out."""
     return set(_from(G, source, reverse=True)) - {source}
 
 
-@dispatched(_nodes_present(("n", 1)), **_HOPS)
+@dispatched(nodes_present(("n", 1)), **_HOPS)
 def node_connected_component(G: SwaplessGraph, n: Any, *, backend: Any = None,
                              **backend_kwargs: Any) -> set:
     """networkx's ``node_connected_component``: the nodes of ``n``'s component."""
     return set(_from(G, n))
+
+
+@dispatched(nodes_present(("source", 1)), **_HOPS)
+def descendants_at_distance(G: SwaplessGraph, source: Any, distance: int, *,
+                            backend: Any = None, **backend_kwargs: Any) -> set:
+    """networkx's ``descendants_at_distance``: the nodes exactly ``distance`` hops from
+    ``source``."""
+    return {node for node, d in _from(G, source).items() if d == distance}
+
+
+def _all_pairs(G: SwaplessGraph, cutoff: Any = None) -> Any:
+    """(node, hops from it to each node it reaches), one search a node, as asked."""
+    for node in list(G.nx):
+        yield node, _within(_from(G, node), cutoff)
+
+
+@dispatched(**_HOPS)
+def all_pairs_shortest_path_length(G: SwaplessGraph, cutoff: Any = None, *,
+                                   backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``all_pairs_shortest_path_length``: a generator of (node, hops from it)
+    that runs one search a node as it is consumed."""
+    return _all_pairs(G, cutoff)
+
+
+def _unit_lengths(G: Any, args: tuple, kwargs: dict) -> Any:
+    if not weights_are_one(G, argument(args, kwargs, "weight", 1, None)):
+        return "swapless counts hops, not weights"
+    return True
+
+
+@dispatched(_unit_lengths, docs="Unweighted.", **_HOPS)
+def average_shortest_path_length(G: SwaplessGraph, weight: Any = None, method: Any = None, *,
+                                 backend: Any = None, **backend_kwargs: Any) -> float:
+    """networkx's ``average_shortest_path_length`` in hops: the mean over ordered pairs
+    of distinct nodes, refused (as networkx refuses) unless every pair is connected."""
+    methods = ("unweighted", "dijkstra", "bellman-ford", "floyd-warshall", "floyd-warshall-numpy")
+    if method is not None and method not in methods:
+        raise ValueError(f"method not supported: {method}")
+    n = len(G.nx)
+    if n == 1:
+        return 0
+    if G.is_directed():
+        if len(set(_sl.strongly_connected_components(G.sl).tolist())) > 1:
+            raise nx.NetworkXError("Graph is not strongly connected.")
+    elif len(set(_sl.connected_components(G.sl).tolist())) > 1:
+        raise nx.NetworkXError("Graph is not connected.")
+    total = sum(sum(lengths.values()) for _, lengths in _all_pairs(G))
+    return total / (n * (n - 1))
