@@ -166,6 +166,28 @@ def test_strong_components_match_networkx(all_graphs, tmp_path):
         assert len(set(labels.tolist())) == len(parts)
 
 
+def test_closeness_harmonic_and_eccentricity_match_networkx(all_graphs, tmp_path):
+    # Exact measures search from every vertex: the small graphs only.
+    for path, g in [(path, g) for path, g in all_graphs if len(g) <= 1000]:
+        found = {}
+        for measure in ("closeness", "closeness-unscaled", "harmonic", "eccentricity"):
+            found[measure], report = run("closeness", path, tmp_path, "--measure", measure,
+                                         "--verify")
+            assert report["result"]["measure"] == measure
+        closeness = nx.closeness_centrality(g)
+        unscaled = nx.closeness_centrality(g, wf_improved=False)
+        harmonic = nx.harmonic_centrality(g)
+        for v in g:
+            # The same sums divided in the same order: the same float.
+            assert found["closeness"][v] == closeness[v]
+            assert found["closeness-unscaled"][v] == unscaled[v]
+            assert found["harmonic"][v] == pytest.approx(harmonic[v], rel=1e-12)
+            hops = nx.single_source_shortest_path_length(g, v)
+            assert found["eccentricity"][v] == max(hops.values())
+        everywhere = nx.is_strongly_connected(g) if g.is_directed() else nx.is_connected(g)
+        assert report["result"]["strongly_connected"] == everywhere
+
+
 def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         undirected = g.to_undirected() if g.is_directed() else g

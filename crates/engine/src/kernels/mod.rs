@@ -3,6 +3,7 @@
 
 pub mod betweenness;
 pub mod bfs;
+pub mod closeness;
 pub mod connected_components;
 pub mod core_number;
 pub mod maximal_independent_set;

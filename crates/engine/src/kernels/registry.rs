@@ -2,14 +2,14 @@
 //! is below them, so that no kernel and the contract import each other.
 
 use super::{
-    betweenness, bfs, connected_components, core_number, maximal_independent_set, pagerank,
-    personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
+    betweenness, bfs, closeness, connected_components, core_number, maximal_independent_set,
+    pagerank, personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
     vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 12] = [
+pub static KERNELS: [&dyn AnyKernel; 13] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -22,4 +22,5 @@ pub static KERNELS: [&dyn AnyKernel; 12] = [
     &core_number::CoreNumber,
     &personalized_pagerank::PersonalizedPageRank,
     &strongly_connected_components::StronglyConnectedComponents,
+    &closeness::Closeness,
 ];

@@ -64,6 +64,7 @@ __all__ = [
     "pagerank",
     "connected_components",
     "strongly_connected_components",
+    "closeness",
     "betweenness",
     "triangle_count",
     "triangles",
@@ -550,6 +551,18 @@ def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
     """Eccentricity estimates from a multi-source BFS of up to 64 sampled sources:
     int64 per vertex, -1 unreached."""
     return g._run("radii", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
+
+
+def closeness(g: Graph, measure: str = "closeness", *, threads: Optional[int] = None,
+              verify: bool = False, checkpoint: Optional[PathLike] = None,
+              checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Exact closeness from a search from every vertex (64 at once): float64 per vertex.
+    ``measure`` is "closeness" (scaled by the share of vertices that reach it, as
+    networkx's default), "closeness-unscaled", "harmonic" (the sum of 1/hops to it) or
+    "eccentricity" (the hops from it to the farthest vertex it reaches); the report's
+    ``strongly_connected`` says whether every vertex reaches every other."""
+    return g._run("closeness", threads=_threads(threads), verify=verify, measure=measure,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 

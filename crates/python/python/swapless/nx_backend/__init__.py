@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import centrality, clustering, components, cores, degrees, independent, paths  # noqa: F401
+from . import (  # noqa: F401
+    centrality, clustering, components, cores, degrees, distances, independent, paths)
 from ._graph import FUNCTIONS, SwaplessGraph, graph_of, plain
 
 __all__ = ["BackendInterface", "backend_info", "can_run"]
