@@ -30,6 +30,9 @@ MODULES = [
     "algorithms/components/tests/test_attracting.py",
     "algorithms/tests/test_isolate.py",
     "algorithms/traversal/tests/test_bfs.py",
+    "algorithms/centrality/tests/test_closeness_centrality.py",
+    "algorithms/centrality/tests/test_harmonic_centrality.py",
+    "algorithms/tests/test_distance_measures.py",
 ]
 
 
