@@ -37,7 +37,7 @@ fn value_name(kind: ParameterKind) -> &'static str {
         ParameterKind::Count { .. } => "COUNT",
         ParameterKind::CountOrAll => "COUNT|all",
         ParameterKind::Choice(_) => "WORD",
-        ParameterKind::Vertices => "ID,ID,...",
+        ParameterKind::Vertices { .. } => "ID,ID,...",
     }
 }
 
@@ -114,7 +114,7 @@ impl ParameterFlags {
             };
             let invalid = |detail: String| ParameterError::Invalid { flag, detail };
             let value = match parameter.kind {
-                ParameterKind::Vertices => ParameterValue::Vertices(
+                ParameterKind::Vertices { .. } => ParameterValue::Vertices(
                     text.split(',')
                         .map(|id| vertices(flag, id.trim()))
                         .collect::<Result<_, _>>()?,

@@ -32,7 +32,11 @@ pub enum ParameterKind {
     /// One of these words.
     Choice(&'static [&'static str]),
     /// Vertices, by the input's ids (a name on a graph of named vertices).
-    Vertices,
+    Vertices {
+        /// Whether the runner picks one (as it picks a source) when none is given;
+        /// otherwise none given stays none.
+        picked: bool,
+    },
 }
 
 /// One value of a parameter.
@@ -47,7 +51,8 @@ pub enum ParameterValue {
     /// A [`ParameterKind::Choice`].
     Choice(String),
     /// A [`ParameterKind::Vertices`]: the input's ids as a caller gives them, internal ids
-    /// once the runner has mapped them; none when not given, for the runner to pick one.
+    /// once the runner has mapped them; none when not given (for the runner to pick one,
+    /// where the kind says so).
     Vertices(Vec<u64>),
 }
 
@@ -115,7 +120,7 @@ impl Parameter {
             ParameterKind::Count { min, max } => format!("a whole number from {min} to {max}"),
             ParameterKind::CountOrAll => "a whole number >= 1, or `all`".to_string(),
             ParameterKind::Choice(words) => format!("one of {}", words.join(", ")),
-            ParameterKind::Vertices => "one or more vertex ids".to_string(),
+            ParameterKind::Vertices { .. } => "one or more vertex ids".to_string(),
         }
     }
 
@@ -142,7 +147,7 @@ impl Parameter {
             (ParameterKind::Choice(words), ParameterValue::Choice(word)) => {
                 words.contains(&word.as_str())
             }
-            (ParameterKind::Vertices, ParameterValue::Vertices(ids)) => !ids.is_empty(),
+            (ParameterKind::Vertices { .. }, ParameterValue::Vertices(ids)) => !ids.is_empty(),
             _ => false,
         };
         match fits {
@@ -167,7 +172,7 @@ impl Parameter {
                 ParameterValue::Count(text.parse().map_err(|_| refused())?)
             }
             ParameterKind::Choice(_) => ParameterValue::Choice(text.to_string()),
-            ParameterKind::Vertices => ParameterValue::Vertices(
+            ParameterKind::Vertices { .. } => ParameterValue::Vertices(
                 text.split(',')
                     .map(|id| id.trim().parse().map_err(|_| refused()))
                     .collect::<Result<_, _>>()?,
@@ -188,12 +193,12 @@ impl Parameter {
             }
             (ParameterKind::CountOrAll, Value::String(all)) if all == "all" => ParameterValue::All,
             (ParameterKind::Choice(_), Value::String(word)) => ParameterValue::Choice(word.clone()),
-            (ParameterKind::Vertices, Value::Array(ids)) => ParameterValue::Vertices(
+            (ParameterKind::Vertices { .. }, Value::Array(ids)) => ParameterValue::Vertices(
                 ids.iter()
                     .map(|id| id.as_u64().ok_or_else(refused))
                     .collect::<Result<_, _>>()?,
             ),
-            (ParameterKind::Vertices, Value::Number(id)) => {
+            (ParameterKind::Vertices { .. }, Value::Number(id)) => {
                 ParameterValue::Vertices(vec![id.as_u64().ok_or_else(refused)?])
             }
             _ => return Err(refused()),
@@ -336,7 +341,7 @@ pub fn resolve(
             None => match parameter.default {
                 Some(text) => parameter.parse(text).map_err(invalid)?,
                 // No vertex yet: the runner picks one (see [`ParameterValue::Vertices`]).
-                None if parameter.kind == ParameterKind::Vertices => {
+                None if matches!(parameter.kind, ParameterKind::Vertices { .. }) => {
                     ParameterValue::Vertices(Vec::new())
                 }
                 None => {
@@ -371,7 +376,7 @@ mod tests {
         flag: "seeds",
         keyword: "seeds",
         help: "where walks restart",
-        kind: ParameterKind::Vertices,
+        kind: ParameterKind::Vertices { picked: true },
         default: None,
     };
     const SOURCES: Parameter = Parameter {

@@ -179,7 +179,7 @@ fn run_and_verify(
     let info = kernel.info();
     let mut given = given.to_vec();
     for parameter in info.parameters {
-        if parameter.kind == ParameterKind::Vertices
+        if parameter.kind == (ParameterKind::Vertices { picked: true })
             && given.iter().all(|g| g.flag != parameter.flag)
         {
             let seeds = pick_sources(store, 3).into_iter().map(u64::from).collect();

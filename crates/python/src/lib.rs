@@ -482,7 +482,7 @@ fn kernels() -> String {
         ParameterKind::Count { .. } => "count",
         ParameterKind::CountOrAll => "count or all",
         ParameterKind::Choice(_) => "choice",
-        ParameterKind::Vertices => "vertices",
+        ParameterKind::Vertices { .. } => "vertices",
     };
     let described: Vec<Value> = Kernel::all()
         .map(|kernel| {

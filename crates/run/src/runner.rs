@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use swapless_engine::kernel::{Finished, GraphShape, KernelOptions, Refusal, Step, Warning};
 use swapless_engine::kernels::{Reads, pick_source};
-use swapless_engine::parameters::ParameterValues;
+use swapless_engine::parameters::{ParameterKind, ParameterValues};
 use swapless_engine::property::PropertyArrays;
 use swapless_format::{FileWatch, FormatError, GraphFile};
 use swapless_store::{DirectStore, DramStore, EdgeStore, GraphOrigin, MmapStore, Plan, Tier};
@@ -301,7 +301,10 @@ fn kernel_options(
                 vertices.saturating_sub(1)
             ),
         })?;
-        if ids.is_empty() {
+        let picks = kernel.info().parameters.iter().any(|parameter| {
+            parameter.flag == flag && parameter.kind == ParameterKind::Vertices { picked: true }
+        });
+        if ids.is_empty() && picks {
             ids.push(picked()? as u64);
         }
     }

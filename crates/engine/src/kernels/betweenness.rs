@@ -121,6 +121,17 @@ pub fn betweenness(store: &dyn EdgeStore, sources: &[u32]) -> Result<Betweenness
 /// Betweenness as the runner drives it: one step is one source.
 pub struct Betweenness;
 
+/// Where Brandes' searches start.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sources {
+    /// Every vertex (exact betweenness).
+    All,
+    /// This many, sampled as GAP samples them.
+    Sampled(u64),
+    /// These (internal ids), as the caller chose them.
+    Given(Vec<u32>),
+}
+
 /// Betweenness's state between sources.
 pub struct BetweennessState {
     /// Dependencies summed over the sources done (not yet normalized).
@@ -135,8 +146,7 @@ pub struct BetweennessState {
 impl Kernel for Betweenness {
     type State = BetweennessState;
     type Result = BetweennessResult;
-    /// How many sampled sources; `None` for every vertex (exact).
-    type Parameters = Option<u64>;
+    type Parameters = Sources;
 
     const INFO: KernelInfo = KernelInfo {
         name: "bc",
@@ -151,17 +161,31 @@ impl Kernel for Betweenness {
         searches: true,
         verifier_copies_lists: false,
         deterministic: false,
-        parameters: &[Parameter {
-            flag: "sources",
-            keyword: "sources",
-            help: "how many sampled sources, or `all` for exact betweenness",
-            kind: ParameterKind::CountOrAll,
-            default: Some("1"),
-        }],
+        parameters: &[
+            Parameter {
+                flag: "sources",
+                keyword: "sources",
+                help: "how many sampled sources, or `all` for exact betweenness",
+                kind: ParameterKind::CountOrAll,
+                default: Some("1"),
+            },
+            Parameter {
+                flag: "source-ids",
+                keyword: "source_ids",
+                help: "these sources, by the input's ids, instead of sampled ones (a caller's \
+                       own sample, such as networkx's)",
+                kind: ParameterKind::Vertices { picked: false },
+                default: None,
+            },
+        ],
     };
 
-    fn parameters(&self, values: &ParameterValues) -> Option<u64> {
-        values.count("sources")
+    fn parameters(&self, values: &ParameterValues) -> Sources {
+        match (values.vertices("source-ids"), values.count("sources")) {
+            ([], None) => Sources::All,
+            ([], Some(count)) => Sources::Sampled(count),
+            (given, _) => Sources::Given(given.iter().map(|&id| id as u32).collect()),
+        }
     }
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
@@ -183,11 +207,22 @@ impl Kernel for Betweenness {
     fn start(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions<Option<u64>>,
+        options: &KernelOptions<Sources>,
     ) -> Result<BetweennessState> {
-        let sources = match options.parameters {
-            None => (0..store.num_vertices() as u32).collect(),
-            Some(count) => pick_sources(store, count.min(usize::MAX as u64) as usize),
+        let sources = match &options.parameters {
+            Sources::All => (0..store.num_vertices() as u32).collect(),
+            Sources::Sampled(count) => {
+                pick_sources(store, (*count).min(usize::MAX as u64) as usize)
+            }
+            Sources::Given(given) => {
+                // Each source once: a repeated one would count its paths twice.
+                let mut seen = std::collections::HashSet::new();
+                given
+                    .iter()
+                    .copied()
+                    .filter(|&source| seen.insert(source))
+                    .collect()
+            }
         };
         Ok(BetweennessState {
             scores: F64Array::filled(&options.arrays, store.num_vertices(), 0.0),
@@ -214,7 +249,7 @@ impl Kernel for Betweenness {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions<Option<u64>>,
+        options: &KernelOptions<Sources>,
         saved: &mut StateReader,
     ) -> std::result::Result<BetweennessState, StateError> {
         let scores = F64Array::filled(&options.arrays, store.num_vertices(), 0.0);
@@ -240,7 +275,7 @@ impl Kernel for Betweenness {
     fn summary(
         &self,
         result: &BetweennessResult,
-        _: &KernelOptions<Option<u64>>,
+        _: &KernelOptions<Sources>,
         original: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({
@@ -252,7 +287,7 @@ impl Kernel for Betweenness {
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions<Option<u64>>,
+        _options: &KernelOptions<Sources>,
         result: &BetweennessResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {

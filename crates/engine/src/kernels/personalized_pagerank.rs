@@ -48,7 +48,7 @@ const PARAMETERS: [Parameter; 5] = [
         flag: "seeds",
         keyword: "seeds",
         help: "the vertices walks restart from, by the input's ids (default: one vertex with edges, picked as a source is)",
-        kind: ParameterKind::Vertices,
+        kind: ParameterKind::Vertices { picked: true },
         default: None,
     },
 ];

@@ -519,13 +519,21 @@ def strongly_connected_components(g: Graph, *, threads: Optional[int] = None,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 
-def betweenness(g: Graph, sources: Union[int, str] = 1, *, threads: Optional[int] = None,
+def betweenness(g: Graph, sources: Union[int, str, Any] = 1, *, threads: Optional[int] = None,
                 verify: bool = False, checkpoint: Optional[PathLike] = None,
                 checkpoint_every: Every = "auto") -> _np.ndarray:
-    """Brandes betweenness from ``sources`` sampled sources (or "all" for exact):
-    float64 per vertex, normalized by the maximum."""
+    """Brandes betweenness from ``sources``: a count of sampled sources, "all" (exact),
+    or the sources themselves, by the input's ids (a list or array): float64 per vertex,
+    normalized by the maximum."""
+    if isinstance(sources, (list, tuple, set, _np.ndarray)):
+        chosen = [_source(g, id, "sources") for id in sources]
+        if not chosen:
+            raise ValueError("sources must name at least one vertex")
+        return g._run("bc", source_ids=chosen, threads=_threads(threads), verify=verify,
+                      **_checkpointing(checkpoint, checkpoint_every))
     if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
-        raise ValueError(f"sources must be a positive integer or \"all\", not {sources!r}")
+        raise ValueError(f"sources must be a positive integer, \"all\" or a list of vertex ids, "
+                         f"not {sources!r}")
     return g._run("bc", sources=sources, threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 

@@ -47,8 +47,8 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
 
 
 def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
-    if argument(args, kwargs, "k", 1, None) is not None:
-        return "swapless samples its own sources, not networkx's"
+    if argument(args, kwargs, "k", 1, None) == 0:
+        return "k=0 samples no source (networkx divides by zero)"
     if argument(args, kwargs, "weight", 3, None) is not None:
         return "swapless's betweenness counts hops, not weights"
     if argument(args, kwargs, "endpoints", 4, False) and G.is_directed():
@@ -56,28 +56,56 @@ def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return True
 
 
+def _rescaled(sums: np.ndarray, n: int, normalized: bool, directed: bool, endpoints: bool,
+              sampled: Any) -> np.ndarray:
+    """Sums of dependencies scaled as networkx scales them: over the (source, target)
+    pairs that could pass through a node, or each unordered pair once on an undirected
+    graph; a sample's sources, which cannot pass through themselves without endpoints,
+    by one source fewer."""
+    pairs_through = n if endpoints else n - 1
+    if pairs_through < 2:
+        return sums
+    sources = pairs_through if sampled is None else int(sampled.sum())
+    correction = 1 if directed else 2
+    if sampled is None or endpoints:
+        if normalized:
+            return sums * (1 / (sources * (pairs_through - 1)))
+        return sums * (pairs_through / (sources * correction))
+    if normalized:
+        of_source = 1 / ((sources - 1) * (pairs_through - 1)) if sources > 1 else np.nan
+        of_other = 1 / (sources * (pairs_through - 1))
+    else:
+        of_source = pairs_through / ((sources - 1) * correction) if sources > 1 else np.nan
+        of_other = pairs_through / (sources * correction)
+    return sums * np.where(sampled, of_source, of_other)
+
+
 @dispatched(_betweenness_declines, loops_ignored=True, parallel_ignored=True,
-            docs="Exact and unweighted; endpoints on undirected graphs.")
+            docs="Unweighted; endpoints on undirected graphs; k sampled with networkx's seed.")
 def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False, seed: Any = None, *,
                            backend: Any = None, **backend_kwargs: Any) -> dict:
-    """networkx's ``betweenness_centrality``, exact (every node a source), scaled as
-    networkx scales it: over the ordered pairs of nodes that could have a path through
-    a node when ``normalized``, else each unordered pair once on an undirected graph."""
+    """networkx's ``betweenness_centrality``: exact, or from ``k`` sources drawn from
+    ``seed`` exactly as networkx draws them, then scaled as networkx scales it."""
     g = G.sl
-    scores = _sl.betweenness(g, sources="all")
-    # swapless divides by the largest sum of dependencies; undo that, then scale.
+    if k == g.n:
+        k = None
+    sampled = None
+    if k is None:
+        scores = _sl.betweenness(g, sources="all")
+    else:
+        chosen = seed.sample(list(G.nx.nodes()), k)
+        scores = _sl.betweenness(g, sources=chosen)
+        sampled = np.zeros(g.n, dtype=bool)
+        sampled[[g.vertex(node) for node in chosen]] = True
+    # swapless divides by the largest sum of dependencies; undo that.
     sums = scores * g.last_report["result"]["largest_dependency"]
-    pairs_through = g.n - 1
     if endpoints:
-        # Each node also ends the paths from and to the others of its component.
+        # Each source also ends the paths to the rest of its component, and each node
+        # the paths to it from the sources of its component.
         labels = _sl.connected_components(g)
         _, where, sizes = np.unique(labels, return_inverse=True, return_counts=True)
-        sums = sums + 2 * (sizes[where] - 1)
-        pairs_through = g.n
-    if pairs_through >= 2:
-        if normalized:
-            sums = sums / (pairs_through * (pairs_through - 1))
-        elif not G.is_directed():
-            sums = sums / 2
-    return as_dict(sums, g)
+        is_source = np.ones(g.n, dtype=bool) if sampled is None else sampled
+        sources_in = np.bincount(where, weights=is_source, minlength=len(sizes))
+        sums = sums + is_source * (sizes[where] - 1) + (sources_in[where] - is_source)
+    return as_dict(_rescaled(sums, g.n, normalized, G.is_directed(), endpoints, sampled), g)
