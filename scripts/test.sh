@@ -17,7 +17,7 @@ need_packages redis-server:redis-server redis-cli:redis-tools openssl:openssl
 # figures, which the Rust tests check too; maturin builds the Python package; pandas and
 # pyarrow are what from_pandas and from_arrow take.
 enter_venv
-python3 -m pip install --quiet --disable-pip-version-check numpy scipy networkx pandas pyarrow pytest matplotlib maturin
+python3 -m pip install --quiet --disable-pip-version-check numpy scipy networkx==3.6.1 pandas pyarrow pytest matplotlib maturin
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings

@@ -1,15 +1,27 @@
 """networkx's own tests of the functions swapless answers, run in networkx's backend
-test mode with swapless as the backend (``NETWORKX_TEST_BACKEND=swapless``): every test
-passes, and swapless ran each function in some of them. Calls it declines (see
-``swapless.nx_backend.can_run``) and functions it does not implement run in networkx
-(``NETWORKX_FALLBACK_TO_NX``)."""
+test mode with swapless as the backend (``NETWORKX_TEST_BACKEND=swapless``).
 
+With fallback (``NETWORKX_FALLBACK_TO_NX``), calls swapless declines (see
+``swapless.nx_backend.can_run``) and functions it does not implement run in networkx:
+every test passes, swapless ran each function in some of them, and of the calls the tests
+make themselves it runs at least as many, and declines no more, than
+``nx_backend_expected.json`` records for each function (``SWAPLESS_RECORD_NX_COUNTS=1``
+records this run's counts there). Without fallback, as nx-cugraph is measured, a declined
+call, or a call of a function swapless lacks (networkx's generators and helpers among
+them), ends its test as an expected failure, so that no wrong answer hides behind
+networkx's: no test fails.
+"""
+
+import collections
+import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
 import networkx as nx
+import pytest
 
 import swapless.nx_backend
 
@@ -42,16 +54,57 @@ def test_the_backend_is_found_by_its_entry_point():
     assert "swapless" in nx.utils.backends.backends
 
 
-def test_networkx_own_tests_pass_with_swapless_as_backend(tmp_path):
-    environment = dict(os.environ, NETWORKX_TEST_BACKEND="swapless", NETWORKX_FALLBACK_TO_NX="True",
+EXPECTED = pathlib.Path(__file__).with_name("nx_backend_expected.json")
+
+
+def networkx_tests(tmp_path, fallback):
+    """networkx's test modules with swapless as the backend: the finished process."""
+    environment = dict(os.environ, NETWORKX_TEST_BACKEND="swapless",
                        PYTHONPATH=str(pathlib.Path(__file__).parent))
-    done = subprocess.run(
+    # networkx reads any value, "False" too, as asking for fallback.
+    environment.pop("NETWORKX_FALLBACK_TO_NX", None)
+    if fallback:
+        environment["NETWORKX_FALLBACK_TO_NX"] = "True"
+    return subprocess.run(
         # networkx's conftest is loaded as a plugin, and only so: where pytest would also
         # find it by path (inside a virtual environment), it would be registered twice.
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest",
          "-p", "networkx.conftest",
          "-p", "nx_backend_counts", "-W", "ignore", *[str(NX / module) for module in MODULES]],
         env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+
+
+def counts_of(output):
+    """Per function, the calls swapless ran and those it declined, by reason."""
+    counts = collections.defaultdict(lambda: {"ran": 0, "declined": {}})
+    for name, outcome, count in re.findall(r"^swapless (\w+): (.+): (\d+)$", output, re.M):
+        if outcome == "ran":
+            counts[name]["ran"] += int(count)
+        else:
+            counts[name]["declined"][outcome.removeprefix("declined: ")] = int(count)
+    return counts
+
+
+def test_networkx_own_tests_pass_with_swapless_as_backend(tmp_path):
+    done = networkx_tests(tmp_path, fallback=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     for function in swapless.nx_backend.backend_info()["functions"]:
         assert f"swapless {function}: ran:" in done.stdout, (function, done.stdout[-3000:])
+    counts = counts_of(done.stdout)
+    if os.environ.get("SWAPLESS_RECORD_NX_COUNTS"):
+        EXPECTED.write_text(json.dumps({"networkx": nx.__version__, "functions": counts},
+                                       indent=1, sort_keys=True) + "\n")
+    expected = json.loads(EXPECTED.read_text())
+    if expected["networkx"] != nx.__version__:
+        pytest.skip(f"the counts were recorded with networkx {expected['networkx']}, "
+                    f"not {nx.__version__}")
+    for function, recorded in expected["functions"].items():
+        assert counts[function]["ran"] >= recorded["ran"], (function, counts[function], recorded)
+        assert sum(counts[function]["declined"].values()) <= sum(recorded["declined"].values()), (
+            function, counts[function], recorded)
+
+
+def test_without_fallback_no_test_fails(tmp_path):
+    done = networkx_tests(tmp_path, fallback=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " failed" not in done.stdout.strip().splitlines()[-1], done.stdout[-2000:]
