@@ -22,6 +22,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
+use super::bit_search::{BitSearch, SOURCES};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
 };
@@ -46,7 +47,7 @@ pub const READS: Reads = Reads {
 };
 
 /// Sources searched from at once (bits in a mask).
-pub const BATCH: usize = 64;
+pub const BATCH: usize = SOURCES;
 
 /// What the output holds for each vertex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,8 +257,7 @@ fn round(store: &dyn EdgeStore, state: &mut ClosenessState) -> Result<()> {
     Ok(())
 }
 
-/// The distances a serial search finds: one batch of 64 sources at a time, level by
-/// level from a sorted list of the vertices reached last, on one thread.
+/// The distances a serial search finds, one batch of 64 sources at a time.
 pub fn serial_distances(graph: &GraphFile) -> Distances<Vec<u64>, Vec<u32>, Vec<f64>> {
     let vertices = graph.num_vertices();
     let mut found = Distances {
@@ -267,64 +267,25 @@ pub fn serial_distances(graph: &GraphFile) -> Distances<Vec<u64>, Vec<u32>, Vec<
         eccentricity: vec![0u32; vertices],
         pairs_reached: 0,
     };
-    // reached[v]: the batch's sources that reach v so far; fresh[v]: those that reached
-    // it at the last level; arriving[v]: those pushed to it at this one.
-    let mut reached = vec![0u64; vertices];
-    let mut fresh = vec![0u64; vertices];
-    let mut arriving = vec![0u64; vertices];
+    let mut search = BitSearch::new(vertices);
     for start in (0..vertices).step_by(BATCH) {
-        let sources = start..(start + BATCH).min(vertices);
-        let mut every: Vec<u32> = Vec::new();
-        for (bit, source) in sources.clone().enumerate() {
-            reached[source] = 1 << bit;
-            fresh[source] = 1 << bit;
-            found.reached_by[source] += 1;
-            every.push(source as u32);
-        }
-        found.pairs_reached += sources.len() as u64;
-        let mut last_level = every.clone();
-        let mut level = 0u32;
-        while !last_level.is_empty() {
-            level += 1;
-            let mut this_level = Vec::new();
-            for &vertex in &last_level {
-                let bits = std::mem::take(&mut fresh[vertex as usize]);
-                for &neighbor in graph.out_neighbors_of(vertex as usize).iter() {
-                    let new = bits & !reached[neighbor as usize] & !arriving[neighbor as usize];
-                    if new != 0 {
-                        if arriving[neighbor as usize] == 0 {
-                            this_level.push(neighbor);
-                        }
-                        arriving[neighbor as usize] |= new;
-                    }
-                }
-            }
-            this_level.sort_unstable();
-            for &vertex in &this_level {
-                let v = vertex as usize;
-                let bits = std::mem::take(&mut arriving[v]);
-                if reached[v] == 0 {
-                    every.push(vertex);
-                }
-                reached[v] |= bits;
-                fresh[v] = bits;
-                let count = bits.count_ones();
+        let sources: Vec<u32> = (start..(start + BATCH).min(vertices))
+            .map(|v| v as u32)
+            .collect();
+        search.search(graph, &sources, |vertex, bits, level| {
+            let (v, count) = (vertex as usize, bits.count_ones());
+            found.reached_by[v] += count;
+            found.pairs_reached += count as u64;
+            if level > 0 {
                 found.distance_sums[v] += count as u64 * level as u64;
-                found.reached_by[v] += count;
                 found.harmonic[v] += count as f64 / level as f64;
-                found.pairs_reached += count as u64;
                 for bit in 0..BATCH {
                     if bits & (1 << bit) != 0 {
                         found.eccentricity[start + bit] = level;
                     }
                 }
             }
-            last_level = this_level;
-        }
-        for vertex in every {
-            reached[vertex as usize] = 0;
-            fresh[vertex as usize] = 0;
-        }
+        });
     }
     found
 }
@@ -443,8 +404,8 @@ impl Kernel for Closeness {
             // The frontier, its growth and the vertices the batch touched (4 a vertex
             // each, and a sorted copy), and what edge_map's scans hold.
             working_bytes: 20 * vertices + edge_map_bytes(shape.arcs),
-            // The verifier's three masks and its four sums (48), and its levels and
-            // touched vertices (12).
+            // The verifier's search (three masks, 24 bytes a vertex, and two levels and
+            // the vertices it touched, 12) and its four sums (24).
             verifier_bytes: 60 * vertices,
             result_bytes_per_vertex: 24,
             // The values in internal order, then in the original order.

@@ -3,6 +3,7 @@
 
 pub mod betweenness;
 pub mod bfs;
+pub mod bit_search;
 pub mod closeness;
 pub mod connected_components;
 pub mod core_number;

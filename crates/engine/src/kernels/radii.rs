@@ -12,6 +12,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
+use super::bit_search::{BitSearch, SOURCES};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -37,7 +38,7 @@ pub const READS: Reads = Reads {
 };
 
 /// Sources sampled at most (bits in a mask).
-pub const MAX_SOURCES: usize = 64;
+pub const MAX_SOURCES: usize = SOURCES;
 const UNREACHED: u32 = u32::MAX;
 
 /// What a radii run found.
@@ -145,10 +146,7 @@ fn round(store: &dyn EdgeStore, state: &mut RadiiState) -> Result<Step> {
 
 /// Checks estimates against a serial BFS from all the sources at once: each vertex's
 /// estimate is the last level at which a source reaches it, and unreached vertices have
-/// none. The BFS keeps a bit per source, as the kernel does, but pushes level by level
-/// from a list of the vertices reached last (sorted, so their lists are read in file
-/// order) on one thread: one search instead of 64 one after another, which read every
-/// list 64 times.
+/// none.
 pub fn verify(
     graph: &GraphFile,
     sources: &[u32],
@@ -158,62 +156,30 @@ pub fn verify(
     if radii.len() != vertices {
         return Err(format!("{} estimates for {vertices} vertices", radii.len()));
     }
-    // reached[v]: the sources that reach v within the levels so far; fresh[v]: those that
-    // reached it at the last level (its bits to push); arriving[v]: those pushed to it at
-    // this one.
-    let mut reached = vec![0u64; vertices];
-    let mut fresh = vec![0u64; vertices];
-    let mut arriving = vec![0u64; vertices];
-    // Whether the vertex was reached at the level of its estimate.
+    // Whether a source reaches the vertex, and whether one reaches it at its estimate.
+    let mut reached = vec![false; vertices];
     let mut at_estimate = vec![false; vertices];
-    let mut last_level: Vec<u32> = Vec::new();
-    for (bit, &source) in sources[..sources.len().min(MAX_SOURCES)].iter().enumerate() {
-        reached[source as usize] |= 1 << bit;
-        fresh[source as usize] |= 1 << bit;
-        last_level.push(source);
-    }
-    last_level.sort_unstable();
-    last_level.dedup();
-    let mut level = 0u32;
-    while !last_level.is_empty() {
-        for &vertex in &last_level {
-            let estimate = radii[vertex as usize];
-            if estimate == UNREACHED || estimate < level {
-                return Err(format!(
-                    "vertex {vertex} has estimate {} but a source reaches it at distance {level}",
-                    shown(estimate)
-                ));
-            }
-            at_estimate[vertex as usize] |= estimate == level;
+    let mut wrong = None;
+    BitSearch::new(vertices).search(graph, sources, |vertex, _, level| {
+        let estimate = radii[vertex as usize];
+        if (estimate == UNREACHED || estimate < level) && wrong.is_none() {
+            wrong = Some(format!(
+                "vertex {vertex} has estimate {} but a source reaches it at distance {level}",
+                shown(estimate)
+            ));
         }
-        let mut this_level = Vec::new();
-        for &vertex in &last_level {
-            let bits = std::mem::take(&mut fresh[vertex as usize]);
-            for &neighbor in graph.out_neighbors_of(vertex as usize).iter() {
-                let new = bits & !reached[neighbor as usize] & !arriving[neighbor as usize];
-                if new != 0 {
-                    if arriving[neighbor as usize] == 0 {
-                        this_level.push(neighbor);
-                    }
-                    arriving[neighbor as usize] |= new;
-                }
-            }
-        }
-        this_level.sort_unstable();
-        for &vertex in &this_level {
-            let bits = std::mem::take(&mut arriving[vertex as usize]);
-            reached[vertex as usize] |= bits;
-            fresh[vertex as usize] = bits;
-        }
-        last_level = this_level;
-        level += 1;
+        reached[vertex as usize] = true;
+        at_estimate[vertex as usize] |= estimate == level;
+    });
+    if let Some(wrong) = wrong {
+        return Err(wrong);
     }
     let wrong = (0..vertices).find(|&v| match reached[v] {
-        0 => radii[v] != UNREACHED,
-        _ => !at_estimate[v],
+        false => radii[v] != UNREACHED,
+        true => !at_estimate[v],
     });
     match wrong {
-        Some(v) if reached[v] == 0 => Err(format!(
+        Some(v) if !reached[v] => Err(format!(
             "vertex {v} has estimate {} but no source reaches it",
             radii[v]
         )),
@@ -266,10 +232,9 @@ impl Kernel for Radii {
             // The frontier, its growth and sorted copy (16 a vertex), and what
             // edge_map's scans hold.
             working_bytes: 16 * vertices + edge_map_bytes(shape.arcs),
-            // The verifier's sources that reached each vertex and those that reached it
-            // last level (8 each), a flag a vertex, and the vertices reached last level
-            // and this one (4 each, at most).
-            verifier_bytes: 33 * vertices,
+            // The verifier's search (three masks, 24 bytes a vertex, and two levels of
+            // vertices, 8) and two flags a vertex.
+            verifier_bytes: 34 * vertices,
             result_bytes_per_vertex: 4,
             output_bytes_per_vertex: 8,
             released_as_copied: true,

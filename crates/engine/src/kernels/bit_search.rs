@@ -1,0 +1,90 @@
+//! A serial breadth-first search from up to 64 sources at once, one bit per source, for
+//! the verifiers of the kernels that search so (radii, closeness): one search instead of
+//! 64 one after another, which would read every list 64 times.
+
+use swapless_format::GraphFile;
+
+/// Sources searched from at once (bits in a mask).
+pub const SOURCES: usize = 64;
+
+/// The masks of a search, kept between searches so that each clears only what it
+/// touched. Holds 24 bytes a vertex, and the vertices of two levels.
+pub struct BitSearch {
+    /// The sources that reach each vertex so far.
+    reached: Vec<u64>,
+    /// Those that reached it at the last level: its bits to push.
+    fresh: Vec<u64>,
+    /// Those pushed to it at this level.
+    arriving: Vec<u64>,
+}
+
+impl BitSearch {
+    /// Clear masks for a graph of `vertices`.
+    pub fn new(vertices: usize) -> BitSearch {
+        BitSearch {
+            reached: vec![0; vertices],
+            fresh: vec![0; vertices],
+            arriving: vec![0; vertices],
+        }
+    }
+
+    /// Searches `graph`'s out-lists from `sources` (at most [`SOURCES`]; source `i` is
+    /// bit `i`) and calls `arrived(vertex, bits, level)` for every vertex at every level
+    /// where sources first reach it: the sources at level 0 with their own bits, then
+    /// level by level, each level's vertices in increasing order (so that their lists are
+    /// read in file order). Leaves the masks clear.
+    pub fn search(
+        &mut self,
+        graph: &GraphFile,
+        sources: &[u32],
+        mut arrived: impl FnMut(u32, u64, u32),
+    ) {
+        let mut touched: Vec<u32> = Vec::new();
+        for (bit, &source) in sources[..sources.len().min(SOURCES)].iter().enumerate() {
+            if self.reached[source as usize] == 0 {
+                touched.push(source);
+            }
+            self.reached[source as usize] |= 1 << bit;
+            self.fresh[source as usize] |= 1 << bit;
+        }
+        let mut last_level = touched.clone();
+        last_level.sort_unstable();
+        for &source in &last_level {
+            arrived(source, self.fresh[source as usize], 0);
+        }
+        let mut level = 0u32;
+        while !last_level.is_empty() {
+            level += 1;
+            let mut this_level = Vec::new();
+            for &vertex in &last_level {
+                let bits = std::mem::take(&mut self.fresh[vertex as usize]);
+                for &neighbor in graph.out_neighbors_of(vertex as usize).iter() {
+                    let slot = neighbor as usize;
+                    let new = bits & !self.reached[slot] & !self.arriving[slot];
+                    if new != 0 {
+                        if self.arriving[slot] == 0 {
+                            this_level.push(neighbor);
+                        }
+                        self.arriving[slot] |= new;
+                    }
+                }
+            }
+            this_level.sort_unstable();
+            for &vertex in &this_level {
+                let slot = vertex as usize;
+                let bits = std::mem::take(&mut self.arriving[slot]);
+                if self.reached[slot] == 0 {
+                    touched.push(vertex);
+                }
+                self.reached[slot] |= bits;
+                self.fresh[slot] = bits;
+                arrived(vertex, bits, level);
+            }
+            last_level = this_level;
+        }
+        for vertex in touched {
+            self.reached[vertex as usize] = 0;
+            self.fresh[vertex as usize] = 0;
+        }
+    }
+}
