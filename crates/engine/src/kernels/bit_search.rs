@@ -1,11 +1,51 @@
-//! A serial breadth-first search from up to 64 sources at once, one bit per source, for
-//! the verifiers of the kernels that search so (radii, closeness): one search instead of
-//! 64 one after another, which would read every list 64 times.
+//! Breadth-first search from up to 64 sources at once, one bit per source in a 64-bit
+//! mask per vertex: the parallel round the kernels that search so run (radii,
+//! closeness), and the serial search their verifiers run (one search instead of 64 one
+//! after another, which would read every list 64 times).
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use swapless_format::GraphFile;
+use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use crate::edge_map::edge_map;
+use crate::frontier::ThreadBuffers;
 
 /// Sources searched from at once (bits in a mask).
 pub const SOURCES: usize = 64;
+
+/// One round: each `frontier` vertex ORs its mask (`visited`) into its out-neighbors'
+/// masks for the next round (`next_visited`). Returns the vertices whose masks grew, each
+/// once, and those of them no source had reached before (their masks were clear).
+pub fn push_masks(
+    store: &dyn EdgeStore,
+    frontier: &[u32],
+    visited: &[AtomicU64],
+    next_visited: &[AtomicU64],
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let grew = ThreadBuffers::new();
+    let first = ThreadBuffers::new();
+    edge_map(store, EdgeDirection::Out, frontier, &|vertex, list| {
+        let mask = visited[vertex as usize].load(Ordering::Relaxed);
+        for &neighbor in list.neighbors {
+            let slot = &next_visited[neighbor as usize];
+            if mask & !slot.load(Ordering::Relaxed) != 0 {
+                let before = slot.fetch_or(mask, Ordering::Relaxed);
+                // Only the thread that first changes the mask this round enqueues it.
+                if before | mask != before
+                    && before == visited[neighbor as usize].load(Ordering::Relaxed)
+                {
+                    grew.push(neighbor, 0);
+                    if before == 0 {
+                        first.push(neighbor, 0);
+                    }
+                }
+            }
+        }
+    })?;
+    let (mut grew, mut first) = (grew, first);
+    Ok((grew.drain().0, first.drain().0))
+}
 
 /// The masks of a search, kept between searches so that each clears only what it
 /// touched. Holds 24 bytes a vertex, and the vertices of two levels.

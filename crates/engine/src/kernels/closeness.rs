@@ -22,7 +22,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
-use super::bit_search::{BitSearch, SOURCES};
+use super::bit_search::{BitSearch, SOURCES, push_masks};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
 };
@@ -32,10 +32,9 @@ use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
-use swapless_store::{EdgeDirection, EdgeStore, Result};
+use swapless_store::{EdgeStore, Result};
 
-use crate::edge_map::{edge_map, edge_map_bytes};
-use crate::frontier::ThreadBuffers;
+use crate::edge_map::edge_map_bytes;
 use crate::property::{F64Array, PropertyArrays, PropertyVec, U32Array, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
@@ -201,36 +200,9 @@ fn round(store: &dyn EdgeStore, state: &mut ClosenessState) -> Result<()> {
     state.round += 1;
     let round = state.round;
     let (visited, next_visited) = (&state.visited, &state.next_visited);
-    let next = ThreadBuffers::new();
-    let reached = ThreadBuffers::new();
-    edge_map(
-        store,
-        EdgeDirection::Out,
-        &state.frontier,
-        &|vertex, list| {
-            let mask = visited[vertex as usize].load(Ordering::Relaxed);
-            for &neighbor in list.neighbors {
-                let slot = &next_visited[neighbor as usize];
-                if mask & !slot.load(Ordering::Relaxed) != 0 {
-                    let before = slot.fetch_or(mask, Ordering::Relaxed);
-                    // Only the thread that first changes the mask this round enqueues it,
-                    // and only the first this batch counts it as touched.
-                    if before | mask != before
-                        && before == visited[neighbor as usize].load(Ordering::Relaxed)
-                    {
-                        next.push(neighbor, 0);
-                        if before == 0 {
-                            reached.push(neighbor, 0);
-                        }
-                    }
-                }
-            }
-        },
-    )?;
-    let mut next = next;
-    let mut reached = reached;
-    state.frontier = next.drain().0;
-    state.touched.extend(reached.drain().0);
+    let (grew, first) = push_masks(store, &state.frontier, visited, next_visited)?;
+    state.frontier = grew;
+    state.touched.extend(first);
     let (distance_sums, reached_by, harmonic) =
         (&state.distance_sums, &state.reached_by, &state.harmonic);
     let (arrived, pairs) = state

@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
-use super::bit_search::{BitSearch, SOURCES};
+use super::bit_search::{BitSearch, SOURCES, push_masks};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -23,10 +23,9 @@ use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
-use swapless_store::{EdgeDirection, EdgeStore, Result};
+use swapless_store::{EdgeStore, Result};
 
-use crate::edge_map::{edge_map, edge_map_bytes};
-use crate::frontier::ThreadBuffers;
+use crate::edge_map::edge_map_bytes;
 use crate::property::{PropertyArrays, PropertyVec, U32Array, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
@@ -110,33 +109,11 @@ fn round(store: &dyn EdgeStore, state: &mut RadiiState) -> Result<Step> {
     state.rounds += 1;
     let rounds = state.rounds;
     let (visited, next_visited, radii) = (&state.visited, &state.next_visited, &state.radii);
-    let next = ThreadBuffers::new();
-    edge_map(
-        store,
-        EdgeDirection::Out,
-        &state.frontier,
-        &|vertex, list| {
-            let mask = visited[vertex as usize].load(Ordering::Relaxed);
-            for &neighbor in list.neighbors {
-                let slot = &next_visited[neighbor as usize];
-                if mask & !slot.load(Ordering::Relaxed) != 0 {
-                    let before = slot.fetch_or(mask, Ordering::Relaxed);
-                    // Only the thread that first changes the mask this round enqueues the vertex.
-                    if before | mask != before
-                        && before == visited[neighbor as usize].load(Ordering::Relaxed)
-                    {
-                        radii.set(neighbor, rounds);
-                        next.push(neighbor, 0);
-                    }
-                }
-            }
-        },
-    )?;
-    let mut next = next;
-    state.frontier = next.drain().0;
+    state.frontier = push_masks(store, &state.frontier, visited, next_visited)?.0;
     state.frontier.par_iter().for_each(|&vertex| {
         let mask = next_visited[vertex as usize].load(Ordering::Relaxed);
         visited[vertex as usize].store(mask, Ordering::Relaxed);
+        radii.set(vertex, rounds);
     });
     Ok(match state.frontier.is_empty() {
         true => Step::Done,
