@@ -68,6 +68,17 @@ def backend_info() -> dict:
         "project": "swapless",
         "package": "swapless",
         "short_summary": "Graph analytics for graphs that do not fit in memory.",
-        "functions": {name: {"additional_docs": entry.docs} if entry.docs else {}
+        "functions": {name: {"additional_docs": _declines(entry)}
                       for name, entry in sorted(FUNCTIONS.items())},
     }
+
+
+def _declines(entry: Any) -> str:
+    """What a function answers, and the graphs it declines."""
+    declined = [kind for kind, ignored in (("graphs with self-loops", entry.loops_ignored),
+                                           ("multigraphs", entry.parallel_ignored))
+                if not ignored]
+    said = entry.docs
+    if declined:
+        said = f"{said} Declines {' and '.join(declined)}.".strip()
+    return said or "Every option networkx takes."
