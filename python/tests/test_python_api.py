@@ -183,6 +183,28 @@ def test_degrees_count_each_vertex_s_neighbors_in_result_order_reordered_or_not(
         g.degrees("both")
 
 
+def test_closeness_and_betweenness_from_chosen_sources_speak_the_graph_s_labels():
+    G = nx.Graph([("a", "b"), ("b", "c"), ("c", "d"), ("x", "y")])
+    g = sl.from_networkx(G)
+    expected = nx.closeness_centrality(G)
+    assert dict(zip(g.ids.tolist(), sl.closeness(g).tolist())) == expected
+    assert not g.last_report["result"]["strongly_connected"]
+    harmonic = dict(zip(g.ids.tolist(), sl.closeness(g, measure="harmonic").tolist()))
+    assert harmonic == pytest.approx(nx.harmonic_centrality(G))
+    scores = sl.betweenness(g, sources=["b", "c", "b"])
+    report = g.last_report["result"]
+    assert report["sources"] == 2
+    # Dependencies from b and c alone: b lies on c's paths to a, c on b's to d.
+    sums = dict(zip(g.ids.tolist(), (scores * report["largest_dependency"]).tolist()))
+    assert sums == {"a": 0, "b": 1, "c": 1, "d": 0, "x": 0, "y": 0}
+    with pytest.raises(KeyError, match="zz"):
+        sl.betweenness(g, sources=["zz"])
+    with pytest.raises(ValueError, match="at least one"):
+        sl.betweenness(g, sources=[])
+    with pytest.raises(ValueError, match="measure must be one of"):
+        sl.closeness(g, measure="farness")
+
+
 def test_errors_arrive_as_specific_exceptions(tmp_path):
     with pytest.raises(OSError):
         sl.open(tmp_path / "missing.sl")
