@@ -186,6 +186,20 @@ def test_closeness_harmonic_and_eccentricity_match_networkx(all_graphs, tmp_path
             assert found["eccentricity"][v] == max(hops.values())
         everywhere = nx.is_strongly_connected(g) if g.is_directed() else nx.is_connected(g)
         assert report["result"]["strongly_connected"] == everywhere
+        # By weight (1 where the graph has none), with shortest paths from every vertex.
+        weighted = {}
+        for measure in ("closeness", "harmonic", "eccentricity", "distance-sum"):
+            weighted[measure], _ = run("wcloseness", path, tmp_path, "--measure", measure,
+                                       "--verify")
+        closeness = nx.closeness_centrality(g, distance="weight")
+        harmonic = nx.harmonic_centrality(g, distance="weight")
+        for v in g:
+            lengths = nx.single_source_dijkstra_path_length(g, v)
+            assert weighted["eccentricity"][v] == max(lengths.values())
+            assert weighted["closeness"][v] == pytest.approx(closeness[v], rel=1e-12)
+            assert weighted["harmonic"][v] == pytest.approx(harmonic[v], rel=1e-12)
+        total = sum(sum(nx.single_source_dijkstra_path_length(g, v).values()) for v in g)
+        assert weighted["distance-sum"].sum() == pytest.approx(total, rel=1e-12)
 
 
 def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):

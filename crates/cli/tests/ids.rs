@@ -254,7 +254,7 @@ fn check_against_reference(
             "cc" | "scc" => same_partition(&found, expected),
             "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
             "bc" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-9)),
-            "sssp" | "kcore" | "triangles" | "closeness" => &found == expected,
+            "sssp" | "kcore" | "triangles" | "closeness" | "wcloseness" => &found == expected,
             "mis" | "radii" | "ppr" => continue,
             other => panic!("no comparison for {other}"),
         };

@@ -8,7 +8,9 @@
 //!   graphs that are not connected; networkx's default); 0 when none reaches it;
 //! - `closeness-unscaled`: `(r - 1) / s`, without that scaling;
 //! - `harmonic`: the sum of `1 / hops` from every other vertex that reaches it;
-//! - `eccentricity`: the hops from the vertex to the farthest vertex it reaches.
+//! - `eccentricity`: the hops from the vertex to the farthest vertex it reaches;
+//! - `distance-sum`: the hops to it summed over the vertices that reach it (the sum over
+//!   every vertex is what an average shortest path length divides).
 //!
 //! Distances run along arcs: closeness and harmonic centrality count the hops *to* a
 //! vertex, eccentricity the hops *from* it, as networkx counts them. The report's
@@ -59,15 +61,18 @@ pub enum Measure {
     Harmonic,
     /// The distance from it to the farthest vertex it reaches.
     Eccentricity,
+    /// The distances to it summed over the vertices that reach it.
+    DistanceSum,
 }
 
 impl Measure {
     /// The measure a `--measure` name stands for.
-    fn of_name(name: &str) -> Measure {
+    pub(crate) fn of_name(name: &str) -> Measure {
         match name {
             "closeness-unscaled" => Measure::ClosenessUnscaled,
             "harmonic" => Measure::Harmonic,
             "eccentricity" => Measure::Eccentricity,
+            "distance-sum" => Measure::DistanceSum,
             _ => Measure::Closeness,
         }
     }
@@ -79,24 +84,30 @@ impl Measure {
             Measure::ClosenessUnscaled => "closeness-unscaled",
             Measure::Harmonic => "harmonic",
             Measure::Eccentricity => "eccentricity",
+            Measure::DistanceSum => "distance-sum",
         }
     }
 }
 
-const PARAMETERS: [Parameter; 1] = [Parameter {
+/// `--measure`, which this kernel and its weighted twin take.
+pub(crate) const MEASURE: Parameter = Parameter {
     flag: "measure",
     keyword: "measure",
     help: "`closeness` (scaled by the share of vertices that reach it, as networkx's \
-           default), `closeness-unscaled`, `harmonic` (the sum of 1/hops to it) or \
-           `eccentricity` (the hops from it to the farthest vertex it reaches)",
+           default), `closeness-unscaled`, `harmonic` (the sum of 1/distance to it), \
+           `eccentricity` (the distance from it to the farthest vertex it reaches) or \
+           `distance-sum` (the distances to it summed)",
     kind: ParameterKind::Choice(&[
         "closeness",
         "closeness-unscaled",
         "harmonic",
         "eccentricity",
+        "distance-sum",
     ]),
     default: Some("closeness"),
-}];
+};
+
+const PARAMETERS: [Parameter; 1] = [MEASURE];
 
 /// Every vertex's distance sums, as a run or the verifier found them.
 #[derive(Debug, PartialEq)]
@@ -263,7 +274,7 @@ pub fn serial_distances(graph: &GraphFile) -> Distances<Vec<u64>, Vec<u32>, Vec<
 }
 
 /// The first vertex where `ours` and `theirs` differ, with what each holds.
-fn first_difference<T: PartialEq + std::fmt::Debug>(
+pub(crate) fn first_difference<T: PartialEq + std::fmt::Debug>(
     name: &str,
     ours: &[T],
     theirs: &[T],
@@ -314,22 +325,25 @@ pub fn verify(graph: &GraphFile, result: &RunDistances) -> std::result::Result<(
     Ok(())
 }
 
-/// `measure` of one vertex from its sums, on a graph of `vertices`.
-fn measured(
+/// `measure` of one vertex from its sums, on a graph of `vertices`: the distances to it
+/// summed over the `reached_by - 1` others that reach it, their reciprocals summed, and
+/// its distance to the farthest vertex it reaches.
+pub(crate) fn measured(
     measure: Measure,
     vertices: usize,
-    sum: u64,
+    sum: f64,
     reached_by: u32,
     harmonic: f64,
-    eccentricity: u32,
+    eccentricity: f64,
 ) -> f64 {
     let others = reached_by.saturating_sub(1) as f64;
     match measure {
-        Measure::Closeness | Measure::ClosenessUnscaled if sum == 0 || vertices < 2 => 0.0,
-        Measure::Closeness => others / sum as f64 * (others / (vertices - 1) as f64),
-        Measure::ClosenessUnscaled => others / sum as f64,
+        Measure::Closeness | Measure::ClosenessUnscaled if sum == 0.0 || vertices < 2 => 0.0,
+        Measure::Closeness => others / sum * (others / (vertices - 1) as f64),
+        Measure::ClosenessUnscaled => others / sum,
         Measure::Harmonic => harmonic,
-        Measure::Eccentricity => eccentricity as f64,
+        Measure::Eccentricity => eccentricity,
+        Measure::DistanceSum => sum,
     }
 }
 
@@ -482,10 +496,10 @@ impl Kernel for Closeness {
                 measured(
                     measure,
                     vertices,
-                    result.distance_sums[v].load(Ordering::Relaxed),
+                    result.distance_sums[v].load(Ordering::Relaxed) as f64,
                     result.reached_by[v],
                     result.harmonic[v],
-                    result.eccentricity[v],
+                    result.eccentricity[v] as f64,
                 )
             })
             .collect();
@@ -546,10 +560,13 @@ mod tests {
         let ends = 1.0 + 1.0 / 2.0 + 1.0 / 3.0;
         assert_eq!(found.harmonic, [ends, 2.5, 2.5, ends, 0.0]);
         // Closeness of an end: three others at 6 hops in all, scaled by 3 of 4 others.
-        let closeness = measured(Measure::Closeness, 5, 6, 4, ends, 3);
+        let closeness = measured(Measure::Closeness, 5, 6.0, 4, ends, 3.0);
         assert_eq!(closeness, 3.0 / 6.0 * (3.0 / 4.0));
-        assert_eq!(measured(Measure::ClosenessUnscaled, 5, 6, 4, ends, 3), 0.5);
-        assert_eq!(measured(Measure::Closeness, 5, 0, 1, 0.0, 0), 0.0);
+        assert_eq!(
+            measured(Measure::ClosenessUnscaled, 5, 6.0, 4, ends, 3.0),
+            0.5
+        );
+        assert_eq!(measured(Measure::Closeness, 5, 0.0, 1, 0.0, 0.0), 0.0);
     }
 
     #[test]

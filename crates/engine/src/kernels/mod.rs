@@ -5,6 +5,7 @@ pub mod betweenness;
 pub mod bfs;
 pub mod bit_search;
 pub mod closeness;
+pub mod closeness_weighted;
 pub mod connected_components;
 pub mod core_number;
 pub mod maximal_independent_set;

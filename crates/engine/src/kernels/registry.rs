@@ -2,14 +2,14 @@
 //! is below them, so that no kernel and the contract import each other.
 
 use super::{
-    betweenness, bfs, closeness, connected_components, core_number, maximal_independent_set,
-    pagerank, personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
-    vertex_triangles,
+    betweenness, bfs, closeness, closeness_weighted, connected_components, core_number,
+    maximal_independent_set, pagerank, personalized_pagerank, radii, sssp,
+    strongly_connected_components, triangle_count, vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 13] = [
+pub static KERNELS: [&dyn AnyKernel; 14] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -23,4 +23,5 @@ pub static KERNELS: [&dyn AnyKernel; 13] = [
     &personalized_pagerank::PersonalizedPageRank,
     &strongly_connected_components::StronglyConnectedComponents,
     &closeness::Closeness,
+    &closeness_weighted::WeightedCloseness,
 ];

@@ -562,16 +562,19 @@ def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 
-def closeness(g: Graph, measure: str = "closeness", *, threads: Optional[int] = None,
-              verify: bool = False, checkpoint: Optional[PathLike] = None,
+def closeness(g: Graph, measure: str = "closeness", weighted: bool = False, *,
+              threads: Optional[int] = None, verify: bool = False,
+              checkpoint: Optional[PathLike] = None,
               checkpoint_every: Every = "auto") -> _np.ndarray:
-    """Exact closeness from a search from every vertex (64 at once): float64 per vertex.
-    ``measure`` is "closeness" (scaled by the share of vertices that reach it, as
-    networkx's default), "closeness-unscaled", "harmonic" (the sum of 1/hops to it) or
-    "eccentricity" (the hops from it to the farthest vertex it reaches); the report's
+    """Exact closeness from a search from every vertex: float64 per vertex. ``measure``
+    is "closeness" (scaled by the share of vertices that reach it, as networkx's
+    default), "closeness-unscaled", "harmonic" (the sum of 1/distance to it) or
+    "eccentricity" (the distance from it to the farthest vertex it reaches). Distances
+    are hops (a BFS from 64 vertices at once), or with ``weighted`` the sums of the edge
+    weights along shortest paths (delta-stepping from each vertex). The report's
     ``strongly_connected`` says whether every vertex reaches every other."""
-    return g._run("closeness", threads=_threads(threads), verify=verify, measure=measure,
-                  **_checkpointing(checkpoint, checkpoint_every))
+    return g._run("wcloseness" if weighted else "closeness", threads=_threads(threads),
+                  verify=verify, measure=measure, **_checkpointing(checkpoint, checkpoint_every))
 
 
 def maximal_independent_set(g: Graph, *, threads: Optional[int] = None, verify: bool = False,

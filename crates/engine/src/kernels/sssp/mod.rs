@@ -29,7 +29,7 @@ use crate::property::PropertyArrays;
 mod search;
 mod verify;
 
-pub use verify::verify;
+pub use verify::{dijkstra, verify};
 
 use search::{BinPass, Search};
 

@@ -96,12 +96,30 @@ fn verify_by_dijkstra(
     source: u32,
     distances: &[f64],
 ) -> std::result::Result<(), String> {
-    let vertices = graph.num_vertices();
-    let mut reference = vec![f64::INFINITY; vertices];
+    let reference = dijkstra(graph, source);
+    for (vertex, (&ours, &expected)) in distances.iter().zip(&reference).enumerate() {
+        let agree = if expected.is_finite() {
+            (ours - expected).abs() <= tolerance(expected)
+        } else {
+            ours == expected
+        };
+        if !agree {
+            return Err(format!(
+                "vertex {vertex} has distance {ours} but Dijkstra gives {expected}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The distances from `source` by a serial Dijkstra on the file's out-lists (weight 1
+/// where the graph has none; +inf where unreached), for the verifiers.
+pub fn dijkstra(graph: &GraphFile, source: u32) -> Vec<f64> {
+    let mut reference = vec![f64::INFINITY; graph.num_vertices()];
     reference[source as usize] = 0.0;
     // A heap that holds each vertex once and moves it up as its distance falls: a heap
     // of (distance, vertex) entries pushed at every improvement can grow with the edges.
-    let mut heap = VertexHeap::new(vertices);
+    let mut heap = VertexHeap::new(graph.num_vertices());
     heap.push_or_raise(source, &reference);
     while let Some(vertex) = heap.pop(&reference) {
         let distance = reference[vertex as usize];
@@ -115,20 +133,7 @@ fn verify_by_dijkstra(
             }
         }
     }
-    for vertex in 0..vertices {
-        let (ours, expected) = (distances[vertex], reference[vertex]);
-        let agree = if expected.is_finite() {
-            (ours - expected).abs() <= tolerance(expected)
-        } else {
-            ours == expected
-        };
-        if !agree {
-            return Err(format!(
-                "vertex {vertex} has distance {ours} but Dijkstra gives {expected}"
-            ));
-        }
-    }
-    Ok(())
+    reference
 }
 
 /// A binary min-heap of vertices keyed by their entry in a distance array, each vertex

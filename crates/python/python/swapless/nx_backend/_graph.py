@@ -22,6 +22,14 @@ class SwaplessGraph:
         self.nx = graph
         self.sl = _sl.from_networkx(graph)
         self._reversed: Any = None
+        self._weighted: dict = {}
+
+    def weighted_sl(self, attribute: str) -> Any:
+        """The swapless graph weighted by edge ``attribute`` (1 where an edge has none),
+        converted on first use."""
+        if attribute not in self._weighted:
+            self._weighted[attribute] = _sl.from_networkx(self.nx, weight=attribute)
+        return self._weighted[attribute]
 
     @property
     def reversed_sl(self) -> Any:
@@ -87,6 +95,30 @@ def weights_are_one(G: Any, weight: Any) -> bool:
     if callable(weight):
         return False
     return all(data.get(weight, 1) == 1 for _, _, data in G.edges(data=True))
+
+
+def weights_swapless_keeps(G: Any, weight: Any) -> Any:
+    """Why swapless's shortest paths by ``weight`` would not be networkx's, or True:
+    swapless stores weights as float32, so each must be one exactly (integers below 2^24,
+    halves, quarters...), and none may be negative."""
+    if weight is None:
+        return True
+    if callable(weight):
+        return "swapless reads weights from an edge attribute, not a function"
+    for _, _, data in G.edges(data=True):
+        value = data.get(weight, 1)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            return f"an edge's {weight!r} is not a number"
+        if not value >= 0 or float(np.float32(value)) != value:
+            return "swapless's weights are float32: a weight here is not one, or is negative"
+    return True
+
+
+def integer_weights(G: Any, weight: Any) -> bool:
+    """Whether every edge weighs an integer under ``weight`` (networkx then answers with
+    integer distances)."""
+    return weight is None or all(
+        isinstance(data.get(weight, 1), (int, np.integer)) for _, _, data in G.edges(data=True))
 
 
 def plain(G: Any, entry: Dispatched) -> Any:

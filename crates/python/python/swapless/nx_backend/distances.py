@@ -10,25 +10,31 @@ import networkx as nx
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, as_dict, dispatched, nodes_present, weights_are_one
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, integer_weights,
+                     nodes_present, weights_swapless_keeps)
 
 # Self-loops and parallel edges change no hop distance.
 _HOPS = dict(loops_ignored=True, parallel_ignored=True)
 
 
-def _measured(G: SwaplessGraph, measure: str) -> dict:
-    """``measure`` of every node (by label), from swapless's closeness kernel."""
-    g = G.sl
-    return as_dict(_sl.closeness(g, measure=measure), g)
+def _graph(G: SwaplessGraph, weight: Any) -> Any:
+    """The swapless graph whose distances networkx's ``weight`` means."""
+    return G.sl if weight is None else G.weighted_sl(weight)
+
+
+def _measured(G: SwaplessGraph, measure: str, weight: Any = None) -> dict:
+    """``measure`` of every node (by label), from swapless's closeness kernel: by hops,
+    or by edge ``weight``."""
+    g = _graph(G, weight)
+    return as_dict(_sl.closeness(g, measure=measure, weighted=weight is not None), g)
 
 
 def _unweighted(name: str, position: int) -> Any:
-    """A check that the edge weights named by argument ``name`` are all one."""
+    """A check that the edge weights named by argument ``name`` are ones swapless keeps
+    exactly."""
 
     def check(G: Any, args: tuple, kwargs: dict) -> Any:
-        if not weights_are_one(G, argument(args, kwargs, name, position, None)):
-            return "swapless counts hops, not weights"
-        return True
+        return weights_swapless_keeps(G, argument(args, kwargs, name, position, None))
 
     return check
 
@@ -38,13 +44,13 @@ def _closeness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return present if present is not True else _unweighted("distance", 2)(G, args, kwargs)
 
 
-@dispatched(_closeness_declines, docs="Unweighted.", **_HOPS)
+@dispatched(_closeness_declines, docs="Weights float32 can hold, none negative.", **_HOPS)
 def closeness_centrality(G: SwaplessGraph, u: Any = None, distance: Any = None,
                          wf_improved: bool = True, *, backend: Any = None,
                          **backend_kwargs: Any) -> Any:
-    """networkx's ``closeness_centrality``: from the hops to each node (along arcs, so
-    inward on a directed graph, as networkx counts)."""
-    values = _measured(G, "closeness" if wf_improved else "closeness-unscaled")
+    """networkx's ``closeness_centrality``: from the distances to each node (along arcs,
+    so inward on a directed graph, as networkx counts), in hops or by ``distance``."""
+    values = _measured(G, "closeness" if wf_improved else "closeness-unscaled", distance)
     return values if u is None else values[u]
 
 
@@ -55,32 +61,33 @@ def _harmonic_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return _unweighted("distance", 2)(G, args, kwargs)
 
 
-@dispatched(_harmonic_declines, docs="Unweighted, every node a source.", **_HOPS)
+@dispatched(_harmonic_declines, docs="Every node a source; weights float32 can hold.", **_HOPS)
 def harmonic_centrality(G: SwaplessGraph, nbunch: Any = None, distance: Any = None,
                         sources: Any = None, *, backend: Any = None,
                         **backend_kwargs: Any) -> dict:
-    """networkx's ``harmonic_centrality``: the sum of 1/hops to each node (of ``nbunch``)."""
-    values = _measured(G, "harmonic")
+    """networkx's ``harmonic_centrality``: the sum of 1/distance to each node (of
+    ``nbunch``), in hops or by ``distance``."""
+    values = _measured(G, "harmonic", distance)
     if nbunch is None:
         return values
     return {node: values[node] for node in G.nx.nbunch_iter(nbunch)}
 
 
-def _eccentricities(G: SwaplessGraph, nodes: Any = None) -> dict:
-    """The eccentricity of each node (of ``nodes``, in ``G``'s order), refused as
-    networkx refuses it where some node is out of reach."""
-    g = G.sl
-    values = _sl.closeness(g, measure="eccentricity")
+def _eccentricities(G: SwaplessGraph, nodes: Any = None, weight: Any = None) -> dict:
+    """The eccentricity of each node (of ``nodes``, in ``G``'s order), in hops or by
+    ``weight``, refused as networkx refuses it where some node is out of reach."""
+    g = _graph(G, weight)
+    values = _sl.closeness(g, measure="eccentricity", weighted=weight is not None)
     everywhere = g.last_report["result"]["strongly_connected"]
-    labels = g.ids.tolist()
-    found = {label: int(value) for label, value in zip(labels, values.tolist())}
+    as_number = int if integer_weights(G.nx, weight) else float
+    found = {label: as_number(value) for label, value in zip(g.ids.tolist(), values.tolist())}
     chosen = list(G.nx) if nodes is None else list(G.nx.nbunch_iter(nodes))
     if not everywhere:
         from .paths import _from
 
         # networkx refuses at the first node asked of that does not reach every node.
         for node in chosen:
-            if not G.is_directed() or len(_from(G, node)) != len(labels):
+            if not G.is_directed() or len(_from(G, node)) != len(found):
                 kind = "digraph is not strongly" if G.is_directed() else "graph is not"
                 raise nx.NetworkXError(f"Found infinite path length because the {kind} connected")
     return {node: found[node] for node in chosen}
@@ -92,13 +99,14 @@ def _eccentricity_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return _unweighted("weight", 3)(G, args, kwargs)
 
 
-@dispatched(_eccentricity_declines, docs="Unweighted.", **_HOPS)
+@dispatched(_eccentricity_declines, docs="Weights float32 can hold, none negative.", **_HOPS)
 def eccentricity(G: SwaplessGraph, v: Any = None, sp: Any = None, weight: Any = None, *,
                  backend: Any = None, **backend_kwargs: Any) -> Any:
-    """networkx's ``eccentricity``: hops from each node (of ``v``) to the farthest."""
+    """networkx's ``eccentricity``: the distance from each node (of ``v``) to the
+    farthest, in hops or by ``weight``."""
     if v is not None and v in G.nx:
-        return _eccentricities(G, [v])[v]
-    return _eccentricities(G, v)
+        return _eccentricities(G, [v], weight)[v]
+    return _eccentricities(G, v, weight)
 
 
 def _extremum_declines(G: Any, args: tuple, kwargs: dict) -> Any:
@@ -107,33 +115,33 @@ def _extremum_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return _unweighted("weight", 3)(G, args, kwargs)
 
 
-@dispatched(_extremum_declines, docs="Unweighted.", **_HOPS)
+@dispatched(_extremum_declines, docs="Weights float32 can hold, none negative.", **_HOPS)
 def diameter(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any = None, *,
              backend: Any = None, **backend_kwargs: Any) -> int:
     """networkx's ``diameter``: the largest eccentricity."""
-    return max(_eccentricities(G).values())
+    return max(_eccentricities(G, weight=weight).values())
 
 
-@dispatched(_extremum_declines, docs="Unweighted.", **_HOPS)
+@dispatched(_extremum_declines, docs="Weights float32 can hold, none negative.", **_HOPS)
 def radius(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any = None, *,
            backend: Any = None, **backend_kwargs: Any) -> int:
     """networkx's ``radius``: the smallest eccentricity."""
-    return min(_eccentricities(G).values())
+    return min(_eccentricities(G, weight=weight).values())
 
 
-@dispatched(_extremum_declines, docs="Unweighted.", **_HOPS)
+@dispatched(_extremum_declines, docs="Weights float32 can hold, none negative.", **_HOPS)
 def center(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any = None, *,
            backend: Any = None, **backend_kwargs: Any) -> list:
     """networkx's ``center``: the nodes of the smallest eccentricity."""
-    found = _eccentricities(G)
+    found = _eccentricities(G, weight=weight)
     least = min(found.values())
     return [node for node, value in found.items() if value == least]
 
 
-@dispatched(_extremum_declines, docs="Unweighted.", **_HOPS)
+@dispatched(_extremum_declines, docs="Weights float32 can hold, none negative.", **_HOPS)
 def periphery(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any = None, *,
               backend: Any = None, **backend_kwargs: Any) -> list:
     """networkx's ``periphery``: the nodes of the largest eccentricity."""
-    found = _eccentricities(G)
+    found = _eccentricities(G, weight=weight)
     most = max(found.values())
     return [node for node, value in found.items() if value == most]

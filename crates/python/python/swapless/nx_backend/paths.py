@@ -10,7 +10,8 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, dispatched, nodes_present, weights_are_one
+from ._graph import (SwaplessGraph, argument, dispatched, nodes_present, weights_are_one,
+                     weights_swapless_keeps)
 
 # Self-loops and parallel edges change no hop distance.
 _HOPS = dict(loops_ignored=True, parallel_ignored=True)
@@ -146,17 +147,16 @@ def all_pairs_shortest_path_length(G: SwaplessGraph, cutoff: Any = None, *,
     return _all_pairs(G, cutoff)
 
 
-def _unit_lengths(G: Any, args: tuple, kwargs: dict) -> Any:
-    if not weights_are_one(G, argument(args, kwargs, "weight", 1, None)):
-        return "swapless counts hops, not weights"
-    return True
+def _lengths_swapless_keeps(G: Any, args: tuple, kwargs: dict) -> Any:
+    return weights_swapless_keeps(G, argument(args, kwargs, "weight", 1, None))
 
 
-@dispatched(_unit_lengths, docs="Unweighted.", **_HOPS)
+@dispatched(_lengths_swapless_keeps, docs="Weights float32 can hold, none negative.", **_HOPS)
 def average_shortest_path_length(G: SwaplessGraph, weight: Any = None, method: Any = None, *,
                                  backend: Any = None, **backend_kwargs: Any) -> float:
-    """networkx's ``average_shortest_path_length`` in hops: the mean over ordered pairs
-    of distinct nodes, refused (as networkx refuses) unless every pair is connected."""
+    """networkx's ``average_shortest_path_length``: the mean distance over ordered pairs
+    of distinct nodes, in hops (``weight`` None or ``method="unweighted"``) or by
+    ``weight``, refused (as networkx refuses it) unless every pair is connected."""
     methods = ("unweighted", "dijkstra", "bellman-ford", "floyd-warshall", "floyd-warshall-numpy")
     if method is not None and method not in methods:
         raise ValueError(f"method not supported: {method}")
@@ -168,5 +168,7 @@ def average_shortest_path_length(G: SwaplessGraph, weight: Any = None, method: A
             raise nx.NetworkXError("Graph is not strongly connected.")
     elif len(set(_sl.connected_components(G.sl).tolist())) > 1:
         raise nx.NetworkXError("Graph is not connected.")
-    total = sum(sum(lengths.values()) for _, lengths in _all_pairs(G))
-    return total / (n * (n - 1))
+    weighted = weight is not None and method != "unweighted"
+    g = G.weighted_sl(weight) if weighted else G.sl
+    sums = _sl.closeness(g, measure="distance-sum", weighted=weighted)
+    return float(sums.sum()) / (n * (n - 1))
