@@ -88,7 +88,20 @@ fn one_node_stores_lists_removes_and_serves_every_kernel() {
         listed.contains("kron") && listed.contains("65,536 vertices"),
         "{listed}"
     );
-    every_kernel_matches_dram(dir, &local, &url, &all_kernels());
+    every_kernel_matches_dram(dir, &local, &url, &kernels_of_linear_cost());
+    // The kernels that search from every vertex, on a graph of 1,024.
+    let small = dir.join("kron10.sl");
+    generate_kron(&small, 10, 8, &["--weighted"]);
+    let small_url = format!("redis://{}/kron10", server.node());
+    far_ok(
+        dir,
+        &["far", "push", arg(&small), &small_url, "--chunk", "64K"],
+    );
+    let every_vertex: Vec<&str> = all_kernels()
+        .into_iter()
+        .filter(|k| from_every_vertex(k))
+        .collect();
+    every_kernel_matches_dram(dir, &small, &small_url, &every_vertex);
     // --verify on a far graph fetches the whole file once and checks the answer.
     let (verified, _) = run(dir, &url, "cc", &["--verify"]);
     assert_eq!(verified["verified"], true);
@@ -169,7 +182,7 @@ fn a_graph_with_compressed_lists_is_stored_smaller_and_serves_every_kernel() {
         with_compressed - empty,
         with_plain - empty
     );
-    every_kernel_matches_dram(dir, &compressed, &url, &all_kernels());
+    every_kernel_matches_dram(dir, &compressed, &url, &kernels_of_linear_cost());
     // Chunks of a page: every read a few pages, each decoding alone.
     let paged = format!("redis://{}/kron-4K", server.node());
     far_ok(

@@ -35,8 +35,10 @@ fn run_reports_and_writes_results_in_original_ids() {
         arg(&reordered),
     ]);
     let mut outputs = Vec::new();
+    // The kernels that search from every one of the 36,692 vertices are left out: ids.rs
+    // and tiers.rs check their answers in original ids on smaller graphs.
     for graph in [&plain, &reordered] {
-        for kernel in all_kernels() {
+        for kernel in kernels_of_linear_cost() {
             let out = dir.path().join(format!("{kernel}.npy"));
             let report = dir.path().join(format!("{kernel}.json"));
             let mut args: Vec<&str> = vec![
@@ -99,7 +101,7 @@ fn run_reports_and_writes_results_in_original_ids() {
         }
     }
     // Same answers whether or not the file was reordered, in original ids.
-    let (plain_runs, reordered_runs) = outputs.split_at(all_kernels().len());
+    let (plain_runs, reordered_runs) = outputs.split_at(kernels_of_linear_cost().len());
     for ((kernel, plain_report, plain_words), (_, reordered_report, reordered_words)) in
         plain_runs.iter().zip(reordered_runs)
     {

@@ -42,6 +42,10 @@ pub struct KernelInfo {
     /// Whether, with its default parameters, its result is the same bit for bit whatever
     /// the thread count and timing (and so after a resume).
     pub deterministic: bool,
+    /// Whether it searches from every vertex, so that its time grows with the vertices
+    /// times the edges (exact closeness): the tests that run every kernel on graphs of
+    /// tens of thousands of vertices run these on smaller ones.
+    pub every_vertex_a_source: bool,
     /// Its parameters: front ends make their flags and keywords from them.
     pub parameters: &'static [Parameter],
 }

@@ -28,19 +28,23 @@ const FIXED_HEAP_BYTES: i64 = 256 << 10;
 struct Silent;
 impl swapless_run::Progress for Silent {}
 
-/// A directed, weighted graph from an edge list: in-lists apart from out-lists, and
-/// weights for sssp. Its ids are sparse, as many users' are: every eighth id is used,
-/// so runs of empty lists lie between the others, and one read spans every vertex.
-fn directed_weighted_graph(dir: &Path) -> PathBuf {
-    let text: String = (0..40_000u64)
+/// A directed, weighted graph from an edge list of `edges` among about `ids` ids: in-lists
+/// apart from out-lists, and weights for sssp. Its ids are sparse, as many users' are:
+/// every eighth id is used, so runs of empty lists lie between the others, and one read
+/// spans every vertex.
+fn directed_weighted_graph(dir: &Path, edges: u64, ids: u64) -> PathBuf {
+    let text: String = (0..edges)
         .map(|i| {
-            let (source, target) = ((i * 7919) % 12_000 * 8, (i * 104_729 + 17) % 13_000 * 8);
+            let (source, target) = (
+                (i * 7919) % ids * 8,
+                (i * 104_729 + 17) % (ids + ids / 12) * 8,
+            );
             format!("{source} {target} {}\n", 1 + i % 9)
         })
         .collect();
-    let input = dir.join("directed.el");
+    let input = dir.join(format!("directed-{ids}.el"));
     std::fs::write(&input, text).unwrap();
-    let output = dir.join("directed.sl");
+    let output = dir.join(format!("directed-{ids}.sl"));
     let options = ImportOptions {
         undirected: false,
         weighted: true,
@@ -88,15 +92,29 @@ fn least_budget(graph: &Path, kernel: Kernel, placement: &Placement) -> i64 {
 fn no_run_on_a_disk_tier_takes_more_heap_than_its_plan_leaves() {
     let dir = tempfile::tempdir().unwrap();
     // Reordered by degree: the run also holds its permutation and the inverse.
-    let kron = dir.path().join("kron.sl");
-    let mut source = SyntheticSource::new(SyntheticKind::Kronecker, 16, 8, false, 3).unwrap();
-    let mut options = BuildOptions::with_memory(64 << 20);
-    options.reorder = Reorder::DegreeBasedGrouping;
-    swapless_build::build_graph(&mut source, &kron, &options).unwrap();
-    let directed = directed_weighted_graph(dir.path());
+    let kron = |scale: u32| {
+        let path = dir.path().join(format!("kron{scale}.sl"));
+        let mut source =
+            SyntheticSource::new(SyntheticKind::Kronecker, scale, 8, false, 3).unwrap();
+        let mut options = BuildOptions::with_memory(64 << 20);
+        options.reorder = Reorder::DegreeBasedGrouping;
+        swapless_build::build_graph(&mut source, &path, &options).unwrap();
+        path
+    };
+    let large = [
+        kron(16),
+        directed_weighted_graph(dir.path(), 40_000, 12_000),
+    ];
+    // Kernels that search from every vertex run on graphs of about a thousand vertices
+    // (a sparse one of eight thousand ids).
+    let small = [kron(10), directed_weighted_graph(dir.path(), 3_000, 1_000)];
     let mut largest = i64::MIN;
-    for graph in [&kron, &directed] {
-        for kernel in Kernel::all() {
+    for kernel in Kernel::all() {
+        let graphs = match kernel.info().every_vertex_a_source {
+            true => &small,
+            false => &large,
+        };
+        for graph in graphs {
             for tier in [Tier::Direct, Tier::Mmap] {
                 // The least budget with small reads (offsets compressed, a few reads
                 // in flight) and with the default reads (each spanning many vertices,

@@ -297,6 +297,22 @@ pub fn all_kernels() -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether `kernel` searches from every vertex, so that its time grows with vertices
+/// times edges: tests that run every kernel on graphs of tens of thousands of vertices
+/// run it on a small graph instead.
+pub fn from_every_vertex(kernel: &str) -> bool {
+    swapless_run::Kernel::from_name(kernel)
+        .is_some_and(|kernel| kernel.info().every_vertex_a_source)
+}
+
+/// Every kernel but those that search from every vertex ([`from_every_vertex`]).
+pub fn kernels_of_linear_cost() -> Vec<&'static str> {
+    all_kernels()
+        .into_iter()
+        .filter(|kernel| !from_every_vertex(kernel))
+        .collect()
+}
+
 /// Whether `kernel` answers with a number in the report rather than an output array.
 pub fn returns_a_number(kernel: &str) -> bool {
     swapless_run::Kernel::from_name(kernel).is_some_and(|kernel| kernel.returns_a_number())

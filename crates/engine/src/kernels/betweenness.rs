@@ -161,6 +161,7 @@ impl Kernel for Betweenness {
         searches: true,
         verifier_copies_lists: false,
         deterministic: false,
+        every_vertex_a_source: false,
         parameters: &[
             Parameter {
                 flag: "sources",

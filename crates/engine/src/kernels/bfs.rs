@@ -476,6 +476,7 @@ impl Kernel for Bfs {
         searches: true,
         verifier_copies_lists: false,
         deterministic: false,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

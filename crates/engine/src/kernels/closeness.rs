@@ -368,6 +368,7 @@ impl Kernel for Closeness {
         searches: true,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: true,
         parameters: &PARAMETERS,
     };
 

@@ -219,6 +219,7 @@ impl Kernel for WeightedCloseness {
         searches: true,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: true,
         parameters: &PARAMETERS,
     };
 

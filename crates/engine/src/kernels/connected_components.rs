@@ -357,6 +357,7 @@ impl Kernel for ConnectedComponents {
         searches: false,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

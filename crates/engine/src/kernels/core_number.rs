@@ -227,6 +227,7 @@ impl Kernel for CoreNumber {
         searches: true,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

@@ -184,6 +184,7 @@ impl Kernel for MaximalIndependentSet {
         searches: false,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

@@ -197,6 +197,7 @@ impl Kernel for Radii {
         searches: true,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

@@ -432,6 +432,7 @@ impl Kernel for StronglyConnectedComponents {
         searches: false,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

@@ -446,6 +446,7 @@ impl Kernel for TriangleCount {
         searches: false,
         verifier_copies_lists: true,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

@@ -137,6 +137,7 @@ impl Kernel for VertexTriangles {
         searches: false,
         verifier_copies_lists: true,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &[],
     };
 

@@ -359,6 +359,7 @@ impl Kernel for PageRank {
         searches: false,
         verifier_copies_lists: false,
         deterministic: true,
+        every_vertex_a_source: false,
         parameters: &PARAMETERS,
     };
 

@@ -110,6 +110,7 @@ impl Kernel for Sssp {
         searches: true,
         verifier_copies_lists: false,
         deterministic: false,
+        every_vertex_a_source: false,
         parameters: &[Parameter {
             flag: "delta",
             keyword: "delta",
