@@ -525,12 +525,14 @@ def betweenness(g: Graph, sources: Union[int, str, Any] = 1, *, threads: Optiona
     """Brandes betweenness from ``sources``: a count of sampled sources, "all" (exact),
     or the sources themselves, by the input's ids (a list or array): float64 per vertex,
     normalized by the maximum."""
-    if isinstance(sources, (list, tuple, set, _np.ndarray)):
+    if not isinstance(sources, (str, bytes, int, _np.integer)) and hasattr(sources, "__iter__"):
         chosen = [_source(g, id, "sources") for id in sources]
         if not chosen:
             raise ValueError("sources must name at least one vertex")
         return g._run("bc", source_ids=chosen, threads=_threads(threads), verify=verify,
                       **_checkpointing(checkpoint, checkpoint_every))
+    if isinstance(sources, _np.integer):
+        sources = int(sources)
     if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
         raise ValueError(f"sources must be a positive integer, \"all\" or a list of vertex ids, "
                          f"not {sources!r}")

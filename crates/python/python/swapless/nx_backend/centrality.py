@@ -49,7 +49,7 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
 def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if argument(args, kwargs, "k", 1, None) == 0:
         return "k=0 samples no source (networkx divides by zero)"
-    if argument(args, kwargs, "weight", 3, None) is not None:
+    if not weights_are_one(G, argument(args, kwargs, "weight", 3, None)):
         return "swapless's betweenness counts hops, not weights"
     if argument(args, kwargs, "endpoints", 4, False) and G.is_directed():
         return "swapless counts the endpoints of undirected graphs only"
