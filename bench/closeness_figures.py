@@ -2,7 +2,7 @@
 same undirected graph, each in a fresh process, seconds of the call alone (loading and
 conversion excluded).
 
-    python3 bench/closeness_figures.py SWAPLESS_BIN EDGE_LIST FOLDER [ROUNDS] [PEERS]
+    python3 bench/closeness_figures.py SWAPLESS_BIN EDGE_LIST FOLDER [ROUNDS] [PEERS] [weighted]
 
 Builds EDGE_LIST (a text edge list, .gz allowed) undirected into FOLDER, then per round:
 swapless dram, direct at 25% of its dram footprint (or the least budget where that is
@@ -24,18 +24,33 @@ import numpy as np
 swapless_bin, edge_list, folder = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 peers = (sys.argv[5] if len(sys.argv) > 5 else "igraph").split(",")
+weighted = len(sys.argv) > 6 and sys.argv[6] == "weighted"
+kernel = "wcloseness" if weighted else "closeness"
 folder.mkdir(parents=True, exist_ok=True)
-graph = folder / (edge_list.name.split(".")[0] + ".sl")
+stem = edge_list.name.split(".")[0] + ("-weighted" if weighted else "")
+graph = folder / (stem + ".sl")
+# The graph's edges (and weights), for networkx and igraph to build the same graph.
+plain_edges = folder / (stem + ".pairs.npy")
+if not plain_edges.exists():
+    text = subprocess.run(["zcat" if edge_list.suffix == ".gz" else "cat", edge_list],
+                          capture_output=True, text=True, check=True).stdout
+    pairs = np.array([line.split()[:2] for line in text.splitlines()
+                      if line and line[0] not in "#%"], dtype=np.int64)
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    weights = 1 + (31 * pairs[:, 0] + 17 * pairs[:, 1]) % 9 if weighted else np.ones(len(pairs))
+    np.save(plain_edges, np.column_stack([pairs, weights]).astype(np.int64))
 if not graph.exists():
-    subprocess.run([swapless_bin, "build", edge_list, "-o", graph, "--undirected", "--ids",
-                    "dense"], check=True, capture_output=True)
-# The graph's own edges, for networkx and igraph to build the same graph.
-plain_edges = folder / (graph.stem + ".pairs.npy")
+    columns = np.load(plain_edges)
+    text_file = folder / (stem + ".el")
+    np.savetxt(text_file, columns if weighted else columns[:, :2], fmt="%d")
+    subprocess.run([swapless_bin, "build", text_file, "-o", graph, "--undirected", "--ids",
+                    "dense", *(["--weighted"] if weighted else [])], check=True,
+                   capture_output=True)
 
 
 def swapless(measure, *options):
     report, out = folder / "report.json", folder / f"{measure}.npy"
-    subprocess.run([swapless_bin, "run", "closeness", graph, "--measure", measure, "--json",
+    subprocess.run([swapless_bin, "run", kernel, graph, "--measure", measure, "--json",
                     report, "--out", out, *options], check=True, capture_output=True)
     return json.loads(report.read_text())["seconds"], np.load(out)
 
@@ -43,36 +58,35 @@ def swapless(measure, *options):
 _, closeness = swapless("closeness", "--tier", "dram")
 _, unscaled = swapless("closeness-unscaled", "--tier", "dram")
 first = json.loads((folder / "report.json").read_text())
-refused = subprocess.run([swapless_bin, "plan", graph, "closeness", "--tier", "direct",
+refused = subprocess.run([swapless_bin, "plan", graph, kernel, "--tier", "direct",
                           "--memory", "1M"], capture_output=True, text=True).stderr
 least = re.search(r"at least ([0-9.]+) MiB", refused)
 least_kib = int(float(least.group(1)) * 1024) + 1 if least else 0
 quarter = f"{max(first['footprint_bytes'] // 4 // 1024, least_kib)}K"
 print(f"{graph.name}: {len(closeness)} vertices; dram footprint "
       f"{first['footprint_bytes'] / 2**20:.1f} MiB; direct runs at {quarter}")
-if not plain_edges.exists():
-    text = subprocess.run(["zcat" if edge_list.suffix == ".gz" else "cat", edge_list],
-                          capture_output=True, text=True, check=True).stdout
-    pairs = [line.split()[:2] for line in text.splitlines() if line and line[0] not in "#%"]
-    np.save(plain_edges, np.array(pairs, dtype=np.int64))
 
 NETWORKX = """
 import sys, time, numpy as np, networkx as nx
-edges = np.load(sys.argv[1]); n = int(sys.argv[2])
-G = nx.Graph(); G.add_nodes_from(range(n)); G.add_edges_from(edges.tolist())
-G.remove_edges_from(nx.selfloop_edges(G))
+edges = np.load(sys.argv[1]); n = int(sys.argv[2]); weighted = sys.argv[4] == "1"
+G = nx.Graph(); G.add_nodes_from(range(n))
+for u, v, w in edges.tolist():
+    # Of parallel edges the lightest stays, as swapless keeps it.
+    if not G.has_edge(u, v) or G[u][v]["weight"] > w:
+        G.add_edge(u, v, weight=w)
 start = time.perf_counter()
-values = nx.closeness_centrality(G)
+values = nx.closeness_centrality(G, distance="weight" if weighted else None)
 print(time.perf_counter() - start)
 np.save(sys.argv[3], np.array([values[v] for v in range(n)]))
 """
 IGRAPH = """
 import sys, time, numpy as np, igraph
-edges = np.load(sys.argv[1]); n = int(sys.argv[2])
-g = igraph.Graph(n=n, edges=edges.tolist(), directed=False)
-g.simplify(multiple=True, loops=True)
+edges = np.load(sys.argv[1]); n = int(sys.argv[2]); weighted = sys.argv[4] == "1"
+g = igraph.Graph(n=n, edges=edges[:, :2].tolist(), directed=False)
+g.es["weight"] = edges[:, 2].tolist()
+g.simplify(multiple=True, loops=True, combine_edges="min")
 start = time.perf_counter()
-values = g.closeness()
+values = g.closeness(weights="weight" if weighted else None)
 print(time.perf_counter() - start)
 np.save(sys.argv[3], np.nan_to_num(np.array(values, dtype=float)))
 """
@@ -80,7 +94,8 @@ np.save(sys.argv[3], np.nan_to_num(np.array(values, dtype=float)))
 
 def python(script, name):
     out = folder / f"{name}.npy"
-    done = subprocess.run([sys.executable, "-c", script, plain_edges, str(len(closeness)), out],
+    done = subprocess.run([sys.executable, "-c", script, plain_edges, str(len(closeness)), out,
+                           "1" if weighted else "0"],
                           check=True, capture_output=True, text=True)
     return float(done.stdout.split()[0]), np.load(out)
 
