@@ -180,7 +180,9 @@ fn dense_reference(dir: &Path) -> Reference {
         "--ids",
         "dense",
     ]);
-    all_kernels()
+    // The kernels that search from every one of the 3,000 vertices are left out: the
+    // Python tests name a small graph's vertices for them.
+    kernels_of_linear_cost()
         .into_iter()
         .map(|kernel| {
             let table = dir.join(format!("dense-{kernel}.csv"));
@@ -220,7 +222,7 @@ fn check_against_reference(
         "" => String::new(),
         id => dense_of[id].clone(),
     };
-    for kernel in all_kernels() {
+    for kernel in kernels_of_linear_cost() {
         let table = dir.join(format!("named-{kernel}.csv"));
         let report = run_table(graph, kernel, &id_of(5), &table);
         let (expected, expected_report) = &reference[kernel];
@@ -254,7 +256,7 @@ fn check_against_reference(
             "cc" | "scc" => same_partition(&found, expected),
             "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
             "bc" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-9)),
-            "sssp" | "kcore" | "triangles" | "closeness" | "wcloseness" => &found == expected,
+            "sssp" | "kcore" | "triangles" => &found == expected,
             "mis" | "radii" | "ppr" => continue,
             other => panic!("no comparison for {other}"),
         };

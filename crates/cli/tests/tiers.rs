@@ -57,7 +57,7 @@ fn run(graph: &Path, kernel: &str, extra: &[&str], dir: &Path) -> (serde_json::V
 /// Every kernel on mmap and direct at a budget of 60% of its dram footprint (or the
 /// least the tier accepts) gives the dram answer, for each chunk size.
 fn every_kernel_matches_dram(graph: &Path, dir: &Path, chunks: &[&str]) {
-    for kernel in all_kernels() {
+    for kernel in kernels_for(graph) {
         let (dram, dram_result) = run(graph, kernel, &["--tier", "dram"], dir);
         assert!(dram["direct_io"].is_null());
         let footprint = dram["footprint_bytes"].as_u64().unwrap();
@@ -110,6 +110,20 @@ fn every_kernel_on_every_tier_gives_the_dram_answer() {
     // A directed graph with isolated vertices, self-loops and duplicates, reordered.
     let directed = directed_graph(dir.path(), 7, "5 5 1\n5 5 1\n3999 0 2\n");
     every_kernel_matches_dram(&directed, dir.path(), &["1M", "16K"]);
+}
+
+#[test]
+fn kernels_that_search_from_every_vertex_give_the_dram_answer_on_every_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let kron = dir.path().join("kron9.sl");
+    generate_kron(&kron, 9, 8, &["--weighted", "--reorder", "dbg"]);
+    assert!(
+        kernels_for(&kron)
+            .iter()
+            .any(|kernel| from_every_vertex(kernel))
+    );
+    every_kernel_matches_dram(&kron, dir.path(), &["4K", "64K"]);
+    every_kernel_matches_dram(&compressed_copy(&kron), dir.path(), &["16K"]);
 }
 
 /// A graph of isolated vertices (a Matrix Market header that declares 40 vertices and
@@ -248,7 +262,7 @@ fn every_kernel_on_every_tier_gives_the_plain_answer_on_compressed_lists() {
     generate_kron(&kron, 12, 8, &["--weighted"]);
     let compressed = compressed_copy(&kron);
     // The compressed file's dram answer is the plain file's, kernel by kernel.
-    for kernel in all_kernels() {
+    for kernel in kernels_for(&kron) {
         let plain = run(&kron, kernel, &["--tier", "dram"], dir.path());
         let packed = run(&compressed, kernel, &["--tier", "dram"], dir.path());
         assert_same_answer(kernel, "dram", (&packed.0, &packed.1), (&plain.0, &plain.1));
@@ -668,7 +682,10 @@ fn the_least_budget_the_plan_names_is_enough_for_run_and_output() {
         "dbg",
     ]);
     // bc's verifier holds the most of its own (32 bytes a vertex); tc makes no array.
-    for kernel in all_kernels().into_iter().filter(|&kernel| kernel != "sssp") {
+    for kernel in kernels_for(&graph)
+        .into_iter()
+        .filter(|&kernel| kernel != "sssp")
+    {
         let plan = plan(&graph, kernel, &["--tier", "direct", "--verify"]);
         let least = plan["minimum_bytes"].as_u64().unwrap();
         let has_segment = |name: &str| {

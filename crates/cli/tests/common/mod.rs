@@ -313,6 +313,19 @@ pub fn kernels_of_linear_cost() -> Vec<&'static str> {
         .collect()
 }
 
+/// Every kernel to run on `graph`: those that search from every vertex only where it has
+/// at most 1,100 vertices (a test's graphs of thousands take them minutes in a debug
+/// build; each has a test on a small graph of its own).
+pub fn kernels_for(graph: &Path) -> Vec<&'static str> {
+    let vertices = swapless_format::GraphFile::open(graph)
+        .unwrap()
+        .num_vertices();
+    match vertices <= 1_100 {
+        true => all_kernels(),
+        false => kernels_of_linear_cost(),
+    }
+}
+
 /// Whether `kernel` answers with a number in the report rather than an output array.
 pub fn returns_a_number(kernel: &str) -> bool {
     swapless_run::Kernel::from_name(kernel).is_some_and(|kernel| kernel.returns_a_number())
