@@ -193,10 +193,12 @@ def test_closeness_and_betweenness_from_chosen_sources_speak_the_graph_s_labels(
     assert harmonic == pytest.approx(nx.harmonic_centrality(G))
     scores = sl.betweenness(g, sources=["b", "c", "b"])
     report = g.last_report["result"]
-    assert report["sources"] == 2
+    assert report["sources"] == 2 and report["source_ids"] == ["b", "c"]
     # Dependencies from b and c alone: b lies on c's paths to a, c on b's to d.
     sums = dict(zip(g.ids.tolist(), (scores * report["largest_dependency"]).tolist()))
     assert sums == {"a": 0, "b": 1, "c": 1, "d": 0, "x": 0, "y": 0}
+    sl.bfs(g, source="c")
+    assert g.last_report["source"] == "c"
     with pytest.raises(KeyError, match="zz"):
         sl.betweenness(g, sources=["zz"])
     with pytest.raises(ValueError, match="at least one"):

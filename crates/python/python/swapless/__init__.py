@@ -219,9 +219,23 @@ class Graph:
         array, report = _shown(kernel, self.progress, lambda bar: _core.run(
             self.path, kernel, _json.dumps(options), bar))
         self.last_report = _json.loads(report)
+        self._name_report_vertices()
         for warning in self.last_report.get("warnings", []):
             _warnings.warn(warning, RuntimeWarning, stacklevel=3)
         return array
+
+
+    def _name_report_vertices(self) -> None:
+        """The report's vertices (a source, sampled sources, seeds), which the engine
+        gives as positions, in the graph's own ids, as its results speak them."""
+        if not self._named():
+            return
+        report, result = self.last_report, self.last_report.get("result", {})
+        if report.get("source") is not None:
+            report["source"] = self.ids[[report["source"]]].tolist()[0]
+        for key in ("source_ids", "seeds"):
+            if isinstance(result.get(key), list):
+                result[key] = self.ids[result[key]].tolist()
 
 
 def _shown(title: str, progress: Optional[bool], call: Any) -> Any:
