@@ -135,6 +135,32 @@ fn add_search(
     reached
 }
 
+/// The sums a serial Dijkstra from every vertex on the file gives.
+pub fn serial_distances(
+    graph: &GraphFile,
+) -> WeightedDistances<PropertyVec<f64>, PropertyVec<u32>> {
+    let arrays = PropertyArrays::default();
+    let vertices = graph.num_vertices();
+    let sums = (
+        F64Array::filled(&arrays, vertices, 0.0),
+        U32Array::filled(&arrays, vertices, 0),
+        F64Array::filled(&arrays, vertices, 0.0),
+        F64Array::filled(&arrays, vertices, 0.0),
+    );
+    let mut pairs_reached = 0;
+    for source in 0..vertices as u32 {
+        let distances = dijkstra(graph, source);
+        pairs_reached += add_search(&distances, source, (&sums.0, &sums.1, &sums.2, &sums.3));
+    }
+    WeightedDistances {
+        distance_sums: sums.0.into_values(),
+        reached_by: sums.1.into_values(),
+        harmonic: sums.2.into_values(),
+        eccentricity: sums.3.into_values(),
+        pairs_reached,
+    }
+}
+
 /// Checks a run's sums against a serial Dijkstra from every vertex on the file: counts
 /// exactly, sums within a relative 1e-9 (the searches may add the same weights in
 /// another order).
@@ -149,50 +175,37 @@ pub fn verify(
             result.reached_by.len()
         ));
     }
-    let arrays = PropertyArrays::default();
-    let serial = (
-        F64Array::filled(&arrays, vertices, 0.0),
-        U32Array::filled(&arrays, vertices, 0),
-        F64Array::filled(&arrays, vertices, 0.0),
-        F64Array::filled(&arrays, vertices, 0.0),
-    );
-    let mut pairs_reached = 0;
-    for source in 0..vertices as u32 {
-        let distances = dijkstra(graph, source);
-        pairs_reached += add_search(
-            &distances,
-            source,
-            (&serial.0, &serial.1, &serial.2, &serial.3),
-        );
-    }
-    let values = |array: F64Array| -> Vec<f64> { array.into_values().into_vec(|&value| value) };
-    let (sums, reached_by, harmonic, eccentricity) = serial;
+    let serial = serial_distances(graph);
     first_difference(
         "a count of vertices reaching it",
         &result.reached_by,
-        &reached_by.into_values(),
+        &serial.reached_by,
     )?;
     for (name, ours, theirs) in [
-        ("a distance sum", &result.distance_sums, values(sums)),
-        ("a harmonic sum", &result.harmonic, values(harmonic)),
+        (
+            "a distance sum",
+            &result.distance_sums,
+            &serial.distance_sums,
+        ),
+        ("a harmonic sum", &result.harmonic, &serial.harmonic),
         (
             "an eccentricity",
             &result.eccentricity,
-            values(eccentricity),
+            &serial.eccentricity,
         ),
     ] {
         let close = |(a, b): (&f64, &f64)| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
-        if let Some(v) = ours.iter().zip(&theirs).position(|pair| !close(pair)) {
+        if let Some(v) = ours.iter().zip(theirs.iter()).position(|pair| !close(pair)) {
             return Err(format!(
                 "vertex {v} has {name} {} but a serial Dijkstra finds {}",
                 ours[v], theirs[v]
             ));
         }
     }
-    if result.pairs_reached != pairs_reached {
+    if result.pairs_reached != serial.pairs_reached {
         return Err(format!(
-            "{} connected pairs but a serial Dijkstra finds {pairs_reached}",
-            result.pairs_reached
+            "{} connected pairs but a serial Dijkstra finds {}",
+            result.pairs_reached, serial.pairs_reached
         ));
     }
     Ok(())
@@ -405,35 +418,11 @@ mod tests {
         super::super::text_graph(dir, "0 1 2\n1 2 3\n2 3 1\n4 4 1\n", options)
     }
 
-    /// The sums a serial Dijkstra from every vertex gives, as a run holds them.
-    fn serial(graph: &GraphFile) -> WeightedDistances<PropertyVec<f64>, PropertyVec<u32>> {
-        let arrays = PropertyArrays::default();
-        let vertices = graph.num_vertices();
-        let sums = (
-            F64Array::filled(&arrays, vertices, 0.0),
-            U32Array::filled(&arrays, vertices, 0),
-            F64Array::filled(&arrays, vertices, 0.0),
-            F64Array::filled(&arrays, vertices, 0.0),
-        );
-        let mut pairs_reached = 0;
-        for source in 0..vertices as u32 {
-            let distances = dijkstra(graph, source);
-            pairs_reached += add_search(&distances, source, (&sums.0, &sums.1, &sums.2, &sums.3));
-        }
-        WeightedDistances {
-            distance_sums: sums.0.into_values(),
-            reached_by: sums.1.into_values(),
-            harmonic: sums.2.into_values(),
-            eccentricity: sums.3.into_values(),
-            pairs_reached,
-        }
-    }
-
     #[test]
     fn the_sums_are_the_weighted_distances_and_the_verifier_refuses_any_other() {
         let dir = tempfile::tempdir().unwrap();
         let graph = weighted_path(&dir);
-        let found = serial(&graph);
+        let found = serial_distances(&graph);
         // Distances: 0-1 2, 0-2 5, 0-3 6, 1-2 3, 1-3 4, 2-3 1.
         assert_eq!(&found.distance_sums[..], [13.0, 9.0, 9.0, 11.0, 0.0]);
         assert_eq!(&found.eccentricity[..], [6.0, 4.0, 5.0, 6.0, 0.0]);
@@ -450,7 +439,7 @@ mod tests {
             (|d| d.pairs_reached = 25, "connected pairs"),
         ];
         for (change, expected) in wrong {
-            let mut changed = serial(&graph);
+            let mut changed = serial_distances(&graph);
             change(&mut changed);
             let error = verify(&graph, &changed).unwrap_err();
             assert!(error.contains(expected), "{expected}: {error}");
