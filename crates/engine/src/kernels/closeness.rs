@@ -347,6 +347,23 @@ pub(crate) fn measured(
     }
 }
 
+/// `measure` of each of `vertices` from its sums (`sums_of(v)`: the distance sum, the
+/// count reaching it, the harmonic sum, the eccentricity), in original vertex order.
+pub(crate) fn measured_output(
+    measure: Measure,
+    vertices: usize,
+    permutation: Option<&[u32]>,
+    sums_of: impl Fn(usize) -> (f64, u32, f64, f64),
+) -> Output {
+    let values: Vec<f64> = (0..vertices)
+        .map(|v| {
+            let (sum, reached_by, harmonic, eccentricity) = sums_of(v);
+            measured(measure, vertices, sum, reached_by, harmonic, eccentricity)
+        })
+        .collect();
+    Output::Float64(to_original_order(&values, permutation, |&value| value))
+}
+
 /// Closeness, harmonic centrality and eccentricity as the runner drives them.
 pub struct Closeness;
 
@@ -491,20 +508,14 @@ impl Kernel for Closeness {
         verify(graph, result)
     }
     fn output(&self, (measure, result): ClosenessResult, permutation: Option<&[u32]>) -> Output {
-        let vertices = result.reached_by.len();
-        let values: Vec<f64> = (0..vertices)
-            .map(|v| {
-                measured(
-                    measure,
-                    vertices,
-                    result.distance_sums[v].load(Ordering::Relaxed) as f64,
-                    result.reached_by[v],
-                    result.harmonic[v],
-                    result.eccentricity[v] as f64,
-                )
-            })
-            .collect();
-        Output::Float64(to_original_order(&values, permutation, |&value| value))
+        measured_output(measure, result.reached_by.len(), permutation, |v| {
+            (
+                result.distance_sums[v].load(Ordering::Relaxed) as f64,
+                result.reached_by[v],
+                result.harmonic[v],
+                result.eccentricity[v] as f64,
+            )
+        })
     }
 }
 

@@ -8,13 +8,12 @@
 //! harmonic centrality. Negative weights are refused, as sssp refuses them.
 
 use super::Reads;
-use super::closeness::{MEASURE, Measure, first_difference, measured};
+use super::closeness::{MEASURE, Measure, first_difference, measured_output};
 use super::sssp::{Sssp, dijkstra};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, Refusal,
     ResultKind, Step,
 };
-use crate::kernels::to_original_order;
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 use rayon::prelude::*;
@@ -386,20 +385,14 @@ impl Kernel for WeightedCloseness {
         (measure, result): WeightedClosenessResult,
         permutation: Option<&[u32]>,
     ) -> Output {
-        let vertices = result.reached_by.len();
-        let values: Vec<f64> = (0..vertices)
-            .map(|v| {
-                measured(
-                    measure,
-                    vertices,
-                    result.distance_sums[v],
-                    result.reached_by[v],
-                    result.harmonic[v],
-                    result.eccentricity[v],
-                )
-            })
-            .collect();
-        Output::Float64(to_original_order(&values, permutation, |&value| value))
+        measured_output(measure, result.reached_by.len(), permutation, |v| {
+            (
+                result.distance_sums[v],
+                result.reached_by[v],
+                result.harmonic[v],
+                result.eccentricity[v],
+            )
+        })
     }
 }
 
