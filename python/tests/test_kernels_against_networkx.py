@@ -245,3 +245,34 @@ def test_exact_betweenness_matches_networkx(tmp_path):
         assert np.abs(sums / 2 - reference).max() < 1e-9 * reference.max()
         reference /= reference.max()
         assert np.abs(scores - reference).max() < 1e-9
+
+
+def test_eigenvector_katz_and_hits_match_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        plain = nx.DiGraph(g.edges()) if g.is_directed() else nx.Graph(g.edges())
+        plain.add_nodes_from(g.nodes)
+        scores, report = run("eigenvector", path, tmp_path, "--max-iters", "1000", "--verify")
+        try:
+            expected = nx.eigenvector_centrality(plain, max_iter=1000)
+        except nx.PowerIterationFailedConvergence:
+            assert not report["result"]["converged"], path.name
+        else:
+            assert report["result"]["converged"], path.name
+            reference = np.array([expected[v] for v in range(len(scores))])
+            assert np.abs(scores - reference).max() < 1e-12, path.name
+        # Below one over the largest eigenvalue, which no degree exceeds.
+        alpha = 0.5 / max(d for _, d in plain.degree())
+        scores, _ = run("katz", path, tmp_path, "--attenuation", alpha, "--verify")
+        expected = nx.katz_centrality(plain, alpha=alpha)
+        reference = np.array([expected[v] for v in range(len(scores))])
+        assert np.abs(scores - reference).max() < 1e-12, path.name
+        if not plain.is_directed() and nx.is_bipartite(plain):
+            # networkx's ARPACK answer is any vector of a repeated singular value's space.
+            continue
+        expected_hubs, expected_authorities = nx.hits(plain, tol=1e-10, max_iter=1000)
+        for which, expected in (("hubs", expected_hubs), ("authorities", expected_authorities)):
+            scores, _ = run("hits", path, tmp_path, "--scores", which, "--tolerance", "1e-12",
+                            "--max-iters", "10000", "--verify")
+            reference = np.array([expected[v] for v in range(len(scores))])
+            assert scores.sum() == pytest.approx(1.0, abs=1e-12)
+            assert np.abs(scores - reference).max() < 1e-7 * reference.max(), (path.name, which)

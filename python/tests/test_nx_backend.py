@@ -45,6 +45,9 @@ MODULES = [
     "algorithms/centrality/tests/test_closeness_centrality.py",
     "algorithms/centrality/tests/test_harmonic_centrality.py",
     "algorithms/tests/test_distance_measures.py",
+    "algorithms/centrality/tests/test_eigenvector_centrality.py",
+    "algorithms/centrality/tests/test_katz_centrality.py",
+    "algorithms/link_analysis/tests/test_hits.py",
 ]
 
 

@@ -477,6 +477,13 @@ fn warning_sentence(kernel: Kernel, warning: &Warning) -> String {
             "{} stopped at its limit of {iterations} iterations (--{cap}) with a change of {last_change:.2e}, above --{tolerance_flag} {tolerance:e}; the scores are not converged (raise --{cap})",
             kernel.name()
         ),
+        Warning::Diverged {
+            iterations,
+            parameter,
+        } => format!(
+            "{}'s values overflowed after {iterations} iterations: the series diverges, so the scores mean nothing (lower --{parameter})",
+            kernel.name()
+        ),
     }
 }
 

@@ -79,6 +79,14 @@ pub enum Warning {
         /// The flag of the tolerance.
         tolerance_flag: &'static str,
     },
+    /// The iteration's values overflowed: a series that diverges (Katz with a step
+    /// weight above one over the largest eigenvalue).
+    Diverged {
+        /// Iterations run.
+        iterations: u64,
+        /// The flag of the parameter that decides whether it converges.
+        parameter: &'static str,
+    },
 }
 
 /// What a kernel sizes its memory by.

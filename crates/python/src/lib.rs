@@ -173,6 +173,14 @@ fn warning_sentence(kernel: Kernel, warning: &Warning) -> String {
             parameter_keyword(cap),
             parameter_keyword(tolerance_flag)
         ),
+        Warning::Diverged {
+            iterations,
+            parameter,
+        } => format!(
+            "{}'s values overflowed after {iterations} iterations: the series diverges, so the scores mean nothing (lower {}=)",
+            kernel.name(),
+            parameter_keyword(parameter)
+        ),
     }
 }
 
@@ -559,14 +567,17 @@ fn run(
         ));
     }
     run_options.threads = options["threads"].as_u64().map(|threads| threads as usize);
-    // The kernel's parameters by their keywords; a keyword of another kernel's is
-    // passed on for the run to refuse in its own words.
-    for parameter in Kernel::all().flat_map(|kernel| kernel.info().parameters) {
+    // The kernel's parameters by their keywords, its own first (kernels may share a
+    // keyword under different flags: `alpha` is pr's damping and katz's attenuation); a
+    // keyword of another kernel's is passed on for the run to refuse in its own words.
+    let own = kernel.info().parameters.iter();
+    let mut keywords_read = Vec::new();
+    for parameter in own.chain(Kernel::all().flat_map(|kernel| kernel.info().parameters)) {
         let value = &options[parameter.keyword];
-        let given = |given: &Given| given.flag == parameter.flag;
-        if value.is_null() || run_options.parameters.iter().any(given) {
+        if value.is_null() || keywords_read.contains(&parameter.keyword) {
             continue;
         }
+        keywords_read.push(parameter.keyword);
         let value = parameter
             .from_json(value)
             .map_err(|detail| PyValueError::new_err(format!("{} {detail}", parameter.keyword)))?;

@@ -3,13 +3,13 @@
 
 use super::{
     betweenness, bfs, closeness, closeness_weighted, connected_components, core_number,
-    maximal_independent_set, pagerank, personalized_pagerank, radii, sssp,
+    eigenvector, hits, katz, maximal_independent_set, pagerank, personalized_pagerank, radii, sssp,
     strongly_connected_components, triangle_count, vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 14] = [
+pub static KERNELS: [&dyn AnyKernel; 17] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -24,4 +24,7 @@ pub static KERNELS: [&dyn AnyKernel; 14] = [
     &strongly_connected_components::StronglyConnectedComponents,
     &closeness::Closeness,
     &closeness_weighted::WeightedCloseness,
+    &eigenvector::EigenvectorCentrality,
+    &katz::KatzCentrality,
+    &hits::Hits,
 ];

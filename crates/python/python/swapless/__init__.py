@@ -65,6 +65,9 @@ __all__ = [
     "connected_components",
     "strongly_connected_components",
     "closeness",
+    "eigenvector_centrality",
+    "katz_centrality",
+    "hits",
     "betweenness",
     "triangle_count",
     "triangles",
@@ -591,6 +594,64 @@ def closeness(g: Graph, measure: str = "closeness", weighted: bool = False, *,
     ``strongly_connected`` says whether every vertex reaches every other."""
     return g._run("wcloseness" if weighted else "closeness", threads=_threads(threads),
                   verify=verify, measure=measure, **_checkpointing(checkpoint, checkpoint_every))
+
+
+def eigenvector_centrality(g: Graph, tol: float = 1e-6, max_iter: int = 100, *,
+                           threads: Optional[int] = None, verify: bool = False,
+                           checkpoint: Optional[PathLike] = None,
+                           checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Eigenvector centrality, as networkx's ``eigenvector_centrality``: float64 per
+    vertex, of unit Euclidean norm, by power iteration of A + I (each vertex sums its
+    in-neighbors'). Stops when an iteration changes the scores by less than
+    ``tol`` times the vertex count (L1, networkx's rule) or after ``max_iter`` iterations
+    (then with a RuntimeWarning; ``g.last_report["result"]["converged"]`` says which)."""
+    tol = _number(tol, "tol", 0.0, 1e308)
+    max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
+    return g._run("eigenvector", tol=tol, max_iter=max_iter, threads=_threads(threads),
+                  verify=verify, **_checkpointing(checkpoint, checkpoint_every))
+
+
+def katz_centrality(g: Graph, alpha: float = 0.1, beta: float = 1.0, tol: float = 1e-6,
+                    max_iter: int = 1000, normalized: bool = True, *,
+                    threads: Optional[int] = None, verify: bool = False,
+                    checkpoint: Optional[PathLike] = None,
+                    checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Katz centrality, as networkx's ``katz_centrality``: float64 per vertex, the sum of
+    the walks that end at it, a walk of k steps weighted ``alpha``**k, plus ``beta``;
+    scaled to unit Euclidean norm when ``normalized``. Stops as
+    :func:`eigenvector_centrality` does. The series converges only for ``alpha`` below
+    one over the adjacency matrix's largest eigenvalue; a run whose values overflow stops
+    with a RuntimeWarning."""
+    alpha = _number(alpha, "alpha", 0.0, 1e308)
+    beta = _number(beta, "beta", -1e308, 1e308)
+    tol = _number(tol, "tol", 0.0, 1e308)
+    max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
+    return g._run("katz", alpha=alpha, beta=beta, tol=tol, max_iter=max_iter,
+                  normalized="yes" if normalized else "no", threads=_threads(threads),
+                  verify=verify, **_checkpointing(checkpoint, checkpoint_every))
+
+
+def hits(g: Graph, tol: float = 1e-8, max_iter: int = 100, scores: Optional[str] = None, *,
+         threads: Optional[int] = None, verify: bool = False,
+         checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> Any:
+    """HITS, as networkx's ``hits``: ``(hubs, authorities)``, two float64 arrays each
+    summing to 1, or only the one ``scores`` names ("hubs" or "authorities"), which runs
+    half as long. A power iteration of AᵀA, stopping when an iteration changes the
+    authorities (scaled to a largest of 1) by less than ``tol`` (L1) or after
+    ``max_iter`` iterations (then with a RuntimeWarning)."""
+    tol = _number(tol, "tol", 0.0, 1e308)
+    max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
+    if scores not in (None, "hubs", "authorities"):
+        raise ValueError(f'scores must be "hubs", "authorities" or None, not {scores!r}')
+    one = lambda which: g._run("hits", tol=tol, max_iter=max_iter, scores=which,  # noqa: E731
+                               threads=_threads(threads), verify=verify,
+                               **_checkpointing(checkpoint, checkpoint_every))
+    if scores is not None:
+        return one(scores)
+    if checkpoint is not None:
+        raise ValueError("a checkpoint holds one run: give scores=\"hubs\" or "
+                         "\"authorities\" with checkpoint=")
+    return one("hubs"), one("authorities")
 
 
 def maximal_independent_set(g: Graph, *, threads: Optional[int] = None, verify: bool = False,

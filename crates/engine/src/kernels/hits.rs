@@ -1,0 +1,291 @@
+//! HITS hubs and authorities, as networkx's `hits`: the principal eigenvector of AᵀA
+//! (authorities) by power iteration, each iteration a pull over the out-lists (hubs =
+//! A · authorities) and one over the in-lists (authorities = Aᵀ · hubs), scaled so the
+//! largest authority is 1; the hubs are A · authorities.
+//!
+//! Output: a float64 per vertex, hubs or authorities as `scores` asks, summing to 1.
+//! Stops when an iteration changes the authorities (scaled to a largest value of 1) by
+//! less than `tol` (L1), as networkx's power iteration (`_hits_scipy`); networkx's `hits`
+//! asks ARPACK for the same vector to the same tolerance. One step is one iteration.
+
+use serde_json::Value;
+use swapless_format::GraphFile;
+use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use super::Reads;
+use super::power_iteration::{self, Progress};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    Warning,
+};
+use crate::parameters::{Parameter, ParameterKind, ParameterValues};
+use crate::property::{F64Array, PropertyVec};
+use crate::saved_state::{StateError, StateReader, StateWriter};
+
+/// HITS as the runner drives it.
+pub struct Hits;
+
+/// Which of the two vectors a run outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HitsScores {
+    /// Hubs: vertices that point to good authorities.
+    Hubs,
+    /// Authorities: vertices that good hubs point to.
+    Authorities,
+}
+
+/// Its parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HitsOptions {
+    /// Stop once an iteration changes the authorities by less than this (L1).
+    pub tolerance: f64,
+    /// Stop after this many iterations in any case.
+    pub max_iterations: u32,
+    /// The vector output.
+    pub scores: HitsScores,
+}
+
+const PARAMETERS: [Parameter; 3] = [
+    power_iteration::tolerance(
+        "stop when an iteration changes the authorities, scaled to a largest of 1, by less than this (L1)",
+        "0.00000001",
+    ),
+    power_iteration::max_iterations("100"),
+    Parameter {
+        flag: "scores",
+        keyword: "scores",
+        help: "`hubs` or `authorities`",
+        kind: ParameterKind::Choice(&["hubs", "authorities"]),
+        default: Some("hubs"),
+    },
+];
+
+/// The run between iterations.
+pub struct HitsState {
+    options: HitsOptions,
+    /// The authorities, largest 1 after the first iteration.
+    authorities: F64Array,
+    /// A · authorities: the hubs.
+    hubs: F64Array,
+    /// The next authorities, being made.
+    next: F64Array,
+    progress: Progress,
+}
+
+/// A finished run: the vector asked for (not yet summing to 1), in internal ids.
+pub struct HitsResult {
+    /// Hubs or authorities, as summed.
+    pub scores: PropertyVec<f64>,
+    /// Their sum, which the output divides by.
+    pub sum: f64,
+    /// Iterations run and the last change.
+    pub progress: Progress,
+}
+
+/// One over `sum` when it can divide (a graph without edges has only zeros).
+fn output_scale(sum: f64) -> f64 {
+    if sum > 0.0 { 1.0 / sum } else { 1.0 }
+}
+
+impl Kernel for Hits {
+    type State = HitsState;
+    type Result = HitsResult;
+    type Parameters = HitsOptions;
+
+    const INFO: KernelInfo = KernelInfo {
+        name: "hits",
+        about: "HITS hubs or authorities (power iteration of AᵀA, as networkx): score per vertex",
+        reads: Reads {
+            out_lists: true,
+            in_lists: true,
+            weights: false,
+            out_heads: false,
+        },
+        column: Column {
+            name: "score",
+            vertices: false,
+        },
+        result: ResultKind::Float64,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: false,
+        deterministic: true,
+        every_vertex_a_source: false,
+        parameters: &PARAMETERS,
+    };
+
+    fn parameters(&self, values: &ParameterValues) -> HitsOptions {
+        HitsOptions {
+            tolerance: values.number("tolerance"),
+            max_iterations: values
+                .count("max-iters")
+                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            scores: match values.choice("scores") {
+                "authorities" => HitsScores::Authorities,
+                _ => HitsScores::Hubs,
+            },
+        }
+    }
+
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        KernelMemory {
+            // The authorities, the hubs and the next authorities.
+            hot_arrays: vec![8 * shape.vertices; 3],
+            // The serial run's three vectors.
+            verifier_bytes: 24 * shape.vertices,
+            result_bytes_per_vertex: 8,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+            ..KernelMemory::default()
+        }
+    }
+
+    fn start(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<HitsOptions>,
+    ) -> Result<HitsState> {
+        let vertices = store.num_vertices();
+        let parameters = options.parameters;
+        Ok(HitsState {
+            options: parameters,
+            authorities: F64Array::filled(&options.arrays, vertices, 1.0 / vertices as f64),
+            hubs: F64Array::filled(&options.arrays, vertices, 0.0),
+            next: F64Array::filled(&options.arrays, vertices, 0.0),
+            progress: Progress::new(parameters.tolerance, parameters.tolerance),
+        })
+    }
+
+    fn step(&self, store: &dyn EdgeStore, state: &mut HitsState) -> Result<Step> {
+        let (authorities, hubs, next) = (&state.authorities, &state.hubs, &state.next);
+        power_iteration::pull(store, EdgeDirection::Out, authorities, hubs, |_, sum| sum)?;
+        power_iteration::pull(store, EdgeDirection::In, hubs, next, |_, sum| sum)?;
+        let largest = match power_iteration::largest(next) {
+            0.0 => 1.0,
+            largest => largest,
+        };
+        let [change] = power_iteration::sums(store.num_vertices(), |v| {
+            let scaled = next.get(v) / largest;
+            next.set(v, scaled);
+            [(scaled - authorities.get(v)).abs()]
+        });
+        std::mem::swap(&mut state.authorities, &mut state.next);
+        let done = state.progress.record(change, state.options.max_iterations);
+        if done && state.options.scores == HitsScores::Hubs {
+            // The hubs of the final authorities, as networkx takes them.
+            let (authorities, hubs) = (&state.authorities, &state.hubs);
+            power_iteration::pull(store, EdgeDirection::Out, authorities, hubs, |_, sum| sum)?;
+        }
+        Ok(if done { Step::Done } else { Step::More })
+    }
+
+    fn finish(&self, state: HitsState) -> HitsResult {
+        let scores = match state.options.scores {
+            HitsScores::Hubs => state.hubs,
+            HitsScores::Authorities => state.authorities,
+        };
+        let [sum] = power_iteration::sums(scores.len(), |v| [scores.get(v)]);
+        HitsResult {
+            scores: scores.into_values(),
+            sum,
+            progress: state.progress,
+        }
+    }
+
+    fn save(&self, state: &mut HitsState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("authorities", state.authorities.cells())?;
+        state.progress.save(out)
+    }
+
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<HitsOptions>,
+        saved: &mut StateReader,
+    ) -> std::result::Result<HitsState, StateError> {
+        let (vertices, arrays) = (store.num_vertices(), &options.arrays);
+        Ok(HitsState {
+            options: options.parameters,
+            authorities: power_iteration::restore_vector(saved, arrays, vertices, "authorities")?,
+            hubs: F64Array::filled(arrays, vertices, 0.0),
+            next: F64Array::filled(arrays, vertices, 0.0),
+            progress: Progress::restore(
+                saved,
+                options.parameters.tolerance,
+                options.parameters.tolerance,
+            )?,
+        })
+    }
+
+    fn summary(
+        &self,
+        result: &HitsResult,
+        options: &KernelOptions<HitsOptions>,
+        _original: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        let mut summary = result.progress.summary();
+        summary["scores"] = match options.parameters.scores {
+            HitsScores::Hubs => "hubs",
+            HitsScores::Authorities => "authorities",
+        }
+        .into();
+        summary
+    }
+
+    fn warnings(&self, result: &HitsResult, _options: &KernelOptions<HitsOptions>) -> Vec<Warning> {
+        result.progress.warnings("max-iters")
+    }
+
+    /// The same iterations run serially on the file must give the same scores, to the
+    /// rounding of a different order of addition.
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        options: &KernelOptions<HitsOptions>,
+        result: &HitsResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        let vertices = graph.num_vertices();
+        let mut authorities = vec![1.0 / vertices as f64; vertices];
+        let mut hubs = vec![0.0; vertices];
+        let mut next = vec![0.0; vertices];
+        let sum_of = |values: &[f64]| values.iter().sum::<f64>();
+        for _ in 0..result.progress.iterations {
+            power_iteration::serial_pull(
+                graph,
+                EdgeDirection::Out,
+                &authorities,
+                &mut hubs,
+                |_, sum| sum,
+            );
+            power_iteration::serial_pull(graph, EdgeDirection::In, &hubs, &mut next, |_, sum| sum);
+            let largest = match next.iter().fold(0.0f64, |top, &x| top.max(x)) {
+                0.0 => 1.0,
+                largest => largest,
+            };
+            next.iter_mut().for_each(|x| *x /= largest);
+            std::mem::swap(&mut authorities, &mut next);
+        }
+        let mut reference = match options.parameters.scores {
+            HitsScores::Authorities => authorities,
+            HitsScores::Hubs => {
+                power_iteration::serial_pull(
+                    graph,
+                    EdgeDirection::Out,
+                    &authorities,
+                    &mut hubs,
+                    |_, sum| sum,
+                );
+                hubs
+            }
+        };
+        let scale = output_scale(sum_of(&reference));
+        reference.iter_mut().for_each(|x| *x *= scale);
+        let result_scale = output_scale(result.sum);
+        power_iteration::compare(|v| result.scores[v] * result_scale, &reference, 1e-9)
+    }
+
+    fn output(&self, result: HitsResult, permutation: Option<&[u32]>) -> Output {
+        power_iteration::output(result.scores, permutation, output_scale(result.sum))
+    }
+}

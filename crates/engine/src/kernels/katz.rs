@@ -1,0 +1,271 @@
+//! Katz centrality, as networkx's `katz_centrality`: x = alpha * Aᵀx + beta, iterated
+//! from zero, each vertex pulling its in-neighbors' values; the sum of the walks that
+//! end at a vertex, each of length k weighted alpha^k.
+//!
+//! Output: a float64 per vertex, scaled to unit Euclidean norm unless `normalized` is
+//! `no`. Stops when an iteration changes the vector by less than `vertices * tol` (L1),
+//! networkx's rule; the series converges only when alpha is below the inverse of the
+//! adjacency matrix's largest eigenvalue, and otherwise runs into its cap. One step is one
+//! iteration.
+
+use serde_json::Value;
+use swapless_format::GraphFile;
+use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use super::Reads;
+use super::power_iteration::{self, Progress};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    Warning,
+};
+use crate::parameters::{Parameter, ParameterKind, ParameterValues};
+use crate::property::{F64Array, PropertyVec};
+use crate::saved_state::{StateError, StateReader, StateWriter};
+
+/// Katz centrality as the runner drives it.
+pub struct KatzCentrality;
+
+/// Its parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KatzOptions {
+    /// The weight of a walk's each step (networkx's `alpha`).
+    pub attenuation: f64,
+    /// Every vertex's own weight (networkx's `beta`).
+    pub base: f64,
+    /// Stop once an iteration changes the vector by less than this per vertex (L1).
+    pub tolerance: f64,
+    /// Stop after this many iterations in any case.
+    pub max_iterations: u32,
+    /// Whether the output is scaled to unit Euclidean norm.
+    pub normalized: bool,
+}
+
+const PARAMETERS: [Parameter; 5] = [
+    Parameter {
+        flag: "attenuation",
+        keyword: "alpha",
+        help: "the weight of each step of a walk; below 1 / the largest eigenvalue for the series to converge",
+        kind: ParameterKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            above_min: false,
+        },
+        default: Some("0.1"),
+    },
+    Parameter {
+        flag: "base",
+        keyword: "beta",
+        help: "every vertex's own weight",
+        kind: ParameterKind::Number {
+            min: -f64::MAX,
+            max: f64::MAX,
+            above_min: false,
+        },
+        default: Some("1"),
+    },
+    power_iteration::tolerance(
+        "stop when an iteration changes the scores by less than this times the vertex count (L1), as networkx",
+        "0.000001",
+    ),
+    power_iteration::max_iterations("1000"),
+    Parameter {
+        flag: "normalized",
+        keyword: "normalized",
+        help: "`yes` scales the scores to unit Euclidean norm, `no` leaves them as summed",
+        kind: ParameterKind::Choice(&["yes", "no"]),
+        default: Some("yes"),
+    },
+];
+
+/// The run between iterations: the last iteration's vector and the one being made.
+pub struct KatzState {
+    options: KatzOptions,
+    last: F64Array,
+    next: F64Array,
+    progress: Progress,
+}
+
+/// A finished run: the scores (not yet scaled), in internal ids.
+pub struct KatzResult {
+    /// Score per vertex, as summed.
+    pub scores: PropertyVec<f64>,
+    /// What the output multiplies them by.
+    pub scale: f64,
+    /// Iterations run and the last change.
+    pub progress: Progress,
+}
+
+/// The change below which a run on `vertices` stops.
+fn threshold(options: KatzOptions, vertices: usize) -> f64 {
+    options.tolerance * vertices as f64
+}
+
+/// What the output multiplies `scores` by: one over their Euclidean norm when
+/// normalized (1 when that is 0, as networkx).
+fn output_scale(normalized: bool, norm: f64) -> f64 {
+    match normalized && norm > 0.0 {
+        true => 1.0 / norm,
+        false => 1.0,
+    }
+}
+
+impl Kernel for KatzCentrality {
+    type State = KatzState;
+    type Result = KatzResult;
+    type Parameters = KatzOptions;
+
+    const INFO: KernelInfo = KernelInfo {
+        name: "katz",
+        about: "Katz centrality (walks weighted alpha per step, as networkx): score per vertex",
+        reads: Reads {
+            out_lists: false,
+            in_lists: true,
+            weights: false,
+            out_heads: false,
+        },
+        column: Column {
+            name: "score",
+            vertices: false,
+        },
+        result: ResultKind::Float64,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: false,
+        deterministic: true,
+        every_vertex_a_source: false,
+        parameters: &PARAMETERS,
+    };
+
+    fn parameters(&self, values: &ParameterValues) -> KatzOptions {
+        KatzOptions {
+            attenuation: values.number("attenuation"),
+            base: values.number("base"),
+            tolerance: values.number("tolerance"),
+            max_iterations: values
+                .count("max-iters")
+                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            normalized: values.choice("normalized") == "yes",
+        }
+    }
+
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        KernelMemory {
+            // The last vector and the next.
+            hot_arrays: vec![8 * shape.vertices, 8 * shape.vertices],
+            // The serial run's two vectors.
+            verifier_bytes: 16 * shape.vertices,
+            result_bytes_per_vertex: 8,
+            output_bytes_per_vertex: 8,
+            released_as_copied: true,
+            ..KernelMemory::default()
+        }
+    }
+
+    fn start(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<KatzOptions>,
+    ) -> Result<KatzState> {
+        let vertices = store.num_vertices();
+        let parameters = options.parameters;
+        Ok(KatzState {
+            options: parameters,
+            last: F64Array::filled(&options.arrays, vertices, 0.0),
+            next: F64Array::filled(&options.arrays, vertices, 0.0),
+            progress: Progress::new(threshold(parameters, vertices), parameters.tolerance),
+        })
+    }
+
+    fn step(&self, store: &dyn EdgeStore, state: &mut KatzState) -> Result<Step> {
+        let options = state.options;
+        let (last, next) = (&state.last, &state.next);
+        power_iteration::pull(store, EdgeDirection::In, last, next, |_, incoming| {
+            options.attenuation * incoming + options.base
+        })?;
+        let [change] =
+            power_iteration::sums(
+                store.num_vertices(),
+                |v| [(next.get(v) - last.get(v)).abs()],
+            );
+        std::mem::swap(&mut state.last, &mut state.next);
+        let done = state.progress.record(change, options.max_iterations);
+        Ok(if done { Step::Done } else { Step::More })
+    }
+
+    fn finish(&self, state: KatzState) -> KatzResult {
+        let last = &state.last;
+        let norm = power_iteration::euclidean_norm(last.len(), |v| last.get(v));
+        KatzResult {
+            scale: output_scale(state.options.normalized, norm),
+            scores: state.last.into_values(),
+            progress: state.progress,
+        }
+    }
+
+    fn save(&self, state: &mut KatzState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("scores", state.last.cells())?;
+        state.progress.save(out)
+    }
+
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<KatzOptions>,
+        saved: &mut StateReader,
+    ) -> std::result::Result<KatzState, StateError> {
+        let vertices = store.num_vertices();
+        let parameters = options.parameters;
+        Ok(KatzState {
+            options: parameters,
+            last: power_iteration::restore_vector(saved, &options.arrays, vertices, "scores")?,
+            next: F64Array::filled(&options.arrays, vertices, 0.0),
+            progress: Progress::restore(
+                saved,
+                threshold(parameters, vertices),
+                parameters.tolerance,
+            )?,
+        })
+    }
+
+    fn summary(
+        &self,
+        result: &KatzResult,
+        _options: &KernelOptions<KatzOptions>,
+        _original: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        result.progress.summary()
+    }
+
+    fn warnings(&self, result: &KatzResult, _options: &KernelOptions<KatzOptions>) -> Vec<Warning> {
+        result.progress.warnings("attenuation")
+    }
+
+    /// The same iterations run serially on the file must give the same scores, to the
+    /// rounding of a different order of addition.
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        options: &KernelOptions<KatzOptions>,
+        result: &KatzResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        let options = options.parameters;
+        let vertices = graph.num_vertices();
+        let mut last = vec![0.0; vertices];
+        let mut next = vec![0.0; vertices];
+        for _ in 0..result.progress.iterations {
+            power_iteration::serial_pull(graph, EdgeDirection::In, &last, &mut next, |_, sum| {
+                options.attenuation * sum + options.base
+            });
+            std::mem::swap(&mut last, &mut next);
+        }
+        let norm = last.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let scale = output_scale(options.normalized, norm);
+        last.iter_mut().for_each(|x| *x *= scale);
+        power_iteration::compare(|v| result.scores[v] * result.scale, &last, 1e-9)
+    }
+
+    fn output(&self, result: KatzResult, permutation: Option<&[u32]>) -> Output {
+        power_iteration::output(result.scores, permutation, result.scale)
+    }
+}
