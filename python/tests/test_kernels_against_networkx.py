@@ -276,3 +276,20 @@ def test_eigenvector_katz_and_hits_match_networkx(all_graphs, tmp_path):
             reference = np.array([expected[v] for v in range(len(scores))])
             assert scores.sum() == pytest.approx(1.0, abs=1e-12)
             assert np.abs(scores - reference).max() < 1e-7 * reference.max(), (path.name, which)
+
+
+def test_average_neighbor_degree_matches_networkx_exactly(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        sides = ["out", "in", "in+out"] if g.is_directed() else ["out"]
+        for source in sides:
+            for target in sides:
+                for kernel, weight in (("neighbor-degree", None), ("wneighbor-degree", "weight")):
+                    values, _ = run(kernel, path, tmp_path, "--neighbors", source, "--degree",
+                                    target, "--verify")
+                    if weight and not nx.is_weighted(g):
+                        weight = None
+                    expected = nx.average_neighbor_degree(g, source=source, target=target,
+                                                          weight=weight)
+                    reference = np.array([expected[v] for v in range(len(values))])
+                    # Whole degrees (times whole weights): the same sums, exactly.
+                    assert np.array_equal(values, reference), (path.name, kernel, source, target)

@@ -48,6 +48,7 @@ MODULES = [
     "algorithms/centrality/tests/test_eigenvector_centrality.py",
     "algorithms/centrality/tests/test_katz_centrality.py",
     "algorithms/link_analysis/tests/test_hits.py",
+    "algorithms/assortativity/tests/test_neighbor_degree.py",
 ]
 
 

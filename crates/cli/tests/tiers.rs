@@ -196,6 +196,15 @@ fn assert_isolated_answer(kernel: &str, report: &serde_json::Value, npy: &[u8]) 
         "ppr" => assert_eq!(float64, each(&|v| if v == 7 { 1.0 } else { 0.0 })),
         "sssp" => assert_eq!(float64, each(&|v| if v == 7 { 0.0 } else { f64::INFINITY })),
         "bc" | "closeness" | "wcloseness" => assert_eq!(float64, each(&|_| 0.0)),
+        // The uniform vector of unit norm, as networkx's.
+        "eigenvector" | "katz" => assert!(
+            float64
+                .iter()
+                .all(|score| (score - 1.0 / 40f64.sqrt()).abs() < 1e-12),
+            "{kernel}"
+        ),
+        // No edge makes a hub or an authority; no vertex has a neighbor.
+        "hits" | "neighbor-degree" | "wneighbor-degree" => assert_eq!(float64, each(&|_| 0.0)),
         "triangles" | "kcore" => assert_eq!(int64, vec![0; 40], "{kernel}"),
         // No vertex has an edge to be sampled from, so none has an estimate.
         "radii" => assert_eq!(int64, vec![-1; 40]),

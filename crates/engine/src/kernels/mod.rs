@@ -12,6 +12,7 @@ pub mod eigenvector;
 pub mod hits;
 pub mod katz;
 pub mod maximal_independent_set;
+pub mod neighbor_degree;
 pub mod pagerank;
 pub mod personalized_pagerank;
 pub mod power_iteration;

@@ -3,13 +3,14 @@
 
 use super::{
     betweenness, bfs, closeness, closeness_weighted, connected_components, core_number,
-    eigenvector, hits, katz, maximal_independent_set, pagerank, personalized_pagerank, radii, sssp,
-    strongly_connected_components, triangle_count, vertex_triangles,
+    eigenvector, hits, katz, maximal_independent_set, neighbor_degree, pagerank,
+    personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
+    vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 17] = [
+pub static KERNELS: [&dyn AnyKernel; 19] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -27,4 +28,6 @@ pub static KERNELS: [&dyn AnyKernel; 17] = [
     &eigenvector::EigenvectorCentrality,
     &katz::KatzCentrality,
     &hits::Hits,
+    &neighbor_degree::NeighborDegree::<false>,
+    &neighbor_degree::NeighborDegree::<true>,
 ];

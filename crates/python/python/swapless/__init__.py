@@ -68,6 +68,7 @@ __all__ = [
     "eigenvector_centrality",
     "katz_centrality",
     "hits",
+    "average_neighbor_degree",
     "betweenness",
     "triangle_count",
     "triangles",
@@ -652,6 +653,21 @@ def hits(g: Graph, tol: float = 1e-8, max_iter: int = 100, scores: Optional[str]
         raise ValueError("a checkpoint holds one run: give scores=\"hubs\" or "
                          "\"authorities\" with checkpoint=")
     return one("hubs"), one("authorities")
+
+
+def average_neighbor_degree(g: Graph, source: str = "out", target: str = "out",
+                            weighted: bool = False, *, threads: Optional[int] = None,
+                            verify: bool = False, checkpoint: Optional[PathLike] = None,
+                            checkpoint_every: Every = "auto") -> _np.ndarray:
+    """The average degree of each vertex's neighbors, as networkx's
+    ``average_neighbor_degree``: float64 per vertex, over its ``source`` ("out", "in" or
+    "in+out") neighbors of their ``target`` degree, divided by its own ``source`` degree
+    (0 where that is 0); exact. ``weighted`` weighs each neighbor's degree by the edge's
+    weight and divides by the weighted degree, as networkx with ``weight=``."""
+    kernel = "wneighbor-degree" if weighted else "neighbor-degree"
+    return g._run(kernel, neighbors=source, degree=target,
+                  threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
 
 
 def maximal_independent_set(g: Graph, *, threads: Optional[int] = None, verify: bool = False,

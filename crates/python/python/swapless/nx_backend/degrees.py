@@ -1,4 +1,5 @@
-"""What a node's degree says: degree centrality and isolated nodes."""
+"""What a node's degree says: degree centrality, the average degree of its neighbors,
+and isolated nodes."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ._graph import SwaplessGraph, as_dict, dispatched, nodes_present
+import swapless as _sl
+
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, integer_weights,
+                     nodes_present, weights_are_one, weights_swapless_keeps)
 
 
 def _degrees(G: SwaplessGraph) -> np.ndarray:
@@ -71,3 +75,41 @@ def is_isolate(G: SwaplessGraph, n: Any, *, backend: Any = None,
                **backend_kwargs: Any) -> bool:
     """networkx's ``is_isolate``: whether ``n`` has no neighbors."""
     return bool(_degrees(G)[G.sl.vertex(n)] == 0)
+
+
+_SIDES = ("out", "in", "in+out")
+
+
+def _neighbor_degree_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    source = argument(args, kwargs, "source", 1, "out")
+    target = argument(args, kwargs, "target", 2, "out")
+    if G.is_directed() and not (source in _SIDES and target in _SIDES):
+        return "source and target must each be 'in', 'out' or 'in+out' (networkx raises)"
+    if not G.is_directed() and (source, target) != ("out", "out"):
+        return "an undirected graph takes no source or target (networkx raises)"
+    nodes = argument(args, kwargs, "nodes", 3, None)
+    if nodes is not None and nodes in G:
+        return "networkx takes a container of nodes, not one node"
+    weight = argument(args, kwargs, "weight", 4, None)
+    if not weights_are_one(G, weight):
+        kept = weights_swapless_keeps(G, weight)
+        if kept is not True:
+            return kept
+        if not integer_weights(G, weight):
+            return "sums of weights that are not whole may round otherwise than networkx's"
+    return True
+
+
+@dispatched(_neighbor_degree_declines, docs="Weighted where the weights are integers.")
+def average_neighbor_degree(G: SwaplessGraph, source: str = "out", target: str = "out",
+                            nodes: Any = None, weight: Any = None, *, backend: Any = None,
+                            **backend_kwargs: Any) -> dict:
+    """networkx's ``average_neighbor_degree``, exactly: sums of whole degrees (times
+    whole weights)."""
+    weighted = not weights_are_one(G.nx, weight)
+    g = G.weighted_sl(weight) if weighted else G.sl
+    values = as_dict(_sl.average_neighbor_degree(g, source=source, target=target,
+                                                 weighted=weighted), g)
+    if nodes is None:
+        return values
+    return {node: values[node] for node in G.nx.nbunch_iter(nodes)}

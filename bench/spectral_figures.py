@@ -1,0 +1,157 @@
+"""Eigenvector centrality, Katz centrality and HITS: swapless in memory and out of core
+against networkx and igraph on the same undirected graph, each run in a fresh process,
+seconds of the call alone (loading and conversion excluded).
+
+    python3 bench/spectral_figures.py SWAPLESS_BIN EDGE_LIST FOLDER [ROUNDS] [PEERS]
+
+Builds EDGE_LIST (a text edge list, .gz allowed) undirected into FOLDER, then per round
+and kernel: swapless dram, direct at 25% of its dram footprint (or the least budget where
+that is more), and the PEERS named (comma-separated: networkx, igraph; default both;
+igraph has no Katz). eigenvector runs to networkx's default tolerance with up to 1,000
+iterations; katz with alpha 0.5 over the largest degree (below one over the largest
+eigenvalue, so it converges); hits to 1e-8 (networkx's ARPACK, igraph's ARPACK, swapless's
+power iteration). Every answer must agree with swapless's: networkx's eigenvector and Katz
+to 1e-12, HITS to 1e-6 of the largest score, igraph's after scaling to the same norm
+(igraph's eigenvector is the eigenvector itself: within ten times networkx's stopping
+change, n * 1e-6 in L1).
+"""
+
+import json
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+swapless_bin, edge_list, folder = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+peers = (sys.argv[5] if len(sys.argv) > 5 else "networkx,igraph").split(",")
+folder.mkdir(parents=True, exist_ok=True)
+stem = edge_list.name.split(".")[0]
+graph = folder / (stem + ".sl")
+pairs_file = folder / (stem + ".pairs.npy")
+if not pairs_file.exists():
+    text = subprocess.run(["zcat" if edge_list.suffix == ".gz" else "cat", edge_list],
+                          capture_output=True, text=True, check=True).stdout
+    pairs = np.array([line.split()[:2] for line in text.splitlines()
+                      if line and line[0] not in "#%"], dtype=np.int64)
+    pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
+    np.save(pairs_file, pairs)
+pairs = np.load(pairs_file)
+vertices = int(pairs.max()) + 1
+if not graph.exists():
+    text_file = folder / (stem + ".el")
+    np.savetxt(text_file, pairs, fmt="%d")
+    subprocess.run([swapless_bin, "build", text_file, "-o", graph, "--undirected", "--ids",
+                    "dense"], check=True, capture_output=True)
+largest_degree = int(np.bincount(pairs.ravel(), minlength=vertices).max())
+alpha = 0.5 / largest_degree
+KERNELS = {
+    "eigenvector": ["--max-iters", "1000"],
+    "katz": ["--attenuation", repr(alpha)],
+    "hits-hubs": ["--scores", "hubs", "--tolerance", "1e-8", "--max-iters", "10000"],
+    "hits-authorities": ["--scores", "authorities", "--tolerance", "1e-8", "--max-iters",
+                         "10000"],
+}
+
+
+def swapless(kernel, *options):
+    report, out = folder / "report.json", folder / f"{kernel}.npy"
+    name = kernel.split("-")[0]
+    subprocess.run([swapless_bin, "run", name, graph, *KERNELS[kernel], "--json", report,
+                    "--out", out, *options], check=True, capture_output=True)
+    return json.loads(report.read_text()), np.load(out)
+
+
+PEER = """
+import sys, time, numpy as np
+pairs = np.load(sys.argv[1]); n = int(sys.argv[2]); kernel = sys.argv[3]; alpha = float(sys.argv[5])
+if sys.argv[6] == "networkx":
+    import networkx as nx
+    G = nx.Graph(); G.add_nodes_from(range(n)); G.add_edges_from(pairs.tolist())
+    start = time.perf_counter()
+    if kernel == "eigenvector":
+        values = nx.eigenvector_centrality(G, max_iter=1000)
+    elif kernel == "katz":
+        values = nx.katz_centrality(G, alpha=alpha)
+    else:
+        hubs, authorities = nx.hits(G, tol=1e-8)
+        values = hubs if kernel == "hits-hubs" else authorities
+    seconds = time.perf_counter() - start
+    values = np.array([values[v] for v in range(n)])
+else:
+    import igraph as ig
+    G = ig.Graph(n=n, edges=pairs.tolist())
+    start = time.perf_counter()
+    if kernel == "eigenvector":
+        values = np.array(G.eigenvector_centrality(scale=False))
+    elif kernel == "hits-hubs":
+        values = np.array(G.hub_score(scale=False))
+    else:
+        values = np.array(G.authority_score(scale=False))
+    seconds = time.perf_counter() - start
+print(seconds)
+np.save(sys.argv[4], values)
+"""
+
+
+def peer(name, kernel):
+    out = folder / f"{name}-{kernel}.npy"
+    seconds = subprocess.run([sys.executable, "-c", PEER, pairs_file, str(vertices), kernel,
+                              out, repr(alpha), name], capture_output=True, text=True,
+                             check=True).stdout.split()[-1]
+    return float(seconds), np.load(out)
+
+
+def agrees(name, kernel, values, reference):
+    """Whether a peer's values are swapless's, each scaled as swapless scales them."""
+    if kernel == "eigenvector" or kernel == "katz":
+        scaled = values / np.linalg.norm(values)
+    else:
+        scaled = np.abs(values) / np.abs(values).sum()
+    if name == "igraph" and kernel == "eigenvector":
+        # igraph's is the eigenvector itself; networkx's rule (and so swapless's) stops once
+        # an iteration moves the vector less than n * 1e-6 (L1), within a few times that.
+        return np.abs(scaled - reference).sum() <= 10 * len(reference) * 1e-6
+    bound = 1e-12 if name == "networkx" and not kernel.startswith("hits") else 1e-6
+    return np.abs(scaled - reference).max() <= bound * np.abs(reference).max()
+
+
+footprint = swapless("eigenvector", "--tier", "dram")[0]["footprint_bytes"]
+refused = subprocess.run([swapless_bin, "plan", graph, "hits", "--tier", "direct",
+                          "--memory", "1M"], capture_output=True, text=True).stderr
+least = re.search(r"at least ([0-9.]+) MiB", refused)
+least_kib = int(float(least.group(1)) * 1024) + 1 if least else 0
+quarter = f"{max(footprint // 4 // 1024, least_kib)}K"
+print(f"{graph.name}: {vertices} vertices, {len(pairs)} edges; dram footprint "
+      f"{footprint / 2**20:.1f} MiB; direct runs at {quarter}; katz alpha {alpha:.3g}")
+times: dict = {}
+for round_ in range(1, rounds + 1):
+    for kernel in KERNELS:
+        report, reference = swapless(kernel, "--tier", "dram")
+        assert report["result"]["converged"], (kernel, report["result"])
+        times.setdefault((kernel, "dram"), []).append(report["seconds"])
+        report, values = swapless(kernel, "--tier", "direct", "--memory", quarter)
+        assert np.array_equal(values, reference), kernel
+        times.setdefault((kernel, "direct"), []).append(report["seconds"])
+        line = (f"round {round_} {kernel}: {report['result']['iterations']} iterations; dram "
+                f"{times[kernel, 'dram'][-1]:.3f} s, direct {report['seconds']:.3f} s")
+        for name in peers:
+            if name == "igraph" and kernel == "katz":
+                continue
+            seconds, values = peer(name, kernel)
+            assert agrees(name, kernel, values, reference), (name, kernel)
+            times.setdefault((kernel, name), []).append(seconds)
+            line += f", {name} {seconds:.3f} s"
+        print(line, flush=True)
+print("medians:")
+for kernel in KERNELS:
+    dram = statistics.median(times[kernel, "dram"])
+    parts = [f"dram {dram:.3f} s"]
+    for mode in ["direct", *peers]:
+        if (kernel, mode) in times:
+            median = statistics.median(times[kernel, mode])
+            parts.append(f"{mode} {median:.3f} s ({median / dram:.2f}x dram)")
+    print(f"  {kernel}: " + ", ".join(parts))
