@@ -293,3 +293,22 @@ def test_average_neighbor_degree_matches_networkx_exactly(all_graphs, tmp_path):
                     reference = np.array([expected[v] for v in range(len(values))])
                     # Whole degrees (times whole weights): the same sums, exactly.
                     assert np.array_equal(values, reference), (path.name, kernel, source, target)
+
+
+def test_label_propagation_matches_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        if g.is_directed():
+            completed = subprocess.run([SWAPLESS, "run", "lpa", str(path)], capture_output=True,
+                                       text=True)
+            assert completed.returncode == 2 and "undirected graphs only" in completed.stderr
+            continue
+        labels, report = run("lpa", path, tmp_path, "--verify")
+        plain = nx.Graph()
+        plain.add_nodes_from(range(len(labels)))
+        plain.add_edges_from(g.edges())
+        expected = {frozenset(c) for c in nx.community.label_propagation_communities(plain)}
+        found = {}
+        for v, label in enumerate(labels.tolist()):
+            found.setdefault(label, set()).add(v)
+        assert {frozenset(c) for c in found.values()} == expected, path.name
+        assert report["result"]["communities"] == len(expected)

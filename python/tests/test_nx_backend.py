@@ -49,6 +49,7 @@ MODULES = [
     "algorithms/centrality/tests/test_katz_centrality.py",
     "algorithms/link_analysis/tests/test_hits.py",
     "algorithms/assortativity/tests/test_neighbor_degree.py",
+    "algorithms/community/tests/test_label_propagation.py",
 ]
 
 

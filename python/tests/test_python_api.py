@@ -229,6 +229,15 @@ def test_errors_arrive_as_specific_exceptions(tmp_path):
         sl.from_edges([0, 1], [1])
     with pytest.raises(ValueError):
         sl.from_edges([0, -1], [1, 0])
+    with pytest.raises(ValueError, match="undirected graphs only"):
+        sl.label_propagation(sl.from_edges([0, 1], [1, 2], directed=True))
+    with pytest.raises(ValueError, match="scores must be"):
+        sl.hits(g, scores="both")
+    with pytest.raises(ValueError, match="a checkpoint holds one run"):
+        sl.hits(g, checkpoint=tmp_path / "hits")
+    with pytest.warns(RuntimeWarning, match="diverges"):
+        sl.katz_centrality(g, alpha=1.0)
+    assert g.last_report["result"]["converged"] is False
     bad_input = tmp_path / "bad.el"
     bad_input.write_text("0 1\n1 2 3 4\n")
     with pytest.raises(sl.FormatError, match="bad.el:2"):

@@ -243,6 +243,9 @@ impl From<RunError> for CliError {
             | RunError::NoSource { .. }
             | RunError::NegativeWeights
             | RunError::Threads { .. } => CliError::Usage(error.to_string()),
+            RunError::Directed { .. } => CliError::Usage(format!(
+                "{error}; build it with --undirected for the undirected view"
+            )),
             RunError::Format(error) => CliError::Format(error),
             RunError::Budget(error) | RunError::Store(error) => {
                 CliError::Other(store_sentence(&error))

@@ -88,7 +88,7 @@ fn one_node_stores_lists_removes_and_serves_every_kernel() {
         listed.contains("kron") && listed.contains("65,536 vertices"),
         "{listed}"
     );
-    every_kernel_matches_dram(dir, &local, &url, &kernels_of_linear_cost());
+    every_kernel_matches_dram(dir, &local, &url, &kernels_of_linear_cost(&local));
     // The kernels that search from every vertex, on a graph of 1,024.
     let small = dir.join("kron10.sl");
     generate_kron(&small, 10, 8, &["--weighted"]);
@@ -182,7 +182,7 @@ fn a_graph_with_compressed_lists_is_stored_smaller_and_serves_every_kernel() {
         with_compressed - empty,
         with_plain - empty
     );
-    every_kernel_matches_dram(dir, &compressed, &url, &kernels_of_linear_cost());
+    every_kernel_matches_dram(dir, &compressed, &url, &kernels_of_linear_cost(&compressed));
     // Chunks of a page: every read a few pages, each decoding alone.
     let paged = format!("redis://{}/kron-4K", server.node());
     far_ok(

@@ -182,7 +182,7 @@ fn dense_reference(dir: &Path) -> Reference {
     ]);
     // The kernels that search from every one of the 3,000 vertices are left out: the
     // Python tests name a small graph's vertices for them.
-    kernels_of_linear_cost()
+    kernels_of_linear_cost(&dense)
         .into_iter()
         .map(|kernel| {
             let table = dir.join(format!("dense-{kernel}.csv"));
@@ -222,7 +222,7 @@ fn check_against_reference(
         "" => String::new(),
         id => dense_of[id].clone(),
     };
-    for kernel in kernels_of_linear_cost() {
+    for kernel in kernels_of_linear_cost(graph) {
         let table = dir.join(format!("named-{kernel}.csv"));
         let report = run_table(graph, kernel, &id_of(5), &table);
         let (expected, expected_report) = &reference[kernel];

@@ -46,6 +46,9 @@ pub struct KernelInfo {
     /// times the edges (exact closeness): the tests that run every kernel on graphs of
     /// tens of thousands of vertices run these on smaller ones.
     pub every_vertex_a_source: bool,
+    /// Whether it is defined on undirected graphs only (networkx's label propagation):
+    /// a run on a directed graph is refused before anything is read.
+    pub undirected_only: bool,
     /// Its parameters: front ends make their flags and keywords from them.
     pub parameters: &'static [Parameter],
 }

@@ -104,6 +104,7 @@ fn run_error(error: RunError) -> PyErr {
         RunError::NotAVertex { .. }
         | RunError::NoSource { .. }
         | RunError::NegativeWeights
+        | RunError::Directed { .. }
         | RunError::Threads { .. }
         | RunError::TooManyThreads { .. } => PyValueError::new_err(error.to_string()),
         RunError::Format(error) => format_error(error),

@@ -82,6 +82,12 @@ pub enum RunError {
         "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle"
     )]
     NegativeWeights,
+    /// The kernel runs on undirected graphs only, and this one is directed.
+    #[error("{kernel} runs on undirected graphs only (as networkx's), and this graph is directed")]
+    Directed {
+        /// The kernel's name.
+        kernel: &'static str,
+    },
     /// The system would not start the worker threads.
     #[error("cannot start {threads} threads: {detail}")]
     Threads {

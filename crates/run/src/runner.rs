@@ -244,6 +244,11 @@ fn prepare(origin: &dyn GraphOrigin, asked: Asked<'_>) -> Result<Prepared, RunEr
     if refused {
         return Err(RunError::NegativeWeights);
     }
+    if contract.info().undirected_only && graph.flags().directed {
+        return Err(RunError::Directed {
+            kernel: contract.info().name,
+        });
+    }
     // Huge pages are counted from the machine-wide counter, above what it held before
     // the property arrays were reserved.
     let huge_pages_before = huge_page_bytes_now();

@@ -305,9 +305,25 @@ pub fn from_every_vertex(kernel: &str) -> bool {
         .is_some_and(|kernel| kernel.info().every_vertex_a_source)
 }
 
-/// Every kernel but those that search from every vertex ([`from_every_vertex`]).
-pub fn kernels_of_linear_cost() -> Vec<&'static str> {
+/// Whether `kernel` runs on `graph`: a kernel defined on undirected graphs only (label
+/// propagation) refuses a directed one.
+pub fn runs_on(kernel: &str, graph: &Path) -> bool {
+    let directed = GraphFile::open(graph).unwrap().flags().directed;
+    !directed || !swapless_run::Kernel::from_name(kernel).is_some_and(|k| k.info().undirected_only)
+}
+
+/// Every kernel that runs on `graph`.
+pub fn kernels_on(graph: &Path) -> Vec<&'static str> {
     all_kernels()
+        .into_iter()
+        .filter(|kernel| runs_on(kernel, graph))
+        .collect()
+}
+
+/// Every kernel that runs on `graph` but those that search from every vertex
+/// ([`from_every_vertex`]).
+pub fn kernels_of_linear_cost(graph: &Path) -> Vec<&'static str> {
+    kernels_on(graph)
         .into_iter()
         .filter(|kernel| !from_every_vertex(kernel))
         .collect()
@@ -321,8 +337,8 @@ pub fn kernels_for(graph: &Path) -> Vec<&'static str> {
         .unwrap()
         .num_vertices();
     match vertices <= 1_100 {
-        true => all_kernels(),
-        false => kernels_of_linear_cost(),
+        true => kernels_on(graph),
+        false => kernels_of_linear_cost(graph),
     }
 }
 

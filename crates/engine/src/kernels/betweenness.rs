@@ -162,6 +162,7 @@ impl Kernel for Betweenness {
         verifier_copies_lists: false,
         deterministic: false,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[
             Parameter {
                 flag: "sources",

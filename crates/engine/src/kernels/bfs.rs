@@ -477,6 +477,7 @@ impl Kernel for Bfs {
         verifier_copies_lists: false,
         deterministic: false,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

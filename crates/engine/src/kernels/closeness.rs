@@ -386,6 +386,7 @@ impl Kernel for Closeness {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: true,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 

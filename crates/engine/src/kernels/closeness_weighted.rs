@@ -232,6 +232,7 @@ impl Kernel for WeightedCloseness {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: true,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 

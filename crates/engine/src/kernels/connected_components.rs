@@ -358,6 +358,7 @@ impl Kernel for ConnectedComponents {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

@@ -228,6 +228,7 @@ impl Kernel for CoreNumber {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

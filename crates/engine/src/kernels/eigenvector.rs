@@ -13,13 +13,12 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::Reads;
-use super::power_iteration::{self, Progress};
+use super::power_iteration::{self, Progress, VectorResult, Vectors};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     Warning,
 };
 use crate::parameters::{Parameter, ParameterValues};
-use crate::property::{F64Array, PropertyVec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Eigenvector centrality as the runner drives it.
@@ -42,30 +41,21 @@ const PARAMETERS: [Parameter; 2] = [
     power_iteration::max_iterations("100"),
 ];
 
-/// The run between iterations: the last iteration's vector and the one being made.
+/// The run between iterations.
 pub struct EigenvectorState {
     options: EigenvectorOptions,
-    last: F64Array,
-    next: F64Array,
-    progress: Progress,
+    vectors: Vectors,
 }
 
-/// A finished run: the scores, in internal ids.
-pub struct EigenvectorResult {
-    /// Score per vertex.
-    pub scores: PropertyVec<f64>,
-    /// Iterations run and the last change.
-    pub progress: Progress,
-}
-
-/// The change below which a run on `vertices` stops.
-fn threshold(options: EigenvectorOptions, vertices: usize) -> f64 {
-    options.tolerance * vertices as f64
+/// How far a run on `vertices` got before it started: it stops below `tolerance` times
+/// the vertex count.
+fn progress(options: EigenvectorOptions, vertices: usize) -> Progress {
+    Progress::new(options.tolerance * vertices as f64, options.tolerance)
 }
 
 impl Kernel for EigenvectorCentrality {
     type State = EigenvectorState;
-    type Result = EigenvectorResult;
+    type Result = VectorResult;
     type Parameters = EigenvectorOptions;
 
     const INFO: KernelInfo = KernelInfo {
@@ -87,6 +77,7 @@ impl Kernel for EigenvectorCentrality {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 
@@ -121,15 +112,18 @@ impl Kernel for EigenvectorCentrality {
         let parameters = options.parameters;
         Ok(EigenvectorState {
             options: parameters,
-            last: F64Array::filled(&options.arrays, vertices, 1.0 / vertices as f64),
-            next: F64Array::filled(&options.arrays, vertices, 0.0),
-            progress: Progress::new(threshold(parameters, vertices), parameters.tolerance),
+            vectors: Vectors::new(
+                &options.arrays,
+                vertices,
+                1.0 / vertices as f64,
+                progress(parameters, vertices),
+            ),
         })
     }
 
     fn step(&self, store: &dyn EdgeStore, state: &mut EigenvectorState) -> Result<Step> {
         let vertices = store.num_vertices();
-        let (last, next) = (&state.last, &state.next);
+        let (last, next) = (&state.vectors.last, &state.vectors.next);
         power_iteration::pull(store, EdgeDirection::In, last, next, |vertex, incoming| {
             last.get(vertex) + incoming
         })?;
@@ -142,21 +136,16 @@ impl Kernel for EigenvectorCentrality {
             next.set(v, scaled);
             [(scaled - last.get(v)).abs()]
         });
-        std::mem::swap(&mut state.last, &mut state.next);
-        let done = state.progress.record(change, state.options.max_iterations);
+        let done = state.vectors.advance(change, state.options.max_iterations);
         Ok(if done { Step::Done } else { Step::More })
     }
 
-    fn finish(&self, state: EigenvectorState) -> EigenvectorResult {
-        EigenvectorResult {
-            scores: state.last.into_values(),
-            progress: state.progress,
-        }
+    fn finish(&self, state: EigenvectorState) -> VectorResult {
+        Vectors::finish(state.vectors.last, 1.0, state.vectors.progress)
     }
 
     fn save(&self, state: &mut EigenvectorState, out: &mut StateWriter) -> std::io::Result<()> {
-        out.array("scores", state.last.cells())?;
-        state.progress.save(out)
+        state.vectors.save(out)
     }
 
     fn restore(
@@ -167,21 +156,16 @@ impl Kernel for EigenvectorCentrality {
     ) -> std::result::Result<EigenvectorState, StateError> {
         let vertices = store.num_vertices();
         let parameters = options.parameters;
+        let progress = progress(parameters, vertices);
         Ok(EigenvectorState {
             options: parameters,
-            last: power_iteration::restore_vector(saved, &options.arrays, vertices, "scores")?,
-            next: F64Array::filled(&options.arrays, vertices, 0.0),
-            progress: Progress::restore(
-                saved,
-                threshold(parameters, vertices),
-                parameters.tolerance,
-            )?,
+            vectors: Vectors::restore(saved, &options.arrays, vertices, progress)?,
         })
     }
 
     fn summary(
         &self,
-        result: &EigenvectorResult,
+        result: &VectorResult,
         _options: &KernelOptions<EigenvectorOptions>,
         _original: &dyn Fn(u32) -> u64,
     ) -> Value {
@@ -190,7 +174,7 @@ impl Kernel for EigenvectorCentrality {
 
     fn warnings(
         &self,
-        result: &EigenvectorResult,
+        result: &VectorResult,
         _options: &KernelOptions<EigenvectorOptions>,
     ) -> Vec<Warning> {
         result.progress.warnings("max-iters")
@@ -202,15 +186,15 @@ impl Kernel for EigenvectorCentrality {
         &self,
         graph: &GraphFile,
         _options: &KernelOptions<EigenvectorOptions>,
-        result: &EigenvectorResult,
+        result: &VectorResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
         let reference = serial_eigenvector(graph, result.progress.iterations);
-        power_iteration::compare(|v| result.scores[v], &reference, 1e-9)
+        power_iteration::compare(|v| result.value(v), &reference, 1e-9)
     }
 
-    fn output(&self, result: EigenvectorResult, permutation: Option<&[u32]>) -> Output {
-        power_iteration::output(result.scores, permutation, 1.0)
+    fn output(&self, result: VectorResult, permutation: Option<&[u32]>) -> Output {
+        result.output(permutation)
     }
 }
 

@@ -13,13 +13,13 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::Reads;
-use super::power_iteration::{self, Progress};
+use super::power_iteration::{self, Progress, VectorResult, Vectors};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     Warning,
 };
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
-use crate::property::{F64Array, PropertyVec};
+use crate::property::F64Array;
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// HITS as the runner drives it.
@@ -63,23 +63,10 @@ const PARAMETERS: [Parameter; 3] = [
 /// The run between iterations.
 pub struct HitsState {
     options: HitsOptions,
-    /// The authorities, largest 1 after the first iteration.
-    authorities: F64Array,
+    /// The authorities (largest 1 after the first iteration) and the next ones.
+    vectors: Vectors,
     /// A · authorities: the hubs.
     hubs: F64Array,
-    /// The next authorities, being made.
-    next: F64Array,
-    progress: Progress,
-}
-
-/// A finished run: the vector asked for (not yet summing to 1), in internal ids.
-pub struct HitsResult {
-    /// Hubs or authorities, as summed.
-    pub scores: PropertyVec<f64>,
-    /// Their sum, which the output divides by.
-    pub sum: f64,
-    /// Iterations run and the last change.
-    pub progress: Progress,
 }
 
 /// One over `sum` when it can divide (a graph without edges has only zeros).
@@ -89,7 +76,7 @@ fn output_scale(sum: f64) -> f64 {
 
 impl Kernel for Hits {
     type State = HitsState;
-    type Result = HitsResult;
+    type Result = VectorResult;
     type Parameters = HitsOptions;
 
     const INFO: KernelInfo = KernelInfo {
@@ -111,6 +98,7 @@ impl Kernel for Hits {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 
@@ -145,19 +133,19 @@ impl Kernel for Hits {
         store: &dyn EdgeStore,
         options: &KernelOptions<HitsOptions>,
     ) -> Result<HitsState> {
-        let vertices = store.num_vertices();
+        let (vertices, arrays) = (store.num_vertices(), &options.arrays);
         let parameters = options.parameters;
+        let progress = Progress::new(parameters.tolerance, parameters.tolerance);
         Ok(HitsState {
             options: parameters,
-            authorities: F64Array::filled(&options.arrays, vertices, 1.0 / vertices as f64),
-            hubs: F64Array::filled(&options.arrays, vertices, 0.0),
-            next: F64Array::filled(&options.arrays, vertices, 0.0),
-            progress: Progress::new(parameters.tolerance, parameters.tolerance),
+            vectors: Vectors::new(arrays, vertices, 1.0 / vertices as f64, progress),
+            hubs: F64Array::filled(arrays, vertices, 0.0),
         })
     }
 
     fn step(&self, store: &dyn EdgeStore, state: &mut HitsState) -> Result<Step> {
-        let (authorities, hubs, next) = (&state.authorities, &state.hubs, &state.next);
+        let (authorities, next) = (&state.vectors.last, &state.vectors.next);
+        let hubs = &state.hubs;
         power_iteration::pull(store, EdgeDirection::Out, authorities, hubs, |_, sum| sum)?;
         power_iteration::pull(store, EdgeDirection::In, hubs, next, |_, sum| sum)?;
         let largest = match power_iteration::largest(next) {
@@ -169,32 +157,26 @@ impl Kernel for Hits {
             next.set(v, scaled);
             [(scaled - authorities.get(v)).abs()]
         });
-        std::mem::swap(&mut state.authorities, &mut state.next);
-        let done = state.progress.record(change, state.options.max_iterations);
+        let done = state.vectors.advance(change, state.options.max_iterations);
         if done && state.options.scores == HitsScores::Hubs {
             // The hubs of the final authorities, as networkx takes them.
-            let (authorities, hubs) = (&state.authorities, &state.hubs);
+            let authorities = &state.vectors.last;
             power_iteration::pull(store, EdgeDirection::Out, authorities, hubs, |_, sum| sum)?;
         }
         Ok(if done { Step::Done } else { Step::More })
     }
 
-    fn finish(&self, state: HitsState) -> HitsResult {
+    fn finish(&self, state: HitsState) -> VectorResult {
         let scores = match state.options.scores {
             HitsScores::Hubs => state.hubs,
-            HitsScores::Authorities => state.authorities,
+            HitsScores::Authorities => state.vectors.last,
         };
         let [sum] = power_iteration::sums(scores.len(), |v| [scores.get(v)]);
-        HitsResult {
-            scores: scores.into_values(),
-            sum,
-            progress: state.progress,
-        }
+        Vectors::finish(scores, output_scale(sum), state.vectors.progress)
     }
 
     fn save(&self, state: &mut HitsState, out: &mut StateWriter) -> std::io::Result<()> {
-        out.array("authorities", state.authorities.cells())?;
-        state.progress.save(out)
+        state.vectors.save(out)
     }
 
     fn restore(
@@ -204,22 +186,18 @@ impl Kernel for Hits {
         saved: &mut StateReader,
     ) -> std::result::Result<HitsState, StateError> {
         let (vertices, arrays) = (store.num_vertices(), &options.arrays);
+        let tolerance = options.parameters.tolerance;
+        let progress = Progress::new(tolerance, tolerance);
         Ok(HitsState {
             options: options.parameters,
-            authorities: power_iteration::restore_vector(saved, arrays, vertices, "authorities")?,
+            vectors: Vectors::restore(saved, arrays, vertices, progress)?,
             hubs: F64Array::filled(arrays, vertices, 0.0),
-            next: F64Array::filled(arrays, vertices, 0.0),
-            progress: Progress::restore(
-                saved,
-                options.parameters.tolerance,
-                options.parameters.tolerance,
-            )?,
         })
     }
 
     fn summary(
         &self,
-        result: &HitsResult,
+        result: &VectorResult,
         options: &KernelOptions<HitsOptions>,
         _original: &dyn Fn(u32) -> u64,
     ) -> Value {
@@ -232,7 +210,11 @@ impl Kernel for Hits {
         summary
     }
 
-    fn warnings(&self, result: &HitsResult, _options: &KernelOptions<HitsOptions>) -> Vec<Warning> {
+    fn warnings(
+        &self,
+        result: &VectorResult,
+        _options: &KernelOptions<HitsOptions>,
+    ) -> Vec<Warning> {
         result.progress.warnings("max-iters")
     }
 
@@ -242,7 +224,7 @@ impl Kernel for Hits {
         &self,
         graph: &GraphFile,
         options: &KernelOptions<HitsOptions>,
-        result: &HitsResult,
+        result: &VectorResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
         let vertices = graph.num_vertices();
@@ -281,11 +263,10 @@ impl Kernel for Hits {
         };
         let scale = output_scale(sum_of(&reference));
         reference.iter_mut().for_each(|x| *x *= scale);
-        let result_scale = output_scale(result.sum);
-        power_iteration::compare(|v| result.scores[v] * result_scale, &reference, 1e-9)
+        power_iteration::compare(|v| result.value(v), &reference, 1e-9)
     }
 
-    fn output(&self, result: HitsResult, permutation: Option<&[u32]>) -> Output {
-        power_iteration::output(result.scores, permutation, output_scale(result.sum))
+    fn output(&self, result: VectorResult, permutation: Option<&[u32]>) -> Output {
+        result.output(permutation)
     }
 }

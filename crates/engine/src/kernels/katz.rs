@@ -13,13 +13,12 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::Reads;
-use super::power_iteration::{self, Progress};
+use super::power_iteration::{self, Progress, VectorResult, Vectors};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     Warning,
 };
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
-use crate::property::{F64Array, PropertyVec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Katz centrality as the runner drives it.
@@ -77,27 +76,16 @@ const PARAMETERS: [Parameter; 5] = [
     },
 ];
 
-/// The run between iterations: the last iteration's vector and the one being made.
+/// The run between iterations.
 pub struct KatzState {
     options: KatzOptions,
-    last: F64Array,
-    next: F64Array,
-    progress: Progress,
+    vectors: Vectors,
 }
 
-/// A finished run: the scores (not yet scaled), in internal ids.
-pub struct KatzResult {
-    /// Score per vertex, as summed.
-    pub scores: PropertyVec<f64>,
-    /// What the output multiplies them by.
-    pub scale: f64,
-    /// Iterations run and the last change.
-    pub progress: Progress,
-}
-
-/// The change below which a run on `vertices` stops.
-fn threshold(options: KatzOptions, vertices: usize) -> f64 {
-    options.tolerance * vertices as f64
+/// How far a run on `vertices` got before it started: it stops below `tolerance` times
+/// the vertex count.
+fn progress(options: KatzOptions, vertices: usize) -> Progress {
+    Progress::new(options.tolerance * vertices as f64, options.tolerance)
 }
 
 /// What the output multiplies `scores` by: one over their Euclidean norm when
@@ -111,7 +99,7 @@ fn output_scale(normalized: bool, norm: f64) -> f64 {
 
 impl Kernel for KatzCentrality {
     type State = KatzState;
-    type Result = KatzResult;
+    type Result = VectorResult;
     type Parameters = KatzOptions;
 
     const INFO: KernelInfo = KernelInfo {
@@ -133,6 +121,7 @@ impl Kernel for KatzCentrality {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 
@@ -170,15 +159,18 @@ impl Kernel for KatzCentrality {
         let parameters = options.parameters;
         Ok(KatzState {
             options: parameters,
-            last: F64Array::filled(&options.arrays, vertices, 0.0),
-            next: F64Array::filled(&options.arrays, vertices, 0.0),
-            progress: Progress::new(threshold(parameters, vertices), parameters.tolerance),
+            vectors: Vectors::new(
+                &options.arrays,
+                vertices,
+                0.0,
+                progress(parameters, vertices),
+            ),
         })
     }
 
     fn step(&self, store: &dyn EdgeStore, state: &mut KatzState) -> Result<Step> {
         let options = state.options;
-        let (last, next) = (&state.last, &state.next);
+        let (last, next) = (&state.vectors.last, &state.vectors.next);
         power_iteration::pull(store, EdgeDirection::In, last, next, |_, incoming| {
             options.attenuation * incoming + options.base
         })?;
@@ -187,24 +179,19 @@ impl Kernel for KatzCentrality {
                 store.num_vertices(),
                 |v| [(next.get(v) - last.get(v)).abs()],
             );
-        std::mem::swap(&mut state.last, &mut state.next);
-        let done = state.progress.record(change, options.max_iterations);
+        let done = state.vectors.advance(change, options.max_iterations);
         Ok(if done { Step::Done } else { Step::More })
     }
 
-    fn finish(&self, state: KatzState) -> KatzResult {
-        let last = &state.last;
+    fn finish(&self, state: KatzState) -> VectorResult {
+        let last = &state.vectors.last;
         let norm = power_iteration::euclidean_norm(last.len(), |v| last.get(v));
-        KatzResult {
-            scale: output_scale(state.options.normalized, norm),
-            scores: state.last.into_values(),
-            progress: state.progress,
-        }
+        let scale = output_scale(state.options.normalized, norm);
+        Vectors::finish(state.vectors.last, scale, state.vectors.progress)
     }
 
     fn save(&self, state: &mut KatzState, out: &mut StateWriter) -> std::io::Result<()> {
-        out.array("scores", state.last.cells())?;
-        state.progress.save(out)
+        state.vectors.save(out)
     }
 
     fn restore(
@@ -215,28 +202,27 @@ impl Kernel for KatzCentrality {
     ) -> std::result::Result<KatzState, StateError> {
         let vertices = store.num_vertices();
         let parameters = options.parameters;
+        let progress = progress(parameters, vertices);
         Ok(KatzState {
             options: parameters,
-            last: power_iteration::restore_vector(saved, &options.arrays, vertices, "scores")?,
-            next: F64Array::filled(&options.arrays, vertices, 0.0),
-            progress: Progress::restore(
-                saved,
-                threshold(parameters, vertices),
-                parameters.tolerance,
-            )?,
+            vectors: Vectors::restore(saved, &options.arrays, vertices, progress)?,
         })
     }
 
     fn summary(
         &self,
-        result: &KatzResult,
+        result: &VectorResult,
         _options: &KernelOptions<KatzOptions>,
         _original: &dyn Fn(u32) -> u64,
     ) -> Value {
         result.progress.summary()
     }
 
-    fn warnings(&self, result: &KatzResult, _options: &KernelOptions<KatzOptions>) -> Vec<Warning> {
+    fn warnings(
+        &self,
+        result: &VectorResult,
+        _options: &KernelOptions<KatzOptions>,
+    ) -> Vec<Warning> {
         result.progress.warnings("attenuation")
     }
 
@@ -246,7 +232,7 @@ impl Kernel for KatzCentrality {
         &self,
         graph: &GraphFile,
         options: &KernelOptions<KatzOptions>,
-        result: &KatzResult,
+        result: &VectorResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
         let options = options.parameters;
@@ -262,10 +248,10 @@ impl Kernel for KatzCentrality {
         let norm = last.iter().map(|x| x * x).sum::<f64>().sqrt();
         let scale = output_scale(options.normalized, norm);
         last.iter_mut().for_each(|x| *x *= scale);
-        power_iteration::compare(|v| result.scores[v] * result.scale, &last, 1e-9)
+        power_iteration::compare(|v| result.value(v), &last, 1e-9)
     }
 
-    fn output(&self, result: KatzResult, permutation: Option<&[u32]>) -> Output {
-        power_iteration::output(result.scores, permutation, result.scale)
+    fn output(&self, result: VectorResult, permutation: Option<&[u32]>) -> Output {
+        result.output(permutation)
     }
 }

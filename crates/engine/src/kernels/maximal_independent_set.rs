@@ -185,6 +185,7 @@ impl Kernel for MaximalIndependentSet {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

@@ -11,6 +11,7 @@ pub mod core_number;
 pub mod eigenvector;
 pub mod hits;
 pub mod katz;
+pub mod label_propagation;
 pub mod maximal_independent_set;
 pub mod neighbor_degree;
 pub mod pagerank;

@@ -10,7 +10,8 @@
 //! Output: a float64 per vertex. Unweighted, the sums are of whole degrees, exact in
 //! float64, so each value is networkx's bit for bit; weighted, they are exact where the
 //! weights are integers. One step is one scan of the lists of a direction: out-lists,
-//! then in-lists where `--neighbors` asks for both.
+//! then in-lists where `--neighbors` asks for both, each in [`SLICES`] steps of consecutive
+//! vertices, so that a checkpoint falls within a scan of a large graph.
 
 use serde_json::{Value, json};
 use swapless_format::GraphFile;
@@ -20,6 +21,7 @@ use super::Reads;
 use super::power_iteration;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    reorder_property,
 };
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
 use crate::property::{F64Array, PropertyVec};
@@ -86,6 +88,9 @@ const PARAMETERS: [Parameter; 2] = [
     },
 ];
 
+/// Steps a scan of the lists of one direction takes, each over a slice of the vertices.
+const SLICES: u32 = 16;
+
 /// The run between scans.
 pub struct NeighborDegreeState {
     options: NeighborDegreeOptions,
@@ -93,7 +98,7 @@ pub struct NeighborDegreeState {
     values: F64Array,
     /// By weight: each vertex's weighted degree so far (empty unweighted).
     weighted_degrees: Option<F64Array>,
-    /// Scans done.
+    /// Slices scanned, over both directions.
     scans: u32,
 }
 
@@ -146,6 +151,7 @@ impl<const WEIGHTED: bool> Kernel for NeighborDegree<WEIGHTED> {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 
@@ -191,10 +197,15 @@ impl<const WEIGHTED: bool> Kernel for NeighborDegree<WEIGHTED> {
             store.offsets(EdgeDirection::In),
         );
         let (values, weighted_degrees) = (&state.values, state.weighted_degrees.as_ref());
-        let last = state.scans as usize + 1 == directions.len();
-        let direction = directions[state.scans as usize];
+        let (direction_index, slice) = (state.scans / SLICES, state.scans % SLICES);
+        let direction = directions[direction_index as usize];
+        // The averages are taken in the last direction's scan.
+        let last = direction_index as usize + 1 == directions.len();
+        let vertices = store.num_vertices() as u64;
+        let slice_start = |slice: u32| (vertices * slice as u64 / SLICES as u64) as u32;
+        let range = slice_start(slice)..slice_start(slice + 1);
         let their_degree = |neighbor: u32| degree_of(out, r#in, options.degree, neighbor as usize);
-        store.scan_blocks(direction, 0..store.num_vertices() as u32, &|block| {
+        store.scan_blocks(direction, range, &|block| {
             for (vertex, list) in block.iter() {
                 let (sum, own) = match (list.weights, weighted_degrees) {
                     (Some(weights), Some(weighted_degrees)) => {
@@ -226,7 +237,8 @@ impl<const WEIGHTED: bool> Kernel for NeighborDegree<WEIGHTED> {
             }
         })?;
         state.scans += 1;
-        Ok(if last { Step::Done } else { Step::More })
+        let done = state.scans == directions.len() as u32 * SLICES;
+        Ok(if done { Step::Done } else { Step::More })
     }
 
     fn finish(&self, state: NeighborDegreeState) -> PropertyVec<f64> {
@@ -260,7 +272,7 @@ impl<const WEIGHTED: bool> Kernel for NeighborDegree<WEIGHTED> {
             false => None,
         };
         let scans = saved.number("scans")?;
-        if scans >= options.parameters.neighbors.directions().len() as u64 {
+        if scans >= options.parameters.neighbors.directions().len() as u64 * SLICES as u64 {
             return Err(StateError::Invalid {
                 name: "scans".to_string(),
                 detail: format!("{scans} scans done, but the run takes fewer"),
@@ -343,6 +355,6 @@ impl<const WEIGHTED: bool> Kernel for NeighborDegree<WEIGHTED> {
     }
 
     fn output(&self, result: PropertyVec<f64>, permutation: Option<&[u32]>) -> Output {
-        power_iteration::output(result, permutation, 1.0)
+        Output::Float64(reorder_property(result, permutation, |&x| x))
     }
 }

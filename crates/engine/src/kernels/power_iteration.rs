@@ -141,6 +141,94 @@ impl Progress {
     }
 }
 
+/// A power iteration between steps: the last iteration's vector, the next one's (being
+/// made), and how far it got.
+pub struct Vectors {
+    /// The last iteration's vector.
+    pub last: F64Array,
+    /// The next one's.
+    pub next: F64Array,
+    /// Iterations and the last change.
+    pub progress: Progress,
+}
+
+impl Vectors {
+    /// The vectors before the first iteration: `last` all `start`.
+    pub fn new(
+        arrays: &PropertyArrays,
+        vertices: usize,
+        start: f64,
+        progress: Progress,
+    ) -> Vectors {
+        Vectors {
+            last: F64Array::filled(arrays, vertices, start),
+            next: F64Array::filled(arrays, vertices, 0.0),
+            progress,
+        }
+    }
+
+    /// Ends an iteration that changed the vector by `change`: the next vector becomes the
+    /// last; whether the run stops.
+    pub fn advance(&mut self, change: f64, max_iterations: u32) -> bool {
+        std::mem::swap(&mut self.last, &mut self.next);
+        self.progress.record(change, max_iterations)
+    }
+
+    /// Saves what a later step reads: the last vector and the progress.
+    pub fn save(&self, out: &mut StateWriter) -> std::io::Result<()> {
+        out.array("vector", self.last.cells())?;
+        self.progress.save(out)
+    }
+
+    /// The vectors [`Vectors::save`] wrote, of a run whose progress started as `progress`.
+    pub fn restore(
+        saved: &mut StateReader,
+        arrays: &PropertyArrays,
+        vertices: usize,
+        progress: Progress,
+    ) -> std::result::Result<Vectors, StateError> {
+        Ok(Vectors {
+            last: restore_vector(saved, arrays, vertices, "vector")?,
+            next: F64Array::filled(arrays, vertices, 0.0),
+            progress: Progress::restore(saved, progress.threshold, progress.tolerance)?,
+        })
+    }
+
+    /// The result: `vector` (the last one, or another the kernel holds), each value
+    /// times `scale` in the output.
+    pub fn finish(vector: F64Array, scale: f64, progress: Progress) -> VectorResult {
+        VectorResult {
+            scores: vector.into_values(),
+            scale,
+            progress,
+        }
+    }
+}
+
+/// A finished power iteration: its vector, in internal ids, and what the output
+/// multiplies it by.
+pub struct VectorResult {
+    /// The vector as iterated.
+    pub scores: PropertyVec<f64>,
+    /// What the output multiplies each value by (to unit norm, or to a sum of 1).
+    pub scale: f64,
+    /// Iterations run and the last change.
+    pub progress: Progress,
+}
+
+impl VectorResult {
+    /// Vertex `v`'s output value.
+    pub fn value(&self, v: usize) -> f64 {
+        self.scores[v] * self.scale
+    }
+
+    /// The output array, in original vertex order.
+    pub fn output(self, permutation: Option<&[u32]>) -> crate::kernel::Output {
+        let scale = self.scale;
+        crate::kernel::Output::Float64(reorder_property(self.scores, permutation, |&x| x * scale))
+    }
+}
+
 /// A vector restored from a checkpoint under `name`.
 pub fn restore_vector(
     saved: &mut StateReader,
@@ -219,15 +307,6 @@ pub fn euclidean_norm(vertices: usize, value: impl Fn(u32) -> f64 + Sync) -> f64
         [x * x]
     });
     squares.sqrt()
-}
-
-/// A result vector, each value times `scale`, in the original vertex order.
-pub fn output(
-    values: PropertyVec<f64>,
-    permutation: Option<&[u32]>,
-    scale: f64,
-) -> crate::kernel::Output {
-    crate::kernel::Output::Float64(reorder_property(values, permutation, |&x| x * scale))
 }
 
 /// The verifiers' pull: `to[v] = update(v, sum of from over v's list)`, serially from the

@@ -198,6 +198,7 @@ impl Kernel for Radii {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

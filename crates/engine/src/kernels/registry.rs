@@ -3,14 +3,14 @@
 
 use super::{
     betweenness, bfs, closeness, closeness_weighted, connected_components, core_number,
-    eigenvector, hits, katz, maximal_independent_set, neighbor_degree, pagerank,
+    eigenvector, hits, katz, label_propagation, maximal_independent_set, neighbor_degree, pagerank,
     personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
     vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 19] = [
+pub static KERNELS: [&dyn AnyKernel; 20] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -30,4 +30,5 @@ pub static KERNELS: [&dyn AnyKernel; 19] = [
     &hits::Hits,
     &neighbor_degree::NeighborDegree::<false>,
     &neighbor_degree::NeighborDegree::<true>,
+    &label_propagation::LabelPropagation,
 ];

@@ -433,6 +433,7 @@ impl Kernel for StronglyConnectedComponents {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

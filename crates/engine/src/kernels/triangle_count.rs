@@ -447,6 +447,7 @@ impl Kernel for TriangleCount {
         verifier_copies_lists: true,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

@@ -138,6 +138,7 @@ impl Kernel for VertexTriangles {
         verifier_copies_lists: true,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[],
     };
 

@@ -69,6 +69,7 @@ __all__ = [
     "katz_centrality",
     "hits",
     "average_neighbor_degree",
+    "label_propagation",
     "betweenness",
     "triangle_count",
     "triangles",
@@ -667,6 +668,16 @@ def average_neighbor_degree(g: Graph, source: str = "out", target: str = "out",
     kernel = "wneighbor-degree" if weighted else "neighbor-degree"
     return g._run(kernel, neighbors=source, degree=target,
                   threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
+
+
+def label_propagation(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+                      checkpoint: Optional[PathLike] = None,
+                      checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Label propagation communities, as networkx's ``label_propagation_communities``
+    (semi-synchronous, deterministic; undirected graphs): int64 label per vertex, the
+    id of a vertex of its community, equal iff two vertices share one."""
+    return g._run("lpa", threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 

@@ -360,6 +360,7 @@ impl Kernel for PageRank {
         verifier_copies_lists: false,
         deterministic: true,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &PARAMETERS,
     };
 

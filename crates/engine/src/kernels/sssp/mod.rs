@@ -111,6 +111,7 @@ impl Kernel for Sssp {
         verifier_copies_lists: false,
         deterministic: false,
         every_vertex_a_source: false,
+        undirected_only: false,
         parameters: &[Parameter {
             flag: "delta",
             keyword: "delta",

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import (  # noqa: F401
-    centrality, clustering, components, cores, degrees, distances, independent, paths,
-    spectral)
+    centrality, clustering, communities, components, cores, degrees, distances, independent,
+    paths, spectral)
 from ._graph import FUNCTIONS, SwaplessGraph, graph_of, plain
 
 __all__ = ["BackendInterface", "backend_info", "can_run"]

@@ -1,17 +1,21 @@
-"""Eigenvector centrality, Katz centrality and HITS: swapless in memory and out of core
-against networkx and igraph on the same undirected graph, each run in a fresh process,
-seconds of the call alone (loading and conversion excluded).
+"""Eigenvector centrality, Katz centrality, HITS, average neighbor degree and label
+propagation: swapless in memory and out of core against networkx and igraph on the same
+undirected graph, each run in a fresh process, seconds of the call alone (loading and
+conversion excluded).
 
-    python3 bench/spectral_figures.py SWAPLESS_BIN EDGE_LIST FOLDER [ROUNDS] [PEERS]
+    python3 bench/nx_kernel_figures.py SWAPLESS_BIN EDGE_LIST FOLDER [ROUNDS] [PEERS] [KERNELS]
 
 Builds EDGE_LIST (a text edge list, .gz allowed) undirected into FOLDER, then per round
 and kernel: swapless dram, direct at 25% of its dram footprint (or the least budget where
 that is more), and the PEERS named (comma-separated: networkx, igraph; default both;
-igraph has no Katz). eigenvector runs to networkx's default tolerance with up to 1,000
+igraph has no Katz, and its label propagation is another, randomized, algorithm). KERNELS
+(comma-separated) picks among eigenvector, katz, hits-hubs, hits-authorities,
+neighbor-degree and lpa (default all). eigenvector runs to networkx's default tolerance with up to 1,000
 iterations; katz with alpha 0.5 over the largest degree (below one over the largest
 eigenvalue, so it converges); hits to 1e-8 (networkx's ARPACK, igraph's ARPACK, swapless's
 power iteration). Every answer must agree with swapless's: networkx's eigenvector and Katz
-to 1e-12, HITS to 1e-6 of the largest score, igraph's after scaling to the same norm
+to 1e-12, HITS to 1e-6 of the largest score, average neighbor degree exactly (igraph's
+`knn` too), label propagation's communities exactly, igraph's after scaling to the same norm
 (igraph's eigenvector is the eigenvector itself: within ten times networkx's stopping
 change, n * 1e-6 in L1).
 """
@@ -28,6 +32,7 @@ import numpy as np
 swapless_bin, edge_list, folder = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 peers = (sys.argv[5] if len(sys.argv) > 5 else "networkx,igraph").split(",")
+chosen = sys.argv[6].split(",") if len(sys.argv) > 6 else None
 folder.mkdir(parents=True, exist_ok=True)
 stem = edge_list.name.split(".")[0]
 graph = folder / (stem + ".sl")
@@ -54,12 +59,17 @@ KERNELS = {
     "hits-hubs": ["--scores", "hubs", "--tolerance", "1e-8", "--max-iters", "10000"],
     "hits-authorities": ["--scores", "authorities", "--tolerance", "1e-8", "--max-iters",
                          "10000"],
+    "neighbor-degree": [],
+    "lpa": [],
 }
+KERNELS = {name: flags for name, flags in KERNELS.items() if chosen is None or name in chosen}
+# The peers that compute the same answer.
+SAME = {"katz": ["networkx"], "lpa": ["networkx"]}
 
 
 def swapless(kernel, *options):
     report, out = folder / "report.json", folder / f"{kernel}.npy"
-    name = kernel.split("-")[0]
+    name = kernel.removesuffix("-hubs").removesuffix("-authorities")
     subprocess.run([swapless_bin, "run", name, graph, *KERNELS[kernel], "--json", report,
                     "--out", out, *options], check=True, capture_output=True)
     return json.loads(report.read_text()), np.load(out)
@@ -76,6 +86,12 @@ if sys.argv[6] == "networkx":
         values = nx.eigenvector_centrality(G, max_iter=1000)
     elif kernel == "katz":
         values = nx.katz_centrality(G, alpha=alpha)
+    elif kernel == "neighbor-degree":
+        values = nx.average_neighbor_degree(G)
+    elif kernel == "lpa":
+        values = {}
+        for label, community in enumerate(nx.community.label_propagation_communities(G)):
+            values.update((node, min(community)) for node in community)
     else:
         hubs, authorities = nx.hits(G, tol=1e-8)
         values = hubs if kernel == "hits-hubs" else authorities
@@ -87,6 +103,8 @@ else:
     start = time.perf_counter()
     if kernel == "eigenvector":
         values = np.array(G.eigenvector_centrality(scale=False))
+    elif kernel == "neighbor-degree":
+        values = np.nan_to_num(np.array(G.knn()[0]))
     elif kernel == "hits-hubs":
         values = np.array(G.hub_score(scale=False))
     else:
@@ -107,6 +125,14 @@ def peer(name, kernel):
 
 def agrees(name, kernel, values, reference):
     """Whether a peer's values are swapless's, each scaled as swapless scales them."""
+    if kernel == "neighbor-degree":
+        return np.array_equal(values, reference)
+    if kernel == "lpa":
+        # The same partition: each community's label here is its least member.
+        least = {}
+        for v, label in enumerate(reference.tolist()):
+            least.setdefault(label, v)
+        return np.array_equal(values, np.array([least[label] for label in reference.tolist()]))
     if kernel == "eigenvector" or kernel == "katz":
         scaled = values / np.linalg.norm(values)
     else:
@@ -119,27 +145,36 @@ def agrees(name, kernel, values, reference):
     return np.abs(scaled - reference).max() <= bound * np.abs(reference).max()
 
 
-footprint = swapless("eigenvector", "--tier", "dram")[0]["footprint_bytes"]
-refused = subprocess.run([swapless_bin, "plan", graph, "hits", "--tier", "direct",
-                          "--memory", "1M"], capture_output=True, text=True).stderr
-least = re.search(r"at least ([0-9.]+) MiB", refused)
-least_kib = int(float(least.group(1)) * 1024) + 1 if least else 0
-quarter = f"{max(footprint // 4 // 1024, least_kib)}K"
-print(f"{graph.name}: {vertices} vertices, {len(pairs)} edges; dram footprint "
-      f"{footprint / 2**20:.1f} MiB; direct runs at {quarter}; katz alpha {alpha:.3g}")
+def quarter_budget(kernel):
+    """A quarter of `kernel`'s dram footprint, or its least budget where that is more."""
+    footprint = swapless(kernel, "--tier", "dram")[0]["footprint_bytes"]
+    name = kernel.removesuffix("-hubs").removesuffix("-authorities")
+    refused = subprocess.run([swapless_bin, "plan", graph, name, "--tier", "direct",
+                              "--memory", "1M"], capture_output=True, text=True).stderr
+    least = re.search(r"at least ([0-9.]+) MiB", refused)
+    least_kib = int(float(least.group(1)) * 1024) + 1 if least else 0
+    print(f"{kernel}: dram footprint {footprint / 2**20:.1f} MiB; direct runs at "
+          f"{max(footprint // 4 // 1024, least_kib) / 1024:.1f} MiB "
+          f"({max(footprint // 4 // 1024, least_kib) * 1024 / footprint:.0%})")
+    return f"{max(footprint // 4 // 1024, least_kib)}K"
+
+
+print(f"{graph.name}: {vertices} vertices, {len(pairs)} edges; katz alpha {alpha:.3g}")
+budgets = {kernel: quarter_budget(kernel) for kernel in KERNELS}
 times: dict = {}
 for round_ in range(1, rounds + 1):
     for kernel in KERNELS:
         report, reference = swapless(kernel, "--tier", "dram")
-        assert report["result"]["converged"], (kernel, report["result"])
+        assert report["result"].get("converged", True), (kernel, report["result"])
         times.setdefault((kernel, "dram"), []).append(report["seconds"])
-        report, values = swapless(kernel, "--tier", "direct", "--memory", quarter)
+        report, values = swapless(kernel, "--tier", "direct", "--memory", budgets[kernel])
         assert np.array_equal(values, reference), kernel
         times.setdefault((kernel, "direct"), []).append(report["seconds"])
-        line = (f"round {round_} {kernel}: {report['result']['iterations']} iterations; dram "
+        steps = report["result"].get("iterations", report["result"].get("rounds", 1))
+        line = (f"round {round_} {kernel}: {steps} iterations or rounds; dram "
                 f"{times[kernel, 'dram'][-1]:.3f} s, direct {report['seconds']:.3f} s")
         for name in peers:
-            if name == "igraph" and kernel == "katz":
+            if name not in SAME.get(kernel, peers):
                 continue
             seconds, values = peer(name, kernel)
             assert agrees(name, kernel, values, reference), (name, kernel)
