@@ -1,7 +1,8 @@
 """Eigenvector centrality, Katz centrality, HITS, average neighbor degree and label
 propagation: swapless in memory and out of core against networkx and igraph on the same
 undirected graph, each run in a fresh process, seconds of the call alone (loading and
-conversion excluded).
+conversion excluded). With FAR_URL=redis://HOST:PORT/NAME in the environment, the graph
+is pushed there too and each kernel also runs from it at the same budget as direct.
 
     python3 bench/nx_kernel_figures.py SWAPLESS_BIN EDGE_LIST FOLDER [ROUNDS] [PEERS] [KERNELS]
 
@@ -21,6 +22,7 @@ change, n * 1e-6 in L1).
 """
 
 import json
+import os
 import pathlib
 import re
 import statistics
@@ -67,11 +69,11 @@ KERNELS = {name: flags for name, flags in KERNELS.items() if chosen is None or n
 SAME = {"katz": ["networkx"], "lpa": ["networkx"]}
 
 
-def swapless(kernel, *options):
+def swapless(kernel, *options, origin=None):
     report, out = folder / "report.json", folder / f"{kernel}.npy"
     name = kernel.removesuffix("-hubs").removesuffix("-authorities")
-    subprocess.run([swapless_bin, "run", name, graph, *KERNELS[kernel], "--json", report,
-                    "--out", out, *options], check=True, capture_output=True)
+    subprocess.run([swapless_bin, "run", name, origin or graph, *KERNELS[kernel], "--json",
+                    report, "--out", out, *options], check=True, capture_output=True)
     return json.loads(report.read_text()), np.load(out)
 
 
@@ -161,6 +163,10 @@ def quarter_budget(kernel):
 
 print(f"{graph.name}: {vertices} vertices, {len(pairs)} edges; katz alpha {alpha:.3g}")
 budgets = {kernel: quarter_budget(kernel) for kernel in KERNELS}
+far_url = os.environ.get("FAR_URL")
+if far_url:
+    subprocess.run([swapless_bin, "far", "push", graph, far_url, "--replace"], check=True,
+                   capture_output=True)
 times: dict = {}
 for round_ in range(1, rounds + 1):
     for kernel in KERNELS:
@@ -170,6 +176,10 @@ for round_ in range(1, rounds + 1):
         report, values = swapless(kernel, "--tier", "direct", "--memory", budgets[kernel])
         assert np.array_equal(values, reference), kernel
         times.setdefault((kernel, "direct"), []).append(report["seconds"])
+        if far_url:
+            far, values = swapless(kernel, "--memory", budgets[kernel], origin=far_url)
+            assert np.array_equal(values, reference), kernel
+            times.setdefault((kernel, "far"), []).append(far["seconds"])
         steps = report["result"].get("iterations", report["result"].get("rounds", 1))
         line = (f"round {round_} {kernel}: {steps} iterations or rounds; dram "
                 f"{times[kernel, 'dram'][-1]:.3f} s, direct {report['seconds']:.3f} s")
@@ -185,7 +195,7 @@ print("medians:")
 for kernel in KERNELS:
     dram = statistics.median(times[kernel, "dram"])
     parts = [f"dram {dram:.3f} s"]
-    for mode in ["direct", *peers]:
+    for mode in ["direct", "far", *peers]:
         if (kernel, mode) in times:
             median = statistics.median(times[kernel, mode])
             parts.append(f"{mode} {median:.3f} s ({median / dram:.2f}x dram)")
