@@ -524,6 +524,11 @@ impl U32Array {
     pub fn set(&self, index: u32, value: u32) {
         self.0[index as usize].store(value, Ordering::Relaxed)
     }
+    /// Subtracts `value` from entry `index`; the entry before.
+    #[inline]
+    pub fn fetch_sub(&self, index: u32, value: u32) -> u32 {
+        self.0[index as usize].fetch_sub(value, Ordering::Relaxed)
+    }
     /// Sets entry `index` to `new` if it is `current`; whether it did.
     #[inline]
     pub fn compare_exchange(&self, index: u32, current: u32, new: u32) -> bool {

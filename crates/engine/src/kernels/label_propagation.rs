@@ -10,9 +10,13 @@
 //! a color's vertices update at once without reading each other. Rounds run until every
 //! vertex with neighbors holds one of its neighbors' most frequent labels.
 //!
-//! The coloring runs as Jones and Plassmann's: in rounds, a vertex whose
-//! higher-priority neighbors all have colors takes the least color none of them has,
-//! which is exactly the color the serial greedy pass gives it.
+//! The coloring runs as Jones and Plassmann's: a vertex whose neighbors before it in
+//! the greedy order all have colors takes the least color none of them has, which is
+//! exactly the color the serial greedy pass gives it. Each vertex counts its neighbors
+//! before it that have no color yet; a vertex colored counts itself off its later
+//! neighbors, and those it brings to zero make the next round's frontier. Each list is
+//! read twice in all (once to count, once when its vertex is colored), whatever order a
+//! tier gathers a frontier's lists in.
 //!
 //! Output: a label per vertex (int64, the original id of a vertex of its community),
 //! equal iff two vertices are in one community; the report holds the communities, the
@@ -26,12 +30,13 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::Reads;
+use crate::frontier::{Bitmap, select_vertices};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     original_id, reorder_property,
 };
 use crate::parameters::ParameterValues;
-use crate::property::{PropertyVec, U32Array};
+use crate::property::{PropertyArrays, PropertyVec, U32Array};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Label propagation as the runner drives it.
@@ -39,15 +44,6 @@ pub struct LabelPropagation;
 
 /// A vertex without a color yet.
 const UNCOLORED: u32 = u32::MAX;
-
-/// In a vertex's list of the colors before it: one of them is not colored yet.
-const WAITING: u32 = u32::MAX - 1;
-
-/// Whether `u` comes before `v` in the greedy coloring's order: larger degree first,
-/// then smaller original id.
-fn before(u: (u64, u32), v: (u64, u32)) -> bool {
-    u.0 > v.0 || (u.0 == v.0 && u.1 < v.1)
-}
 
 /// The least color not in `taken` (sorted in place).
 fn least_free_color(taken: &mut [u32]) -> u32 {
@@ -118,8 +114,14 @@ pub struct LabelPropagationState {
     colors: U32Array,
     /// Each vertex's label, an original id.
     labels: U32Array,
-    /// The vertices not colored yet (coloring), or every vertex by color (propagating).
+    /// The vertices ready for a color (coloring), or every vertex by color (propagating).
     order: Vec<u32>,
+    /// Each vertex's place in the greedy order (coloring; empty once propagating).
+    places: Vec<u32>,
+    /// Each vertex's neighbors before it in the greedy order without a color yet.
+    waiting_on: U32Array,
+    /// The vertices a coloring round brings to zero.
+    ready: Bitmap,
     /// Where each color's vertices start in `order`, and where the last ends.
     color_starts: Vec<usize>,
     /// Coloring rounds, then propagation rounds.
@@ -133,15 +135,29 @@ pub struct LabelPropagationResult {
     pub labels: PropertyVec<u32>,
     /// Colors the coloring used.
     pub colors: u32,
+    /// Coloring rounds.
+    pub coloring_rounds: u32,
     /// Propagation rounds.
     pub rounds: u32,
 }
 
-/// A vertex's place in the coloring's order: its degree and original id.
-fn rank(store: &dyn EdgeStore, vertex: u32) -> (u64, u32) {
-    let permutation = store.permutation();
-    let degree = store.offsets(EdgeDirection::Out).degree(vertex as usize);
-    (degree, original_id(permutation, vertex))
+/// The greedy coloring's order, networkx's largest-first (larger degree first, then
+/// smaller original id), and each vertex's place in it.
+fn greedy_order(store: &dyn EdgeStore) -> (Vec<u32>, Vec<u32>) {
+    use rayon::prelude::*;
+    let (offsets, permutation) = (store.offsets(EdgeDirection::Out), store.permutation());
+    let mut order: Vec<u32> = (0..store.num_vertices() as u32).collect();
+    order.par_sort_unstable_by_key(|&v| {
+        (
+            std::cmp::Reverse(offsets.degree(v as usize)),
+            original_id(permutation, v),
+        )
+    });
+    let mut places = vec![0u32; order.len()];
+    for (place, &v) in order.iter().enumerate() {
+        places[v as usize] = place as u32;
+    }
+    (order, places)
 }
 
 /// The `vertices`, each of color `color(v)`, sorted by color (by id within one): the
@@ -182,28 +198,53 @@ fn with_buffer<R>(
     })
 }
 
-/// One round of the coloring over the uncolored vertices; whether any remain.
+/// Counts each vertex's neighbors before it in the greedy order (by `places`) that
+/// have no color yet into `waiting_on`; the vertices that wait on none, which start the
+/// coloring.
+fn count_waiting(
+    store: &dyn EdgeStore,
+    places: &[u32],
+    colors: &U32Array,
+    waiting_on: &U32Array,
+) -> Result<Vec<u32>> {
+    let vertices = store.num_vertices() as u32;
+    store.scan(EdgeDirection::Out, 0..vertices, &|vertex, list| {
+        let mine = places[vertex as usize];
+        let waiting = list
+            .neighbors
+            .iter()
+            .filter(|&&u| places[u as usize] < mine && colors.get(u) == UNCOLORED)
+            .count();
+        waiting_on.set(vertex, waiting as u32);
+    })?;
+    Ok(select_vertices(vertices, |v| {
+        colors.get(v) == UNCOLORED && waiting_on.get(v) == 0
+    }))
+}
+
+/// One round of the coloring: each vertex of the frontier takes the least color its
+/// neighbors before it lack, and the later neighbors it leaves waiting on none make the
+/// next frontier. Whether any remain.
 fn coloring_round(store: &dyn EdgeStore, state: &mut LabelPropagationState) -> Result<bool> {
-    let colors = &state.colors;
+    let (colors, places) = (&state.colors, &state.places);
+    let (waiting_on, ready) = (&state.waiting_on, &state.ready);
     store.gather(EdgeDirection::Out, &state.order, &|vertex, list| {
-        let mine = rank(store, vertex);
-        // The colors of the vertices before this one; later ones do not constrain it.
-        let color_before = |u: u32| match before(rank(store, u), mine) {
-            true => colors.get(u).min(WAITING),
+        let mine = places[vertex as usize];
+        // Every vertex before this one has its color; later ones do not constrain it.
+        let color_before = |u: u32| match places[u as usize] < mine {
+            true => colors.get(u),
             false => UNCOLORED,
         };
-        let color = with_buffer(list.neighbors, color_before, |taken| {
-            // One not colored yet (sorted last but UNCOLORED) means waiting for it.
-            match taken.contains(&WAITING) {
-                true => None,
-                false => Some(least_free_color(taken)),
+        let color = with_buffer(list.neighbors, color_before, least_free_color);
+        colors.set(vertex, color);
+        for &later in list.neighbors {
+            if places[later as usize] > mine && waiting_on.fetch_sub(later, 1) == 1 {
+                ready.insert(later);
             }
-        });
-        if let Some(color) = color {
-            colors.set(vertex, color);
         }
     })?;
-    state.order.retain(|&v| colors.get(v) == UNCOLORED);
+    state.order = state.ready.to_vertices();
+    state.ready.clear();
     state.coloring_rounds += 1;
     Ok(!state.order.is_empty())
 }
@@ -266,11 +307,11 @@ impl Kernel for LabelPropagation {
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
-            // Colors and labels.
-            hot_arrays: vec![4 * vertices, 4 * vertices],
-            // The vertices in coloring or color order, the colors' starts (at most one
-            // a vertex), and the gathers' batches.
-            working_bytes: 12 * vertices + 8,
+            // Colors, labels, and how many neighbors each waits on for a color.
+            hot_arrays: vec![4 * vertices; 3],
+            // The greedy order and places in it (sorted together), a frontier and the
+            // next as a bitmap; then the vertices by color and the colors' starts.
+            working_bytes: 12 * vertices + vertices.div_ceil(8) + 8 * (vertices + 1),
             // The serial run's order, colors, labels and colors' starts.
             verifier_bytes: 20 * vertices + 8,
             result_bytes_per_vertex: 4,
@@ -289,11 +330,18 @@ impl Kernel for LabelPropagation {
         let labels = U32Array::filled(&options.arrays, vertices, 0);
         let permutation = store.permutation();
         (0..vertices as u32).for_each(|v| labels.set(v, original_id(permutation, v)));
+        let (_, places) = greedy_order(store);
+        let colors = U32Array::filled(&options.arrays, vertices, UNCOLORED);
+        let waiting_on = U32Array::filled(&options.arrays, vertices, 0);
+        let order = count_waiting(store, &places, &colors, &waiting_on)?;
         Ok(LabelPropagationState {
             phase: Phase::Coloring,
-            colors: U32Array::filled(&options.arrays, vertices, UNCOLORED),
+            colors,
             labels,
-            order: (0..vertices as u32).collect(),
+            order,
+            places,
+            waiting_on,
+            ready: Bitmap::new(&options.arrays, vertices),
             color_starts: Vec::new(),
             coloring_rounds: 0,
             rounds: 0,
@@ -303,6 +351,8 @@ impl Kernel for LabelPropagation {
     fn step(&self, store: &dyn EdgeStore, state: &mut LabelPropagationState) -> Result<Step> {
         if state.phase == Phase::Coloring {
             if !coloring_round(store, state)? {
+                state.places = Vec::new();
+                state.ready = Bitmap::new(&PropertyArrays::default(), 0);
                 (state.order, state.color_starts) =
                     by_color(state.colors.len(), |v| state.colors.get(v));
                 state.phase = Phase::Propagating;
@@ -333,6 +383,7 @@ impl Kernel for LabelPropagation {
         LabelPropagationResult {
             colors: state.color_starts.len().saturating_sub(1) as u32,
             labels: state.labels.into_values(),
+            coloring_rounds: state.coloring_rounds,
             rounds: state.rounds,
         }
     }
@@ -372,22 +423,27 @@ impl Kernel for LabelPropagation {
         }
         let coloring_rounds = saved.number("coloring_rounds")?.min(u32::MAX as u64) as u32;
         let rounds = saved.number("rounds")?.min(u32::MAX as u64) as u32;
-        let uncolored: Vec<u32> = (0..vertices as u32)
-            .filter(|&v| colors.get(v) == UNCOLORED)
-            .collect();
-        let (phase, order, color_starts) =
-            match uncolored.is_empty() && rounds + coloring_rounds > 0 {
-                true => {
-                    let (order, starts) = by_color(vertices, |v| colors.get(v));
-                    (Phase::Propagating, order, starts)
-                }
-                false => (Phase::Coloring, uncolored, Vec::new()),
-            };
+        let colored = (0..vertices as u32).all(|v| colors.get(v) != UNCOLORED);
+        let waiting_on = U32Array::filled(&options.arrays, vertices, 0);
+        let (phase, order, places, color_starts) = match colored && rounds + coloring_rounds > 0 {
+            true => {
+                let (order, starts) = by_color(vertices, |v| colors.get(v));
+                (Phase::Propagating, order, Vec::new(), starts)
+            }
+            false => {
+                let (_, places) = greedy_order(store);
+                let order = count_waiting(store, &places, &colors, &waiting_on)?;
+                (Phase::Coloring, order, places, Vec::new())
+            }
+        };
         Ok(LabelPropagationState {
             phase,
             colors,
             labels,
             order,
+            places,
+            waiting_on,
+            ready: Bitmap::new(&options.arrays, vertices),
             color_starts,
             coloring_rounds,
             rounds,
@@ -406,6 +462,7 @@ impl Kernel for LabelPropagation {
         json!({
             "communities": distinct.len(),
             "colors": result.colors,
+            "coloring_rounds": result.coloring_rounds,
             "rounds": result.rounds,
         })
     }
