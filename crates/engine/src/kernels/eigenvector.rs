@@ -34,11 +34,8 @@ pub struct EigenvectorOptions {
 }
 
 const PARAMETERS: [Parameter; 2] = [
-    power_iteration::tolerance(
-        "stop when an iteration changes the scores by less than this times the vertex count (L1), as networkx",
-        "0.000001",
-    ),
-    power_iteration::max_iterations("100"),
+    power_iteration::VERTEX_TOLERANCE,
+    power_iteration::MAX_ITERATIONS,
 ];
 
 /// The run between iterations.
@@ -50,7 +47,8 @@ pub struct EigenvectorState {
 /// How far a run on `vertices` got before it started: it stops below `tolerance` times
 /// the vertex count.
 fn progress(options: EigenvectorOptions, vertices: usize) -> Progress {
-    Progress::new(options.tolerance * vertices as f64, options.tolerance)
+    let flag = power_iteration::VERTEX_TOLERANCE.flag;
+    Progress::new(options.tolerance * vertices as f64, options.tolerance, flag)
 }
 
 impl Kernel for EigenvectorCentrality {
@@ -83,7 +81,7 @@ impl Kernel for EigenvectorCentrality {
 
     fn parameters(&self, values: &ParameterValues) -> EigenvectorOptions {
         EigenvectorOptions {
-            tolerance: values.number("tolerance"),
+            tolerance: values.number("vertex-tolerance"),
             max_iterations: values
                 .count("max-iters")
                 .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),

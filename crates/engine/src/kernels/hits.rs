@@ -46,11 +46,8 @@ pub struct HitsOptions {
 }
 
 const PARAMETERS: [Parameter; 3] = [
-    power_iteration::tolerance(
-        "stop when an iteration changes the authorities, scaled to a largest of 1, by less than this (L1)",
-        "0.00000001",
-    ),
-    power_iteration::max_iterations("100"),
+    power_iteration::TOLERANCE,
+    power_iteration::MAX_ITERATIONS,
     Parameter {
         flag: "scores",
         keyword: "scores",
@@ -135,7 +132,7 @@ impl Kernel for Hits {
     ) -> Result<HitsState> {
         let (vertices, arrays) = (store.num_vertices(), &options.arrays);
         let parameters = options.parameters;
-        let progress = Progress::new(parameters.tolerance, parameters.tolerance);
+        let progress = Progress::new(parameters.tolerance, parameters.tolerance, "tolerance");
         Ok(HitsState {
             options: parameters,
             vectors: Vectors::new(arrays, vertices, 1.0 / vertices as f64, progress),
@@ -187,7 +184,7 @@ impl Kernel for Hits {
     ) -> std::result::Result<HitsState, StateError> {
         let (vertices, arrays) = (store.num_vertices(), &options.arrays);
         let tolerance = options.parameters.tolerance;
-        let progress = Progress::new(tolerance, tolerance);
+        let progress = Progress::new(tolerance, tolerance, "tolerance");
         Ok(HitsState {
             options: options.parameters,
             vectors: Vectors::restore(saved, arrays, vertices, progress)?,

@@ -62,11 +62,8 @@ const PARAMETERS: [Parameter; 5] = [
         },
         default: Some("1"),
     },
-    power_iteration::tolerance(
-        "stop when an iteration changes the scores by less than this times the vertex count (L1), as networkx",
-        "0.000001",
-    ),
-    power_iteration::max_iterations("1000"),
+    power_iteration::VERTEX_TOLERANCE,
+    power_iteration::MAX_ITERATIONS,
     Parameter {
         flag: "normalized",
         keyword: "normalized",
@@ -85,7 +82,8 @@ pub struct KatzState {
 /// How far a run on `vertices` got before it started: it stops below `tolerance` times
 /// the vertex count.
 fn progress(options: KatzOptions, vertices: usize) -> Progress {
-    Progress::new(options.tolerance * vertices as f64, options.tolerance)
+    let flag = power_iteration::VERTEX_TOLERANCE.flag;
+    Progress::new(options.tolerance * vertices as f64, options.tolerance, flag)
 }
 
 /// What the output multiplies `scores` by: one over their Euclidean norm when
@@ -129,7 +127,7 @@ impl Kernel for KatzCentrality {
         KatzOptions {
             attenuation: values.number("attenuation"),
             base: values.number("base"),
-            tolerance: values.number("tolerance"),
+            tolerance: values.number("vertex-tolerance"),
             max_iterations: values
                 .count("max-iters")
                 .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),

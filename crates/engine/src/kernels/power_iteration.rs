@@ -17,34 +17,47 @@ use crate::parameters::{Parameter, ParameterKind};
 use crate::property::{F64Array, PropertyArrays, PropertyVec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
-/// The iteration cap, as networkx's `max_iter` (the default differs per kernel).
-pub const fn max_iterations(default: &'static str) -> Parameter {
-    Parameter {
-        flag: "max-iters",
-        keyword: "max_iter",
-        help: "stop after this many iterations; a run stopped by it says so",
-        kind: ParameterKind::Count {
-            min: 1,
-            max: u32::MAX as u64,
-        },
-        default: Some(default),
-    }
-}
+/// The iteration cap, networkx's `max_iter`. The command line's flag means the same to
+/// every kernel, default included (PageRank's 100); Python passes networkx's own default
+/// where it differs (Katz's 1,000).
+pub const MAX_ITERATIONS: Parameter = Parameter {
+    flag: "max-iters",
+    keyword: "max_iter",
+    help: "stop after this many iterations; a run stopped by it says so",
+    kind: ParameterKind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+    },
+    default: Some("100"),
+};
 
-/// The tolerance, as networkx's `tol` (the default and its sense differ per kernel).
-pub const fn tolerance(help: &'static str, default: &'static str) -> Parameter {
-    Parameter {
-        flag: "tolerance",
-        keyword: "tol",
-        help,
-        kind: ParameterKind::Number {
-            min: 0.0,
-            max: f64::MAX,
-            above_min: false,
-        },
-        default: Some(default),
-    }
-}
+/// The tolerance on an iteration's L1 change, as PageRank's `--tolerance` (HITS: of the
+/// authorities scaled to a largest of 1).
+pub const TOLERANCE: Parameter = Parameter {
+    flag: "tolerance",
+    keyword: "tol",
+    help: "stop when an iteration changes the scores by less than this (L1)",
+    kind: ParameterKind::Number {
+        min: 0.0,
+        max: f64::MAX,
+        above_min: false,
+    },
+    default: Some("0.0001"),
+};
+
+/// The tolerance per vertex, as networkx's eigenvector and Katz centrality mean `tol`:
+/// the run stops when an iteration's L1 change is below it times the vertex count.
+pub const VERTEX_TOLERANCE: Parameter = Parameter {
+    flag: "vertex-tolerance",
+    keyword: "tol",
+    help: "stop when an iteration changes the scores by less than this times the vertex count (L1), as networkx",
+    kind: ParameterKind::Number {
+        min: 0.0,
+        max: f64::MAX,
+        above_min: false,
+    },
+    default: Some("0.000001"),
+};
 
 /// How far a run got: what its report and warnings say.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,17 +70,20 @@ pub struct Progress {
     pub threshold: f64,
     /// The tolerance as given, which the threshold may scale (by the vertex count).
     pub tolerance: f64,
+    /// The tolerance's flag, for the warning.
+    pub tolerance_flag: &'static str,
 }
 
 impl Progress {
     /// A run that has not iterated yet and stops below `threshold`, which is
-    /// `tolerance` or a multiple of it.
-    pub fn new(threshold: f64, tolerance: f64) -> Progress {
+    /// `tolerance` (given by `tolerance_flag`) or a multiple of it.
+    pub fn new(threshold: f64, tolerance: f64, tolerance_flag: &'static str) -> Progress {
         Progress {
             iterations: 0,
             last_change: f64::INFINITY,
             threshold,
             tolerance,
+            tolerance_flag,
         }
     }
 
@@ -106,7 +122,7 @@ impl Progress {
                 last_change: self.last_change,
                 tolerance: self.tolerance,
                 cap: "max-iters",
-                tolerance_flag: "tolerance",
+                tolerance_flag: self.tolerance_flag,
             }],
         }
     }
@@ -126,17 +142,15 @@ impl Progress {
         out.number("last_change", self.last_change.to_bits())
     }
 
-    /// The progress a checkpoint saved, of a run [`Progress::new`] would make with
-    /// `threshold` and `tolerance`.
+    /// The progress a checkpoint saved, of a run that started as `start`.
     pub fn restore(
         saved: &mut StateReader,
-        threshold: f64,
-        tolerance: f64,
+        start: Progress,
     ) -> std::result::Result<Progress, StateError> {
         Ok(Progress {
             iterations: saved.number("iterations")?.min(u32::MAX as u64) as u32,
             last_change: f64::from_bits(saved.number("last_change")?),
-            ..Progress::new(threshold, tolerance)
+            ..start
         })
     }
 }
@@ -190,7 +204,7 @@ impl Vectors {
         Ok(Vectors {
             last: restore_vector(saved, arrays, vertices, "vector")?,
             next: F64Array::filled(arrays, vertices, 0.0),
-            progress: Progress::restore(saved, progress.threshold, progress.tolerance)?,
+            progress: Progress::restore(saved, progress)?,
         })
     }
 
@@ -365,16 +379,16 @@ mod tests {
 
     #[test]
     fn progress_stops_at_the_tolerance_or_the_cap() {
-        let mut progress = Progress::new(1e-3, 1e-3);
+        let mut progress = Progress::new(1e-3, 1e-3, "tolerance");
         assert!(!progress.record(1.0, 3));
         assert!(progress.warnings("max-iters").len() == 1);
         assert!(progress.record(1e-4, 3));
         assert!(progress.converged() && progress.warnings("max-iters").is_empty());
-        let mut capped = Progress::new(1e-3, 1e-3);
+        let mut capped = Progress::new(1e-3, 1e-3, "tolerance");
         assert!(!capped.record(1.0, 2));
         assert!(capped.record(0.5, 2));
         assert!(!capped.converged());
-        let mut diverged = Progress::new(1e-3, 1e-3);
+        let mut diverged = Progress::new(1e-3, 1e-3, "tolerance");
         assert!(diverged.record(f64::INFINITY, 100));
         assert!(!diverged.converged() && diverged.diverged());
         assert!(matches!(
