@@ -120,7 +120,7 @@ pub struct LabelPropagationState {
     places: Vec<u32>,
     /// Each vertex's neighbors before it in the greedy order without a color yet.
     waiting_on: U32Array,
-    /// The vertices a coloring round brings to zero.
+    /// The vertices a coloring round brings to zero (from the heap: working bytes).
     ready: Bitmap,
     /// Where each color's vertices start in `order`, and where the last ends.
     color_starts: Vec<usize>,
@@ -341,7 +341,7 @@ impl Kernel for LabelPropagation {
             order,
             places,
             waiting_on,
-            ready: Bitmap::new(&options.arrays, vertices),
+            ready: Bitmap::new(&PropertyArrays::default(), vertices),
             color_starts: Vec::new(),
             coloring_rounds: 0,
             rounds: 0,
@@ -443,7 +443,7 @@ impl Kernel for LabelPropagation {
             order,
             places,
             waiting_on,
-            ready: Bitmap::new(&options.arrays, vertices),
+            ready: Bitmap::new(&PropertyArrays::default(), vertices),
             color_starts,
             coloring_rounds,
             rounds,
