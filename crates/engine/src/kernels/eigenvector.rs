@@ -82,9 +82,7 @@ impl Kernel for EigenvectorCentrality {
     fn parameters(&self, values: &ParameterValues) -> EigenvectorOptions {
         EigenvectorOptions {
             tolerance: values.number("vertex-tolerance"),
-            max_iterations: values
-                .count("max-iters")
-                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            max_iterations: power_iteration::max_iterations(values),
         }
     }
 

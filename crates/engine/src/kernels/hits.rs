@@ -102,9 +102,7 @@ impl Kernel for Hits {
     fn parameters(&self, values: &ParameterValues) -> HitsOptions {
         HitsOptions {
             tolerance: values.number("tolerance"),
-            max_iterations: values
-                .count("max-iters")
-                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            max_iterations: power_iteration::max_iterations(values),
             scores: match values.choice("scores") {
                 "authorities" => HitsScores::Authorities,
                 _ => HitsScores::Hubs,

@@ -128,9 +128,7 @@ impl Kernel for KatzCentrality {
             attenuation: values.number("attenuation"),
             base: values.number("base"),
             tolerance: values.number("vertex-tolerance"),
-            max_iterations: values
-                .count("max-iters")
-                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            max_iterations: power_iteration::max_iterations(values),
             normalized: values.choice("normalized") == "yes",
         }
     }

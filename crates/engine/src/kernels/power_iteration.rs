@@ -31,6 +31,13 @@ pub const MAX_ITERATIONS: Parameter = Parameter {
     default: Some("100"),
 };
 
+/// The cap [`MAX_ITERATIONS`] holds in `values`.
+pub fn max_iterations(values: &crate::parameters::ParameterValues) -> u32 {
+    values
+        .count(MAX_ITERATIONS.flag)
+        .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32)
+}
+
 /// The tolerance on an iteration's L1 change, as PageRank's `--tolerance` (HITS: of the
 /// authorities scaled to a largest of 1).
 pub const TOLERANCE: Parameter = Parameter {

@@ -24,7 +24,7 @@ mod verify;
 pub use jumps::{Jumps, SeedSet};
 pub use verify::verify;
 
-use super::{Reads, deterministic_sums};
+use super::{Reads, deterministic_sums, power_iteration};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     Warning, reorder_property,
@@ -109,27 +109,8 @@ pub const PARAMETERS: [Parameter; 4] = [
         },
         default: Some("0.85"),
     },
-    Parameter {
-        flag: "tolerance",
-        keyword: "tol",
-        help: "stop when an iteration changes the scores by less than this (L1)",
-        kind: ParameterKind::Number {
-            min: 0.0,
-            max: f64::MAX,
-            above_min: false,
-        },
-        default: Some("0.0001"),
-    },
-    Parameter {
-        flag: "max-iters",
-        keyword: "max_iter",
-        help: "stop after this many iterations (networkx's default); a run stopped by it says so",
-        kind: ParameterKind::Count {
-            min: 1,
-            max: u32::MAX as u64,
-        },
-        default: Some("100"),
-    },
+    power_iteration::TOLERANCE,
+    power_iteration::MAX_ITERATIONS,
     Parameter {
         flag: "method",
         keyword: "method",
@@ -147,9 +128,7 @@ impl PageRankOptions {
         PageRankOptions {
             damping: values.number("damping"),
             tolerance: values.number("tolerance"),
-            max_iterations: values
-                .count("max-iters")
-                .map_or(u32::MAX, |cap| cap.min(u32::MAX as u64) as u32),
+            max_iterations: power_iteration::max_iterations(values),
             method: PageRankMethod::from_name(values.choice("method")).unwrap_or_default(),
         }
     }
