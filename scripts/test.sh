@@ -7,6 +7,9 @@
 # (Redis, openssl, python3-venv where missing), crates.io and PyPI (into `.venv`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A test run builds each crate once: incremental caches would only add gigabytes to the
+# build tree.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 . scripts/system-packages.sh
 # The far-memory tests start their own Redis servers and a Redis Cluster on loopback, and
