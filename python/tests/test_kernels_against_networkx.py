@@ -118,6 +118,46 @@ def test_personalized_pagerank_matches_networkx(all_graphs, tmp_path):
                     (path.name, seeds, method)
 
 
+def test_pr64_with_every_option_matches_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        nodes = sorted(g.nodes)
+        personalization = {v: 1 + v % 3 for v in nodes[::3]}
+        dangling = {v: 2 + v % 5 for v in nodes[1::4]}
+        nstart = {v: 1 + v % 2 for v in nodes[::2]}
+        # Listed on the command line, and in files one `ID WEIGHT` a line.
+        listed = lambda weights: ",".join(f"{v}:{w}" for v, w in list(weights.items())[:50])
+        (tmp_path / "dangling.txt").write_text("".join(f"{v} {w}\n" for v, w in dangling.items()))
+        (tmp_path / "start.txt").write_text("".join(f"{v} {w}\n" for v, w in nstart.items()))
+        personalization = dict(list(personalization.items())[:50])
+        scores, report = run("pr64", path, tmp_path, "--vertex-tolerance", "1e-14",
+                             "--max-iters", "1000", "--personalization", listed(personalization),
+                             "--dangling", f"@{tmp_path / 'dangling.txt'}",
+                             "--start", f"@{tmp_path / 'start.txt'}", "--verify")
+        expected = nx.pagerank(g, alpha=0.85, tol=1e-14, max_iter=1000, weight=None,
+                               personalization=personalization, dangling=dangling, nstart=nstart)
+        reference = np.array([expected[v] for v in range(len(scores))])
+        assert np.abs(scores - reference).max() < 1e-12, path.name
+
+
+def test_weighted_pagerank_from_python_matches_networkx(tmp_path):
+    import swapless as sl
+    rng = np.random.default_rng(7)
+    nxg = nx.gnp_random_graph(300, 0.02, directed=True, seed=7)
+    for u, v in nxg.edges:
+        nxg[u][v]["weight"] = float(rng.integers(1, 9)) / 4
+    g = sl.from_networkx(nxg, weight="weight")
+    personalization = {v: float(rng.random()) for v in list(nxg)[:40]}
+    scores = sl.pagerank(g, tol=1e-12, weighted=True, personalization=personalization)
+    assert g.last_report["kernel"] == "wpr64"
+    expected = nx.pagerank(nxg, tol=1e-12 / 300, personalization=personalization)
+    reference = np.array([expected[v] for v in g.ids])
+    assert np.abs(scores - reference).max() < 1e-12
+    # The same weights as an array in the order of g.ids.
+    array = np.array([personalization.get(v, 0.0) for v in g.ids])
+    again = sl.pagerank(g, tol=1e-12, weighted=True, personalization=array)
+    assert np.abs(again - scores).max() < 1e-15
+
+
 def test_personalized_pagerank_from_python_takes_ids_and_keywords(tmp_path):
     import swapless as sl
     nxg = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])

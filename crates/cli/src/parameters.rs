@@ -38,6 +38,7 @@ fn value_name(kind: ParameterKind) -> &'static str {
         ParameterKind::CountOrAll => "COUNT|all",
         ParameterKind::Choice(_) => "WORD",
         ParameterKind::Vertices { .. } => "ID,ID,...",
+        ParameterKind::VertexWeights => "ID:WEIGHT,...|@FILE",
     }
 }
 
@@ -119,6 +120,14 @@ impl ParameterFlags {
                         .map(|id| vertices(flag, id.trim()))
                         .collect::<Result<_, _>>()?,
                 ),
+                ParameterKind::VertexWeights => {
+                    let pairs = vertex_weights(flag, text)?;
+                    let mut weights = Vec::with_capacity(pairs.len());
+                    for (id, weight) in pairs {
+                        weights.push((vertices(flag, &id)?, weight));
+                    }
+                    ParameterValue::VertexWeights(weights)
+                }
                 _ => parameter
                     .parse(text)
                     .map_err(|detail| swapless_run::RunError::from(invalid(detail)))?,
@@ -130,6 +139,35 @@ impl ParameterFlags {
         }
         Ok(values)
     }
+}
+
+/// The `ID:WEIGHT` pairs of a vertex-weights flag: listed (`3:1,17:0.5`), or in the file
+/// `@FILE` names, one `ID WEIGHT` a line (blank lines and `#` comments skipped).
+fn vertex_weights(flag: &str, text: &str) -> Result<Vec<(String, f64)>, CliError> {
+    let listed;
+    let (lines, separator): (Box<dyn Iterator<Item = &str>>, &str) = match text.strip_prefix('@') {
+        Some(path) => {
+            listed =
+                std::fs::read_to_string(path).map_err(|error| CliError::Io(path.into(), error))?;
+            (Box::new(listed.lines()), "a line")
+        }
+        None => (Box::new(text.split(',')), "an entry"),
+    };
+    let mut pairs = Vec::new();
+    for (at, line) in lines.enumerate() {
+        let line = line.trim();
+        if separator == "a line" && (line.is_empty() || line.starts_with('#')) {
+            continue;
+        }
+        let Some((id, weight)) = swapless_run::split_weighted(line) else {
+            return Err(CliError::Usage(format!(
+                "--{flag}: {separator} ({}: {line:?}) is not ID:WEIGHT; give ID:WEIGHT,... or @FILE with one ID WEIGHT a line",
+                at + 1
+            )));
+        };
+        pairs.push((id.to_string(), weight));
+    }
+    Ok(pairs)
 }
 
 #[cfg(test)]

@@ -302,8 +302,10 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     // name a table's rows after it), never during the run, and the plan counts them.
     let names_vertices = command.source.is_some()
         || command.kernel.info().parameters.iter().any(|parameter| {
-            matches!(parameter.kind, ParameterKind::Vertices { .. })
-                && command.parameters.has(parameter.flag)
+            matches!(
+                parameter.kind,
+                ParameterKind::Vertices { .. } | ParameterKind::VertexWeights
+            ) && command.parameters.has(parameter.flag)
         });
     let ids_bytes = match names_vertices || table_out.is_some() {
         true => vertex_ids_bytes(&*origin)?,

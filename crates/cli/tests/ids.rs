@@ -256,7 +256,7 @@ fn check_against_reference(
             "bfs" => depths(&found) == depths(expected),
             "cc" | "scc" => same_partition(&found, expected),
             "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
-            "bc" | "eigenvector" | "katz" | "hits" => {
+            "bc" | "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" => {
                 found.iter().all(|(v, x)| close(x, &expected[v], 1e-9))
             }
             "sssp" | "kcore" | "triangles" | "neighbor-degree" | "wneighbor-degree" => {

@@ -147,7 +147,7 @@ fn run_reports_and_writes_results_in_original_ids() {
                     assert!((a - b).abs() <= allowed * a.max(least), "{a} against {b}");
                 }
             }
-            "eigenvector" | "katz" | "hits" => {
+            "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" => {
                 // float64 sums in another order: the verifiers' bound.
                 let values = |words: &[[u8; 8]]| -> Vec<f64> {
                     words.iter().map(|w| f64::from_le_bytes(*w)).collect()

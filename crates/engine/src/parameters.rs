@@ -37,6 +37,9 @@ pub enum ParameterKind {
         /// otherwise none given stays none.
         picked: bool,
     },
+    /// A weight per vertex for some vertices, by the input's ids (the rest weigh 0),
+    /// scaled by the kernel to sum 1; none when not given.
+    VertexWeights,
 }
 
 /// One value of a parameter.
@@ -54,7 +57,14 @@ pub enum ParameterValue {
     /// once the runner has mapped them; none when not given (for the runner to pick one,
     /// where the kind says so).
     Vertices(Vec<u64>),
+    /// A [`ParameterKind::VertexWeights`]: each vertex given and its weight, by the input's
+    /// ids as a caller gives them, internal ids once the runner has mapped them; none when
+    /// not given.
+    VertexWeights(Vec<(u64, f64)>),
 }
+
+/// Weights listed whole in a report or a checkpoint's identity; more are summarized.
+const WEIGHTS_LISTED: usize = 16;
 
 impl ParameterValue {
     /// The value as a user writes it (`0.85`, `all`, `3,17`), for reports and checkpoints.
@@ -67,6 +77,22 @@ impl ParameterValue {
             ParameterValue::Vertices(ids) => {
                 ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
             }
+            ParameterValue::VertexWeights(weights) if weights.len() <= WEIGHTS_LISTED => weights
+                .iter()
+                .map(|(id, weight)| format!("{id}:{weight}"))
+                .collect::<Vec<_>>()
+                .join(","),
+            // A million weights stand in a checkpoint's identity as their count and
+            // digest: any change to one changes the digest.
+            ParameterValue::VertexWeights(weights) => {
+                let mut bytes = Vec::with_capacity(weights.len() * 16);
+                for (id, weight) in weights {
+                    bytes.extend_from_slice(&id.to_le_bytes());
+                    bytes.extend_from_slice(&weight.to_bits().to_le_bytes());
+                }
+                let digest = xxhash_rust::xxh3::xxh3_128(&bytes);
+                format!("{} weights, xxh3 {digest:032x}", weights.len())
+            }
         }
     }
 
@@ -78,6 +104,12 @@ impl ParameterValue {
             ParameterValue::All => "all".into(),
             ParameterValue::Choice(word) => word.as_str().into(),
             ParameterValue::Vertices(ids) => ids.clone().into(),
+            ParameterValue::VertexWeights(weights) if weights.len() <= WEIGHTS_LISTED => weights
+                .iter()
+                .map(|&(id, weight)| serde_json::json!([id, weight]))
+                .collect::<Vec<_>>()
+                .into(),
+            ParameterValue::VertexWeights(_) => self.text().into(),
         }
     }
 }
@@ -121,6 +153,10 @@ impl Parameter {
             ParameterKind::CountOrAll => "a whole number >= 1, or `all`".to_string(),
             ParameterKind::Choice(words) => format!("one of {}", words.join(", ")),
             ParameterKind::Vertices { .. } => "one or more vertex ids".to_string(),
+            ParameterKind::VertexWeights => {
+                "vertex ids with weights (ID:WEIGHT,...), each finite and >= 0, not all 0"
+                    .to_string()
+            }
         }
     }
 
@@ -148,6 +184,12 @@ impl Parameter {
                 words.contains(&word.as_str())
             }
             (ParameterKind::Vertices { .. }, ParameterValue::Vertices(ids)) => !ids.is_empty(),
+            (ParameterKind::VertexWeights, ParameterValue::VertexWeights(weights)) => {
+                weights
+                    .iter()
+                    .all(|&(_, weight)| weight.is_finite() && weight >= 0.0)
+                    && weights.iter().any(|&(_, weight)| weight > 0.0)
+            }
             _ => false,
         };
         match fits {
@@ -177,6 +219,14 @@ impl Parameter {
                     .map(|id| id.trim().parse().map_err(|_| refused()))
                     .collect::<Result<_, _>>()?,
             ),
+            ParameterKind::VertexWeights => ParameterValue::VertexWeights(
+                text.split(',')
+                    .map(|pair| {
+                        let (id, weight) = split_weighted(pair).ok_or_else(refused)?;
+                        Ok::<_, String>((id.parse().map_err(|_| refused())?, weight))
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
         };
         self.check(value)
     }
@@ -201,10 +251,30 @@ impl Parameter {
             (ParameterKind::Vertices { .. }, Value::Number(id)) => {
                 ParameterValue::Vertices(vec![id.as_u64().ok_or_else(refused)?])
             }
+            // Pairs `[id, weight]`.
+            (ParameterKind::VertexWeights, Value::Array(pairs)) => ParameterValue::VertexWeights(
+                pairs
+                    .iter()
+                    .map(|pair| match pair.as_array().map(Vec::as_slice) {
+                        Some([id, weight]) => id.as_u64().zip(weight.as_f64()).ok_or_else(refused),
+                        _ => Err(refused()),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
             _ => return Err(refused()),
         };
         self.check(value)
     }
+}
+
+/// One `ID:WEIGHT` of a [`ParameterKind::VertexWeights`] (`ID WEIGHT` and `ID,WEIGHT`
+/// too, as a file's lines have them): the id as written and the weight; `None` if it is
+/// not one.
+pub fn split_weighted(text: &str) -> Option<(&str, f64)> {
+    let text = text.trim();
+    let at = text.rfind([':', ' ', '\t', ','])?;
+    let weight = text[at + 1..].trim().parse().ok()?;
+    Some((text[..at].trim(), weight))
 }
 
 /// A parameter's value as a caller gave it, before [`resolve`] checked it.
@@ -295,6 +365,15 @@ impl ParameterValues {
         }
     }
 
+    /// The vertices and weights `flag` holds (internal ids, once the runner has mapped
+    /// them); empty when not given.
+    pub fn vertex_weights(&self, flag: &str) -> &[(u64, f64)] {
+        match self.value(flag) {
+            ParameterValue::VertexWeights(weights) => weights,
+            other => panic!("{flag:?} holds {other:?}, not vertex weights"),
+        }
+    }
+
     /// Each parameter's flag and value.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &ParameterValue)> {
         self.0.iter().map(|(flag, value)| (*flag, value))
@@ -304,6 +383,16 @@ impl ParameterValues {
     pub fn vertices_mut(&mut self) -> impl Iterator<Item = (&'static str, &mut Vec<u64>)> {
         self.0.iter_mut().filter_map(|(flag, value)| match value {
             ParameterValue::Vertices(ids) => Some((*flag, ids)),
+            _ => None,
+        })
+    }
+
+    /// Each vertex-weights parameter's flag and pairs, their ids to be mapped in place.
+    pub fn vertex_weights_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (&'static str, &mut Vec<(u64, f64)>)> {
+        self.0.iter_mut().filter_map(|(flag, value)| match value {
+            ParameterValue::VertexWeights(weights) => Some((*flag, weights)),
             _ => None,
         })
     }
@@ -344,6 +433,10 @@ pub fn resolve(
                 None if matches!(parameter.kind, ParameterKind::Vertices { .. }) => {
                     ParameterValue::Vertices(Vec::new())
                 }
+                // No weights: the kernel weighs every vertex alike.
+                None if parameter.kind == ParameterKind::VertexWeights => {
+                    ParameterValue::VertexWeights(Vec::new())
+                }
                 None => {
                     return Err(ParameterError::Missing {
                         kernel,
@@ -379,6 +472,13 @@ mod tests {
         kind: ParameterKind::Vertices { picked: true },
         default: None,
     };
+    const PERSONALIZATION: Parameter = Parameter {
+        flag: "personalization",
+        keyword: "personalization",
+        help: "where walks restart, weighted",
+        kind: ParameterKind::VertexWeights,
+        default: None,
+    };
     const SOURCES: Parameter = Parameter {
         flag: "sources",
         keyword: "sources",
@@ -407,6 +507,15 @@ mod tests {
             (SOURCES, "4", true),
             (SOURCES, "0", false),
             (SOURCES, "-1", false),
+            (PERSONALIZATION, "3:1", true),
+            (PERSONALIZATION, "3:1, 17:0.5,2:0", true),
+            (PERSONALIZATION, "3:0,4:0", false),
+            (PERSONALIZATION, "3:-1,4:2", false),
+            (PERSONALIZATION, "3:inf", false),
+            (PERSONALIZATION, "3:NaN", false),
+            (PERSONALIZATION, "3", false),
+            (PERSONALIZATION, "x:1", false),
+            (PERSONALIZATION, "", false),
         ];
         for (parameter, text, accepted) in cases {
             assert_eq!(
@@ -420,6 +529,22 @@ mod tests {
             DAMPING.parse("2").unwrap_err(),
             "must be a number between 0 and 1"
         );
+    }
+
+    #[test]
+    fn many_weights_stand_in_a_text_as_their_count_and_digest() {
+        let few = ParameterValue::VertexWeights(vec![(3, 1.0), (17, 0.5)]);
+        assert_eq!(few.text(), "3:1,17:0.5");
+        let many: Vec<(u64, f64)> = (0..100).map(|id| (id, 1.0)).collect();
+        let text = ParameterValue::VertexWeights(many.clone()).text();
+        assert!(text.starts_with("100 weights, xxh3 "), "{text}");
+        let mut changed = many;
+        changed[50].1 = 2.0;
+        assert_ne!(ParameterValue::VertexWeights(changed).text(), text);
+        // Not given: empty, which the kernel reads as every vertex alike.
+        static PARAMETERS: [Parameter; 1] = [PERSONALIZATION];
+        let values = resolve("k", &PARAMETERS, &[]).unwrap();
+        assert!(values.vertex_weights("personalization").is_empty());
     }
 
     #[test]

@@ -1036,3 +1036,97 @@ fn eigenvector_katz_and_hits_give_networkx_values_on_known_graphs() {
         }
     }
 }
+
+#[test]
+fn pr64_and_wpr64_give_networkx_values_with_every_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let complete = text_graph(dir.path(), "k4", "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n", true);
+    // networkx's PageRank test graph (ids one lower): vertex 1 has no out-edges.
+    let web = text_graph(
+        dir.path(),
+        "web",
+        "0 1\n0 2\n2 0\n2 1\n2 4\n3 4\n3 5\n4 3\n4 5\n5 3\n",
+        false,
+    );
+    // networkx's multigraph test, parallel edges summed into weights.
+    let summed = text_graph_with(
+        dir.path(),
+        "summed",
+        "0 1 3\n1 2 2\n3 2 2\n",
+        ImportOptions {
+            undirected: true,
+            weighted: true,
+            ids: swapless_build::ids::IdMode::Dense,
+        },
+    );
+    let weights = |flag: &str, pairs: &[(u64, f64)]| {
+        given(flag, ParameterValue::VertexWeights(pairs.to_vec()))
+    };
+    let tight = given("vertex-tolerance", ParameterValue::Number(1e-12));
+    let cases: [(&str, &PathBuf, Vec<Given>, Vec<f64>); 4] = [
+        (
+            "pr64",
+            &complete,
+            vec![weights(
+                "personalization",
+                &[(0, 1.0), (1, 1.0), (2, 4.0), (3, 4.0)],
+            )],
+            vec![
+                0.2324673261566758,
+                0.2324673261566758,
+                0.267532673843324,
+                0.267532673843324,
+            ],
+        ),
+        (
+            "pr64",
+            &complete,
+            vec![weights("personalization", &[(3, 1.0)])],
+            vec![
+                0.2207793182037919,
+                0.2207793182037919,
+                0.2207793182037919,
+                0.3376620453886241,
+            ],
+        ),
+        (
+            "pr64",
+            &web,
+            vec![
+                given("damping", ParameterValue::Number(0.9)),
+                tight.clone(),
+                weights("personalization", &[(0, 1.0), (4, 3.0)]),
+                weights("dangling", &[(1, 1.0), (5, 2.0)]),
+                weights("start", &[(2, 1.0)]),
+            ],
+            vec![
+                0.028901734104046246,
+                0.024153592072667263,
+                0.013005780346820806,
+                0.38289618253673036,
+                0.25120501624457653,
+                0.29983769469515875,
+            ],
+        ),
+        (
+            "wpr64",
+            &summed,
+            vec![tight],
+            vec![
+                0.21066070858578495,
+                0.3395308011491446,
+                0.289339291414215,
+                0.16046919885085562,
+            ],
+        ),
+    ];
+    for (name, graph, parameters, expected) in cases {
+        let scores = verified_scores(name, graph, &parameters);
+        for (score, want) in scores.iter().zip(&expected) {
+            assert!(
+                (score - want).abs() < 1e-9,
+                "{name}: {scores:?} against {expected:?}"
+            );
+        }
+    }
+}

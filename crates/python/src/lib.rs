@@ -492,6 +492,7 @@ fn kernels() -> String {
         ParameterKind::CountOrAll => "count or all",
         ParameterKind::Choice(_) => "choice",
         ParameterKind::Vertices { .. } => "vertices",
+        ParameterKind::VertexWeights => "vertex weights",
     };
     let described: Vec<Value> = Kernel::all()
         .map(|kernel| {

@@ -25,7 +25,7 @@ pub use report::{PlanFigures, RunReport};
 pub use runner::{RunOutput, load_vertex_ids, run, run_on};
 pub use swapless_engine::kernel::{Column, Output as ResultArray, Warning};
 pub use swapless_engine::parameters::{
-    Given, Parameter, ParameterError, ParameterKind, ParameterValue,
+    Given, Parameter, ParameterError, ParameterKind, ParameterValue, split_weighted,
 };
 
 /// Half of the memory this process may use (physical memory, or its cgroup's limit when

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use swapless_engine::parameters::{Given, ParameterValues, resolve};
+use swapless_engine::parameters::{Given, ParameterValue, ParameterValues, resolve};
 
 use crate::placement::Placement;
 use crate::{Kernel, RunError, RunOption, usable_cores};
@@ -52,6 +52,19 @@ impl Default for RunOptions {
             checkpoint: None,
         }
     }
+}
+
+/// Bytes the `given` parameters hold during a run: each vertex weight three times (the
+/// caller's list, the checked values the runner maps to internal ids, the kernel's own
+/// copy), 16 bytes each.
+pub fn parameter_bytes(given: &[Given]) -> u64 {
+    given
+        .iter()
+        .map(|given| match &given.value {
+            ParameterValue::VertexWeights(weights) => 3 * 16 * weights.len() as u64,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The values of `kernel`'s parameters that `options` give, checked, the rest at their

@@ -45,6 +45,8 @@ pub struct Placement {
     /// Bytes the graph's origin holds all run (a far graph's connections' receive
     /// buffers; 0 for a local file).
     pub network_bytes: u64,
+    /// Bytes the kernel's parameters hold all run beyond its arrays (vertex weights).
+    pub parameter_bytes: u64,
 }
 
 impl Placement {
@@ -63,6 +65,7 @@ impl Placement {
             verify: false,
             threads: None,
             network_bytes: 0,
+            parameter_bytes: 0,
         }
     }
 
@@ -97,7 +100,8 @@ impl Placement {
         let memory = contract.memory(shape);
         let request = PlanRequest {
             kernel: kernel.name().to_string(),
-            property_bytes: memory.property_bytes(),
+            // Parameters live all run, as the kernel's arrays do.
+            property_bytes: memory.property_bytes() + self.parameter_bytes,
             optional_property_bytes: memory.optional_bytes,
             thread_bytes: thread_bytes(self.threads.unwrap_or_else(usable_cores)),
             threads: self.threads.unwrap_or_else(usable_cores),

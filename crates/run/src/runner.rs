@@ -234,6 +234,7 @@ fn prepare(origin: &dyn GraphOrigin, asked: Asked<'_>) -> Result<Prepared, RunEr
     let mut placement = asked.options.placement.clone();
     placement.threads = Some(asked.threads);
     placement.place_on(origin)?;
+    placement.parameter_bytes = crate::options::parameter_bytes(&asked.options.parameters);
     let plan = placement.plan(&graph, asked.kernel)?;
     // An origin that knows its weights without the lists (a far graph's manifest)
     // answers; else the file's own record does.
@@ -298,19 +299,27 @@ fn kernel_options(
     let mut parameters = crate::options::parameter_values(kernel, asked.options)?;
     // Vertices are given by original id, as the source is, and picked as it is when
     // not given.
+    let outside = |flag: &'static str, id: u64| ParameterError::Invalid {
+        flag,
+        detail: format!(
+            "{id} is not a vertex (the graph has ids 0..{})",
+            vertices.saturating_sub(1)
+        ),
+    };
     for (flag, ids) in parameters.vertices_mut() {
-        internal_ids(store, ids).map_err(|id| ParameterError::Invalid {
-            flag,
-            detail: format!(
-                "{id} is not a vertex (the graph has ids 0..{})",
-                vertices.saturating_sub(1)
-            ),
-        })?;
+        internal_ids(store, ids).map_err(|id| outside(flag, id))?;
         let picks = kernel.info().parameters.iter().any(|parameter| {
             parameter.flag == flag && parameter.kind == ParameterKind::Vertices { picked: true }
         });
         if ids.is_empty() && picks {
             ids.push(picked()? as u64);
+        }
+    }
+    for (flag, weights) in parameters.vertex_weights_mut() {
+        let mut ids: Vec<u64> = weights.iter().map(|&(id, _)| id).collect();
+        internal_ids(store, &mut ids).map_err(|id| outside(flag, id))?;
+        for ((id, _), internal) in weights.iter_mut().zip(ids) {
+            *id = internal;
         }
     }
     Ok(KernelOptions {

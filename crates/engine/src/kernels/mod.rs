@@ -15,6 +15,7 @@ pub mod label_propagation;
 pub mod maximal_independent_set;
 pub mod neighbor_degree;
 pub mod pagerank;
+pub mod pagerank64;
 pub mod personalized_pagerank;
 pub mod power_iteration;
 pub mod radii;

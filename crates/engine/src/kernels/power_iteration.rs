@@ -284,6 +284,33 @@ pub fn pull(
     })
 }
 
+/// [`pull`] by edge weight: `to[v] = update(v, sum of from[u] * weight(u, v))`, for a
+/// kernel that reads weights (a list without them weighs 1 an edge). A store may serve
+/// weights to kernels that do not read them, so [`pull`] never looks at them.
+pub fn weighted_pull(
+    store: &dyn EdgeStore,
+    direction: EdgeDirection,
+    from: &F64Array,
+    to: &F64Array,
+    update: impl Fn(u32, f64) -> f64 + Sync,
+) -> Result<()> {
+    let vertices = store.num_vertices() as u32;
+    store.scan_blocks(direction, 0..vertices, &|block| {
+        for (vertex, list) in block.iter() {
+            let incoming: f64 = match list.weights {
+                Some(weights) => list
+                    .neighbors
+                    .iter()
+                    .zip(weights)
+                    .map(|(&neighbor, &weight)| from.get(neighbor) * weight as f64)
+                    .sum(),
+                None => list.neighbors.iter().map(|&u| from.get(u)).sum(),
+            };
+            to.set(vertex, update(vertex, incoming));
+        }
+    })
+}
+
 /// Vertices per chunk of [`sums`]: the chunks, not the threads, fix the order of addition.
 const SUM_CHUNK: usize = 4096;
 
@@ -347,6 +374,35 @@ pub fn serial_pull(
         let incoming: f64 = list.iter().map(|&u| from[u as usize]).sum();
         *slot = update(vertex, incoming);
     }
+}
+
+/// [`serial_pull`] by edge weight, as [`pull`]: the verifiers of kernels that read
+/// weights.
+pub fn serial_weighted_pull(
+    graph: &GraphFile,
+    direction: EdgeDirection,
+    from: &[f64],
+    to: &mut [f64],
+    update: impl Fn(usize, f64) -> f64,
+) -> std::result::Result<(), String> {
+    for (vertex, slot) in to.iter_mut().enumerate() {
+        let list = match direction {
+            EdgeDirection::Out => graph.out_list(vertex),
+            EdgeDirection::In => graph.in_list(vertex),
+        }
+        .map_err(|error| format!("vertex {vertex}'s list: {error}"))?;
+        let incoming: f64 = match &list.weights {
+            Some(weights) => list
+                .ids
+                .iter()
+                .zip(weights.iter())
+                .map(|(&u, &weight)| from[u as usize] * weight as f64)
+                .sum(),
+            None => list.ids.iter().map(|&u| from[u as usize]).sum(),
+        };
+        *slot = update(vertex, incoming);
+    }
+    Ok(())
 }
 
 /// Checks `value(v)` for every vertex against the serial `reference`: each within

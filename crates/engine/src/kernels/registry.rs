@@ -4,13 +4,13 @@
 use super::{
     betweenness, bfs, closeness, closeness_weighted, connected_components, core_number,
     eigenvector, hits, katz, label_propagation, maximal_independent_set, neighbor_degree, pagerank,
-    personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
+    pagerank64, personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
     vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 20] = [
+pub static KERNELS: [&dyn AnyKernel; 22] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -22,6 +22,8 @@ pub static KERNELS: [&dyn AnyKernel; 20] = [
     &maximal_independent_set::MaximalIndependentSet,
     &core_number::CoreNumber,
     &personalized_pagerank::PersonalizedPageRank,
+    &pagerank64::PageRank64::<false>,
+    &pagerank64::PageRank64::<true>,
     &strongly_connected_components::StronglyConnectedComponents,
     &closeness::Closeness,
     &closeness_weighted::WeightedCloseness,

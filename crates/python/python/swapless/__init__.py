@@ -503,21 +503,67 @@ def sssp(g: Graph, source: Any = None, delta: Optional[float] = None, *,
 
 
 def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 100, *,
-             method: str = "power", threads: Optional[int] = None, verify: bool = False,
-             checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
+             method: str = "power", personalization: Any = None, nstart: Any = None,
+             dangling: Any = None, weighted: bool = False, threads: Optional[int] = None,
+             verify: bool = False, checkpoint: Optional[PathLike] = None,
+             checkpoint_every: Every = "auto") -> _np.ndarray:
     """PageRank (pull; dangling mass spread uniformly, as networkx): float64 scores summing
     to 1. Stops when the L1 change falls below ``tol`` or after ``max_iter`` iterations
     (then with a RuntimeWarning; ``g.last_report["result"]["converged"]`` says which).
     ``method`` is "power" (networkx's power iteration; the same scores for any thread
     count) or "gauss-seidel" (GAP's; fewer iterations, scores vary with thread timing
-    within the tolerance). Scores are computed as float32, as GAP keeps them (each exact
-    to about 1e-7 relative), so a ``tol`` below that is met only once they stop changing."""
+    within the tolerance).
+
+    Scores are computed as float32, as GAP keeps them (each exact to about 1e-7
+    relative), unless the call asks for more: ``personalization`` (where the surfer
+    jumps), ``dangling`` (where the rank of vertices without out-edges goes), ``nstart``
+    (the first scores), each a dict of weights by vertex id or an array of one per vertex
+    in the order of ``g.ids``, scaled to sum 1 as networkx scales them; ``weighted``
+    (follow edges by weight); or a ``tol`` below 1e-7. Those runs keep float64 scores
+    (kernels ``pr64`` and ``wpr64``), power iteration only.
+
+    ``tol`` bounds the L1 change of all the scores together; networkx's ``tol`` is per
+    vertex (networkx stops below ``n * tol``)."""
     alpha = _number(alpha, "alpha", 0.0, 1.0)
     tol = _number(tol, "tol", 0.0, 1e308)
     max_iter = _integer(max_iter, "max_iter", 1, 2**32 - 1)
-    return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
-                  threads=_threads(threads), verify=verify,
-                  **_checkpointing(checkpoint, checkpoint_every))
+    vectors = {keyword: _vertex_weights(g, value, keyword) for keyword, value in
+               (("personalization", personalization), ("dangling", dangling), ("nstart", nstart))
+               if value is not None}
+    checkpointing = _checkpointing(checkpoint, checkpoint_every)
+    if not (vectors or weighted or tol < _FLOAT32_TOLERANCE):
+        return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
+                      threads=_threads(threads), verify=verify, **checkpointing)
+    if method != "power":
+        raise ValueError(f"method={method!r} keeps float32 scores; personalization, dangling, "
+                         "nstart, weighted and a tol below 1e-7 take method=\"power\"")
+    kernel = "wpr64" if weighted else "pr64"
+    return g._run(kernel, alpha=alpha, tol=tol / g.n, max_iter=max_iter, **vectors,
+                  threads=_threads(threads), verify=verify, **checkpointing)
+
+
+# The least L1 tolerance PageRank's float32 scores meet; below it pagerank keeps float64.
+_FLOAT32_TOLERANCE = 1e-7
+
+
+def _vertex_weights(g: Graph, weights: Any, keyword: str) -> list:
+    """``weights`` (a dict by vertex id, or one per vertex in the order of ``g.ids``) as
+    the engine takes them: ``[position, weight]`` pairs, those of weight 0 left out."""
+    if isinstance(weights, dict):
+        pairs = [(_source(g, id, keyword), weight) for id, weight in weights.items()]
+    else:
+        values = _np.asarray(weights)
+        if values.shape != (g.n,):
+            raise ValueError(f"{keyword} must be a dict of weights by vertex id or one weight "
+                             f"per vertex ({g.n}), not an array of shape {values.shape}")
+        pairs = list(enumerate(values.tolist()))
+    checked = [[position, _number(weight, f"{keyword}'s weight", 0.0, 1e308)]
+               for position, weight in pairs]
+    given = [pair for pair in checked if pair[1] > 0]
+    if not given:
+        raise ValueError(f"{keyword}'s weights are all 0: give at least one vertex a weight "
+                         "above 0")
+    return given
 
 
 def connected_components(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
@@ -711,7 +757,9 @@ def run(g: Graph, kernel: str, source: Any = None, *, threads: Optional[int] = N
     """Runs any kernel by name (see :func:`kernels`) with its parameters as keywords:
     the result array in the order of ``g.ids`` (for one that returns a number, such as
     ``tc``, the report's figures, a dict).
-    Parameters that are vertices take the input's ids, as ``source`` does."""
+    Parameters that are vertices take the input's ids, as ``source`` does; those that
+    weigh vertices (pr64's ``personalization``) take a dict of weights by id or one
+    weight per vertex."""
     known = kernels()
     if kernel not in known:
         raise ValueError(f"{kernel!r} is not a kernel; the kernels are {', '.join(known)}")
@@ -723,6 +771,8 @@ def run(g: Graph, kernel: str, source: Any = None, *, threads: Optional[int] = N
         if declared[keyword]["kind"] == "vertices" and value is not None:
             ids = value if isinstance(value, (list, tuple, set, _np.ndarray)) else [value]
             parameters[keyword] = [_source(g, id, keyword) for id in ids]
+        if declared[keyword]["kind"] == "vertex weights" and value is not None:
+            parameters[keyword] = _vertex_weights(g, value, keyword)
     if source is not None and not known[kernel]["takes_source"]:
         raise ValueError(f"{kernel} takes no source=")
     array = g._run(kernel, source=_source(g, source), threads=_threads(threads), verify=verify,

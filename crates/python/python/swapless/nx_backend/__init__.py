@@ -77,7 +77,7 @@ def backend_info() -> dict:
 def _declines(entry: Any) -> str:
     """What a function answers, and the graphs it declines."""
     declined = [kind for kind, ignored in (("graphs with self-loops", entry.loops_ignored),
-                                           ("multigraphs", entry.parallel_ignored))
+                                           ("multigraphs", entry.parallel_answered))
                 if not ignored]
     said = entry.docs
     if declined:

@@ -31,6 +31,26 @@ class SwaplessGraph:
             self._weighted[attribute] = _sl.from_networkx(self.nx, weight=attribute)
         return self._weighted[attribute]
 
+    def summed_sl(self, attribute: Optional[str]) -> Any:
+        """The swapless graph weighted by edge ``attribute`` (1 where an edge has none, or
+        every edge for None), each set of parallel edges one edge weighing their sum, as
+        networkx's matrices sum them; converted on first use."""
+        key = ("summed", attribute)
+        if key not in self._weighted:
+            if not self.nx.is_multigraph():
+                self._weighted[key] = self.weighted_sl(attribute) if attribute else self.sl
+                return self._weighted[key]
+            simple = nx.DiGraph() if self.nx.is_directed() else nx.Graph()
+            simple.add_nodes_from(self.nx)
+            for u, v, data in self.nx.edges(data=True):
+                weight = data.get(attribute, 1) if attribute is not None else 1
+                if simple.has_edge(u, v):
+                    simple[u][v]["weight"] += weight
+                else:
+                    simple.add_edge(u, v, weight=weight)
+            self._weighted[key] = _sl.from_networkx(simple, weight="weight")
+        return self._weighted[key]
+
     @property
     def reversed_sl(self) -> Any:
         """The swapless graph of the reverse of a directed graph, converted on first
@@ -55,8 +75,9 @@ class Dispatched:
     check: Optional[Callable[[Any, tuple, dict], Any]]
     # networkx leaves self-loops out of this function's answer (swapless drops them).
     loops_ignored: bool
-    # Parallel edges count once in networkx's answer (swapless keeps one).
-    parallel_ignored: bool
+    # swapless answers a multigraph as networkx does: parallel edges count once in
+    # networkx's answer (swapless keeps one), or the function sums their weights.
+    parallel_answered: bool
     docs: str
 
 
@@ -64,12 +85,12 @@ FUNCTIONS: dict = {}
 
 
 def dispatched(check: Optional[Callable] = None, *, loops_ignored: bool = False,
-               parallel_ignored: bool = False, docs: str = "") -> Callable:
+               parallel_answered: bool = False, docs: str = "") -> Callable:
     """Registers the decorated function under its name as one swapless answers."""
 
     def register(function: Callable) -> Callable:
         FUNCTIONS[function.__name__] = Dispatched(function, check, loops_ignored,
-                                                  parallel_ignored, docs)
+                                                  parallel_answered, docs)
         return function
 
     return register
@@ -125,7 +146,7 @@ def plain(G: Any, entry: Dispatched) -> Any:
     """Why swapless's graph of ``G`` would give ``entry`` another answer, or True."""
     if not isinstance(G, nx.Graph):
         return "not a networkx graph"
-    if G.is_multigraph() and not entry.parallel_ignored:
+    if G.is_multigraph() and not entry.parallel_answered:
         return "swapless keeps one edge of each parallel set"
     if not entry.loops_ignored and nx.number_of_selfloops(G):
         return "swapless drops self-loops"

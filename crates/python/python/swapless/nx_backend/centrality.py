@@ -12,35 +12,74 @@ import swapless as _sl
 
 from ._graph import SwaplessGraph, argument, as_dict, dispatched, weights_are_one
 
-# PageRank's scores are float32 in swapless, so a tolerance below this cannot be met.
-_PAGERANK_FLOOR = 1e-7
+# networkx's PageRank arguments that weigh nodes, by name and position.
+_VECTORS = (("personalization", 2), ("nstart", 5), ("dangling", 7))
+
+
+def _node_weights(G: Any, values: Any) -> Any:
+    """``values`` (networkx's dict of weights by node) on ``G``'s nodes, as networkx reads
+    them (nodes it does not hold are ignored, the rest weigh 0), or why swapless cannot
+    take them."""
+    if not isinstance(values, dict):
+        return "the weights are not a dict"
+    weights = {node: value for node, value in values.items() if node in G}
+    for value in weights.values():
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            return "a node's weight is not a number"
+        if not value >= 0 or not np.isfinite(value):
+            return "a node's weight is negative or not finite"
+    return weights
 
 
 def _pagerank_declines(G: Any, args: tuple, kwargs: dict) -> Any:
-    if any(argument(args, kwargs, key, position, None) is not None
-           for key, position in (("personalization", 2), ("nstart", 5), ("dangling", 7))):
-        return "swapless's PageRank has no personalization, start vector or dangling weights"
-    if not weights_are_one(G, argument(args, kwargs, "weight", 6, "weight")):
-        return "swapless's PageRank ignores edge weights"
-    if argument(args, kwargs, "tol", 4, 1e-6) * G.number_of_nodes() < _PAGERANK_FLOOR:
-        return "swapless's PageRank scores are float32"
+    for key, position in _VECTORS:
+        values = argument(args, kwargs, key, position, None)
+        if values is None:
+            continue
+        weights = _node_weights(G, values)
+        if isinstance(weights, str):
+            return f"{key}: {weights}"
+        if key != "personalization" and not any(weights.values()):
+            return f"{key}'s weights sum to 0 (networkx divides by zero)"
+    weight = argument(args, kwargs, "weight", 6, "weight")
+    if callable(weight):
+        return "swapless reads weights from an edge attribute, not a function"
+    if weight is not None:
+        for _, _, data in G.edges(data=True):
+            value = data.get(weight, 1)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
+                                                                 np.floating)):
+                return f"an edge's {weight!r} is not a number"
     return True
 
 
-@dispatched(_pagerank_declines,
-            docs="Unweighted, without personalization; float32 scores.")
+@dispatched(_pagerank_declines, parallel_answered=True,
+            docs="Every option networkx takes; parallel edges weigh their sum.")
 def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
              max_iter: int = 100, tol: float = 1.0e-6, nstart: Any = None,
              weight: Any = "weight", dangling: Any = None, *, backend: Any = None,
              **backend_kwargs: Any) -> dict:
-    """networkx's ``pagerank``: networkx stops when the L1 change is below ``n * tol``."""
-    g = G.sl
+    """networkx's ``pagerank``, in float64 as networkx computes it (kernels ``pr64`` and
+    ``wpr64``): networkx stops when the L1 change is below ``n * tol``."""
+    weighted = G.is_multigraph() or not weights_are_one(G.nx, weight)
+    g = G.summed_sl(weight) if weighted else G.sl
     if max_iter < 1:
         # No iteration, so never within the tolerance.
         raise nx.PowerIterationFailedConvergence(max_iter)
+    vectors = {}
+    for key, values in (("personalization", personalization), ("nstart", nstart),
+                        ("dangling", dangling)):
+        if values is not None:
+            weights = {node: value for node, value in _node_weights(G.nx, values).items()
+                       if value}
+            if not weights:
+                # networkx's own words for a personalization of zeros.
+                raise ZeroDivisionError
+            vectors[key] = weights
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        scores = _sl.pagerank(g, alpha=alpha, tol=tol * g.n, max_iter=max_iter)
+        scores = _sl.run(g, "wpr64" if weighted else "pr64", alpha=alpha, tol=tol,
+                         max_iter=max_iter, **vectors)
     if not g.last_report["result"].get("converged", True):
         raise nx.PowerIterationFailedConvergence(max_iter)
     return as_dict(scores, g)
@@ -80,7 +119,7 @@ def _rescaled(sums: np.ndarray, n: int, normalized: bool, directed: bool, endpoi
     return sums * np.where(sampled, of_source, of_other)
 
 
-@dispatched(_betweenness_declines, loops_ignored=True, parallel_ignored=True,
+@dispatched(_betweenness_declines, loops_ignored=True, parallel_answered=True,
             docs="Unweighted; endpoints on undirected graphs; k sampled with networkx's seed.")
 def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False, seed: Any = None, *,

@@ -57,20 +57,20 @@ def _isolated(G: SwaplessGraph) -> list:
 
 
 # A self-loop makes a node no isolate in networkx; parallel edges change nothing.
-@dispatched(parallel_ignored=True)
+@dispatched(parallel_answered=True)
 def isolates(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> Any:
     """networkx's ``isolates``: a generator of the nodes without neighbors."""
     return iter(_isolated(G))
 
 
-@dispatched(parallel_ignored=True)
+@dispatched(parallel_answered=True)
 def number_of_isolates(G: SwaplessGraph, *, backend: Any = None,
                        **backend_kwargs: Any) -> int:
     """networkx's ``number_of_isolates``."""
     return int((_degrees(G) == 0).sum())
 
 
-@dispatched(nodes_present(("n", 1)), parallel_ignored=True)
+@dispatched(nodes_present(("n", 1)), parallel_answered=True)
 def is_isolate(G: SwaplessGraph, n: Any, *, backend: Any = None,
                **backend_kwargs: Any) -> bool:
     """networkx's ``is_isolate``: whether ``n`` has no neighbors."""
