@@ -1,5 +1,5 @@
-"""Eigenvector centrality, Katz centrality, HITS, average neighbor degree and label
-propagation: swapless in memory and out of core against networkx and igraph on the same
+"""Eigenvector centrality, Katz centrality, HITS, average neighbor degree, label
+propagation and personalized PageRank in float64 (pr64): swapless in memory and out of core against networkx and igraph on the same
 undirected graph, each run in a fresh process, seconds of the call alone (loading and
 conversion excluded). With FAR_URL=redis://HOST:PORT/NAME in the environment, the graph
 is pushed there too and each kernel also runs from it at the same budget as direct.
@@ -11,14 +11,15 @@ and kernel: swapless dram, direct at 25% of its dram footprint (or the least bud
 that is more), and the PEERS named (comma-separated: networkx, igraph; default both;
 igraph has no Katz, and its label propagation is another, randomized, algorithm). KERNELS
 (comma-separated) picks among eigenvector, katz, hits-hubs, hits-authorities,
-neighbor-degree and lpa (default all). eigenvector runs to networkx's default tolerance with up to 1,000
+neighbor-degree, lpa and pr64 (default all); pr64 jumps to every 50th vertex, weighted 1 to
+3, and stops at networkx's default tolerance. eigenvector runs to networkx's default tolerance with up to 1,000
 iterations; katz with alpha 0.5 over the largest degree (below one over the largest
 eigenvalue, so it converges); hits to 1e-8 (networkx's ARPACK, igraph's ARPACK, swapless's
 power iteration). Every answer must agree with swapless's: networkx's eigenvector and Katz
 to 1e-12, HITS to 1e-6 of the largest score, average neighbor degree exactly (igraph's
 `knn` too), label propagation's communities exactly, igraph's after scaling to the same norm
 (igraph's eigenvector is the eigenvector itself: within ten times networkx's stopping
-change, n * 1e-6 in L1).
+change, n * 1e-6 in L1; so is igraph's PageRank, which PRPACK solves directly).
 """
 
 import json
@@ -54,6 +55,8 @@ if not graph.exists():
     subprocess.run([swapless_bin, "build", text_file, "-o", graph, "--undirected", "--ids",
                     "dense"], check=True, capture_output=True)
 largest_degree = int(np.bincount(pairs.ravel(), minlength=vertices).max())
+personalization_file = folder / (stem + ".personalization.txt")
+personalization_file.write_text("".join(f"{v} {1 + v % 3}\n" for v in range(0, vertices, 50)))
 alpha = 0.5 / largest_degree
 KERNELS = {
     "eigenvector": ["--max-iters", "1000"],
@@ -63,6 +66,7 @@ KERNELS = {
                          "10000"],
     "neighbor-degree": [],
     "lpa": [],
+    "pr64": ["--personalization", f"@{personalization_file}"],
 }
 KERNELS = {name: flags for name, flags in KERNELS.items() if chosen is None or name in chosen}
 # The peers that compute the same answer.
@@ -90,6 +94,8 @@ if sys.argv[6] == "networkx":
         values = nx.katz_centrality(G, alpha=alpha)
     elif kernel == "neighbor-degree":
         values = nx.average_neighbor_degree(G)
+    elif kernel == "pr64":
+        values = nx.pagerank(G, personalization={v: 1 + v % 3 for v in range(0, n, 50)})
     elif kernel == "lpa":
         values = {}
         for label, community in enumerate(nx.community.label_propagation_communities(G)):
@@ -107,6 +113,10 @@ else:
         values = np.array(G.eigenvector_centrality(scale=False))
     elif kernel == "neighbor-degree":
         values = np.nan_to_num(np.array(G.knn()[0]))
+    elif kernel == "pr64":
+        reset = np.zeros(n)
+        reset[::50] = 1 + np.arange(0, n, 50) % 3
+        values = np.array(G.personalized_pagerank(damping=0.85, reset=reset.tolist()))
     elif kernel == "hits-hubs":
         values = np.array(G.hub_score(scale=False))
     else:
@@ -135,6 +145,11 @@ def agrees(name, kernel, values, reference):
         for v, label in enumerate(reference.tolist()):
             least.setdefault(label, v)
         return np.array_equal(values, np.array([least[label] for label in reference.tolist()]))
+    if kernel == "pr64":
+        # networkx's iteration is swapless's; igraph's PRPACK solves the system directly.
+        if name == "networkx":
+            return np.abs(values - reference).max() <= 1e-12 * reference.max()
+        return np.abs(values - reference).sum() <= 10 * len(reference) * 1e-6
     if kernel == "eigenvector" or kernel == "katz":
         scaled = values / np.linalg.norm(values)
     else:

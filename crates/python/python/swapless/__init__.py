@@ -515,12 +515,14 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
     within the tolerance).
 
     Scores are computed as float32, as GAP keeps them (each exact to about 1e-7
-    relative), unless the call asks for more: ``personalization`` (where the surfer
-    jumps), ``dangling`` (where the rank of vertices without out-edges goes), ``nstart``
-    (the first scores), each a dict of weights by vertex id or an array of one per vertex
-    in the order of ``g.ids``, scaled to sum 1 as networkx scales them; ``weighted``
-    (follow edges by weight); or a ``tol`` below 1e-7. Those runs keep float64 scores
-    (kernels ``pr64`` and ``wpr64``), power iteration only.
+    relative; a ``tol`` below that is met once they stop changing), unless the call asks
+    for more: ``personalization`` (where the surfer jumps), ``dangling`` (where the rank
+    of vertices without out-edges goes), ``nstart`` (the first scores), each a dict of
+    weights by vertex id or an array of one per vertex in the order of ``g.ids``, scaled
+    to sum 1 as networkx scales them, or ``weighted`` (follow edges by weight). Those runs
+    keep float64 scores (kernels ``pr64`` and ``wpr64``), by power iteration only;
+    ``sl.run(g, "pr64", tol=...)`` keeps float64 scores for any call (its ``tol`` is per
+    vertex, as networkx's).
 
     ``tol`` bounds the L1 change of all the scores together; networkx's ``tol`` is per
     vertex (networkx stops below ``n * tol``)."""
@@ -531,19 +533,15 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
                (("personalization", personalization), ("dangling", dangling), ("nstart", nstart))
                if value is not None}
     checkpointing = _checkpointing(checkpoint, checkpoint_every)
-    if not (vectors or weighted or tol < _FLOAT32_TOLERANCE):
+    if not (vectors or weighted):
         return g._run("pr", alpha=alpha, tol=tol, max_iter=max_iter, method=method,
                       threads=_threads(threads), verify=verify, **checkpointing)
     if method != "power":
         raise ValueError(f"method={method!r} keeps float32 scores; personalization, dangling, "
-                         "nstart, weighted and a tol below 1e-7 take method=\"power\"")
+                         "nstart and weighted take method=\"power\"")
     kernel = "wpr64" if weighted else "pr64"
     return g._run(kernel, alpha=alpha, tol=tol / g.n, max_iter=max_iter, **vectors,
                   threads=_threads(threads), verify=verify, **checkpointing)
-
-
-# The least L1 tolerance PageRank's float32 scores meet; below it pagerank keeps float64.
-_FLOAT32_TOLERANCE = 1e-7
 
 
 def _vertex_weights(g: Graph, weights: Any, keyword: str) -> list:
