@@ -437,3 +437,15 @@ def test_compressed_lists_hold_the_plain_lists_in_fewer_bytes_and_build_back(tmp
     with pytest.raises(ValueError, match="lists="):
         sl.generate("kron", scale=8, output=tmp_path / "bad.sl", lists="zip")
     assert not (tmp_path / "bad.sl").exists()
+
+
+def test_a_graph_without_vertices_runs_and_answers_nothing():
+    for directed in (False, True):
+        g = sl.from_networkx(nx.DiGraph() if directed else nx.Graph())
+        assert (g.n, g.m) == (0, 0)
+        for result in (sl.pagerank(g), sl.run(g, "pr64"),
+                       sl.connected_components(g), sl.core_number(g),
+                       sl.eigenvector_centrality(g), sl.closeness(g)):
+            assert len(result) == 0
+        assert g.last_report["result"].get("converged", True)
+        assert sl.triangle_count(g) == 0

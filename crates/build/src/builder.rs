@@ -514,7 +514,7 @@ fn build_with<R: Record>(
     let max_id = read.max_id;
     // An input without edges is a mistake (a wrong format, an empty file) unless it
     // declares its vertices: a graph of isolated vertices is a graph.
-    if context.report.input_edges == 0 && source.declared_vertices().unwrap_or(0) == 0 {
+    if context.report.input_edges == 0 && source.declared_vertices().is_none() {
         return Err(BuildError::bad_input(
             source.name(),
             "the input contains no edges; check the file and its format",

@@ -58,8 +58,7 @@ pub(crate) fn spill_and_reorder(
         }
         degrees.resize(declared as usize, 0);
     }
-    if edges == 0 && context.report.input_edges == 0 && source.declared_vertices().unwrap_or(0) == 0
-    {
+    if edges == 0 && context.report.input_edges == 0 && source.declared_vertices().is_none() {
         return Err(BuildError::bad_input(
             source.name(),
             "the input contains no edges; check the file and its format",

@@ -164,6 +164,47 @@ fn a_graph_without_edges_runs_every_kernel_on_every_tier() {
     assert!(refused.contains("no edges"), "{refused}");
 }
 
+#[test]
+fn a_graph_without_vertices_runs_every_kernel_without_a_source_on_every_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let shapes = [("general", "directed"), ("symmetric", "undirected")];
+    for (symmetry, name) in shapes {
+        let input = dir.path().join(format!("{name}.mtx"));
+        let header = format!("%%MatrixMarket matrix coordinate pattern {symmetry}\n0 0 0\n");
+        write_input(&input, header.as_bytes());
+        for lists in ["plain", "compressed"] {
+            let graph = dir.path().join(format!("{name}-{lists}.sl"));
+            swapless_ok(&["build", arg(&input), "-o", arg(&graph), "--lists", lists]);
+            swapless_ok(&["check", arg(&graph)]);
+            for kernel in kernels_on(&graph) {
+                let takes_vertices = swapless_run::Kernel::from_name(kernel)
+                    .is_some_and(|k| k.takes_source())
+                    || kernel == "ppr";
+                for tier in ["dram", "mmap", "direct"] {
+                    if takes_vertices {
+                        // No vertex to start from, nor one to name.
+                        let refused = swapless_fails(&["run", kernel, arg(&graph), "--tier", tier]);
+                        assert!(refused.contains("no edges"), "{kernel}: {refused}");
+                        continue;
+                    }
+                    let (report, result) = run(&graph, kernel, &["--tier", tier], dir.path());
+                    assert!(result.is_empty(), "{kernel} on {name} {lists}");
+                    // Nothing to iterate on: converged, not stopped at the cap.
+                    let converged = &report["result"]["converged"];
+                    assert!(
+                        converged.is_null() || converged == true,
+                        "{kernel}: {report}"
+                    );
+                    assert!(
+                        report["warnings"].as_array().is_none_or(Vec::is_empty),
+                        "{kernel}: {report}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// What `kernel` answers on a graph of 40 isolated vertices (from vertex 7 where it
 /// takes a source or seeds).
 fn assert_isolated_answer(kernel: &str, report: &serde_json::Value, npy: &[u8]) {

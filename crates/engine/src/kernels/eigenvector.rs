@@ -44,13 +44,6 @@ pub struct EigenvectorState {
     vectors: Vectors,
 }
 
-/// How far a run on `vertices` got before it started: it stops below `tolerance` times
-/// the vertex count.
-fn progress(options: EigenvectorOptions, vertices: usize) -> Progress {
-    let flag = power_iteration::VERTEX_TOLERANCE.flag;
-    Progress::new(options.tolerance * vertices as f64, options.tolerance, flag)
-}
-
 impl Kernel for EigenvectorCentrality {
     type State = EigenvectorState;
     type Result = VectorResult;
@@ -112,7 +105,7 @@ impl Kernel for EigenvectorCentrality {
                 &options.arrays,
                 vertices,
                 1.0 / vertices as f64,
-                progress(parameters, vertices),
+                Progress::per_vertex(parameters.tolerance, vertices),
             ),
         })
     }
@@ -152,7 +145,7 @@ impl Kernel for EigenvectorCentrality {
     ) -> std::result::Result<EigenvectorState, StateError> {
         let vertices = store.num_vertices();
         let parameters = options.parameters;
-        let progress = progress(parameters, vertices);
+        let progress = Progress::per_vertex(parameters.tolerance, vertices);
         Ok(EigenvectorState {
             options: parameters,
             vectors: Vectors::restore(saved, &options.arrays, vertices, progress)?,

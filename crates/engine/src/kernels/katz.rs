@@ -79,13 +79,6 @@ pub struct KatzState {
     vectors: Vectors,
 }
 
-/// How far a run on `vertices` got before it started: it stops below `tolerance` times
-/// the vertex count.
-fn progress(options: KatzOptions, vertices: usize) -> Progress {
-    let flag = power_iteration::VERTEX_TOLERANCE.flag;
-    Progress::new(options.tolerance * vertices as f64, options.tolerance, flag)
-}
-
 /// What the output multiplies `scores` by: one over their Euclidean norm when
 /// normalized (1 when that is 0, as networkx).
 fn output_scale(normalized: bool, norm: f64) -> f64 {
@@ -159,7 +152,7 @@ impl Kernel for KatzCentrality {
                 &options.arrays,
                 vertices,
                 0.0,
-                progress(parameters, vertices),
+                Progress::per_vertex(parameters.tolerance, vertices),
             ),
         })
     }
@@ -198,7 +191,7 @@ impl Kernel for KatzCentrality {
     ) -> std::result::Result<KatzState, StateError> {
         let vertices = store.num_vertices();
         let parameters = options.parameters;
-        let progress = progress(parameters, vertices);
+        let progress = Progress::per_vertex(parameters.tolerance, vertices);
         Ok(KatzState {
             options: parameters,
             vectors: Vectors::restore(saved, &options.arrays, vertices, progress)?,

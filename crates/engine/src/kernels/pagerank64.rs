@@ -109,12 +109,6 @@ pub struct PageRank64State {
     out_weights: Option<F64Array>,
 }
 
-/// How far a run on `vertices` got before it started.
-fn progress(options: &PageRank64Options, vertices: usize) -> Progress {
-    let flag = power_iteration::VERTEX_TOLERANCE.flag;
-    Progress::new(options.tolerance * vertices as f64, options.tolerance, flag)
-}
-
 /// Every vertex's out-weight, summed in list order (the same for any thread count).
 fn out_weights(store: &dyn EdgeStore, arrays: &PropertyArrays) -> Result<F64Array> {
     let vertices = store.num_vertices();
@@ -223,7 +217,7 @@ impl<const WEIGHTED: bool> Kernel for PageRank64<WEIGHTED> {
             &options.arrays,
             vertices,
             start,
-            progress(parameters, vertices),
+            Progress::per_vertex(parameters.tolerance, vertices),
         );
         for &(vertex, weight) in parameters.start.iter().flat_map(|start| start.iter()) {
             vectors.last.set(vertex, vectors.last.get(vertex) + weight);
@@ -305,7 +299,7 @@ impl<const WEIGHTED: bool> Kernel for PageRank64<WEIGHTED> {
         saved: &mut StateReader,
     ) -> std::result::Result<PageRank64State, StateError> {
         let vertices = store.num_vertices();
-        let progress = progress(&options.parameters, vertices);
+        let progress = Progress::per_vertex(options.parameters.tolerance, vertices);
         let vectors = Vectors::restore(saved, &options.arrays, vertices, progress)?;
         Ok(Self::state(store, options, vectors)?)
     }

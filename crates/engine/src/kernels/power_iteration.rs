@@ -82,6 +82,17 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// A run that has not iterated yet on `vertices` and stops below `tolerance` (given
+    /// by [`VERTEX_TOLERANCE`]) times the vertex count, networkx's rule. A graph without
+    /// vertices has nothing to change: its first iteration meets any tolerance.
+    pub fn per_vertex(tolerance: f64, vertices: usize) -> Progress {
+        let threshold = match vertices {
+            0 => f64::INFINITY,
+            vertices => tolerance * vertices as f64,
+        };
+        Progress::new(threshold, tolerance, VERTEX_TOLERANCE.flag)
+    }
+
     /// A run that has not iterated yet and stops below `threshold`, which is
     /// `tolerance` (given by `tolerance_flag`) or a multiple of it.
     pub fn new(threshold: f64, tolerance: f64, tolerance_flag: &'static str) -> Progress {

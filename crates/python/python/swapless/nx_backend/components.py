@@ -5,6 +5,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+import networkx as nx
+
 import swapless as _sl
 
 from ._graph import SwaplessGraph, dispatched
@@ -54,6 +56,7 @@ def number_weakly_connected_components(G: SwaplessGraph, *, backend: Any = None,
 @dispatched(**_UNDIRECTED)
 def is_connected(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> bool:
     """networkx's ``is_connected``."""
+    _connectivity_defined(G)
     return len(_components(G)) == 1
 
 
@@ -61,7 +64,14 @@ def is_connected(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any
 def is_weakly_connected(G: SwaplessGraph, *, backend: Any = None,
                         **backend_kwargs: Any) -> bool:
     """networkx's ``is_weakly_connected``."""
+    _connectivity_defined(G)
     return len(_components(G)) == 1
+
+
+def _connectivity_defined(G: SwaplessGraph) -> None:
+    """Raises as networkx does for the null graph, whose connectivity it leaves undefined."""
+    if len(G.nx) == 0:
+        raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
 
 
 def _condensation(G: SwaplessGraph) -> tuple:
@@ -130,6 +140,7 @@ def number_strongly_connected_components(G: SwaplessGraph, *, backend: Any = Non
 def is_strongly_connected(G: SwaplessGraph, *, backend: Any = None,
                           **backend_kwargs: Any) -> bool:
     """networkx's ``is_strongly_connected``."""
+    _connectivity_defined(G)
     return len(_strong_components(G)) == 1
 
 

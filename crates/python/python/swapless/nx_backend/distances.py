@@ -133,6 +133,10 @@ def radius(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any
 def center(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any = None, *,
            backend: Any = None, **backend_kwargs: Any) -> list:
     """networkx's ``center``: the nodes of the smallest eccentricity."""
+    if len(G.nx) == 0 and e is None and weight is None and not G.is_directed():
+        # networkx asks is_tree first, which refuses the null graph (elsewhere its
+        # min() of no eccentricities raises ValueError, as this one's does).
+        raise nx.NetworkXPointlessConcept("G has no nodes.")
     found = _eccentricities(G, weight=weight)
     least = min(found.values())
     return [node for node, value in found.items() if value == least]

@@ -161,6 +161,9 @@ def average_shortest_path_length(G: SwaplessGraph, weight: Any = None, method: A
     if method is not None and method not in methods:
         raise ValueError(f"method not supported: {method}")
     n = len(G.nx)
+    if n == 0:
+        raise nx.NetworkXPointlessConcept(
+            "the null graph has no paths, thus there is no average shortest path length")
     if n == 1:
         return 0
     if G.is_directed():

@@ -55,6 +55,8 @@ def eigenvector_centrality(G: SwaplessGraph, max_iter: int = 100, tol: float = 1
                            nstart: Any = None, weight: Any = None, *, backend: Any = None,
                            **backend_kwargs: Any) -> dict:
     """networkx's ``eigenvector_centrality``: the same iteration and stopping rule."""
+    if len(G.nx) == 0:
+        raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
     g = G.sl
     scores = _converged(g, max_iter, lambda: _sl.eigenvector_centrality(
         g, tol=tol, max_iter=max_iter))
@@ -102,7 +104,7 @@ def _hits_declines(G: Any, args: tuple, kwargs: dict) -> Any:
         return "swapless's HITS ignores edge weights"
     if not argument(args, kwargs, "normalized", 4, True):
         return "networkx's unnormalized vectors are ARPACK's, of either sign"
-    if G.number_of_edges() == 0:
+    if G.number_of_edges() == 0 and len(G) > 0:
         return "a graph without edges has no principal singular vector"
     return _start_declines(G, argument(args, kwargs, "nstart", 3, None), zero_start=False)
 
