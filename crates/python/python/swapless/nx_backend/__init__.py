@@ -69,6 +69,9 @@ def backend_info() -> dict:
         "project": "swapless",
         "package": "swapless",
         "short_summary": "Graph analytics for graphs that do not fit in memory.",
+        # nx.config.backends.swapless.memory = "2G": the budget of every conversion and
+        # run (None: half of memory); .tier: "dram", "mmap" or "direct" (None: the plan's).
+        "default_config": {"memory": None, "tier": None},
         "functions": {name: {"additional_docs": _declines(entry)}
                       for name, entry in sorted(FUNCTIONS.items())},
     }

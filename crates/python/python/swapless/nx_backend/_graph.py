@@ -12,6 +12,16 @@ import numpy as np
 import swapless as _sl
 
 
+def converted(graph: Any, weight: Optional[str] = None) -> Any:
+    """``graph`` as a swapless graph, built within the backend's configured budget and
+    tier (``nx.config.backends.swapless.memory`` and ``.tier``; None: swapless's
+    defaults, half of memory and the tier the budget allows)."""
+    config = getattr(nx.config.backends, "swapless", None)
+    memory = getattr(config, "memory", None)
+    tier = getattr(config, "tier", None)
+    return _sl.from_networkx(graph, weight=weight, memory=memory, tier=tier)
+
+
 class SwaplessGraph:
     """A networkx graph converted for swapless: the swapless graph, keyed by the
     original's node labels, and the original, for conversion back."""
@@ -20,7 +30,7 @@ class SwaplessGraph:
 
     def __init__(self, graph: Any) -> None:
         self.nx = graph
-        self.sl = _sl.from_networkx(graph)
+        self.sl = converted(graph)
         self._reversed: Any = None
         self._weighted: dict = {}
 
@@ -28,7 +38,7 @@ class SwaplessGraph:
         """The swapless graph weighted by edge ``attribute`` (1 where an edge has none),
         converted on first use."""
         if attribute not in self._weighted:
-            self._weighted[attribute] = _sl.from_networkx(self.nx, weight=attribute)
+            self._weighted[attribute] = converted(self.nx, weight=attribute)
         return self._weighted[attribute]
 
     def summed_sl(self, attribute: Optional[str]) -> Any:
@@ -48,7 +58,7 @@ class SwaplessGraph:
                     simple[u][v]["weight"] += weight
                 else:
                     simple.add_edge(u, v, weight=weight)
-            self._weighted[key] = _sl.from_networkx(simple, weight="weight")
+            self._weighted[key] = converted(simple, weight="weight")
         return self._weighted[key]
 
     @property
@@ -56,7 +66,7 @@ class SwaplessGraph:
         """The swapless graph of the reverse of a directed graph, converted on first
         use (a search along in-edges runs on it)."""
         if self._reversed is None:
-            self._reversed = _sl.from_networkx(self.nx.reverse(copy=False))
+            self._reversed = converted(self.nx.reverse(copy=False))
         return self._reversed
 
     def is_directed(self) -> bool:

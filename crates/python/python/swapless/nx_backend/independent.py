@@ -10,7 +10,7 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, dispatched
+from ._graph import SwaplessGraph, argument, converted, dispatched
 
 
 def _unseeded(G: Any, args: tuple, kwargs: dict) -> Any:
@@ -45,4 +45,4 @@ def maximal_independent_set(G: SwaplessGraph, nodes: Any = None, seed: Any = Non
     rest = G.nx.subgraph(set(G.nx) - required - neighbors)
     if rest.number_of_edges() == 0:
         return list(required) + list(rest)
-    return list(required) + _independent(_sl.from_networkx(rest))
+    return list(required) + _independent(converted(rest))
