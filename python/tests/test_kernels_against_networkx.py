@@ -243,6 +243,17 @@ def test_closeness_harmonic_and_eccentricity_match_networkx(all_graphs, tmp_path
         assert weighted["distance-sum"].sum() == pytest.approx(total, rel=1e-12)
 
 
+def test_clustering_matches_networkx_directed_and_undirected(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        # networkx's clustering leaves self-loops out, as swapless's build does.
+        expected = nx.clustering(g)
+        values, report = run("clustering", path, tmp_path, "--verify")
+        reference = np.array([expected.get(v, 0.0) for v in range(len(values))])
+        assert np.abs(values - reference).max() <= 1e-15, path.name
+        assert report["result"]["average_clustering"] == pytest.approx(
+            nx.average_clustering(g), rel=1e-12)
+
+
 def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         undirected = g.to_undirected() if g.is_directed() else g

@@ -259,9 +259,8 @@ fn check_against_reference(
             "bc" | "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" => {
                 found.iter().all(|(v, x)| close(x, &expected[v], 1e-9))
             }
-            "sssp" | "kcore" | "triangles" | "neighbor-degree" | "wneighbor-degree" => {
-                &found == expected
-            }
+            "sssp" | "kcore" | "triangles" | "neighbor-degree" | "wneighbor-degree"
+            | "clustering" => &found == expected,
             "mis" | "radii" | "ppr" | "lpa" => continue,
             other => panic!("no comparison for {other}"),
         };

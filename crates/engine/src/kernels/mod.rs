@@ -6,6 +6,7 @@ pub mod bfs;
 pub mod bit_search;
 pub mod closeness;
 pub mod closeness_weighted;
+pub mod clustering;
 pub mod connected_components;
 pub mod core_number;
 pub mod eigenvector;

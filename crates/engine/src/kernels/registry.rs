@@ -2,7 +2,7 @@
 //! is below them, so that no kernel and the contract import each other.
 
 use super::{
-    betweenness, bfs, closeness, closeness_weighted, connected_components, core_number,
+    betweenness, bfs, closeness, closeness_weighted, clustering, connected_components, core_number,
     eigenvector, hits, katz, label_propagation, maximal_independent_set, neighbor_degree, pagerank,
     pagerank64, personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
     vertex_triangles,
@@ -10,7 +10,7 @@ use super::{
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 22] = [
+pub static KERNELS: [&dyn AnyKernel; 23] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -18,6 +18,7 @@ pub static KERNELS: [&dyn AnyKernel; 22] = [
     &betweenness::Betweenness,
     &triangle_count::TriangleCount,
     &vertex_triangles::VertexTriangles,
+    &clustering::Clustering,
     &radii::Radii,
     &maximal_independent_set::MaximalIndependentSet,
     &core_number::CoreNumber,

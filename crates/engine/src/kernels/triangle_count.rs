@@ -69,9 +69,21 @@ pub(crate) struct OrientedLists {
     offsets: Vec<u64>,
     /// The vertex of each rank, when asked to keep it (empty otherwise).
     pub(crate) vertex_of_rank: Vec<u32>,
+    /// A bit per entry of `higher`: whether the pair is linked both ways (arcs u -> w
+    /// and w -> u of a directed graph), when asked for (empty otherwise).
+    reciprocal: Vec<u64>,
 }
 
 impl OrientedLists {
+    /// Whether the entry at `position` of `rank`'s list links both ways (false unless
+    /// the lists were built with [`ViewKeeps::reciprocal`]).
+    pub(crate) fn reciprocal(&self, rank: u32, position: usize) -> bool {
+        let entry = self.offsets[rank as usize] as usize + position;
+        self.reciprocal
+            .get(entry / 64)
+            .is_some_and(|word| word & (1 << (entry % 64)) != 0)
+    }
+
     /// The list of `rank`.
     pub(crate) fn list(&self, rank: u32) -> &[u32] {
         &self.higher[self.offsets[rank as usize] as usize..self.offsets[rank as usize + 1] as usize]
@@ -100,20 +112,20 @@ impl OrientedLists {
 const COUNT_STEPS: u32 = 64;
 
 /// One step of a count over the oriented lists, for tc and the per-vertex triangles:
-/// the first builds them (with the ranks' vertices when `keep_order`); each after it
+/// the first builds them (keeping what `keeps` asks for); each after it
 /// hands the next block of ranks to `count`, which returns the triangles it found.
 pub(crate) fn counting_step(
     store: &dyn EdgeStore,
     arrays: &PropertyArrays,
     oriented: &mut Option<OrientedLists>,
-    keep_order: bool,
+    keeps: ViewKeeps,
     counted: &mut u32,
     triangles: &mut u64,
     count: impl FnOnce(&OrientedLists, std::ops::Range<u32>) -> u64,
 ) -> Result<Step> {
     let vertices = store.num_vertices() as u32;
     let Some(lists) = oriented.as_ref() else {
-        *oriented = Some(oriented_lists(store, arrays, keep_order)?);
+        *oriented = Some(oriented_lists(store, arrays, keeps)?);
         return Ok(match vertices {
             0 => Step::Done,
             _ => Step::More,
@@ -140,36 +152,66 @@ pub struct TriangleState {
     arrays: PropertyArrays,
 }
 
+/// What the oriented lists keep beyond the lists.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ViewKeeps {
+    /// Which vertex has each rank.
+    pub order: bool,
+    /// Which entries link both ways (a directed graph's reciprocal arcs).
+    pub reciprocal: bool,
+}
+
+/// The sorted entries both `a` and `b` (ascending) hold.
+fn common(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (mut i, mut j, mut both) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            both.push(a[i]);
+        }
+        let (x, y) = (a[i], b[j]);
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
+    }
+    both
+}
+
 /// Builds the oriented lists H(r): each vertex's neighbors in the undirected view that
-/// rank above it by (degree, id), as ranks, sorted; with `keep_order`, also which vertex
-/// has each rank. Its arrays are made through `arrays`.
+/// rank above it by (degree, id), as ranks, sorted; and what `keeps` asks for. Its
+/// arrays are made through `arrays`.
 pub(crate) fn oriented_lists(
     store: &dyn EdgeStore,
     arrays: &PropertyArrays,
-    keep_order: bool,
+    keeps: ViewKeeps,
 ) -> Result<OrientedLists> {
     let vertices = store.num_vertices();
     let directed = store.directed();
     let all = 0..vertices as u32;
-    // A directed graph's undirected view needs each vertex's in-list beside its out-list.
-    let view = |vertex: u32, out_list: &[u32], visit: &mut dyn FnMut(&[u32])| -> Result<()> {
-        if !directed {
-            visit(out_list);
-            return Ok(());
-        }
-        let in_list = Mutex::new(Vec::new());
-        store.gather(EdgeDirection::In, &[vertex], &|_, list| {
-            if let Ok(mut in_list) = in_list.lock() {
-                in_list.extend_from_slice(list.neighbors);
+    let reciprocal = keeps.reciprocal && directed;
+    // A directed graph's undirected view needs each vertex's in-list beside its out-list;
+    // `visit` takes the view's list and, when asked for, the neighbors linked both ways.
+    let view =
+        |vertex: u32, out_list: &[u32], visit: &mut dyn FnMut(&[u32], &[u32])| -> Result<()> {
+            if !directed {
+                visit(out_list, &[]);
+                return Ok(());
             }
-        })?;
-        let mut merged = in_list.into_inner().unwrap_or_default();
-        merged.extend_from_slice(out_list);
-        merged.sort_unstable();
-        merged.dedup();
-        visit(&merged);
-        Ok(())
-    };
+            let in_list = Mutex::new(Vec::new());
+            store.gather(EdgeDirection::In, &[vertex], &|_, list| {
+                if let Ok(mut in_list) = in_list.lock() {
+                    in_list.extend_from_slice(list.neighbors);
+                }
+            })?;
+            let mut merged = in_list.into_inner().unwrap_or_default();
+            let both = match reciprocal {
+                true => common(&merged, out_list),
+                false => Vec::new(),
+            };
+            merged.extend_from_slice(out_list);
+            merged.sort_unstable();
+            merged.dedup();
+            visit(&merged, &both);
+            Ok(())
+        };
     let failure = Mutex::new(None);
     let remember = |result: Result<()>| {
         if let (Err(error), Ok(mut slot)) = (result, failure.lock()) {
@@ -181,7 +223,7 @@ pub(crate) fn oriented_lists(
     let degrees: Vec<u32> = if directed {
         let counted: PropertyVec<AtomicU32> = property_vec(arrays, vertices, || AtomicU32::new(0));
         store.scan(EdgeDirection::Out, all.clone(), &|vertex, list| {
-            remember(view(vertex, list.neighbors, &mut |neighbors| {
+            remember(view(vertex, list.neighbors, &mut |neighbors, _| {
                 counted[vertex as usize].store(neighbors.len() as u32, Ordering::Relaxed)
             }));
         })?;
@@ -205,44 +247,53 @@ pub(crate) fn oriented_lists(
         });
         rank_of.into_vec(|value| value.load(Ordering::Relaxed))
     };
-    if !keep_order {
+    if !keeps.order {
         order = Vec::new();
     }
     drop(degrees);
 
     // Oriented lists H(r) by rank: count, prefix-sum into offsets, fill, sort.
+    // The reciprocal ones among them go to lists of their own, RH(r), to mark them.
     let higher_counts: PropertyVec<AtomicU32> =
         property_vec(arrays, vertices, || AtomicU32::new(0));
+    let both_counts: PropertyVec<AtomicU32> =
+        property_vec(arrays, if reciprocal { vertices } else { 0 }, || {
+            AtomicU32::new(0)
+        });
+    let above = |rank: u32, neighbors: &[u32]| -> Vec<u32> {
+        let ranks = neighbors.iter().map(|&w| rank_of[w as usize]);
+        ranks.filter(|&w| w > rank).collect()
+    };
     store.scan(EdgeDirection::Out, all.clone(), &|u, list| {
-        remember(view(u, list.neighbors, &mut |neighbors| {
+        remember(view(u, list.neighbors, &mut |neighbors, both| {
             let rank = rank_of[u as usize];
-            let higher = neighbors
-                .iter()
-                .filter(|&&w| rank_of[w as usize] > rank)
-                .count();
-            higher_counts[rank as usize].store(higher as u32, Ordering::Relaxed);
+            let count = |list: &[u32]| list.iter().filter(|&&w| rank_of[w as usize] > rank).count();
+            higher_counts[rank as usize].store(count(neighbors) as u32, Ordering::Relaxed);
+            if reciprocal {
+                both_counts[rank as usize].store(count(both) as u32, Ordering::Relaxed);
+            }
         }));
     })?;
-    let mut offsets = Vec::with_capacity(vertices + 1);
-    offsets.push(0u64);
-    let mut total = 0u64;
-    for count in higher_counts.iter() {
-        total += count.load(Ordering::Relaxed) as u64;
-        offsets.push(total);
-    }
-    drop(higher_counts);
+    let offsets = prefix_sums(&higher_counts);
+    let both_offsets = prefix_sums(&both_counts);
+    drop((higher_counts, both_counts));
+    let total = offsets[vertices];
     let higher: PropertyVec<AtomicU32> = property_vec(arrays, total as usize, || AtomicU32::new(0));
+    let both_total = both_offsets.last().copied().unwrap_or(0) as usize;
+    let both_higher: PropertyVec<AtomicU32> =
+        property_vec(arrays, both_total, || AtomicU32::new(0));
     store.scan(EdgeDirection::Out, all, &|u, list| {
-        remember(view(u, list.neighbors, &mut |neighbors| {
+        remember(view(u, list.neighbors, &mut |neighbors, both| {
             let rank = rank_of[u as usize];
             let start = offsets[rank as usize] as usize;
-            for (slot, w) in neighbors
-                .iter()
-                .map(|&w| rank_of[w as usize])
-                .filter(|&w| w > rank)
-                .enumerate()
-            {
+            for (slot, w) in above(rank, neighbors).into_iter().enumerate() {
                 higher[start + slot].store(w, Ordering::Relaxed);
+            }
+            if reciprocal {
+                let start = both_offsets[rank as usize] as usize;
+                for (slot, w) in above(rank, both).into_iter().enumerate() {
+                    both_higher[start + slot].store(w, Ordering::Relaxed);
+                }
             }
         }));
     })?;
@@ -252,11 +303,59 @@ pub(crate) fn oriented_lists(
     drop(rank_of);
     let mut higher: Vec<u32> = higher.into_vec(|value| value.load(Ordering::Relaxed));
     sort_each_list(&mut higher, &offsets);
+    let reciprocal = match reciprocal {
+        true => {
+            let mut both: Vec<u32> = both_higher.into_vec(|value| value.load(Ordering::Relaxed));
+            sort_each_list(&mut both, &both_offsets);
+            mark_reciprocal(&higher, &offsets, &both, &both_offsets)
+        }
+        false => Vec::new(),
+    };
     Ok(OrientedLists {
         higher,
         offsets,
         vertex_of_rank: order,
+        reciprocal,
     })
+}
+
+/// Where each of the lists `counts` counts starts, and where the last ends.
+fn prefix_sums(counts: &[AtomicU32]) -> Vec<u64> {
+    let mut offsets = Vec::with_capacity(counts.len() + 1);
+    offsets.push(0u64);
+    let mut total = 0u64;
+    for count in counts {
+        total += count.load(Ordering::Relaxed) as u64;
+        offsets.push(total);
+    }
+    offsets
+}
+
+/// A bit per entry of `higher`, set where the entry is also in the same rank's list of
+/// `both` (a sorted subset of it).
+fn mark_reciprocal(
+    higher: &[u32],
+    offsets: &[u64],
+    both: &[u32],
+    both_offsets: &[u64],
+) -> Vec<u64> {
+    let bits: Vec<std::sync::atomic::AtomicU64> = (0..higher.len().div_ceil(64))
+        .map(|_| std::sync::atomic::AtomicU64::new(0))
+        .collect();
+    (0..offsets.len() - 1).into_par_iter().for_each(|rank| {
+        let start = offsets[rank] as usize;
+        let list = &higher[start..offsets[rank + 1] as usize];
+        let linked = &both[both_offsets[rank] as usize..both_offsets[rank + 1] as usize];
+        let mut position = 0;
+        for &w in linked {
+            while list[position] != w {
+                position += 1;
+            }
+            let entry = start + position;
+            bits[entry / 64].fetch_or(1 << (entry % 64), Ordering::Relaxed);
+        }
+    });
+    bits.into_iter().map(|word| word.into_inner()).collect()
 }
 
 /// Sorts each list `offsets[i] - offsets[0]..offsets[i + 1] - offsets[0]` of `values`,
@@ -486,7 +585,7 @@ impl Kernel for TriangleCount {
             store,
             &state.arrays,
             &mut state.oriented,
-            false,
+            ViewKeeps::default(),
             &mut state.counted,
             &mut state.triangles,
             |oriented, ranks| oriented.count(ranks),
@@ -506,7 +605,11 @@ impl Kernel for TriangleCount {
         let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
         let triangles = saved.number("triangles")?;
         Ok(TriangleState {
-            oriented: Some(oriented_lists(store, &options.arrays, false)?),
+            oriented: Some(oriented_lists(
+                store,
+                &options.arrays,
+                ViewKeeps::default(),
+            )?),
             counted,
             triangles,
             arrays: options.arrays.clone(),

@@ -14,7 +14,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
-use super::triangle_count::{OrientedLists, counting_step, each_triangle, oriented_lists};
+use super::triangle_count::{
+    OrientedLists, ViewKeeps, counting_step, each_triangle, oriented_lists,
+};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
 };
@@ -28,6 +30,12 @@ use swapless_store::{EdgeStore, Result};
 
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = super::triangle_count::READS;
+
+/// The oriented lists keep which vertex has each rank, to count by vertex.
+const KEEPS: ViewKeeps = ViewKeeps {
+    order: true,
+    reciprocal: false,
+};
 
 /// Calls `found(position)` for the position in `mine` of each entry `mine` shares with
 /// `theirs` (both ascending): a merge when their sizes are alike, binary search of the
@@ -176,7 +184,7 @@ impl Kernel for VertexTriangles {
             store,
             &state.arrays,
             &mut state.oriented,
-            true,
+            KEEPS,
             &mut state.counted,
             &mut state.triangles,
             |oriented, ranks| count(oriented, ranks, counts),
@@ -199,7 +207,7 @@ impl Kernel for VertexTriangles {
         let counts = property_vec(&options.arrays, store.num_vertices(), || AtomicU64::new(0));
         saved.fill("counts", &counts[..])?;
         Ok(VertexTrianglesState {
-            oriented: Some(oriented_lists(store, &options.arrays, true)?),
+            oriented: Some(oriented_lists(store, &options.arrays, KEEPS)?),
             counts,
             counted,
             triangles,

@@ -73,6 +73,7 @@ __all__ = [
     "betweenness",
     "triangle_count",
     "triangles",
+    "clustering",
     "radii",
     "maximal_independent_set",
     "core_number",
@@ -616,6 +617,15 @@ def triangles(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
     """Triangles through each vertex of the undirected view: int64 per vertex (their
     total over three, the number of triangles, is ``g.last_report["result"]["triangles"]``)."""
     return g._run("triangles", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
+
+
+def clustering(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
+               checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Local clustering coefficients, networkx's ``clustering`` (unweighted): float64 per
+    vertex; on a directed graph Fagiolo's directed coefficient, as networkx's. Their mean,
+    networkx's ``average_clustering``, is ``g.last_report["result"]["average_clustering"]``."""
+    return g._run("clustering", threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 

@@ -1,4 +1,4 @@
-"""Triangles and clustering of undirected graphs."""
+"""Triangles, transitivity and clustering (directed too)."""
 
 from __future__ import annotations
 
@@ -31,27 +31,30 @@ def triangles(G: SwaplessGraph, nodes: Any = None, *, backend: Any = None,
     return of_nodes(_triangles(G), G, nodes)
 
 
+def _unweighted(G: Any, args: tuple, kwargs: dict) -> Any:
+    if not weights_are_one(G, argument(args, kwargs, "weight", 2, None)):
+        return "swapless's clustering is unweighted"
+    return True
+
+
 def _local_clustering(G: SwaplessGraph) -> dict:
-    """Each node's share of the pairs of its other neighbors that are linked."""
-    shares = {}
-    for node, count in _triangles(G).items():
-        degree = loop_free_degree(G.nx, node)
-        shares[node] = 0 if degree < 2 else 2 * count / (degree * (degree - 1))
-    return shares
+    """Each node's clustering coefficient (directed: Fagiolo's, as networkx's), by label."""
+    g = G.sl
+    return as_dict(_sl.clustering(g), g)
 
 
-@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected, unweighted graphs.")
+@dispatched(_unweighted, loops_ignored=True, docs="Unweighted graphs.")
 def clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None, *,
                backend: Any = None, **backend_kwargs: Any) -> Any:
-    """networkx's ``clustering`` of an undirected, unweighted graph."""
+    """networkx's ``clustering`` of an unweighted graph, directed or not."""
     return of_nodes(_local_clustering(G), G, nodes)
 
 
-@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected, unweighted graphs.")
+@dispatched(_unweighted, loops_ignored=True, docs="Unweighted graphs.")
 def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
                        count_zeros: bool = True, *, backend: Any = None,
                        **backend_kwargs: Any) -> float:
-    """networkx's ``average_clustering`` of an undirected, unweighted graph."""
+    """networkx's ``average_clustering`` of an unweighted graph, directed or not."""
     shares = _local_clustering(G)
     values = [shares[node] for node in (G.nx if nodes is None else G.nx.nbunch_iter(nodes))]
     if not count_zeros:

@@ -1,0 +1,412 @@
+//! Local clustering coefficients, as networkx's `clustering` (unweighted): on an
+//! undirected graph, the share of the pairs of a vertex's neighbors that are linked,
+//! `2 T / (d (d - 1))`; on a directed graph, Fagiolo's directed coefficient, counting
+//! each triangle through the vertex once for every way its arcs run:
+//! `T / (d_tot (d_tot - 1) - 2 d_both)` over the vertex's in- and out-degree `d_tot` and
+//! its neighbors linked both ways `d_both`.
+//!
+//! Output: a float64 per vertex (0 where no triangle passes); the report holds their
+//! mean (networkx's `average_clustering`).
+//!
+//! The triangles are found as `triangles` finds them, on the oriented lists of the
+//! undirected view; on a directed graph each oriented entry also says whether its pair
+//! is linked both ways, and a triangle whose three pairs are linked `a`, `b` and `c`
+//! ways (1 or 2 each) counts `a * b * c` times, which is networkx's count of the
+//! directed triangles through each of its vertices, halved.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use serde_json::{Value, json};
+use swapless_format::GraphFile;
+use swapless_store::{EdgeDirection, EdgeStore, Result};
+
+use super::Reads;
+use super::triangle_count::{OrientedLists, ViewKeeps, counting_step, each_triangle};
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    reorder_property,
+};
+use crate::parameters::ParameterValues;
+use crate::property::{PropertyArrays, PropertyVec, property_vec};
+use crate::saved_state::{StateError, StateReader, StateWriter};
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = super::triangle_count::READS;
+
+/// The oriented lists keep which vertex has each rank and which pairs link both ways.
+const KEEPS: ViewKeeps = ViewKeeps {
+    order: true,
+    reciprocal: true,
+};
+
+/// Calls `found(i, j)` for each entry `mine[i] == theirs[j]` of two ascending lists: a
+/// merge when their sizes are alike, binary search of the longer when one is far shorter.
+fn each_common(mine: &[u32], theirs: &[u32], mut found: impl FnMut(usize, usize)) {
+    if mine.len() * 32 < theirs.len() {
+        for (i, entry) in mine.iter().enumerate() {
+            if let Ok(j) = theirs.binary_search(entry) {
+                found(i, j);
+            }
+        }
+        return;
+    }
+    if theirs.len() * 32 < mine.len() {
+        for (j, entry) in theirs.iter().enumerate() {
+            if let Ok(i) = mine.binary_search(entry) {
+                found(i, j);
+            }
+        }
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < mine.len() && j < theirs.len() {
+        let (x, y) = (mine[i], theirs[j]);
+        if x == y {
+            found(i, j);
+        }
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
+    }
+}
+
+/// The ways (1 or 2) the pair at `position` of `rank`'s oriented list is linked.
+fn ways(oriented: &OrientedLists, rank: u32, position: usize) -> u64 {
+    1 + oriented.reciprocal(rank, position) as u64
+}
+
+/// Adds the weighted triangles whose lowest rank is in `ranks` to `counts` (by rank);
+/// returns their weight in all.
+fn count(oriented: &OrientedLists, ranks: std::ops::Range<u32>, counts: &[AtomicU64]) -> u64 {
+    ranks
+        .into_par_iter()
+        .with_min_len(64)
+        .map_init(Vec::new, |tally: &mut Vec<u64>, rank| {
+            let mine = oriented.list(rank);
+            tally.clear();
+            tally.resize(mine.len(), 0);
+            let mut weight = 0u64;
+            for (position, &s) in mine.iter().enumerate() {
+                let later = position + 1;
+                let rs = ways(oriented, rank, position);
+                let mut through_s = 0u64;
+                each_common(&mine[later..], oriented.list(s), |at, in_s| {
+                    let found = rs * ways(oriented, rank, later + at) * ways(oriented, s, in_s);
+                    tally[later + at] += found;
+                    through_s += found;
+                });
+                tally[position] += through_s;
+                weight += through_s;
+            }
+            for (&member, &found) in mine.iter().zip(tally.iter()) {
+                if found > 0 {
+                    counts[member as usize].fetch_add(found, Ordering::Relaxed);
+                }
+            }
+            if weight > 0 {
+                counts[rank as usize].fetch_add(weight, Ordering::Relaxed);
+            }
+            weight
+        })
+        .sum()
+}
+
+/// Each vertex's neighbors linked both ways, by rank, counted from the oriented lists'
+/// marks (each pair is marked once, in the list of its lower rank).
+fn linked_both_ways(oriented: &OrientedLists, arrays: &PropertyArrays) -> PropertyVec<AtomicU32> {
+    let ranks = oriented.vertex_of_rank.len();
+    let both = property_vec(arrays, ranks, || AtomicU32::new(0));
+    (0..ranks as u32).into_par_iter().for_each(|rank| {
+        for (position, &s) in oriented.list(rank).iter().enumerate() {
+            if oriented.reciprocal(rank, position) {
+                both[rank as usize].fetch_add(1, Ordering::Relaxed);
+                both[s as usize].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    both
+}
+
+/// A vertex's coefficient from its triangles' `weight`, its in- plus out-degree
+/// `total` and its neighbors linked both ways `both` (directed), or from its triangles
+/// and degree `total` (undirected), as networkx computes it.
+fn coefficient(directed: bool, weight: u64, total: u64, both: u64) -> f64 {
+    if weight == 0 {
+        return 0.0;
+    }
+    let (weight, total, both) = (weight as f64, total as f64, both as f64);
+    match directed {
+        true => weight / (total * (total - 1.0) - 2.0 * both),
+        false => 2.0 * weight / (total * (total - 1.0)),
+    }
+}
+
+/// The state between steps.
+pub struct ClusteringState {
+    /// `None` until the first step has built them.
+    oriented: Option<OrientedLists>,
+    /// The weighted triangles through each rank's vertex.
+    counts: PropertyVec<AtomicU64>,
+    /// The ranks counted so far are `0..counted`.
+    counted: u32,
+    /// The triangles' weight in all.
+    weight: u64,
+    /// The coefficients by vertex, once every rank is counted.
+    coefficients: Option<PropertyVec<f64>>,
+    /// Where the steps make their arrays.
+    arrays: PropertyArrays,
+}
+
+/// Local clustering as the runner drives it.
+pub struct Clustering;
+
+impl Clustering {
+    /// Each vertex's coefficient from the counts by rank.
+    fn coefficients(store: &dyn EdgeStore, state: &ClusteringState) -> PropertyVec<f64> {
+        let vertices = store.num_vertices();
+        let mut coefficients = property_vec(&state.arrays, vertices, || 0.0);
+        let Some(oriented) = state.oriented.as_ref() else {
+            return coefficients;
+        };
+        let directed = store.directed();
+        let both = directed.then(|| linked_both_ways(oriented, &state.arrays));
+        let (out, r#in) = (
+            store.offsets(EdgeDirection::Out),
+            store.offsets(EdgeDirection::In),
+        );
+        for (rank, &vertex) in oriented.vertex_of_rank.iter().enumerate() {
+            let v = vertex as usize;
+            let total = match directed {
+                true => out.degree(v) + r#in.degree(v),
+                false => out.degree(v),
+            };
+            let linked = both
+                .as_ref()
+                .map_or(0, |both| both[rank].load(Ordering::Relaxed) as u64);
+            let weight = state.counts[rank].load(Ordering::Relaxed);
+            coefficients[v] = coefficient(directed, weight, total, linked);
+        }
+        coefficients
+    }
+}
+
+impl Kernel for Clustering {
+    type State = ClusteringState;
+    type Result = ClusteringResult;
+    type Parameters = ();
+
+    const INFO: KernelInfo = KernelInfo {
+        name: "clustering",
+        about: "Local clustering coefficient (networkx's clustering; directed as Fagiolo's): value per vertex",
+        reads: READS,
+        column: Column {
+            name: "clustering",
+            vertices: false,
+        },
+        result: ResultKind::Float64,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: true,
+        deterministic: true,
+        every_vertex_a_source: false,
+        undirected_only: false,
+        parameters: &[],
+    };
+
+    fn parameters(&self, _values: &ParameterValues) {}
+
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        let mut memory = super::triangle_count::TriangleCount.memory(shape);
+        // The weights by rank (8) kept, and the coefficients (8) made at the end.
+        memory.hot_arrays.extend([8 * vertices, 8 * vertices]);
+        // The ranks' vertices (4); on a directed graph the lists of pairs linked both
+        // ways (at most half the arcs, 4 each) with their offsets (8) and counts (4),
+        // the marks (a bit an entry) and the counts linked both ways (4).
+        memory.working_bytes += 4 * vertices;
+        if shape.directed {
+            memory.working_bytes += 2 * shape.arcs + 16 * vertices + shape.arcs / 8 + 8;
+        }
+        // The serial weights (8), degrees linked both ways (8) and coefficients (8).
+        memory.verifier_bytes += 24 * vertices;
+        memory.result_bytes_per_vertex = 8;
+        memory.output_bytes_per_vertex = 8;
+        memory.released_as_copied = true;
+        memory
+    }
+
+    fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<ClusteringState> {
+        Ok(ClusteringState {
+            oriented: None,
+            counts: property_vec(&options.arrays, store.num_vertices(), || AtomicU64::new(0)),
+            counted: 0,
+            weight: 0,
+            coefficients: None,
+            arrays: options.arrays.clone(),
+        })
+    }
+
+    /// The first step builds the oriented lists; each after it counts a block of ranks;
+    /// the last also divides.
+    fn step(&self, store: &dyn EdgeStore, state: &mut ClusteringState) -> Result<Step> {
+        let counts = &state.counts;
+        let step = counting_step(
+            store,
+            &state.arrays,
+            &mut state.oriented,
+            KEEPS,
+            &mut state.counted,
+            &mut state.weight,
+            |oriented, ranks| count(oriented, ranks, counts),
+        )?;
+        if step == Step::Done {
+            state.coefficients = Some(Self::coefficients(store, state));
+        }
+        Ok(step)
+    }
+
+    /// The oriented lists are not saved: they are the graph's, rebuilt on restore.
+    fn save(&self, state: &mut ClusteringState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.number("counted", state.counted as u64)?;
+        out.number("weight", state.weight)?;
+        out.array("counts", &state.counts[..])
+    }
+
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<()>,
+        saved: &mut StateReader,
+    ) -> std::result::Result<ClusteringState, StateError> {
+        let counted = saved.number_at_most("counted", store.num_vertices() as u64)? as u32;
+        let weight = saved.number("weight")?;
+        let counts = property_vec(&options.arrays, store.num_vertices(), || AtomicU64::new(0));
+        saved.fill("counts", &counts[..])?;
+        Ok(ClusteringState {
+            oriented: Some(super::triangle_count::oriented_lists(
+                store,
+                &options.arrays,
+                KEEPS,
+            )?),
+            counts,
+            counted,
+            weight,
+            coefficients: None,
+            arrays: options.arrays.clone(),
+        })
+    }
+
+    fn finish(&self, state: ClusteringState) -> ClusteringResult {
+        // A run finishes after its last step, which made them.
+        let arrays = &state.arrays;
+        let coefficients = state
+            .coefficients
+            .unwrap_or_else(|| property_vec(arrays, 0, || 0.0));
+        ClusteringResult {
+            coefficients,
+            weight: state.weight,
+        }
+    }
+
+    fn summary(
+        &self,
+        result: &ClusteringResult,
+        _: &KernelOptions<()>,
+        _: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        // Summed as integers of 2^-64, so that the mean does not depend on the order of
+        // the vertices (a reordered file's).
+        const UNIT: f64 = 18_446_744_073_709_551_616.0;
+        let values = &result.coefficients;
+        let total: u128 = values.iter().map(|&x| (x * UNIT) as u128).sum();
+        let average = match values.len() {
+            0 => 0.0,
+            n => total as f64 / UNIT / n as f64,
+        };
+        json!({"average_clustering": average})
+    }
+
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions<()>,
+        result: &ClusteringResult,
+        block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, result, block_bytes)
+    }
+
+    fn output(&self, result: ClusteringResult, permutation: Option<&[u32]>) -> Output {
+        Output::Float64(reorder_property(result.coefficients, permutation, |&x| x))
+    }
+}
+
+/// What a run produced: the coefficients by (internal) vertex, and the triangles'
+/// weight in all.
+pub struct ClusteringResult {
+    coefficients: PropertyVec<f64>,
+    weight: u64,
+}
+
+/// The ways (0, 1 or 2) vertices `a` and `b` of the file are linked.
+fn serial_ways(graph: &GraphFile, a: u32, b: u32) -> u64 {
+    let linked = |from: u32, to: u32| {
+        graph
+            .out_neighbors_of(from as usize)
+            .binary_search(&to)
+            .is_ok() as u64
+    };
+    match graph.flags().directed {
+        true => linked(a, b) + linked(b, a),
+        false => linked(a, b),
+    }
+}
+
+/// Computes every coefficient serially on the file (the triangles as
+/// `triangle_count::each_triangle` finds them, each pair's ways looked up) and compares,
+/// vertex by vertex, to the rounding of the division.
+fn verify(
+    graph: &GraphFile,
+    result: &ClusteringResult,
+    block_bytes: u64,
+) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    let directed = graph.flags().directed;
+    let mut weights = vec![0u64; vertices];
+    let mut total = 0u64;
+    each_triangle(graph, block_bytes, |u, v, w| {
+        let weight = match directed {
+            true => serial_ways(graph, u, v) * serial_ways(graph, v, w) * serial_ways(graph, u, w),
+            false => 1,
+        };
+        for vertex in [u, v, w] {
+            weights[vertex as usize] += weight;
+        }
+        total += weight;
+    });
+    if total != result.weight {
+        return Err(format!(
+            "the triangles weigh {} in all but the serial count gives {total}",
+            result.weight
+        ));
+    }
+    for (v, &weight) in weights.iter().enumerate() {
+        let out = graph.out_neighbors_of(v);
+        let (degree, both) = match directed {
+            true => {
+                let r#in = graph.in_neighbors_of(v);
+                let both = r#in.iter().filter(|u| out.binary_search(u).is_ok()).count();
+                (out.len() + r#in.len(), both as u64)
+            }
+            false => (out.len(), 0),
+        };
+        let expected = coefficient(directed, weight, degree as u64, both);
+        let found = result.coefficients[v];
+        if (found - expected).abs() > 1e-12 * expected.abs() {
+            return Err(format!(
+                "vertex {v} has clustering {found} but the serial count gives {expected}"
+            ));
+        }
+    }
+    Ok(())
+}
