@@ -95,6 +95,8 @@ CASES = [
      ValueError, "personalization 1000000 is not a vertex"),
     ("pagerank: a personalization array of the wrong length", lambda g, w, d: sl.pagerank(g, personalization=np.ones(3)),
      ValueError, "one weight per vertex"),
+    ("pagerank: weights summing past the largest float", lambda g, w, d: sl.pagerank(g, personalization={0: 1e308, 1: 1e308}),
+     ValueError, "summing to a finite number above 0"),
     ("pagerank: gauss-seidel with a personalization", lambda g, w, d: sl.pagerank(g, method="gauss-seidel", personalization={0: 1}),
      ValueError, "take method=\"power\""),
     ("run: pr64's personalization as a string", lambda g, w, d: sl.run(g, "pr64", personalization="0:1"),

@@ -90,6 +90,46 @@ def test_the_null_graph_is_answered_as_networkx_answers_it(name):
         assert found == expected, (name, type(G).__name__)
 
 
+@pytest.mark.parametrize("call", [
+    lambda G, **kw: nx.pagerank(G, personalization={0: 1}, **kw),
+    lambda G, **kw: nx.pagerank(G, max_iter=0, **kw),
+    lambda G, **kw: nx.pagerank(G, tol=-1, alpha=2, **kw),
+    lambda G, **kw: nx.katz_centrality(G, max_iter=0, **kw),
+    lambda G, **kw: nx.hits(G, tol=-1, **kw),
+])
+def test_the_null_graph_is_answered_before_the_arguments_are_read(call):
+    # networkx returns an empty answer before it looks at the arguments.
+    for G in (nx.Graph(), nx.DiGraph()):
+        assert _outcome(lambda: call(G, backend="swapless")) == _outcome(lambda: call(G))
+
+
+def test_arguments_networkx_takes_and_swapless_would_not_are_declined():
+    G = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 1)])
+    for weight in (0.1, 1e-50):
+        G[0][1]["weight"] = weight  # float32 cannot hold it
+        with pytest.raises(NotImplementedError):
+            nx.pagerank(G, backend="swapless")
+    del G[0][1]["weight"]
+    for options in ({"alpha": 1.5}, {"alpha": -0.5}, {"tol": -1}):
+        with pytest.raises(NotImplementedError):
+            nx.pagerank(G, backend="swapless", **options)
+    # Out-weights of mixed signs: only a sum of 0 dangles, as networkx reads them.
+    G[1][2]["weight"] = -0.5
+    G[0][1]["weight"] = 2
+    expected = nx.pagerank(G)
+    found = nx.pagerank(G, backend="swapless")
+    assert max(abs(found[v] - expected[v]) for v in G) < 1e-15
+
+
+def test_the_backend_imported_before_networkx_keeps_its_settings():
+    # Importing the backend imports networkx, which reads the backend's settings while
+    # the backend is still half imported.
+    code = ("import swapless.nx_backend; import networkx as nx; "
+            "nx.config.backends.swapless.memory = '64M'; "
+            "assert len(swapless.nx_backend.backend_info()['functions']) >= 45")
+    subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code], check=True)
+
+
 EXPECTED = pathlib.Path(__file__).with_name("nx_backend_expected.json")
 
 

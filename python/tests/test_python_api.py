@@ -449,3 +449,11 @@ def test_a_graph_without_vertices_runs_and_answers_nothing():
             assert len(result) == 0
         assert g.last_report["result"].get("converged", True)
         assert sl.triangle_count(g) == 0
+
+
+def test_pagerank_reads_a_series_of_weights_by_its_index():
+    import pandas as pd
+    g = sl.from_networkx(nx.path_graph(7))
+    series = pd.Series({3: 1.0, 0: 0.0, 1: 0.0, 2: 0.0, 4: 0.0, 5: 0.0, 6: 0.0})
+    by_index = sl.pagerank(g, personalization=series)
+    assert np.abs(by_index - sl.pagerank(g, personalization={3: 1})).max() == 0

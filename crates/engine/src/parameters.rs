@@ -77,6 +77,7 @@ impl ParameterValue {
             ParameterValue::Vertices(ids) => {
                 ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
             }
+            ParameterValue::VertexWeights(weights) if weights.is_empty() => "none".to_string(),
             ParameterValue::VertexWeights(weights) if weights.len() <= WEIGHTS_LISTED => weights
                 .iter()
                 .map(|(id, weight)| format!("{id}:{weight}"))
@@ -91,7 +92,7 @@ impl ParameterValue {
                     bytes.extend_from_slice(&weight.to_bits().to_le_bytes());
                 }
                 let digest = xxhash_rust::xxh3::xxh3_128(&bytes);
-                format!("{} weights, xxh3 {digest:032x}", weights.len())
+                format!("{} weights of digest {digest:032x}", weights.len())
             }
         }
     }
@@ -154,7 +155,7 @@ impl Parameter {
             ParameterKind::Choice(words) => format!("one of {}", words.join(", ")),
             ParameterKind::Vertices { .. } => "one or more vertex ids".to_string(),
             ParameterKind::VertexWeights => {
-                "vertex ids with weights (ID:WEIGHT,...), each finite and >= 0, not all 0"
+                "vertex ids with weights (ID:WEIGHT,...), each finite and >= 0, summing to a finite number above 0"
                     .to_string()
             }
         }
@@ -184,11 +185,14 @@ impl Parameter {
                 words.contains(&word.as_str())
             }
             (ParameterKind::Vertices { .. }, ParameterValue::Vertices(ids)) => !ids.is_empty(),
+            // Scaled to sum 1, so the sum must be a number above 0.
             (ParameterKind::VertexWeights, ParameterValue::VertexWeights(weights)) => {
+                let total: f64 = weights.iter().map(|&(_, weight)| weight).sum();
                 weights
                     .iter()
                     .all(|&(_, weight)| weight.is_finite() && weight >= 0.0)
-                    && weights.iter().any(|&(_, weight)| weight > 0.0)
+                    && total > 0.0
+                    && total.is_finite()
             }
             _ => false,
         };
@@ -516,6 +520,7 @@ mod tests {
             (PERSONALIZATION, "3", false),
             (PERSONALIZATION, "x:1", false),
             (PERSONALIZATION, "", false),
+            (PERSONALIZATION, "1:1e308,2:1e308", false),
         ];
         for (parameter, text, accepted) in cases {
             assert_eq!(
@@ -537,7 +542,7 @@ mod tests {
         assert_eq!(few.text(), "3:1,17:0.5");
         let many: Vec<(u64, f64)> = (0..100).map(|id| (id, 1.0)).collect();
         let text = ParameterValue::VertexWeights(many.clone()).text();
-        assert!(text.starts_with("100 weights, xxh3 "), "{text}");
+        assert!(text.starts_with("100 weights of digest "), "{text}");
         let mut changed = many;
         changed[50].1 = 2.0;
         assert_ne!(ParameterValue::VertexWeights(changed).text(), text);

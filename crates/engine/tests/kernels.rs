@@ -1059,11 +1059,22 @@ fn pr64_and_wpr64_give_networkx_values_with_every_option() {
             ids: swapless_build::ids::IdMode::Dense,
         },
     );
+    // Out-weights of mixed signs: only a sum of 0 dangles, as in networkx.
+    let signed = text_graph_with(
+        dir.path(),
+        "signed",
+        "0 1 2\n1 2 -0.5\n2 0 1\n2 1 1\n",
+        ImportOptions {
+            undirected: false,
+            weighted: true,
+            ids: swapless_build::ids::IdMode::Dense,
+        },
+    );
     let weights = |flag: &str, pairs: &[(u64, f64)]| {
         given(flag, ParameterValue::VertexWeights(pairs.to_vec()))
     };
     let tight = given("vertex-tolerance", ParameterValue::Number(1e-12));
-    let cases: [(&str, &PathBuf, Vec<Given>, Vec<f64>); 4] = [
+    let cases: [(&str, &PathBuf, Vec<Given>, Vec<f64>); 5] = [
         (
             "pr64",
             &complete,
@@ -1107,6 +1118,12 @@ fn pr64_and_wpr64_give_networkx_values_with_every_option() {
                 0.25120501624457653,
                 0.29983769469515875,
             ],
+        ),
+        (
+            "wpr64",
+            &signed,
+            vec![given("vertex-tolerance", ParameterValue::Number(1e-6))],
+            vec![0.21481051315058508, 0.3974000441421556, 0.387789442707259],
         ),
         (
             "wpr64",

@@ -103,6 +103,12 @@ pub fn weight_from_number(weight: f64, written: &str) -> std::result::Result<f32
         Err(format!(
             "weight {written} is beyond the largest a 32-bit float holds (about 3.4e38)"
         ))
+    } else if weight != 0.0 && weight as f32 == 0.0 {
+        // Stored as 0 it would be another graph's weight (a vertex whose out-weights
+        // vanish dangles in PageRank).
+        Err(format!(
+            "weight {written} is below the smallest a 32-bit float holds (about 1.4e-45), so it would be stored as 0"
+        ))
     } else {
         Ok(weight as f32)
     }
@@ -429,5 +435,8 @@ mod tests {
         assert!(parse_vertex_id(b"1.5").is_err());
         assert!(parse_weight(b"nan").is_err());
         assert_eq!(parse_weight(b"1e3"), Ok(1000.0));
+        assert!(parse_weight(b"1e-50").is_err());
+        assert_eq!(parse_weight(b"-0"), Ok(-0.0));
+        assert!(parse_weight(b"1e-40").is_ok());
     }
 }

@@ -6,7 +6,7 @@
 //! Output: a score per vertex (float64), summing to 1. Each iteration is networkx's
 //! `x = alpha * (x A + dangling_rank * d) + (1 - alpha) * p`, where `A` divides each
 //! out-edge's weight by its tail's out-weight (a vertex whose out-weight is 0 is
-//! dangling), and the run stops when an iteration changes the scores by less than
+//! dangling, as in networkx, whatever the signs of its weights), and the run stops when an iteration changes the scores by less than
 //! `vertices * tol` (L1), networkx's rule, so the scores agree with networkx's to
 //! rounding. One step is one iteration.
 //!
@@ -239,7 +239,7 @@ impl<const WEIGHTED: bool> Kernel for PageRank64<WEIGHTED> {
         // Each vertex's contribution, and the rank of the dangling ones.
         let [dangling_rank] = power_iteration::sums(vertices, |vertex| {
             let (score, weight) = (last.get(vertex), out_weight(vertex));
-            match weight > 0.0 {
+            match weight != 0.0 {
                 true => {
                     contributions.set(vertex, score / weight);
                     [0.0]
@@ -386,12 +386,12 @@ fn serial_pagerank(
     let mut next = vec![0.0; vertices];
     for _ in 0..iterations {
         let dangling_rank: f64 = (0..vertices)
-            .filter(|&v| out_weights[v] <= 0.0)
+            .filter(|&v| out_weights[v] == 0.0)
             .map(|v| scores[v])
             .sum();
         // The scores become contributions in place; they are not read again.
         for (score, &weight) in scores.iter_mut().zip(&out_weights) {
-            *score = if weight > 0.0 { *score / weight } else { 0.0 };
+            *score = if weight != 0.0 { *score / weight } else { 0.0 };
         }
         let update = |v: usize, sum: f64| {
             damping * (sum + dangling_rank * dangling[v]) + (1.0 - damping) * jumps[v]

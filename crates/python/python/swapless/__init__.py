@@ -519,8 +519,9 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
     relative; a ``tol`` below that is met once they stop changing), unless the call asks
     for more: ``personalization`` (where the surfer jumps), ``dangling`` (where the rank
     of vertices without out-edges goes), ``nstart`` (the first scores), each a dict of
-    weights by vertex id or an array of one per vertex in the order of ``g.ids``, scaled
-    to sum 1 as networkx scales them, or ``weighted`` (follow edges by weight). Those runs
+    weights by vertex id (or a pandas Series indexed by id) or an array of one per vertex
+    in the order of ``g.ids``, scaled to sum 1 as networkx scales them, or ``weighted``
+    (follow edges by weight). Those runs
     keep float64 scores (kernels ``pr64`` and ``wpr64``), by power iteration only;
     ``sl.run(g, "pr64", tol=...)`` keeps float64 scores for any call (its ``tol`` is per
     vertex, as networkx's).
@@ -541,14 +542,15 @@ def pagerank(g: Graph, alpha: float = 0.85, tol: float = 1e-4, max_iter: int = 1
         raise ValueError(f"method={method!r} keeps float32 scores; personalization, dangling, "
                          "nstart and weighted take method=\"power\"")
     kernel = "wpr64" if weighted else "pr64"
-    return g._run(kernel, alpha=alpha, tol=tol / g.n, max_iter=max_iter, **vectors,
+    return g._run(kernel, alpha=alpha, tol=tol / max(g.n, 1), max_iter=max_iter, **vectors,
                   threads=_threads(threads), verify=verify, **checkpointing)
 
 
 def _vertex_weights(g: Graph, weights: Any, keyword: str) -> list:
-    """``weights`` (a dict by vertex id, or one per vertex in the order of ``g.ids``) as
-    the engine takes them: ``[position, weight]`` pairs, those of weight 0 left out."""
-    if isinstance(weights, dict):
+    """``weights`` (a dict or pandas Series by vertex id, or one per vertex in the order
+    of ``g.ids``) as the engine takes them: ``[position, weight]`` pairs, those of weight
+    0 left out."""
+    if isinstance(weights, dict) or type(weights).__name__ == "Series":
         pairs = [(_source(g, id, keyword), weight) for id, weight in weights.items()]
     else:
         values = _np.asarray(weights)

@@ -19,6 +19,7 @@ from typing import Any
 from . import (  # noqa: F401
     centrality, clustering, communities, components, cores, degrees, distances, independent,
     paths, spectral)
+from .. import _nx_info
 from ._graph import FUNCTIONS, SwaplessGraph, graph_of, plain
 
 __all__ = ["BackendInterface", "backend_info", "can_run"]
@@ -62,19 +63,16 @@ BackendInterface = type("BackendInterface", (), {
 })
 
 
+def function_docs() -> dict:
+    """Each function swapless answers, with what it declines, as networkx lists them."""
+    return {name: {"additional_docs": _declines(entry)}
+            for name, entry in sorted(FUNCTIONS.items())}
+
+
 def backend_info() -> dict:
-    """networkx's description of this backend."""
-    return {
-        "backend_name": "swapless",
-        "project": "swapless",
-        "package": "swapless",
-        "short_summary": "Graph analytics for graphs that do not fit in memory.",
-        # nx.config.backends.swapless.memory = "2G": the budget of every conversion and
-        # run (None: half of memory); .tier: "dram", "mmap" or "direct" (None: the plan's).
-        "default_config": {"memory": None, "tier": None},
-        "functions": {name: {"additional_docs": _declines(entry)}
-                      for name, entry in sorted(FUNCTIONS.items())},
-    }
+    """networkx's description of this backend (``swapless._nx_info`` gives networkx the
+    same while this module imports)."""
+    return _nx_info.backend_info()
 
 
 def _declines(entry: Any) -> str:

@@ -132,6 +132,23 @@ def weights_swapless_keeps(G: Any, weight: Any) -> Any:
     """Why swapless's shortest paths by ``weight`` would not be networkx's, or True:
     swapless stores weights as float32, so each must be one exactly (integers below 2^24,
     halves, quarters...), and none may be negative."""
+    kept = float32_weights(G, weight)
+    if kept is not True or weight is None:
+        return kept
+    if any(data.get(weight, 1) < 0 for _, _, data in G.edges(data=True)):
+        return "swapless's shortest paths take no negative weight"
+    return True
+
+
+def tolerance_kept(G: Any, tol: Any) -> bool:
+    """Whether swapless takes ``tol`` as networkx does: a number at least 0, or any on
+    the null graph, which networkx answers before it reads an argument."""
+    return len(G) == 0 or (isinstance(tol, (int, float, np.integer, np.floating))
+                           and not isinstance(tol, bool) and tol >= 0)
+
+
+def float32_weights(G: Any, weight: Any) -> Any:
+    """Why swapless's float32 weights would not be ``G``'s under ``weight``, or True."""
     if weight is None:
         return True
     if callable(weight):
@@ -140,8 +157,8 @@ def weights_swapless_keeps(G: Any, weight: Any) -> Any:
         value = data.get(weight, 1)
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             return f"an edge's {weight!r} is not a number"
-        if not value >= 0 or float(np.float32(value)) != value:
-            return "swapless's weights are float32: a weight here is not one, or is negative"
+        if float(np.float32(value)) != value:
+            return "swapless's weights are float32: a weight here is not one"
     return True
 
 

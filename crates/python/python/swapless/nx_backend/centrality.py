@@ -10,7 +10,8 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, as_dict, dispatched, weights_are_one
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, float32_weights,
+                     tolerance_kept, weights_are_one)
 
 # networkx's PageRank arguments that weigh nodes, by name and position.
 _VECTORS = (("personalization", 2), ("nstart", 5), ("dangling", 7))
@@ -32,6 +33,14 @@ def _node_weights(G: Any, values: Any) -> Any:
 
 
 def _pagerank_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    if len(G) == 0:
+        return True  # networkx answers the null graph before it reads an argument
+    alpha = argument(args, kwargs, "alpha", 1, 0.85)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
+            or not 0 <= alpha <= 1:
+        return "swapless's alpha is a number from 0 to 1"
+    if not tolerance_kept(G, argument(args, kwargs, "tol", 4, 1e-6)):
+        return "a negative tolerance is never met (networkx raises)"
     for key, position in _VECTORS:
         values = argument(args, kwargs, key, position, None)
         if values is None:
@@ -41,16 +50,9 @@ def _pagerank_declines(G: Any, args: tuple, kwargs: dict) -> Any:
             return f"{key}: {weights}"
         if key != "personalization" and not any(weights.values()):
             return f"{key}'s weights sum to 0 (networkx divides by zero)"
-    weight = argument(args, kwargs, "weight", 6, "weight")
-    if callable(weight):
-        return "swapless reads weights from an edge attribute, not a function"
-    if weight is not None:
-        for _, _, data in G.edges(data=True):
-            value = data.get(weight, 1)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
-                                                                 np.floating)):
-                return f"an edge's {weight!r} is not a number"
-    return True
+        if not np.isfinite(sum(weights.values())):
+            return f"{key}'s weights sum past the largest float"
+    return float32_weights(G, argument(args, kwargs, "weight", 6, "weight"))
 
 
 @dispatched(_pagerank_declines, parallel_answered=True,
@@ -61,6 +63,8 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
              **backend_kwargs: Any) -> dict:
     """networkx's ``pagerank``, in float64 as networkx computes it (kernels ``pr64`` and
     ``wpr64``): networkx stops when the L1 change is below ``n * tol``."""
+    if len(G.nx) == 0:
+        return {}  # networkx answers the null graph before it reads an argument
     weighted = G.is_multigraph() or not weights_are_one(G.nx, weight)
     g = G.summed_sl(weight) if weighted else G.sl
     if max_iter < 1:

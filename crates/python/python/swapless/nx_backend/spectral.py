@@ -10,7 +10,8 @@ import networkx as nx
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, as_dict, dispatched, weights_are_one
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, tolerance_kept,
+                     weights_are_one)
 
 
 def _uniform(values: Any) -> Any:
@@ -45,6 +46,8 @@ def _converged(g: Any, max_iter: int, run: Any) -> Any:
 
 
 def _eigenvector_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    if not tolerance_kept(G, argument(args, kwargs, "tol", 2, 1e-6)):
+        return "a negative tolerance is never met (networkx raises)"
     if not weights_are_one(G, argument(args, kwargs, "weight", 4, None)):
         return "swapless's eigenvector centrality ignores edge weights"
     return _start_declines(G, argument(args, kwargs, "nstart", 3, None), zero_start=False)
@@ -64,6 +67,8 @@ def eigenvector_centrality(G: SwaplessGraph, max_iter: int = 100, tol: float = 1
 
 
 def _katz_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    if not tolerance_kept(G, argument(args, kwargs, "tol", 4, 1e-6)):
+        return "a negative tolerance is never met (networkx raises)"
     if argument(args, kwargs, "alpha", 1, 0.1) < 0:
         return "swapless's Katz centrality takes a non-negative alpha"
     beta = argument(args, kwargs, "beta", 2, 1.0)
@@ -86,6 +91,8 @@ def katz_centrality(G: SwaplessGraph, alpha: float = 0.1, beta: Any = 1.0,
                     normalized: bool = True, weight: Any = None, *, backend: Any = None,
                     **backend_kwargs: Any) -> dict:
     """networkx's ``katz_centrality``: the same iteration and stopping rule."""
+    if len(G.nx) == 0:
+        return {}  # networkx answers the null graph before it reads an argument
     g = G.sl
     base = float(_uniform(beta) if isinstance(beta, dict) else beta)
     scores = _converged(g, max_iter, lambda: _sl.katz_centrality(
@@ -99,6 +106,8 @@ _ARPACK_PRODUCTS = 20
 
 
 def _hits_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    if not tolerance_kept(G, argument(args, kwargs, "tol", 2, 1e-8)):
+        return "a negative tolerance is never met (networkx raises)"
     # networkx's hits reads the adjacency matrix, with weights, from the "weight" attribute.
     if not weights_are_one(G, "weight"):
         return "swapless's HITS ignores edge weights"
@@ -116,6 +125,8 @@ def hits(G: SwaplessGraph, max_iter: int = 100, tol: float = 1.0e-8, nstart: Any
     networkx asks ARPACK for them to the same tolerance; each sums to 1. networkx's
     ``max_iter`` counts ARPACK's restarts, each up to ``_ARPACK_PRODUCTS`` products with
     the matrix; the power iteration may take as many."""
+    if len(G.nx) == 0:
+        return {}, {}  # networkx answers the null graph before it reads an argument
     g = G.sl
     products = max_iter * _ARPACK_PRODUCTS
     hubs = _converged(g, max_iter, lambda: _sl.hits(g, tol=tol, max_iter=products,
