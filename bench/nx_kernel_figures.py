@@ -1,5 +1,5 @@
 """Eigenvector centrality, Katz centrality, HITS, average neighbor degree, label
-propagation and personalized PageRank in float64 (pr64): swapless in memory and out of core against networkx and igraph on the same
+propagation, personalized PageRank in float64 (pr64) and local clustering: swapless in memory and out of core against networkx and igraph on the same
 undirected graph, each run in a fresh process, seconds of the call alone (loading and
 conversion excluded). With FAR_URL=redis://HOST:PORT/NAME in the environment, the graph
 is pushed there too and each kernel also runs from it at the same budget as direct.
@@ -11,7 +11,7 @@ and kernel: swapless dram, direct at 25% of its dram footprint (or the least bud
 that is more), and the PEERS named (comma-separated: networkx, igraph; default both;
 igraph has no Katz, and its label propagation is another, randomized, algorithm). KERNELS
 (comma-separated) picks among eigenvector, katz, hits-hubs, hits-authorities,
-neighbor-degree, lpa and pr64 (default all); pr64 jumps to every 50th vertex, weighted 1 to
+neighbor-degree, lpa, pr64 and clustering (default all); pr64 jumps to every 50th vertex, weighted 1 to
 3, and stops at a tolerance of 1e-10 a vertex (networkx's default, 1e-6, stops a graph of a
 million vertices after two iterations: the L1 change of a probability vector is below n * 1e-6
 almost at once). eigenvector runs to networkx's default tolerance with up to 1,000
@@ -70,6 +70,7 @@ KERNELS = {
     "lpa": [],
     "pr64": ["--personalization", f"@{personalization_file}", "--vertex-tolerance", "1e-10",
              "--max-iters", "1000"],
+    "clustering": [],
 }
 KERNELS = {name: flags for name, flags in KERNELS.items() if chosen is None or name in chosen}
 # The peers that compute the same answer.
@@ -105,6 +106,8 @@ if sys.argv[6] == "networkx":
         values = nx.katz_centrality(G, alpha=alpha)
     elif kernel == "neighbor-degree":
         values = nx.average_neighbor_degree(G)
+    elif kernel == "clustering":
+        values = nx.clustering(G)
     elif kernel == "pr64":
         values = nx.pagerank(G, personalization={v: 1 + v % 3 for v in range(0, n, 50)},
                              tol=1e-10, max_iter=1000)
@@ -125,6 +128,8 @@ else:
         values = np.array(G.eigenvector_centrality(scale=False))
     elif kernel == "neighbor-degree":
         values = np.nan_to_num(np.array(G.knn()[0]))
+    elif kernel == "clustering":
+        values = np.array(G.transitivity_local_undirected(mode="zero"))
     elif kernel == "pr64":
         reset = np.zeros(n)
         reset[::50] = 1 + np.arange(0, n, 50) % 3
@@ -151,6 +156,8 @@ def agrees(name, kernel, values, reference):
     """Whether a peer's values are swapless's, each scaled as swapless scales them."""
     if kernel == "neighbor-degree":
         return np.array_equal(values, reference)
+    if kernel == "clustering":
+        return np.abs(values - reference).max() <= (0 if name == "networkx" else 1e-12)
     if kernel == "lpa":
         # The same partition: each community's label here is its least member.
         least = {}
