@@ -163,6 +163,10 @@ pub struct PlanCommand {
     /// Also write the plan as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// The kernel's parameters, as `run` takes them: those that hold memory (vertex
+    /// weights) are counted.
+    #[command(flatten)]
+    parameters: ParameterFlags,
 }
 
 /// `swapless plan`: what would live where, before anything is allocated.
@@ -175,6 +179,9 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     )?;
     let mut placement = command.placement.placement()?;
     placement.verify = command.verify;
+    // Which vertices the parameters name does not change their size: every id reads as 0.
+    let given = command.parameters.values(command.kernel, &|_, _| Ok(0))?;
+    placement.parameter_bytes = swapless_run::parameter_bytes(&given);
     let plan = swapless_run::plan_on(&*origin, command.kernel, &placement)?;
     say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",

@@ -279,3 +279,34 @@ fn betweenness_from_given_sources_searches_from_those_in_the_input_s_ids() {
     let refused = swapless_fails(&["run", "bc", arg(&plain), "--source-ids", "7,999"]);
     assert!(refused.contains("999 is not a vertex"), "{refused}");
 }
+
+#[test]
+fn plan_counts_the_vertex_weights_a_run_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("k.sl");
+    generate_kron(&graph, 10, 8, &[]);
+    // 200,000 weights (repeats of a vertex add up) hold megabytes beside the arrays.
+    let weights = dir.path().join("weights.txt");
+    std::fs::write(&weights, "7 1\n".repeat(200_000)).unwrap();
+    let from_file = format!("@{}", weights.display());
+    let least = |command: &str, extra: &[&str]| -> f64 {
+        // `plan GRAPH KERNEL`, `run KERNEL GRAPH`.
+        let mut args = match command {
+            "plan" => vec!["plan", arg(&graph), "pr64"],
+            _ => vec!["run", "pr64", arg(&graph)],
+        };
+        args.extend(["--tier", "direct", "--memory", "1M"]);
+        args.extend(extra);
+        let refused = swapless_fails(&args);
+        let at = refused.find("at least ").unwrap() + "at least ".len();
+        let figure: String = refused[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        figure.parse().unwrap()
+    };
+    let plain = least("plan", &[]);
+    let planned = least("plan", &["--personalization", &from_file]);
+    assert!(planned >= plain + 8.0, "{planned} MiB against {plain} MiB");
+    assert_eq!(planned, least("run", &["--personalization", &from_file]));
+}

@@ -18,7 +18,7 @@ mod watched;
 
 pub use error::{RunError, RunOption};
 pub use kernel::Kernel;
-pub use options::{RunOptions, THREADS_PER_CORE};
+pub use options::{RunOptions, THREADS_PER_CORE, parameter_bytes};
 pub use origins::open_origin;
 pub use placement::{Placement, plan, plan_json, plan_on, thread_bytes};
 pub use report::{PlanFigures, RunReport};
