@@ -457,3 +457,15 @@ def test_pagerank_reads_a_series_of_weights_by_its_index():
     series = pd.Series({3: 1.0, 0: 0.0, 1: 0.0, 2: 0.0, 4: 0.0, 5: 0.0, 6: 0.0})
     by_index = sl.pagerank(g, personalization=series)
     assert np.abs(by_index - sl.pagerank(g, personalization={3: 1})).max() == 0
+
+
+def test_from_networkx_takes_a_weight_function_as_networkx_does():
+    G = nx.path_graph(4)
+    g = sl.from_networkx(G, weight=lambda u, v, data: u + v)
+    distances = sl.sssp(g, 0)
+    assert distances.tolist() == [0.0, 1.0, 4.0, 9.0]
+    with pytest.raises(ValueError, match="gives None for an edge"):
+        sl.from_networkx(G, weight=lambda u, v, data: None if u == 1 else 1)
+    # The backend's distances read the same function.
+    assert nx.eccentricity(G, weight=lambda u, v, d: u + v, backend="swapless") == \
+        nx.eccentricity(G, weight=lambda u, v, d: u + v)

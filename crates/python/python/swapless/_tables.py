@@ -189,12 +189,13 @@ def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str,
                              progress, "the table")
 
 
-def from_networkx(G: Any, weight: Optional[str] = None, path: Any = None, memory: Any = None,
+def from_networkx(G: Any, weight: Any = None, path: Any = None, memory: Any = None,
                   tier: Optional[str] = None, progress: Optional[bool] = None) -> Any:
     """A graph from a networkx graph: its nodes (any hashable labels, isolated ones
     too) in ``G``'s order become the vertices, ``g.ids`` lists the labels, and
     ``source=`` and ``sl.to_pandas`` speak them. ``weight`` names the edge attribute to
-    keep (edges without it weigh 1)."""
+    keep (edges without it weigh 1), or is a function of ``(u, v, data)`` giving each
+    edge's weight, as networkx's shortest paths take one."""
     from . import from_edges
 
     nodes = list(G)
@@ -203,7 +204,13 @@ def from_networkx(G: Any, weight: Optional[str] = None, path: Any = None, memory
     sources = _np.fromiter((position[u] for u, _ in G.edges()), dtype=_np.uint32, count=count)
     targets = _np.fromiter((position[v] for _, v in G.edges()), dtype=_np.uint32, count=count)
     weights = None
-    if weight is not None:
+    if callable(weight):
+        values = [weight(u, v, data) for u, v, data in G.edges(data=True)]
+        if any(value is None for value in values):
+            raise ValueError("the weight function gives None for an edge (networkx hides such "
+                             "an edge; swapless keeps every edge): give every edge a number")
+        weights = _np.array(values, dtype=_np.float64)
+    elif weight is not None:
         weights = _np.fromiter((data.get(weight, 1.0) for _, _, data in G.edges(data=True)),
                                dtype=_np.float64, count=count)
     g = from_edges(sources, targets, weights, directed=G.is_directed(), path=path,

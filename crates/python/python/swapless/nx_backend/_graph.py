@@ -12,7 +12,7 @@ import numpy as np
 import swapless as _sl
 
 
-def converted(graph: Any, weight: Optional[str] = None) -> Any:
+def converted(graph: Any, weight: Any = None) -> Any:
     """``graph`` as a swapless graph, built within the backend's configured budget and
     tier (``nx.config.backends.swapless.memory`` and ``.tier``; None: swapless's
     defaults, half of memory and the tier the budget allows)."""
@@ -34,9 +34,9 @@ class SwaplessGraph:
         self._reversed: Any = None
         self._weighted: dict = {}
 
-    def weighted_sl(self, attribute: str) -> Any:
+    def weighted_sl(self, attribute: Any) -> Any:
         """The swapless graph weighted by edge ``attribute`` (1 where an edge has none),
-        converted on first use."""
+        or by a weight function of ``(u, v, data)``, converted on first use."""
         if attribute not in self._weighted:
             self._weighted[attribute] = converted(self.nx, weight=attribute)
         return self._weighted[attribute]
@@ -135,7 +135,7 @@ def weights_swapless_keeps(G: Any, weight: Any) -> Any:
     kept = float32_weights(G, weight)
     if kept is not True or weight is None:
         return kept
-    if any(data.get(weight, 1) < 0 for _, _, data in G.edges(data=True)):
+    if any(value < 0 for value in edge_weights(G, weight)):
         return "swapless's shortest paths take no negative weight"
     return True
 
@@ -147,16 +147,35 @@ def tolerance_kept(G: Any, tol: Any) -> bool:
                            and not isinstance(tol, bool) and tol >= 0)
 
 
+def edge_weights(G: Any, weight: Any) -> Any:
+    """Each edge's weight under ``weight``, in ``G.edges()`` order, as networkx's shortest
+    paths read it (an attribute, 1 where an edge has none; or a function of ``(u, v,
+    data)``), or why swapless would read another."""
+    if not callable(weight):
+        return [data.get(weight, 1) for _, _, data in G.edges(data=True)]
+    if G.is_multigraph():
+        return "a weight function reads a multigraph's parallel edges together"
+    weights = []
+    for u, v, data in G.edges(data=True):
+        value = weight(u, v, data)
+        if value is None:
+            return "the weight function hides an edge (it gives None)"
+        if not G.is_directed() and weight(v, u, data) != value:
+            return "the weight function weighs an undirected edge differently each way"
+        weights.append(value)
+    return weights
+
+
 def float32_weights(G: Any, weight: Any) -> Any:
     """Why swapless's float32 weights would not be ``G``'s under ``weight``, or True."""
     if weight is None:
         return True
-    if callable(weight):
-        return "swapless reads weights from an edge attribute, not a function"
-    for _, _, data in G.edges(data=True):
-        value = data.get(weight, 1)
+    weights = edge_weights(G, weight)
+    if isinstance(weights, str):
+        return weights
+    for value in weights:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            return f"an edge's {weight!r} is not a number"
+            return "an edge's weight is not a number"
         if float(np.float32(value)) != value:
             return "swapless's weights are float32: a weight here is not one"
     return True

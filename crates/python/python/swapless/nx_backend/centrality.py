@@ -52,7 +52,10 @@ def _pagerank_declines(G: Any, args: tuple, kwargs: dict) -> Any:
             return f"{key}'s weights sum to 0 (networkx divides by zero)"
         if not np.isfinite(sum(weights.values())):
             return f"{key}'s weights sum past the largest float"
-    return float32_weights(G, argument(args, kwargs, "weight", 6, "weight"))
+    weight = argument(args, kwargs, "weight", 6, "weight")
+    if callable(weight):
+        return "networkx's pagerank reads weights from an edge attribute"
+    return float32_weights(G, weight)
 
 
 @dispatched(_pagerank_declines, parallel_answered=True,
@@ -94,8 +97,6 @@ def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
         return "k=0 samples no source (networkx divides by zero)"
     if not weights_are_one(G, argument(args, kwargs, "weight", 3, None)):
         return "swapless's betweenness counts hops, not weights"
-    if argument(args, kwargs, "endpoints", 4, False) and G.is_directed():
-        return "swapless counts the endpoints of undirected graphs only"
     return True
 
 
@@ -123,8 +124,30 @@ def _rescaled(sums: np.ndarray, n: int, normalized: bool, directed: bool, endpoi
     return sums * np.where(sampled, of_source, of_other)
 
 
+def _ancestors(g: Any) -> np.ndarray:
+    """How many other vertices reach each vertex of ``g``: closeness by hops counts the
+    vertices that reach a vertex, as networkx's does, and ``closeness-unscaled`` times
+    ``distance-sum`` is that count."""
+    unscaled = _sl.closeness(g, measure="closeness-unscaled")
+    return np.rint(unscaled * _sl.closeness(g, measure="distance-sum"))
+
+
+def _directed_endpoints(G: SwaplessGraph, sampled: Any) -> np.ndarray:
+    """What endpoints add on a directed graph, as networkx's ``_accumulate_endpoints``:
+    each source the other vertices it reaches, each vertex the sources that reach it."""
+    g = G.sl
+    if sampled is None:
+        return _ancestors(g) + _ancestors(G.reversed_sl)
+    added = np.zeros(g.n)
+    for source in np.flatnonzero(sampled):
+        reached = _sl.bfs(g, g.ids[source]) >= 0
+        added += reached
+        added[source] += reached.sum() - 2
+    return added
+
+
 @dispatched(_betweenness_declines, loops_ignored=True, parallel_answered=True,
-            docs="Unweighted; endpoints on undirected graphs; k sampled with networkx's seed.")
+            docs="Unweighted; k sampled with networkx's seed.")
 def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False, seed: Any = None, *,
                            backend: Any = None, **backend_kwargs: Any) -> dict:
@@ -143,7 +166,9 @@ def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = T
         sampled[[g.vertex(node) for node in chosen]] = True
     # swapless divides by the largest sum of dependencies; undo that.
     sums = scores * g.last_report["result"]["largest_dependency"]
-    if endpoints:
+    if endpoints and G.is_directed():
+        sums = sums + _directed_endpoints(G, sampled)
+    elif endpoints:
         # Each source also ends the paths to the rest of its component, and each node
         # the paths to it from the sources of its component.
         labels = _sl.connected_components(g)

@@ -91,6 +91,8 @@ def _neighbor_degree_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if nodes is not None and nodes in G:
         return "networkx takes a container of nodes, not one node"
     weight = argument(args, kwargs, "weight", 4, None)
+    if callable(weight):
+        return "swapless reads weights from an edge attribute, not a function"
     if not weights_are_one(G, weight):
         kept = weights_swapless_keeps(G, weight)
         if kept is not True:
