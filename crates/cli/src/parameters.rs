@@ -145,23 +145,24 @@ impl ParameterFlags {
 /// `@FILE` names, one `ID WEIGHT` a line (blank lines and `#` comments skipped).
 fn vertex_weights(flag: &str, text: &str) -> Result<Vec<(String, f64)>, CliError> {
     let listed;
-    let (lines, separator): (Box<dyn Iterator<Item = &str>>, &str) = match text.strip_prefix('@') {
+    let (lines, from_file): (Box<dyn Iterator<Item = &str>>, bool) = match text.strip_prefix('@') {
         Some(path) => {
             listed =
                 std::fs::read_to_string(path).map_err(|error| CliError::Io(path.into(), error))?;
-            (Box::new(listed.lines()), "a line")
+            (Box::new(listed.lines()), true)
         }
-        None => (Box::new(text.split(',')), "an entry"),
+        None => (Box::new(text.split(',')), false),
     };
     let mut pairs = Vec::new();
     for (at, line) in lines.enumerate() {
         let line = line.trim();
-        if separator == "a line" && (line.is_empty() || line.starts_with('#')) {
+        if from_file && (line.is_empty() || line.starts_with('#')) {
             continue;
         }
         let Some((id, weight)) = swapless_run::split_weighted(line) else {
+            let place = if from_file { "a line" } else { "an entry" };
             return Err(CliError::Usage(format!(
-                "--{flag}: {separator} ({}: {line:?}) is not ID:WEIGHT; give ID:WEIGHT,... or @FILE with one ID WEIGHT a line",
+                "--{flag}: {place} ({}: {line:?}) is not ID:WEIGHT; give ID:WEIGHT,... or @FILE with one ID WEIGHT a line",
                 at + 1
             )));
         };

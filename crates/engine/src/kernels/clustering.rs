@@ -22,7 +22,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::Reads;
-use super::triangle_count::{OrientedLists, ViewKeeps, counting_step, each_triangle};
+use super::triangle_count::{OrientedLists, ViewKeeps, counting_step, each_common, each_triangle};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -39,36 +39,6 @@ const KEEPS: ViewKeeps = ViewKeeps {
     order: true,
     reciprocal: true,
 };
-
-/// Calls `found(i, j)` for each entry `mine[i] == theirs[j]` of two ascending lists: a
-/// merge when their sizes are alike, binary search of the longer when one is far shorter.
-fn each_common(mine: &[u32], theirs: &[u32], mut found: impl FnMut(usize, usize)) {
-    if mine.len() * 32 < theirs.len() {
-        for (i, entry) in mine.iter().enumerate() {
-            if let Ok(j) = theirs.binary_search(entry) {
-                found(i, j);
-            }
-        }
-        return;
-    }
-    if theirs.len() * 32 < mine.len() {
-        for (j, entry) in theirs.iter().enumerate() {
-            if let Ok(i) = mine.binary_search(entry) {
-                found(i, j);
-            }
-        }
-        return;
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < mine.len() && j < theirs.len() {
-        let (x, y) = (mine[i], theirs[j]);
-        if x == y {
-            found(i, j);
-        }
-        i += (x <= y) as usize;
-        j += (y <= x) as usize;
-    }
-}
 
 /// The ways (1 or 2) the pair at `position` of `rank`'s oriented list is linked.
 fn ways(oriented: &OrientedLists, rank: u32, position: usize) -> u64 {

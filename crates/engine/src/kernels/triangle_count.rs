@@ -55,6 +55,37 @@ fn intersection_size(a: &[u32], b: &[u32]) -> u64 {
     count
 }
 
+/// Calls `found(i, j)` for each entry `mine[i] == theirs[j]` of two ascending lists (the
+/// per-vertex counts tally by `i`, clustering also reads `j`'s mark): a
+/// merge when their sizes are alike, binary search of the longer when one is far shorter.
+pub(crate) fn each_common(mine: &[u32], theirs: &[u32], mut found: impl FnMut(usize, usize)) {
+    if mine.len() * 32 < theirs.len() {
+        for (i, entry) in mine.iter().enumerate() {
+            if let Ok(j) = theirs.binary_search(entry) {
+                found(i, j);
+            }
+        }
+        return;
+    }
+    if theirs.len() * 32 < mine.len() {
+        for (j, entry) in theirs.iter().enumerate() {
+            if let Ok(i) = mine.binary_search(entry) {
+                found(i, j);
+            }
+        }
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < mine.len() && j < theirs.len() {
+        let (x, y) = (mine[i], theirs[j]);
+        if x == y {
+            found(i, j);
+        }
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
+    }
+}
+
 /// Counts triangles.
 pub fn triangle_count(store: &dyn EdgeStore) -> Result<u64> {
     let mut state = TriangleCount.start(store, &KernelOptions::default())?;

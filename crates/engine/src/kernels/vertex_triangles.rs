@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
 use super::triangle_count::{
-    OrientedLists, ViewKeeps, counting_step, each_triangle, oriented_lists,
+    OrientedLists, ViewKeeps, counting_step, each_common, each_triangle, oriented_lists,
 };
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
@@ -37,37 +37,6 @@ const KEEPS: ViewKeeps = ViewKeeps {
     reciprocal: false,
 };
 
-/// Calls `found(position)` for the position in `mine` of each entry `mine` shares with
-/// `theirs` (both ascending): a merge when their sizes are alike, binary search of the
-/// longer when one is far shorter.
-fn each_common(mine: &[u32], theirs: &[u32], mut found: impl FnMut(usize)) {
-    if mine.len() * 32 < theirs.len() {
-        for (position, entry) in mine.iter().enumerate() {
-            if theirs.binary_search(entry).is_ok() {
-                found(position);
-            }
-        }
-        return;
-    }
-    if theirs.len() * 32 < mine.len() {
-        for entry in theirs {
-            if let Ok(position) = mine.binary_search(entry) {
-                found(position);
-            }
-        }
-        return;
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < mine.len() && j < theirs.len() {
-        let (x, y) = (mine[i], theirs[j]);
-        if x == y {
-            found(i);
-        }
-        i += (x <= y) as usize;
-        j += (y <= x) as usize;
-    }
-}
-
 /// Adds the triangles whose lowest rank is in `ranks` to `counts` (by rank); returns
 /// how many there were.
 fn count(oriented: &OrientedLists, ranks: std::ops::Range<u32>, counts: &[AtomicU64]) -> u64 {
@@ -82,7 +51,7 @@ fn count(oriented: &OrientedLists, ranks: std::ops::Range<u32>, counts: &[Atomic
             for (position, &s) in mine.iter().enumerate() {
                 let later = position + 1;
                 let mut through_s = 0u64;
-                each_common(&mine[later..], oriented.list(s), |at| {
+                each_common(&mine[later..], oriented.list(s), |at, _| {
                     tally[later + at] += 1;
                     through_s += 1;
                 });

@@ -132,10 +132,13 @@ def weights_swapless_keeps(G: Any, weight: Any) -> Any:
     """Why swapless's shortest paths by ``weight`` would not be networkx's, or True:
     swapless stores weights as float32, so each must be one exactly (integers below 2^24,
     halves, quarters...), and none may be negative."""
-    kept = float32_weights(G, weight)
-    if kept is not True or weight is None:
+    if weight is None:
+        return True
+    weights = edge_weights(G, weight)
+    kept = _float32_holds(weights)
+    if kept is not True:
         return kept
-    if any(value < 0 for value in edge_weights(G, weight)):
+    if any(value < 0 for value in weights):
         return "swapless's shortest paths take no negative weight"
     return True
 
@@ -168,9 +171,12 @@ def edge_weights(G: Any, weight: Any) -> Any:
 
 def float32_weights(G: Any, weight: Any) -> Any:
     """Why swapless's float32 weights would not be ``G``'s under ``weight``, or True."""
-    if weight is None:
-        return True
-    weights = edge_weights(G, weight)
+    return True if weight is None else _float32_holds(edge_weights(G, weight))
+
+
+def _float32_holds(weights: Any) -> Any:
+    """Why float32 would not hold ``weights`` (or the reason ``edge_weights`` gave), or
+    True."""
     if isinstance(weights, str):
         return weights
     for value in weights:
