@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use swapless_format::{GraphFile, GraphFlags, GraphWriter, IdKind, ListForm, SectionKind};
+use swapless_format::{
+    GraphCounts, GraphFile, GraphFlags, GraphWriter, IdKind, ListForm, SectionKind,
+};
 
 use crate::collector::ArcCollector;
 use crate::csr::write_adjacency;
@@ -65,6 +67,8 @@ pub struct BuildOptions {
     pub out_heads: OutHeads,
     /// How the output stores its lists (its temporary runs are delta-coded either way).
     pub lists: ListForm,
+    /// Whether an edge from a vertex to itself is kept or dropped.
+    pub self_loops: SelfLoops,
     /// Set to `true` (e.g. by a Ctrl-C handler) to stop the build and clean up.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Progress receiver.
@@ -91,11 +95,33 @@ impl BuildOptions {
             reorder: Reorder::None,
             out_heads: OutHeads::Auto,
             lists: ListForm::Plain,
+            self_loops: SelfLoops::Drop,
             cancel: None,
             progress: None,
             resume_key: None,
             resume: false,
             input_file: None,
+        }
+    }
+}
+
+/// What a build does with an edge from a vertex to itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SelfLoops {
+    /// Drops it, as GAP and most graph kernels assume (the command line's default).
+    #[default]
+    Drop,
+    /// Keeps it, once per vertex, as networkx holds it: PageRank and the other walks
+    /// count it, and the kernels about paths, triangles and cores leave it out.
+    Keep,
+}
+
+impl SelfLoops {
+    /// The option's name on the command line and in build journals.
+    pub fn name(self) -> &'static str {
+        match self {
+            SelfLoops::Drop => "drop",
+            SelfLoops::Keep => "keep",
         }
     }
 }
@@ -476,7 +502,8 @@ fn build_with<R: Record>(
                 context.report.input_edges += 1;
                 let larger = edge.source.max(edge.destination);
                 read.max_id = Some(read.max_id.map_or(larger, |m| m.max(larger)));
-                if edge.source == edge.destination {
+                let self_loop = edge.source == edge.destination;
+                if self_loop && context.options.self_loops == SelfLoops::Drop {
                     context.report.self_loops_dropped += 1;
                     continue;
                 }
@@ -484,7 +511,9 @@ fn build_with<R: Record>(
                 let reverse = R::new(edge.destination, edge.source, edge.weight);
                 if directed {
                     in_arcs.push(reverse, context)?;
-                } else {
+                } else if !self_loop {
+                    // An undirected self-loop is one entry of its vertex's list, as
+                    // networkx's adjacency holds it.
                     out_arcs.push(reverse, context)?;
                 }
             }
@@ -554,15 +583,16 @@ fn build_with<R: Record>(
         SectionKind::OutNeighbors,
         SectionKind::OutWeights,
     ];
-    let arcs = write_adjacency(out_arcs, &mut writer, out_sections, vertices, context)?;
+    let out_lists = write_adjacency(out_arcs, &mut writer, out_sections, vertices, context)?;
+    let arcs = out_lists.arcs;
     if directed {
         let in_sections = [
             SectionKind::InOffsets,
             SectionKind::InNeighbors,
             SectionKind::InWeights,
         ];
-        let in_count = write_adjacency(in_arcs, &mut writer, in_sections, vertices, context)?;
-        debug_assert_eq!(in_count, arcs);
+        let in_lists = write_adjacency(in_arcs, &mut writer, in_sections, vertices, context)?;
+        debug_assert_eq!(in_lists, out_lists);
     }
     if let Some(new_to_old) = &new_to_old {
         let mut section = writer.begin_section(SectionKind::Permutation, Some(vertices * 4))?;
@@ -579,21 +609,28 @@ fn build_with<R: Record>(
         reordered: new_to_old.is_some(),
         ids: ids.map_or(IdKind::Dense, |ids| ids.kind()),
         compressed_lists: context.options.lists == ListForm::Compressed,
+        self_loops: out_lists.self_loops > 0,
     };
     context.check_cancelled()?;
     context.phase("syncing", None);
-    writer.finish(flags, vertices, arcs)?;
+    let counts = GraphCounts {
+        vertices,
+        arcs,
+        self_loops: out_lists.self_loops,
+    };
+    writer.finish(flags, counts)?;
 
     let report = &mut context.report;
-    let duplicate_arcs = report.input_edges - report.self_loops_dropped;
-    let duplicate_edges = if directed {
-        duplicate_arcs - arcs
-    } else {
-        duplicate_arcs - arcs / 2
+    // An undirected edge is stored twice, a self-loop once.
+    let edges = match directed {
+        true => arcs,
+        false => (arcs + out_lists.self_loops) / 2,
     };
+    let duplicate_edges = report.input_edges - report.self_loops_dropped - edges;
     report.vertices = vertices;
     report.arcs = arcs;
-    report.edges = if directed { arcs } else { arcs / 2 };
+    report.self_loops = out_lists.self_loops;
+    report.edges = edges;
     report.directed = directed;
     report.weighted = R::WEIGHTED;
     report.reordered = new_to_old.is_some();

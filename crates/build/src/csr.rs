@@ -22,7 +22,7 @@ pub(crate) fn write_adjacency<R: Record>(
     sections: [SectionKind; 3],
     vertices: u64,
     context: &mut Context,
-) -> Result<u64> {
+) -> Result<ListsWritten> {
     let label = if sections[0] == SectionKind::OutOffsets {
         "out"
     } else {
@@ -82,6 +82,15 @@ pub(crate) fn write_adjacency<R: Record>(
     csr.finish(writer, context)
 }
 
+/// What one direction's lists hold once written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ListsWritten {
+    /// Entries in the lists.
+    pub arcs: u64,
+    /// Lists that hold their own vertex.
+    pub self_loops: u64,
+}
+
 /// Out-lists' mean length from which the builder writes the `out_heads` section.
 const HEADS_MIN_MEAN_DEGREE: u64 = 8;
 
@@ -101,6 +110,7 @@ struct CsrWriter {
     vertices: u64,
     next_vertex: u64,
     arcs: u64,
+    self_loops: u64,
     offset_buffer: Vec<u64>,
     neighbor_buffer: Vec<u32>,
     weight_buffer: Vec<f32>,
@@ -187,6 +197,7 @@ impl CsrWriter {
             vertices,
             next_vertex: 0,
             arcs: 0,
+            self_loops: 0,
             offset_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
             neighbor_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
             weight_buffer: Vec::with_capacity(CSR_BUFFER_ENTRIES),
@@ -219,6 +230,7 @@ impl CsrWriter {
             self.push_offset()?;
         }
         self.neighbor_buffer.push(record.destination());
+        self.self_loops += u64::from(source == record.destination() as u64);
         if self.heads.is_some() && self.arcs - self.list_start < HEAD_ENTRIES {
             self.head_buffer.push(record.destination());
         }
@@ -293,7 +305,7 @@ impl CsrWriter {
         Ok(())
     }
 
-    fn finish(mut self, writer: &mut GraphWriter, context: &mut Context) -> Result<u64> {
+    fn finish(mut self, writer: &mut GraphWriter, context: &mut Context) -> Result<ListsWritten> {
         while self.next_vertex <= self.vertices {
             self.push_offset()?;
         }
@@ -332,7 +344,10 @@ impl CsrWriter {
         if let Some((path, weights, kind)) = weights_to_copy {
             copy_weights(writer, kind, self.arcs, &path, weights, context)?;
         }
-        Ok(self.arcs)
+        Ok(ListsWritten {
+            arcs: self.arcs,
+            self_loops: self.self_loops,
+        })
     }
 }
 

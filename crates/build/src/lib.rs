@@ -23,7 +23,7 @@ mod runs;
 mod source;
 pub mod stale;
 
-pub use builder::{BuildOptions, BuildProgress, OutHeads, RESERVED_BYTES, build_graph};
+pub use builder::{BuildOptions, BuildProgress, OutHeads, RESERVED_BYTES, SelfLoops, build_graph};
 pub use error::BuildError;
 pub use reorder::{Reorder, degree_based_grouping, invert_permutation};
 pub use report::BuildReport;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::builder::{BATCH_EDGES, Context, RawCopy};
+use crate::builder::{BATCH_EDGES, Context, RawCopy, SelfLoops};
 use crate::journal::run_file_entry;
 use crate::reorder::{degree_based_grouping, invert_permutation};
 use crate::runs::read_full;
@@ -157,14 +157,17 @@ fn copy_input(
                 }
                 degrees.resize(larger + 1, 0);
             }
-            if edge.source == edge.destination {
+            let self_loop = edge.source == edge.destination;
+            if self_loop && context.options.self_loops == SelfLoops::Drop {
                 context.report.input_edges += 1;
                 context.report.self_loops_dropped += 1;
                 continue;
             }
             degrees[edge.source as usize] = degrees[edge.source as usize].saturating_add(1);
-            degrees[edge.destination as usize] =
-                degrees[edge.destination as usize].saturating_add(1);
+            if !self_loop {
+                degrees[edge.destination as usize] =
+                    degrees[edge.destination as usize].saturating_add(1);
+            }
             raw.push([edge.source, edge.destination, edge.weight.to_bits()]);
         }
         let bytes: &[u8] = bytemuck::cast_slice(&raw);

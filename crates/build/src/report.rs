@@ -33,8 +33,10 @@ pub struct BuildReport {
     pub id_ranges: u64,
     /// Edges the input held.
     pub input_edges: u64,
-    /// Input edges from a vertex to itself, dropped.
+    /// Input edges from a vertex to itself, dropped (a build that keeps them drops none).
     pub self_loops_dropped: u64,
+    /// Vertices whose self-loop the output keeps (repeats of one count as duplicates).
+    pub self_loops: u64,
     /// Input edges that repeated an earlier one, dropped (the smallest weight is kept).
     pub duplicate_edges_dropped: u64,
     /// Sorted runs written to disk (0: the build fit in memory).
@@ -87,6 +89,7 @@ impl BuildReport {
             "id_ranges": self.id_ranges,
             "input_edges": self.input_edges,
             "self_loops_dropped": self.self_loops_dropped,
+            "self_loops": self.self_loops,
             "duplicate_edges_dropped": self.duplicate_edges_dropped,
             "runs_spilled": self.runs_spilled,
             "merge_passes": self.merge_passes,

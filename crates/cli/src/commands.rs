@@ -11,7 +11,9 @@ use swapless_build::ids::IdMode;
 use swapless_build::importers::{
     ColumnChoice, HeaderChoice, ImportOptions, TableColumns, build_input,
 };
-use swapless_build::{BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, build_graph};
+use swapless_build::{
+    BuildOptions, BuildReport, EdgeSource, OutHeads, Reorder, SelfLoops, build_graph,
+};
 use swapless_format::output::{
     OutputKind, output_target, same_file, seekable_output_target, write_output,
 };
@@ -23,7 +25,7 @@ use crate::progress::TerminalProgress;
 use crate::text::{self, bytes, say, thousands};
 use crate::{
     BuildCommand, GenerateArgs, Generator, IdsChoice, OutHeadsChoice, OutputOptions, ReorderChoice,
-    SyntheticArgs,
+    SelfLoopsChoice, SyntheticArgs,
 };
 
 type CliResult = Result<(), CliError>;
@@ -340,6 +342,10 @@ fn run_build(
         OutHeadsChoice::Never => OutHeads::Never,
     };
     build_options.lists = lists;
+    build_options.self_loops = match options.self_loops {
+        SelfLoopsChoice::Drop => SelfLoops::Drop,
+        SelfLoopsChoice::Keep => SelfLoops::Keep,
+    };
     build_options.cancel = Some(interrupt_flag(Some(INTERRUPT_GRACE)));
     build_options.progress = Some(progress.clone());
     // The runs of a killed build are reused only by a build of the same input into the
@@ -349,9 +355,10 @@ fn run_build(
             std::fs::canonicalize(swapless_format::output::folder_of(output)).unwrap_or_default();
         let output_name = output.file_name().unwrap_or_default().to_string_lossy();
         format!(
-            "{input}; reorder {:?}; out_heads {:?}; output {}",
+            "{input}; reorder {:?}; out_heads {:?}; self-loops {}; output {}",
             build_options.reorder,
             build_options.out_heads,
+            build_options.self_loops.name(),
             output_folder.join(&*output_name).display()
         )
     });
@@ -430,10 +437,16 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
             }
         ),
     }
+    let self_loops = match report.self_loops {
+        0 => format!(
+            "self-loops dropped {}",
+            thousands(report.self_loops_dropped)
+        ),
+        kept => format!("self-loops kept {}", thousands(kept)),
+    };
     say!(
-        "  input edges {}; self-loops dropped {}; duplicate edges dropped {}",
+        "  input edges {}; {self_loops}; duplicate edges dropped {}",
         thousands(report.input_edges),
-        thousands(report.self_loops_dropped),
         thousands(report.duplicate_edges_dropped)
     );
     if report.weights_ignored {
@@ -565,6 +578,16 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         thousands(graph.num_arcs() as u64)
     );
     say!(
+        "self-loops {}",
+        match graph.num_self_loops() {
+            0 => "none (dropped when built, unless the input had none)".to_string(),
+            kept => format!(
+                "{} kept, one entry each in its vertex's list (PageRank and the other walks count them; paths, triangles and cores leave them out)",
+                thousands(kept)
+            ),
+        }
+    );
+    say!(
         "weighted   {}; reordered by degree: {}",
         if flags.weighted { "yes (f32)" } else { "no" },
         if flags.reordered {
@@ -663,6 +686,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
             "vertices": graph.num_vertices(),
             "edges": graph.num_edges(),
             "arcs": graph.num_arcs(),
+            "self_loops": graph.num_self_loops(),
             "directed": flags.directed,
             "weighted": flags.weighted,
             "reordered": flags.reordered,

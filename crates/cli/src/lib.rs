@@ -189,6 +189,11 @@ struct OutputOptions {
     /// format v4, about half the bytes on kron, so half the reading out of memory).
     #[arg(long, value_name = "FORM", default_value = "plain")]
     lists: String,
+    /// What to do with an edge from a vertex to itself: `drop` it (what GAP and most
+    /// kernels assume) or `keep` it once per vertex, as networkx does (PageRank and the
+    /// other walks then count it; paths, triangles and cores leave it out).
+    #[arg(long, value_enum, default_value = "drop")]
+    self_loops: SelfLoopsChoice,
     /// Also write the build report as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -207,6 +212,14 @@ enum OutHeadsChoice {
     Always,
     /// Never.
     Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SelfLoopsChoice {
+    /// Drop them.
+    Drop,
+    /// Keep them.
+    Keep,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

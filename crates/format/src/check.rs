@@ -1,6 +1,7 @@
 //! Full verification of a `.sl` file: every checksum and every structural invariant.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -144,11 +145,13 @@ fn check_bounds(graph: &GraphFile, direction: Direction) -> Result<()> {
 }
 
 /// Every list of `direction`: it decodes (compressed lists), its ids are vertices,
-/// sorted and unique, and its weights finite.
+/// sorted and unique, and its weights finite; and as many lists hold their own vertex
+/// as the header counts self-loops (kernels that leave self-loops out trust the count).
 fn check_csr(graph: &GraphFile, direction: Direction) -> Result<()> {
     check_bounds(graph, direction)?;
     let n = graph.num_vertices();
     let name = direction.name();
+    let self_loops = AtomicU64::new(0);
     let problem = (0..n).into_par_iter().find_map_first(|v| {
         let list = match direction.list(graph, v) {
             Ok(list) => list,
@@ -180,11 +183,23 @@ fn check_csr(graph: &GraphFile, direction: Direction) -> Result<()> {
                 "vertex {v}: {name}-edge weight at position {position} is not a finite number"
             ));
         }
+        if ids.binary_search(&(v as u32)).is_ok() {
+            self_loops.fetch_add(1, Ordering::Relaxed);
+        }
         None
     });
-    match problem {
-        Some(detail) => Err(corrupt(graph, detail)),
-        None => Ok(()),
+    if let Some(detail) = problem {
+        return Err(corrupt(graph, detail));
+    }
+    let (found, counted) = (self_loops.into_inner(), graph.num_self_loops());
+    match found == counted {
+        true => Ok(()),
+        false => Err(corrupt(
+            graph,
+            format!(
+                "{found} {name}-lists hold their own vertex, but the header counts {counted} self-loops"
+            ),
+        )),
     }
 }
 

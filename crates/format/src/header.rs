@@ -146,6 +146,10 @@ pub struct GraphFlags {
     /// Neighbor lists are compressed (version 3): `out_positions` (and `in_positions`)
     /// locate them, and weights lie beside their ids, with no weight sections.
     pub compressed_lists: bool,
+    /// Some lists hold their own vertex: the graph was built keeping self-loops, and has
+    /// some ([`Header::self_loops`] counts them). A reader that predates self-loops
+    /// refuses the file rather than count them as edges to other vertices.
+    pub self_loops: bool,
 }
 
 /// What the input called its vertices, and so what results are keyed by.
@@ -168,12 +172,14 @@ impl GraphFlags {
     const INTEGER_IDS: u32 = 8;
     const NAMES: u32 = 16;
     const COMPRESSED_LISTS: u32 = 32;
+    const SELF_LOOPS: u32 = 64;
     const KNOWN: u32 = Self::DIRECTED
         | Self::WEIGHTED
         | Self::REORDERED
         | Self::INTEGER_IDS
         | Self::NAMES
-        | Self::COMPRESSED_LISTS;
+        | Self::COMPRESSED_LISTS
+        | Self::SELF_LOOPS;
 
     /// The format version a file with these flags is written as.
     pub fn version(self) -> u32 {
@@ -197,6 +203,9 @@ impl GraphFlags {
         if self.compressed_lists {
             bits |= Self::COMPRESSED_LISTS;
         }
+        if self.self_loops {
+            bits |= Self::SELF_LOOPS;
+        }
         bits |= match self.ids {
             IdKind::Dense => 0,
             IdKind::Integers => Self::INTEGER_IDS,
@@ -218,6 +227,7 @@ impl GraphFlags {
             reordered: bits & Self::REORDERED != 0,
             ids,
             compressed_lists: bits & Self::COMPRESSED_LISTS != 0,
+            self_loops: bits & Self::SELF_LOOPS != 0,
         })
     }
 }
@@ -240,6 +250,17 @@ impl SectionEntry {
     }
 }
 
+/// A graph's counts as its header stores them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphCounts {
+    /// Vertices `n`.
+    pub vertices: u64,
+    /// Stored arcs (an undirected edge twice, a self-loop once).
+    pub arcs: u64,
+    /// Vertices whose lists hold themselves.
+    pub self_loops: u64,
+}
+
 /// The decoded header of a `.sl` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -251,8 +272,12 @@ pub struct Header {
     pub id_bytes: u32,
     /// Number of vertices `n`; ids are `0..n`.
     pub num_vertices: u64,
-    /// Number of stored out-neighbor entries (an undirected edge is stored twice).
+    /// Number of stored out-neighbor entries (an undirected edge is stored twice, a
+    /// self-loop once).
     pub num_arcs: u64,
+    /// Vertices whose lists hold themselves (0 unless [`GraphFlags::self_loops`]); a
+    /// 32-bit field, as a vertex has at most one.
+    pub self_loops: u64,
     /// Bytes each checksum covers ([`CHECKSUM_BLOCK_BYTES`]; 1 MiB in version 1).
     pub checksum_block_bytes: u64,
     /// The section table, in file order.
@@ -291,6 +316,7 @@ impl Header {
         bytes[32..40].copy_from_slice(&self.num_arcs.to_le_bytes());
         bytes[40..48].copy_from_slice(&self.checksum_block_bytes.to_le_bytes());
         bytes[48..52].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
+        bytes[52..56].copy_from_slice(&(self.self_loops as u32).to_le_bytes());
         let mut at = FIXED_FIELDS_BYTES;
         for entry in &self.sections {
             let name = entry.name.as_bytes();
@@ -359,6 +385,15 @@ impl Header {
                 "a version {version} file cannot hold compressed lists (version {FIRST_COMPRESSED_VERSION} brought them)"
             )));
         }
+        let num_vertices = read_u64(bytes, 24);
+        let num_arcs = read_u64(bytes, 32);
+        let self_loops = u64::from(read_u32(bytes, 52));
+        if flags.self_loops != (self_loops > 0) || self_loops > num_vertices.min(num_arcs) {
+            return Err(corrupt(format!(
+                "the header counts {self_loops} self-loops among {num_vertices} vertices and {num_arcs} arcs, with the self-loop flag {}",
+                if flags.self_loops { "set" } else { "clear" }
+            )));
+        }
         let id_bytes = read_u32(bytes, 16);
         if id_bytes != 4 {
             return Err(corrupt(format!(
@@ -403,8 +438,9 @@ impl Header {
             version,
             flags,
             id_bytes,
-            num_vertices: read_u64(bytes, 24),
-            num_arcs: read_u64(bytes, 32),
+            num_vertices,
+            num_arcs,
+            self_loops,
             checksum_block_bytes: block_bytes,
             sections,
         })
@@ -483,10 +519,12 @@ mod tests {
                 reordered: true,
                 ids: IdKind::Dense,
                 compressed_lists: true,
+                self_loops: true,
             },
             id_bytes: 4,
             num_vertices: 10,
             num_arcs: 20,
+            self_loops: 3,
             checksum_block_bytes: CHECKSUM_BLOCK_BYTES,
             sections: vec![SectionEntry {
                 name: "out_offsets".into(),
@@ -526,6 +564,17 @@ mod tests {
         header.checksum_block_bytes = CHECKSUM_BLOCK_BYTES;
         let error = Header::decode(&header.encode(), Path::new("x")).unwrap_err();
         assert!(error.to_string().contains("version 1 file"), "{error}");
+    }
+
+    #[test]
+    fn a_self_loop_count_must_agree_with_its_flag() {
+        for (flag, count) in [(true, 0), (false, 2), (true, 11)] {
+            let mut header = sample();
+            header.flags.self_loops = flag;
+            header.self_loops = count;
+            let error = Header::decode(&header.encode(), Path::new("x")).unwrap_err();
+            assert!(error.to_string().contains("self-loop"), "{error}");
+        }
     }
 
     #[test]

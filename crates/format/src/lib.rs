@@ -30,7 +30,7 @@ mod writer;
 pub use check::{CheckReport, check_file};
 pub use error::FormatError;
 pub use header::{
-    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphFlags, HEAD_ENTRIES, Header, IdKind,
+    CHECKSUM_BLOCK_BYTES, FORMAT_VERSION, GraphCounts, GraphFlags, HEAD_ENTRIES, Header, IdKind,
     PLAIN_LISTS_VERSION, SECTION_ALIGN, SectionEntry, SectionKind, VERSION_1_CHECKSUM_BLOCK_BYTES,
 };
 pub use list_scan::ListScan;

@@ -344,7 +344,7 @@ impl ListScan {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::{GraphFlags, GraphWriter, IdKind, ListForm, transcode};
+    use crate::{GraphCounts, GraphFlags, GraphWriter, IdKind, ListForm, transcode};
 
     /// A directed, weighted graph of `n` vertices, with a hub whose list crosses pages,
     /// some empty lists and some weights below zero.
@@ -410,8 +410,14 @@ pub(crate) mod tests {
             reordered: false,
             ids: IdKind::Dense,
             compressed_lists: false,
+            self_loops: false,
         };
-        writer.finish(flags, n as u64, arcs).unwrap();
+        let counts = GraphCounts {
+            vertices: n as u64,
+            arcs,
+            self_loops: 0,
+        };
+        writer.finish(flags, counts).unwrap();
         lists
     }
 

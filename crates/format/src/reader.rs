@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::header::HEADER_BYTES;
 use crate::mapped_bound::MappedBound;
-use crate::{FormatError, GraphFlags, Header, Result, SectionKind};
+use crate::{FormatError, GraphCounts, GraphFlags, Header, Result, SectionKind};
 
 /// Bytes a section reader asks for at a time: many checksum blocks (1 in version 1).
 const READ_PIECE_BYTES: u64 = 1 << 20;
@@ -206,12 +206,28 @@ impl GraphFile {
         self.header.num_arcs as usize
     }
 
-    /// Number of edges as users count them: arcs, or arcs / 2 for undirected graphs.
+    /// Vertices whose lists hold themselves (0 unless the graph was built keeping
+    /// self-loops).
+    pub fn num_self_loops(&self) -> u64 {
+        self.header.self_loops
+    }
+
+    /// Number of edges as users count them: arcs, or for an undirected graph its edges
+    /// between two vertices (stored twice) and its self-loops (stored once).
     pub fn num_edges(&self) -> u64 {
         if self.header.flags.directed {
             self.header.num_arcs
         } else {
-            self.header.num_arcs / 2
+            (self.header.num_arcs + self.header.self_loops) / 2
+        }
+    }
+
+    /// The counts the header stores.
+    pub fn counts(&self) -> GraphCounts {
+        GraphCounts {
+            vertices: self.header.num_vertices,
+            arcs: self.header.num_arcs,
+            self_loops: self.header.self_loops,
         }
     }
 

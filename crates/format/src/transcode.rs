@@ -208,6 +208,6 @@ pub fn transcode(
     }
     let mut flags = input.flags();
     flags.compressed_lists = form == ListForm::Compressed;
-    writer.finish(flags, n as u64, input.num_arcs() as u64)?;
+    writer.finish(flags, input.counts())?;
     Ok(list_bytes)
 }

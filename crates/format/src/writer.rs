@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::header::{HEADER_BYTES, MAX_SECTIONS};
 use crate::output::{OutputFile, folder_of, seekable_output_target};
 use crate::{
-    CHECKSUM_BLOCK_BYTES, FormatError, GraphFlags, Header, Result, SectionEntry, SectionKind,
-    align_up,
+    CHECKSUM_BLOCK_BYTES, FormatError, GraphCounts, GraphFlags, Header, Result, SectionEntry,
+    SectionKind, align_up,
 };
 
 /// Builds a `.sl` file section by section.
@@ -206,7 +206,17 @@ impl GraphWriter {
     }
 
     /// Writes the checksum section and the header, syncs, and renames the file into place.
-    pub fn finish(mut self, flags: GraphFlags, num_vertices: u64, num_arcs: u64) -> Result<()> {
+    pub fn finish(mut self, flags: GraphFlags, counts: GraphCounts) -> Result<()> {
+        let GraphCounts {
+            vertices: num_vertices,
+            arcs: num_arcs,
+            self_loops,
+        } = counts;
+        if flags.self_loops != (self_loops > 0) {
+            return Err(self.invalid(format!(
+                "{self_loops} self-loops do not agree with the self-loop flag"
+            )));
+        }
         if self.open_ended_in_progress {
             return Err(self.invalid("a section is still open".to_string()));
         }
@@ -233,6 +243,7 @@ impl GraphWriter {
             id_bytes: 4,
             num_vertices,
             num_arcs,
+            self_loops,
             checksum_block_bytes: CHECKSUM_BLOCK_BYTES,
             sections,
         };

@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use swapless_format::ListForm;
-use swapless_format::{FormatError, GraphFile, GraphFlags, GraphWriter, SectionKind, check_file};
+use swapless_format::{
+    FormatError, GraphCounts, GraphFile, GraphFlags, GraphWriter, SectionKind, check_file,
+};
 
 /// Writes a tiny directed graph: 0->1, 0->2, 2->1 (`in` lists mirror them).
 fn write_small(path: &Path, out_neighbors: &[u32]) {
@@ -37,8 +39,14 @@ fn write_small(path: &Path, out_neighbors: &[u32]) {
         reordered: false,
         ids: swapless_format::IdKind::Dense,
         compressed_lists: false,
+        self_loops: false,
     };
-    writer.finish(flags, 3, 3).unwrap();
+    let counts = GraphCounts {
+        vertices: 3,
+        arcs: 3,
+        self_loops: 0,
+    };
+    writer.finish(flags, counts).unwrap();
 }
 
 #[test]
@@ -131,7 +139,12 @@ fn writer_refuses_inconsistent_counts_and_leaves_nothing() {
         .unwrap();
     section.write_values(&[0u32]).unwrap();
     writer.finish_section(section).unwrap();
-    let error = writer.finish(GraphFlags::default(), 1, 5).unwrap_err();
+    let counts = GraphCounts {
+        vertices: 1,
+        arcs: 5,
+        self_loops: 0,
+    };
+    let error = writer.finish(GraphFlags::default(), counts).unwrap_err();
     assert!(error.to_string().contains("out_neighbors"), "{error}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
@@ -250,9 +263,12 @@ fn write_weighted(path: &Path, lists: &[Vec<u32>]) {
         weighted: true,
         ..GraphFlags::default()
     };
-    writer
-        .finish(flags, n as u64, out_ids.len() as u64)
-        .unwrap();
+    let counts = GraphCounts {
+        vertices: n as u64,
+        arcs: out_ids.len() as u64,
+        self_loops: 0,
+    };
+    writer.finish(flags, counts).unwrap();
 }
 
 #[test]
