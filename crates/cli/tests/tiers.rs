@@ -126,6 +126,19 @@ fn kernels_that_search_from_every_vertex_give_the_dram_answer_on_every_tier() {
     every_kernel_matches_dram(&compressed_copy(&kron), dir.path(), &["16K"]);
 }
 
+/// A graph built keeping its self-loops gives every kernel the dram answer on every
+/// tier, its lists plain and compressed (a self-loop is the one list entry equal to its
+/// vertex, which compressed lists code as a gap of 0 from it).
+#[test]
+fn self_loops_kept_give_the_dram_answer_on_every_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    let kron = dir.path().join("kron9-loops.sl");
+    generate_kron(&kron, 9, 8, &["--weighted", "--self-loops", "keep"]);
+    assert!(GraphFile::open(&kron).unwrap().num_self_loops() > 0);
+    every_kernel_matches_dram(&kron, dir.path(), &["4K"]);
+    every_kernel_matches_dram(&compressed_copy(&kron), dir.path(), &["16K"]);
+}
+
 /// A graph of isolated vertices (a Matrix Market header that declares 40 vertices and
 /// no entries) builds, checks, and runs every kernel on every tier, plain and
 /// compressed, directed and undirected, with the verifiers' approval and the answer a

@@ -49,6 +49,11 @@ pub struct KernelInfo {
     /// Whether it is defined on undirected graphs only (networkx's label propagation):
     /// a run on a directed graph is refused before anything is read.
     pub undirected_only: bool,
+    /// Whether a self-loop (kept by a build with `--self-loops keep`) changes its
+    /// answer, as it changes networkx's: the walks (PageRank, eigenvector, Katz, HITS),
+    /// neighbor degrees and label propagation count it; the kernels about paths,
+    /// components, triangles, cores and independence leave it out.
+    pub counts_self_loops: bool,
     /// Its parameters: front ends make their flags and keywords from them.
     pub parameters: &'static [Parameter],
 }

@@ -247,6 +247,7 @@ impl DramStore {
                 directed: in_lists.is_some(),
                 weighted,
                 permutation: graph.load_permutation()?,
+                self_loops: graph.num_self_loops(),
             },
             out_lists,
             in_lists,

@@ -293,6 +293,8 @@ pub struct GraphFacts {
     pub weighted: bool,
     /// New id → original id for reordered graphs.
     pub permutation: Option<Vec<u32>>,
+    /// Vertices whose lists hold themselves (the graph was built keeping self-loops).
+    pub self_loops: u64,
 }
 
 /// A graph's edges, wherever they are.
@@ -310,6 +312,11 @@ pub trait EdgeStore: Sync {
     /// Whether in-lists differ from out-lists.
     fn directed(&self) -> bool {
         self.facts().directed
+    }
+    /// Vertices whose lists hold themselves: kernels about paths, triangles and cores
+    /// leave those entries out.
+    fn self_loops(&self) -> u64 {
+        self.facts().self_loops
     }
     /// Whether lists carry weights.
     fn weighted(&self) -> bool {

@@ -141,6 +141,7 @@ impl MmapStore {
                 directed: lists.directed(),
                 weighted: held.weighted,
                 permutation: graph.load_permutation()?,
+                self_loops: graph.num_self_loops(),
             },
             lists,
             heads,

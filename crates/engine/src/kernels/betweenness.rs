@@ -163,6 +163,7 @@ impl Kernel for Betweenness {
         deterministic: false,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[
             Parameter {
                 flag: "sources",

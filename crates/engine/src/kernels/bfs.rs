@@ -478,6 +478,7 @@ impl Kernel for Bfs {
         deterministic: false,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

@@ -387,6 +387,7 @@ impl Kernel for Closeness {
         deterministic: true,
         every_vertex_a_source: true,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &PARAMETERS,
     };
 

@@ -233,6 +233,7 @@ impl Kernel for WeightedCloseness {
         deterministic: true,
         every_vertex_a_source: true,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &PARAMETERS,
     };
 

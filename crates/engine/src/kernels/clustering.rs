@@ -34,10 +34,12 @@ use crate::saved_state::{StateError, StateReader, StateWriter};
 /// The lists this kernel reads, for the placement plan.
 pub const READS: Reads = super::triangle_count::READS;
 
-/// The oriented lists keep which vertex has each rank and which pairs link both ways.
+/// The oriented lists keep which vertex has each rank, which pairs link both ways, and
+/// which vertices have a self-loop (networkx leaves it out of a vertex's degree).
 const KEEPS: ViewKeeps = ViewKeeps {
     order: true,
     reciprocal: true,
+    self_loops: true,
 };
 
 /// The ways (1 or 2) the pair at `position` of `rank`'s oriented list is linked.
@@ -146,9 +148,11 @@ impl Clustering {
         );
         for (rank, &vertex) in oriented.vertex_of_rank.iter().enumerate() {
             let v = vertex as usize;
+            // A self-loop is an entry of the out-list and of the in-list.
+            let self_loop = oriented.self_looped(rank as u32) as u64;
             let total = match directed {
-                true => out.degree(v) + r#in.degree(v),
-                false => out.degree(v),
+                true => out.degree(v) + r#in.degree(v) - 2 * self_loop,
+                false => out.degree(v) - self_loop,
             };
             let linked = both
                 .as_ref()
@@ -180,6 +184,7 @@ impl Kernel for Clustering {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 
@@ -190,10 +195,10 @@ impl Kernel for Clustering {
         let mut memory = super::triangle_count::TriangleCount.memory(shape);
         // The weights by rank (8) kept, and the coefficients (8) made at the end.
         memory.hot_arrays.extend([8 * vertices, 8 * vertices]);
-        // The ranks' vertices (4); on a directed graph the lists of pairs linked both
+        // The ranks' vertices (4) and which have a self-loop (a bit); on a directed graph the lists of pairs linked both
         // ways (at most half the arcs, 4 each) with their offsets (8) and counts (4),
         // the marks (a bit an entry) and the counts linked both ways (4).
-        memory.working_bytes += 4 * vertices;
+        memory.working_bytes += 4 * vertices + vertices.div_ceil(64) * 8;
         if shape.directed {
             memory.working_bytes += 2 * shape.arcs + 16 * vertices + shape.arcs / 8 + 8;
         }
@@ -361,14 +366,19 @@ fn verify(
         ));
     }
     for (v, &weight) in weights.iter().enumerate() {
+        // Self-loops left out, as networkx leaves them.
+        let others = |list: &[u32]| list.iter().filter(|&&u| u as usize != v).count();
         let out = graph.out_neighbors_of(v);
         let (degree, both) = match directed {
             true => {
                 let r#in = graph.in_neighbors_of(v);
-                let both = r#in.iter().filter(|u| out.binary_search(u).is_ok()).count();
-                (out.len() + r#in.len(), both as u64)
+                let both = r#in
+                    .iter()
+                    .filter(|&&u| u as usize != v && out.binary_search(&u).is_ok())
+                    .count();
+                (others(&out) + others(&r#in), both as u64)
             }
-            false => (out.len(), 0),
+            false => (others(&out), 0),
         };
         let expected = coefficient(directed, weight, degree as u64, both);
         let found = result.coefficients[v];

@@ -359,6 +359,7 @@ impl Kernel for ConnectedComponents {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

@@ -229,6 +229,7 @@ impl Kernel for CoreNumber {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

@@ -69,6 +69,7 @@ impl Kernel for EigenvectorCentrality {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: true,
         parameters: &PARAMETERS,
     };
 

@@ -96,6 +96,7 @@ impl Kernel for Hits {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: true,
         parameters: &PARAMETERS,
     };
 

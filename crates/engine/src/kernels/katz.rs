@@ -113,6 +113,7 @@ impl Kernel for KatzCentrality {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: true,
         parameters: &PARAMETERS,
     };
 

@@ -299,6 +299,7 @@ impl Kernel for LabelPropagation {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: true,
+        counts_self_loops: true,
         parameters: &[],
     };
 

@@ -152,6 +152,7 @@ impl<const WEIGHTED: bool> Kernel for NeighborDegree<WEIGHTED> {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: true,
         parameters: &PARAMETERS,
     };
 

@@ -199,6 +199,7 @@ impl Kernel for Radii {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

@@ -434,6 +434,7 @@ impl Kernel for StronglyConnectedComponents {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

@@ -11,7 +11,7 @@
 //! `t ∈ H(r) ∩ H(s)` for `s ∈ H(r)`.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::Reads;
 use crate::kernel::{
@@ -103,16 +103,25 @@ pub(crate) struct OrientedLists {
     /// A bit per entry of `higher`: whether the pair is linked both ways (arcs u -> w
     /// and w -> u of a directed graph), when asked for (empty otherwise).
     reciprocal: Vec<u64>,
+    /// A bit per rank: whether its vertex has a self-loop, when asked for and the graph
+    /// has any (empty otherwise).
+    self_looped: Vec<u64>,
 }
 
 impl OrientedLists {
+    /// Whether the vertex of `rank` has a self-loop (false unless the lists were built
+    /// with [`ViewKeeps::self_loops`]).
+    pub(crate) fn self_looped(&self, rank: u32) -> bool {
+        bit(&self.self_looped, rank as usize)
+    }
+
     /// Whether the entry at `position` of `rank`'s list links both ways (false unless
     /// the lists were built with [`ViewKeeps::reciprocal`]).
     pub(crate) fn reciprocal(&self, rank: u32, position: usize) -> bool {
-        let entry = self.offsets[rank as usize] as usize + position;
-        self.reciprocal
-            .get(entry / 64)
-            .is_some_and(|word| word & (1 << (entry % 64)) != 0)
+        bit(
+            &self.reciprocal,
+            self.offsets[rank as usize] as usize + position,
+        )
     }
 
     /// The list of `rank`.
@@ -183,6 +192,17 @@ pub struct TriangleState {
     arrays: PropertyArrays,
 }
 
+/// Bit `index` of `bits` (false past their end).
+fn bit(bits: &[u64], index: usize) -> bool {
+    bits.get(index / 64)
+        .is_some_and(|word| word & (1 << (index % 64)) != 0)
+}
+
+/// Sets bit `index` of `bits`.
+fn set_bit(bits: &[AtomicU64], index: usize) {
+    bits[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
+}
+
 /// What the oriented lists keep beyond the lists.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ViewKeeps {
@@ -190,6 +210,9 @@ pub(crate) struct ViewKeeps {
     pub order: bool,
     /// Which entries link both ways (a directed graph's reciprocal arcs).
     pub reciprocal: bool,
+    /// Which vertices have a self-loop (which the lists leave out, as every triangle
+    /// count does).
+    pub self_loops: bool,
 }
 
 /// The sorted entries both `a` and `b` (ascending) hold.
@@ -295,9 +318,17 @@ pub(crate) fn oriented_lists(
         let ranks = neighbors.iter().map(|&w| rank_of[w as usize]);
         ranks.filter(|&w| w > rank).collect()
     };
+    let looped_words = match keeps.self_loops && store.self_loops() > 0 {
+        true => vertices.div_ceil(64),
+        false => 0,
+    };
+    let self_looped: Vec<AtomicU64> = (0..looped_words).map(|_| AtomicU64::new(0)).collect();
     store.scan(EdgeDirection::Out, all.clone(), &|u, list| {
         remember(view(u, list.neighbors, &mut |neighbors, both| {
             let rank = rank_of[u as usize];
+            if looped_words > 0 && neighbors.binary_search(&u).is_ok() {
+                set_bit(&self_looped, rank as usize);
+            }
             let count = |list: &[u32]| list.iter().filter(|&&w| rank_of[w as usize] > rank).count();
             higher_counts[rank as usize].store(count(neighbors) as u32, Ordering::Relaxed);
             if reciprocal {
@@ -347,6 +378,7 @@ pub(crate) fn oriented_lists(
         offsets,
         vertex_of_rank: order,
         reciprocal,
+        self_looped: self_looped.into_iter().map(AtomicU64::into_inner).collect(),
     })
 }
 
@@ -370,8 +402,8 @@ fn mark_reciprocal(
     both: &[u32],
     both_offsets: &[u64],
 ) -> Vec<u64> {
-    let bits: Vec<std::sync::atomic::AtomicU64> = (0..higher.len().div_ceil(64))
-        .map(|_| std::sync::atomic::AtomicU64::new(0))
+    let bits: Vec<AtomicU64> = (0..higher.len().div_ceil(64))
+        .map(|_| AtomicU64::new(0))
         .collect();
     (0..offsets.len() - 1).into_par_iter().for_each(|rank| {
         let start = offsets[rank] as usize;
@@ -382,8 +414,7 @@ fn mark_reciprocal(
             while list[position] != w {
                 position += 1;
             }
-            let entry = start + position;
-            bits[entry / 64].fetch_or(1 << (entry % 64), Ordering::Relaxed);
+            set_bit(&bits, start + position);
         }
     });
     bits.into_iter().map(|word| word.into_inner()).collect()
@@ -578,6 +609,7 @@ impl Kernel for TriangleCount {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

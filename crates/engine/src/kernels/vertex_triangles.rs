@@ -35,6 +35,7 @@ pub const READS: Reads = super::triangle_count::READS;
 const KEEPS: ViewKeeps = ViewKeeps {
     order: true,
     reciprocal: false,
+    self_loops: false,
 };
 
 /// Adds the triangles whose lowest rank is in `ranks` to `counts` (by rank); returns
@@ -116,6 +117,7 @@ impl Kernel for VertexTriangles {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[],
     };
 

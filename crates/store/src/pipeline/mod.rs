@@ -196,6 +196,7 @@ impl DirectStore {
                 directed: lists.directed(),
                 weighted: held.weighted,
                 permutation: graph.load_permutation()?,
+                self_loops: graph.num_self_loops(),
             },
             lists,
             heads,

@@ -340,6 +340,7 @@ impl Kernel for PageRank {
         deterministic: true,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: true,
         parameters: &PARAMETERS,
     };
 

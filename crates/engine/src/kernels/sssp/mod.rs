@@ -112,6 +112,7 @@ impl Kernel for Sssp {
         deterministic: false,
         every_vertex_a_source: false,
         undirected_only: false,
+        counts_self_loops: false,
         parameters: &[Parameter {
             flag: "delta",
             keyword: "delta",
