@@ -111,3 +111,80 @@ fn kernels_that_leave_self_loops_out_answer_as_without_them_and_every_kernel_ver
         );
     }
 }
+
+/// A text input built keeping self-loops holds each once, directed or not, plain or
+/// compressed; its check passes, and its counts, info and report say how many.
+#[test]
+fn a_build_keeps_each_self_loop_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = random_edges(3_000, 200, 5);
+    let loops = edges.iter().filter(|(s, d, _)| s == d).map(|e| e.0);
+    let looped: std::collections::BTreeSet<u32> = loops.collect();
+    assert!(looped.len() > 5);
+    let input = dir.path().join("edges.el");
+    let text: String = edges
+        .iter()
+        .map(|(s, d, w)| format!("{s} {d} {w}\n"))
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    for undirected in [false, true] {
+        for lists in ["plain", "compressed"] {
+            let output = dir.path().join(format!("{undirected}-{lists}.sl"));
+            let json = dir.path().join("build.json");
+            let mut args = vec!["build", arg(&input), "--weighted", "--self-loops", "keep"];
+            args.extend(["--lists", lists, "-o", arg(&output), "--json", arg(&json)]);
+            if undirected {
+                args.push("--undirected");
+            }
+            swapless_ok(&args);
+            let expected = expected_arcs_keeping_loops(&edges, undirected);
+            assert_eq!(
+                read_arcs(&output),
+                expected,
+                "undirected {undirected}, {lists}"
+            );
+            swapless_ok(&["check", arg(&output)]);
+            let graph = GraphFile::open(&output).unwrap();
+            assert_eq!(graph.num_self_loops(), looped.len() as u64);
+            let report = json_report(&json);
+            assert_eq!(report["self_loops"], looped.len() as u64);
+            assert_eq!(report["self_loops_dropped"], 0);
+            let edges_expected = match undirected {
+                true => (expected.len() + looped.len()) / 2,
+                false => expected.len(),
+            };
+            assert_eq!(report["edges"], edges_expected as u64);
+            assert_eq!(graph.num_edges(), edges_expected as u64);
+            let info = swapless_ok(&["info", arg(&output)]);
+            assert!(
+                info.contains(&format!("self-loops {} kept", looped.len())),
+                "{info}"
+            );
+        }
+    }
+}
+
+/// A build that spills sorted runs, and one that reorders by degree (which copies its
+/// input once to count degrees), keep the same self-loops as one in memory.
+#[test]
+fn spilling_and_reordering_builds_keep_the_same_self_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let generate = |name: &str, extra: &[&str]| {
+        let output = dir.path().join(format!("{name}.sl"));
+        let mut args = vec!["generate", "kron", "--scale", "16", "--degree", "32"];
+        args.extend(["--self-loops", "keep", "-o", arg(&output)]);
+        args.extend(extra);
+        swapless_ok(&args);
+        swapless_ok(&["check", arg(&output)]);
+        output
+    };
+    let in_memory = generate("in-memory", &[]);
+    let arcs = read_arcs(&in_memory);
+    assert!(arcs.iter().filter(|(s, d, _)| s == d).count() > 0);
+    let json = dir.path().join("spilled.json");
+    let spilled = generate("spilled", &["--memory", "56M", "--json", arg(&json)]);
+    assert!(json_report(&json)["runs_spilled"].as_u64().unwrap() > 1);
+    assert_eq!(read_arcs(&spilled), arcs);
+    let reordered = generate("reordered", &["--reorder", "dbg"]);
+    assert_eq!(read_arcs(&reordered), arcs);
+}

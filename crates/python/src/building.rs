@@ -13,7 +13,7 @@ use swapless_build::ids::IdMode;
 use swapless_build::importers::{
     ColumnChoice, HeaderChoice, ImportOptions, TableColumns, build_input,
 };
-use swapless_build::{BuildOptions, EdgeSource, OutHeads, Reorder, build_graph};
+use swapless_build::{BuildOptions, EdgeSource, OutHeads, Reorder, SelfLoops, build_graph};
 use swapless_format::ListForm;
 
 use crate::progress::{Reporter, SharedProgress};
@@ -53,8 +53,18 @@ fn build_options(
     reorder: Option<&str>,
     out_heads: &str,
     lists: &str,
+    self_loops: &str,
 ) -> PyResult<BuildOptions> {
     let mut options = BuildOptions::with_memory(memory_bytes);
+    options.self_loops = match self_loops {
+        "keep" => SelfLoops::Keep,
+        "drop" => SelfLoops::Drop,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "self_loops={other:?} is not a choice; use \"keep\" or \"drop\""
+            )));
+        }
+    };
     options.reorder = match reorder {
         None => Reorder::None,
         Some("dbg") => Reorder::DegreeBasedGrouping,
@@ -119,7 +129,7 @@ fn build_from(
 
 /// Imports an edge list, Matrix Market or GAP file into a .sl file.
 #[pyfunction]
-#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None, lists="plain", progress=None))]
+#[pyo3(signature = (input, output, memory=None, undirected=false, weighted=false, reorder=None, out_heads="auto", ids="auto", source_col=None, target_col=None, weight_col=None, header=None, lists="plain", self_loops="keep", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     py: Python<'_>,
@@ -136,6 +146,7 @@ pub(crate) fn build(
     weight_col: Option<Column>,
     header: Option<bool>,
     lists: &str,
+    self_loops: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     if swapless_format::output::same_file(&input, &output) {
@@ -171,7 +182,7 @@ pub(crate) fn build(
             Some(false) => HeaderChoice::No,
         },
     };
-    let options = build_options(budget, reorder, out_heads, lists)?;
+    let options = build_options(budget, reorder, out_heads, lists, self_loops)?;
     build_from(
         py,
         Input::File(input, import, columns),
@@ -183,7 +194,7 @@ pub(crate) fn build(
 
 /// Generates a synthetic graph (kron, urand: scale and degree; grid: rows and cols).
 #[pyfunction]
-#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto", lists="plain", progress=None))]
+#[pyo3(signature = (kind, output, scale=None, degree=16, rows=None, cols=None, weighted=false, seed=None, memory=None, reorder=None, out_heads="auto", lists="plain", self_loops="drop", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn generate(
     py: Python<'_>,
@@ -199,6 +210,7 @@ pub(crate) fn generate(
     reorder: Option<&str>,
     out_heads: &str,
     lists: &str,
+    self_loops: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let seed = seed.unwrap_or(swapless_build::generators::DEFAULT_SEED);
@@ -241,13 +253,13 @@ pub(crate) fn generate(
         }
     };
     let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
-    let options = build_options(budget, reorder, out_heads, lists)?;
+    let options = build_options(budget, reorder, out_heads, lists, self_loops)?;
     build_from(py, Input::Source(source), output, options, progress)
 }
 
 /// Writes edges given as arrays (uint32 ids, optional float64 weights, stored as float32) to a .sl file.
 #[pyfunction]
-#[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None, progress=None))]
+#[pyo3(signature = (sources, destinations, weights, directed, output, vertices=None, memory=None, reorder=None, self_loops="keep", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn from_edges(
     py: Python<'_>,
@@ -259,6 +271,7 @@ pub(crate) fn from_edges(
     vertices: Option<u64>,
     memory: Option<&str>,
     reorder: Option<&str>,
+    self_loops: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let copy = |array: &PyReadonlyArray1<'_, u32>| array.as_array().to_vec();
@@ -279,7 +292,7 @@ pub(crate) fn from_edges(
     )
     .map_err(build_error)?;
     let budget = memory_size(py, memory)?.unwrap_or_else(swapless_run::default_memory_budget);
-    let options = build_options(budget, reorder, "auto", "plain")?;
+    let options = build_options(budget, reorder, "auto", "plain", self_loops)?;
     build_from(
         py,
         Input::Source(Box::new(source)),

@@ -397,12 +397,12 @@ fn graph_info(path: PathBuf) -> PyResult<String> {
     let origin = open_origin(&path)?;
     let graph = GraphFile::open(origin.local_file()).map_err(format_error)?;
     let flags = graph.flags();
-    let arcs = graph.num_arcs() as u64;
     let info = json!({
         "path": path.display().to_string(),
         "vertices": graph.num_vertices(),
-        "arcs": arcs,
-        "edges": if flags.directed { arcs } else { arcs / 2 },
+        "arcs": graph.num_arcs(),
+        "edges": graph.num_edges(),
+        "self_loops": graph.num_self_loops(),
         "directed": flags.directed,
         "weighted": flags.weighted,
         "reordered": graph.permutation().is_some(),

@@ -178,6 +178,22 @@ pub fn read_in_arcs_flipped(path: &Path) -> Vec<(u32, u32, f32)> {
 /// dropped, both directions for undirected graphs, parallel arcs merged keeping the
 /// smallest weight.
 pub fn expected_arcs(edges: &[(u32, u32, f32)], undirected: bool) -> Vec<(u32, u32, f32)> {
+    expected_arcs_of(edges, undirected, false)
+}
+
+/// [`expected_arcs`] of a build that keeps self-loops: each once.
+pub fn expected_arcs_keeping_loops(
+    edges: &[(u32, u32, f32)],
+    undirected: bool,
+) -> Vec<(u32, u32, f32)> {
+    expected_arcs_of(edges, undirected, true)
+}
+
+fn expected_arcs_of(
+    edges: &[(u32, u32, f32)],
+    undirected: bool,
+    keep_loops: bool,
+) -> Vec<(u32, u32, f32)> {
     let mut best: BTreeMap<(u32, u32), f32> = BTreeMap::new();
     let mut add = |s: u32, d: u32, w: f32| {
         let entry = best.entry((s, d)).or_insert(w);
@@ -186,7 +202,7 @@ pub fn expected_arcs(edges: &[(u32, u32, f32)], undirected: bool) -> Vec<(u32, u
         }
     };
     for &(s, d, w) in edges {
-        if s == d {
+        if s == d && !keep_loops {
             continue;
         }
         add(s, d, w);

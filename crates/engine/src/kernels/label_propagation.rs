@@ -21,6 +21,10 @@
 //! Output: a label per vertex (int64, the original id of a vertex of its community),
 //! equal iff two vertices are in one community; the report holds the communities, the
 //! colors and the rounds. Undirected graphs only, as networkx's.
+//!
+//! A kept self-loop makes its vertex one of its own neighbors, whose label counts, as in
+//! networkx; but it counts once in the degree that orders the coloring, where networkx's
+//! counts it twice (the networkx backend declines graphs with self-loops).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};

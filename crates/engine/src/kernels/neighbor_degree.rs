@@ -7,6 +7,11 @@
 //! the vertex's weighted degree (the sum of those weights), as networkx with `weight=`;
 //! the neighbors' degrees stay whole.
 //!
+//! A kept self-loop is one entry of its vertex's list, so it counts once in a degree and
+//! its vertex is one of its own neighbors: networkx's answer on a directed graph, but
+//! networkx counts it twice in an undirected graph's degree (the networkx backend
+//! declines those).
+//!
 //! Output: a float64 per vertex. Unweighted, the sums are of whole degrees, exact in
 //! float64, so each value is networkx's bit for bit; weighted, they are exact where the
 //! weights are integers. One step is one scan of the lists of a direction: out-lists,

@@ -290,7 +290,8 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
           out_heads: str = "auto", ids: str = "auto",
           source_col: Union[str, int, None] = None, target_col: Union[str, int, None] = None,
           weight_col: Union[str, int, None] = None, header: Optional[bool] = None,
-          lists: str = "plain", progress: Optional[bool] = None) -> Graph:
+          lists: str = "plain", self_loops: str = "keep",
+          progress: Optional[bool] = None) -> Graph:
     """Builds a .sl file from an edge list, a table (CSV, TSV, a Parquet file or a folder
     of Parquet parts), Matrix Market or GAP .sg/.wsg file (.gz/.zst too), or from another
     .sl file (to reorder it, drop its weights or bring it to this format).
@@ -314,10 +315,15 @@ def build(input: PathLike, output: PathLike, memory: Size = None,
     ``list_bytes_per_arc``. A compressed .sl input builds back to plain. Returns
     the new graph (open it again with ``sl.open(output, memory=...)`` to run within a
     budget). An input's weights dropped for want of ``weighted=True`` are warned of.
+    ``self_loops`` says what becomes of an edge from a vertex to itself: "keep" (once
+    per vertex, as networkx holds it: PageRank and the other walks count it, paths,
+    triangles and cores leave it out) or "drop" (the command line's default, and what
+    GAP's kernels assume); ``g.info()["self_loops"]`` counts those kept.
     """
     report = _shown(f"building {_os.fspath(output)}", progress, lambda bar: _core.build(
         _os.fspath(input), _os.fspath(output), _size(memory), undirected, weighted, reorder,
-        out_heads, ids, source_col, target_col, weight_col, header, lists, progress=bar))
+        out_heads, ids, source_col, target_col, weight_col, header, lists, self_loops,
+        progress=bar))
     return _built(Graph(output, progress=progress), report)
 
 
@@ -326,19 +332,21 @@ def generate(kind: str, scale: Optional[int] = None, degree: int = 16,
              output: Optional[PathLike] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Size = None,
              reorder: Optional[str] = None, out_heads: str = "auto",
-             lists: str = "plain", progress: Optional[bool] = None) -> Graph:
+             lists: str = "plain", self_loops: str = "drop",
+             progress: Optional[bool] = None) -> Graph:
     """Generates a synthetic graph with GAP's definitions straight into a .sl file.
 
     ``kind`` is "kron" or "urand" (2^scale vertices, degree x 2^scale edges, undirected)
     or "grid" (rows x cols mesh with a few shortcuts). ``output`` defaults to a name
-    after the generator in the current directory. ``memory``, ``reorder``, ``out_heads``
-    and ``lists`` as for :func:`build`.
+    after the generator in the current directory. ``memory``, ``reorder``, ``out_heads``,
+    ``lists`` and ``self_loops`` as for :func:`build`, but self-loops are dropped unless
+    kept, as GAP's generators drop them.
     """
     if output is None:
         output = f"{kind}{scale}.sl" if kind != "grid" else f"grid{rows}x{cols}.sl"
     report = _shown(f"generating {_os.fspath(output)}", progress, lambda bar: _core.generate(
         kind, _os.fspath(output), scale, degree, rows, cols, weighted, seed, _size(memory),
-        reorder, out_heads, lists, progress=bar))
+        reorder, out_heads, lists, self_loops, progress=bar))
     return _built(Graph(output, progress=progress), report)
 
 
@@ -356,12 +364,13 @@ def _vertex_ids(values: Any, name: str) -> _np.ndarray:
 def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
                path: Optional[PathLike] = None, num_vertices: Optional[int] = None,
                memory: Size = None, tier: Optional[str] = None,
-               progress: Optional[bool] = None) -> Graph:
+               progress: Optional[bool] = None, self_loops: str = "keep") -> Graph:
     """Writes the edges ``src[i] -> dst[i]`` (with ``weights[i]``) to a .sl file and opens it.
 
     With ``path=None`` the file is temporary and removed when the graph is garbage
-    collected. Vertices are ``0..max id`` unless ``num_vertices`` says more. As in every
-    swapless graph, self-loops and duplicate edges are dropped.
+    collected. Vertices are ``0..max id`` unless ``num_vertices`` says more. Duplicate
+    edges are dropped (the least weight kept); self-loops are kept unless
+    ``self_loops="drop"`` (see :func:`build`).
     """
     sources = _vertex_ids(src, "src")
     destinations = _vertex_ids(dst, "dst")
@@ -377,14 +386,16 @@ def from_edges(src: Any, dst: Any, weights: Any = None, directed: bool = True,
         path = _os.path.join(keep.name, "graph.sl")
     report = _shown(f"writing {_os.fspath(path)}", progress, lambda bar: _core.from_edges(
         sources, destinations, weight_array, directed, _os.fspath(path), num_vertices,
-        _size(memory), None, progress=bar))
+        _size(memory), None, self_loops, progress=bar))
     return _built(Graph(path, memory=memory, tier=tier, _keep=keep, progress=progress), report)
 
 
 def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = None,
                path: Optional[PathLike] = None, memory: Size = None,
-               tier: Optional[str] = None, progress: Optional[bool] = None) -> Graph:
-    """A graph from a scipy sparse matrix: entry (i, j) is the edge i -> j.
+               tier: Optional[str] = None, progress: Optional[bool] = None,
+               self_loops: str = "keep") -> Graph:
+    """A graph from a scipy sparse matrix: entry (i, j) is the edge i -> j (a diagonal
+    entry a self-loop, kept unless ``self_loops="drop"``).
 
     ``weighted`` defaults to whether any stored value differs from 1.
     """
@@ -396,7 +407,7 @@ def from_scipy(matrix: Any, directed: bool = True, weighted: Optional[bool] = No
         weighted = bool(data.size) and not _np.all(data == 1)
     return from_edges(coo.row, coo.col, data if weighted else None, directed=directed,
                       path=path, num_vertices=coo.shape[0], memory=memory, tier=tier,
-                      progress=progress)
+                      progress=progress, self_loops=self_loops)
 
 
 def _integer(value: Any, name: str, low: int, high: int, none: bool = False) -> Optional[int]:

@@ -39,7 +39,7 @@ def build(input: str, output: str, memory: Optional[str] = None, undirected: boo
           weighted: bool = False, reorder: Optional[str] = None, out_heads: str = "auto",
           ids: str = "auto", source_col: Union[int, str, None] = None,
           target_col: Union[int, str, None] = None, weight_col: Union[int, str, None] = None,
-          header: Optional[bool] = None, lists: str = "plain",
+          header: Optional[bool] = None, lists: str = "plain", self_loops: str = "keep",
           progress: Progress = None) -> str:
     """Imports an edge list, Matrix Market or GAP file into a .sl file; returns the report as JSON."""
 
@@ -47,13 +47,13 @@ def generate(kind: str, output: str, scale: Optional[int] = None, degree: int = 
              rows: Optional[int] = None, cols: Optional[int] = None, weighted: bool = False,
              seed: Optional[int] = None, memory: Optional[str] = None,
              reorder: Optional[str] = None, out_heads: str = "auto",
-             lists: str = "plain", progress: Progress = None) -> str:
+             lists: str = "plain", self_loops: str = "drop", progress: Progress = None) -> str:
     """Generates a synthetic graph into a .sl file; returns the report as JSON."""
 
 def from_edges(sources: np.ndarray, destinations: np.ndarray, weights: Optional[np.ndarray],
                directed: bool, output: str, vertices: Optional[int] = None,
                memory: Optional[str] = None, reorder: Optional[str] = None,
-               progress: Progress = None) -> str:
+               self_loops: str = "keep", progress: Progress = None) -> str:
     """Writes uint32 edge arrays (and float64 weights, checked and stored as float32) to a .sl file; returns the report as JSON."""
 
 def memory_bytes(text: Optional[str] = None) -> Optional[int]:

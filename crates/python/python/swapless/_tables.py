@@ -52,7 +52,8 @@ def _in_callers_terms(error: Exception, parquet: str, what: str, index: Any) -> 
 
 def _build_from_table(write_parquet: Any, columns: list, weighted: bool, directed: bool,
                       path: Any, memory: Any, tier: Optional[str], ids: str,
-                      progress: Optional[bool], what: str, index: Any = None) -> Any:
+                      progress: Optional[bool], what: str, index: Any = None,
+                      self_loops: str = "keep") -> Any:
     """Writes the edge columns with ``write_parquet(file)`` and builds a graph from them;
     errors speak of ``what`` and its rows by ``index`` (see :func:`_in_callers_terms`)."""
     from . import Graph, _built, _shown, _size
@@ -65,7 +66,8 @@ def _build_from_table(write_parquet: Any, columns: list, weighted: bool, directe
         try:
             report = _shown("building the graph", progress, lambda bar: _core.build(
                 parquet, output, _size(memory), not directed, weighted, None, "auto", ids,
-                columns[0], columns[1], columns[2] if weighted else None, None, progress=bar))
+                columns[0], columns[1], columns[2] if weighted else None, None, "plain",
+                self_loops, progress=bar))
         except (_core.FormatError, ValueError) as error:
             raise _in_callers_terms(error, parquet, what, index) from None
     return _built(Graph(output, memory=memory, tier=tier, _keep=keep, progress=progress), report)
@@ -110,12 +112,15 @@ def _arrow_column(values: Any, name: Any) -> Any:
 def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, int] = "target",
                 weight: Union[str, int, None] = None, directed: bool = True,
                 path: Any = None, memory: Any = None, tier: Optional[str] = None,
-                ids: str = "auto", progress: Optional[bool] = None) -> Any:
+                ids: str = "auto", progress: Optional[bool] = None,
+                self_loops: str = "keep") -> Any:
     """A graph from the edges in DataFrame ``df``: one row an edge, from column
     ``source`` to column ``target`` (names, or positions from 0), with ``weight``'s
     values when given. Ids may be any integers or strings; results speak them again
     (``g.ids``, ``sl.to_pandas``). With ``path=None`` the file is temporary. The build
-    keeps to ``memory``, beside the DataFrame the caller already holds."""
+    keeps to ``memory``, beside the DataFrame the caller already holds. A row from a
+    vertex to itself is a self-loop, kept unless ``self_loops="drop"`` (see
+    :func:`swapless.build`)."""
     names = [df.columns[c] if isinstance(c, int) else c for c in (source, target, weight)
              if c is not None]
     missing = [name for name in names if name not in df.columns]
@@ -128,7 +133,7 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
         from . import from_edges
         weights = df[names[2]].to_numpy() if weight is not None else None
         g = from_edges(sources, targets, weights, directed=directed, path=path,
-                       memory=memory, tier=tier, progress=progress)
+                       memory=memory, tier=tier, progress=progress, self_loops=self_loops)
         g.build_report["kept_dense_because"] = dense_because
         return g
     import pyarrow as pa
@@ -150,16 +155,18 @@ def from_pandas(df: Any, source: Union[str, int] = "source", target: Union[str, 
                 writer.close()
 
     return _build_from_table(write, [str(n) for n in names], weight is not None, directed,
-                             path, memory, tier, ids, progress, "the DataFrame", df.index)
+                             path, memory, tier, ids, progress, "the DataFrame", df.index,
+                             self_loops)
 
 
 def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str, int] = "target",
                weight: Union[str, int, None] = None, directed: bool = True,
                path: Any = None, memory: Any = None, tier: Optional[str] = None,
-               ids: str = "auto", progress: Optional[bool] = None) -> Any:
+               ids: str = "auto", progress: Optional[bool] = None,
+               self_loops: str = "keep") -> Any:
     """A graph from an Arrow table, record batch reader or dataset
     (``pyarrow.dataset``, so a folder of Parquet or CSV files larger than memory
-    streams through), with the columns of :func:`from_pandas`."""
+    streams through), with the columns and ``self_loops`` of :func:`from_pandas`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -186,16 +193,18 @@ def from_arrow(data: Any, source: Union[str, int] = "source", target: Union[str,
                 writer.write_batch(batch, row_group_size=_ROW_GROUP_ROWS)
 
     return _build_from_table(write, names, weight is not None, directed, path, memory, tier, ids,
-                             progress, "the table")
+                             progress, "the table", self_loops=self_loops)
 
 
 def from_networkx(G: Any, weight: Any = None, path: Any = None, memory: Any = None,
-                  tier: Optional[str] = None, progress: Optional[bool] = None) -> Any:
+                  tier: Optional[str] = None, progress: Optional[bool] = None,
+                  self_loops: str = "keep") -> Any:
     """A graph from a networkx graph: its nodes (any hashable labels, isolated ones
     too) in ``G``'s order become the vertices, ``g.ids`` lists the labels, and
     ``source=`` and ``sl.to_pandas`` speak them. ``weight`` names the edge attribute to
     keep (edges without it weigh 1), or is a function of ``(u, v, data)`` giving each
-    edge's weight, as networkx's shortest paths take one."""
+    edge's weight, as networkx's shortest paths take one. Self-loops are kept, as
+    networkx holds them, unless ``self_loops="drop"``."""
     from . import from_edges
 
     nodes = list(G)
@@ -214,6 +223,7 @@ def from_networkx(G: Any, weight: Any = None, path: Any = None, memory: Any = No
         weights = _np.fromiter((data.get(weight, 1.0) for _, _, data in G.edges(data=True)),
                                dtype=_np.float64, count=count)
     g = from_edges(sources, targets, weights, directed=G.is_directed(), path=path,
-                   num_vertices=len(nodes), memory=memory, tier=tier, progress=progress)
+                   num_vertices=len(nodes), memory=memory, tier=tier, progress=progress,
+                   self_loops=self_loops)
     g._labels(nodes)
     return g

@@ -4,8 +4,8 @@ networkx finds it through the ``networkx.backends`` entry point. A networkx grap
 converted once (networkx caches the conversion on the graph) into a swapless graph
 keyed by the graph's node labels. A function runs here only when its answer would be
 networkx's: ``can_run`` declines what swapless computes differently (self-loops where
-networkx counts them, which swapless drops; parallel edges where networkx counts them;
-edge weights a kernel ignores; options it lacks), and networkx then runs it itself or,
+a kernel counts them otherwise; parallel edges where networkx counts them; edge weights
+a kernel ignores; options it lacks), and networkx then runs it itself or,
 in its backend test mode, marks the test an expected failure.
 
 Each family of functions is a module here; a function registers itself, with the cases
@@ -77,9 +77,9 @@ def backend_info() -> dict:
 
 def _declines(entry: Any) -> str:
     """What a function answers, and the graphs it declines."""
-    declined = [kind for kind, ignored in (("graphs with self-loops", entry.loops_ignored),
-                                           ("multigraphs", entry.parallel_answered))
-                if not ignored]
+    declined = [kind for kind, answered in (("graphs with self-loops", entry.loops_answered),
+                                            ("multigraphs", entry.parallel_answered))
+                if not answered]
     said = entry.docs
     if declined:
         said = f"{said} Declines {' and '.join(declined)}.".strip()

@@ -83,8 +83,9 @@ class Dispatched:
     function: Callable
     # Why swapless would answer differently with these arguments, or True.
     check: Optional[Callable[[Any, tuple, dict], Any]]
-    # networkx leaves self-loops out of this function's answer (swapless drops them).
-    loops_ignored: bool
+    # swapless answers a graph with self-loops as networkx does: its conversions keep
+    # them, and the kernel leaves them out or counts them as networkx's function does.
+    loops_answered: bool
     # swapless answers a multigraph as networkx does: parallel edges count once in
     # networkx's answer (swapless keeps one), or the function sums their weights.
     parallel_answered: bool
@@ -94,12 +95,12 @@ class Dispatched:
 FUNCTIONS: dict = {}
 
 
-def dispatched(check: Optional[Callable] = None, *, loops_ignored: bool = False,
+def dispatched(check: Optional[Callable] = None, *, loops_answered: bool = False,
                parallel_answered: bool = False, docs: str = "") -> Callable:
     """Registers the decorated function under its name as one swapless answers."""
 
     def register(function: Callable) -> Callable:
-        FUNCTIONS[function.__name__] = Dispatched(function, check, loops_ignored,
+        FUNCTIONS[function.__name__] = Dispatched(function, check, loops_answered,
                                                   parallel_answered, docs)
         return function
 
@@ -200,8 +201,8 @@ def plain(G: Any, entry: Dispatched) -> Any:
         return "not a networkx graph"
     if G.is_multigraph() and not entry.parallel_answered:
         return "swapless keeps one edge of each parallel set"
-    if not entry.loops_ignored and nx.number_of_selfloops(G):
-        return "swapless drops self-loops"
+    if not entry.loops_answered and nx.number_of_selfloops(G):
+        return "swapless counts self-loops otherwise than networkx's function"
     return True
 
 

@@ -58,7 +58,7 @@ def _pagerank_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return float32_weights(G, weight)
 
 
-@dispatched(_pagerank_declines, parallel_answered=True,
+@dispatched(_pagerank_declines, loops_answered=True, parallel_answered=True,
             docs="Every option networkx takes; parallel edges weigh their sum.")
 def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
              max_iter: int = 100, tol: float = 1.0e-6, nstart: Any = None,
@@ -146,7 +146,7 @@ def _directed_endpoints(G: SwaplessGraph, sampled: Any) -> np.ndarray:
     return added
 
 
-@dispatched(_betweenness_declines, loops_ignored=True, parallel_answered=True,
+@dispatched(_betweenness_declines, loops_answered=True, parallel_answered=True,
             docs="Unweighted; k sampled with networkx's seed.")
 def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False, seed: Any = None, *,

@@ -24,7 +24,7 @@ def _triangles(G: SwaplessGraph) -> dict:
     return as_dict(_sl.triangles(g), g)
 
 
-@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected graphs.")
+@dispatched(_undirected_unweighted, loops_answered=True, docs="Undirected graphs.")
 def triangles(G: SwaplessGraph, nodes: Any = None, *, backend: Any = None,
               **backend_kwargs: Any) -> Any:
     """networkx's ``triangles``: the triangles through each node (of ``nodes``)."""
@@ -43,14 +43,14 @@ def _local_clustering(G: SwaplessGraph) -> dict:
     return as_dict(_sl.clustering(g), g)
 
 
-@dispatched(_unweighted, loops_ignored=True, docs="Unweighted graphs.")
+@dispatched(_unweighted, loops_answered=True, docs="Unweighted graphs.")
 def clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None, *,
                backend: Any = None, **backend_kwargs: Any) -> Any:
     """networkx's ``clustering`` of an unweighted graph, directed or not."""
     return of_nodes(_local_clustering(G), G, nodes)
 
 
-@dispatched(_unweighted, loops_ignored=True, docs="Unweighted graphs.")
+@dispatched(_unweighted, loops_answered=True, docs="Unweighted graphs.")
 def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
                        count_zeros: bool = True, *, backend: Any = None,
                        **backend_kwargs: Any) -> float:
@@ -62,7 +62,7 @@ def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
     return sum(values) / len(values)
 
 
-@dispatched(_undirected_unweighted, loops_ignored=True, docs="Undirected graphs.")
+@dispatched(_undirected_unweighted, loops_answered=True, docs="Undirected graphs.")
 def transitivity(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> float:
     """networkx's ``transitivity``: three times the triangles over the connected triples."""
     counts = _triangles(G)

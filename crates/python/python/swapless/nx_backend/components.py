@@ -11,8 +11,8 @@ import swapless as _sl
 
 from ._graph import SwaplessGraph, dispatched
 
-_UNDIRECTED = dict(loops_ignored=True, parallel_answered=True)
-_DIRECTED = dict(loops_ignored=True, parallel_answered=True, docs="Directed graphs.")
+_UNDIRECTED = dict(loops_answered=True, parallel_answered=True)
+_DIRECTED = dict(loops_answered=True, parallel_answered=True, docs="Directed graphs.")
 
 
 def _components(G: SwaplessGraph) -> list:

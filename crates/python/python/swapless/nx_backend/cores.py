@@ -28,7 +28,7 @@ def _given_cores(G: Any, args: tuple, kwargs: dict) -> Any:
     return True if given is None else "the caller gave the core numbers"
 
 
-@dispatched(loops_ignored=True)
+@dispatched(loops_answered=True)
 def core_number(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``core_number`` (of the undirected view; in- and out-degree summed
     for a directed graph, as networkx counts)."""
@@ -45,21 +45,21 @@ def _core_subgraph(G: SwaplessGraph, keep: Callable[[int, int], bool], k: Any,
     return G.nx.subgraph([node for node, core in cores.items() if keep(core, k)]).copy()
 
 
-@dispatched(_given_cores, loops_ignored=True)
+@dispatched(_given_cores, loops_answered=True)
 def k_core(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
            **backend_kwargs: Any) -> Any:
     """networkx's ``k_core``: the nodes of core number at least ``k`` (the largest)."""
     return _core_subgraph(G, lambda core, k: core >= k, k, lambda top: top)
 
 
-@dispatched(_given_cores, loops_ignored=True)
+@dispatched(_given_cores, loops_answered=True)
 def k_shell(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
             **backend_kwargs: Any) -> Any:
     """networkx's ``k_shell``: the nodes of core number exactly ``k`` (the largest)."""
     return _core_subgraph(G, lambda core, k: core == k, k, lambda top: top)
 
 
-@dispatched(_given_cores, loops_ignored=True)
+@dispatched(_given_cores, loops_answered=True)
 def k_crust(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
             **backend_kwargs: Any) -> Any:
     """networkx's ``k_crust``: the nodes of core number at most ``k`` (one below the

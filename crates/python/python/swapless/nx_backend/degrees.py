@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 import swapless as _sl
@@ -21,29 +22,38 @@ def _degrees(G: SwaplessGraph) -> np.ndarray:
     return g.degrees("out")
 
 
+def _self_looped(G: SwaplessGraph) -> np.ndarray:
+    """The vertices with a self-loop (networkx counts one twice in an undirected degree,
+    where swapless's list holds it once)."""
+    vertex = G.sl.vertex
+    return np.array([vertex(node) for node in nx.nodes_with_selfloops(G.nx)], dtype=np.int64)
+
+
 def _degree_centrality(G: SwaplessGraph, directions: tuple) -> dict:
     g = G.sl
     if g.n <= 1:
         return {node: 1 for node in G.nx}
     degrees = sum(g.degrees(direction).astype(np.float64) for direction in directions)
+    if not G.is_directed():
+        degrees[_self_looped(G)] += 1
     return as_dict(degrees / (g.n - 1), g)
 
 
-@dispatched()
+@dispatched(loops_answered=True)
 def degree_centrality(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``degree_centrality``: each node's degree (in and out summed on a
     directed graph) over the other nodes."""
     return _degree_centrality(G, ("out", "in") if G.is_directed() else ("out",))
 
 
-@dispatched(docs="Directed graphs.")
+@dispatched(loops_answered=True, docs="Directed graphs.")
 def in_degree_centrality(G: SwaplessGraph, *, backend: Any = None,
                          **backend_kwargs: Any) -> dict:
     """networkx's ``in_degree_centrality``."""
     return _degree_centrality(G, ("in",))
 
 
-@dispatched(docs="Directed graphs.")
+@dispatched(loops_answered=True, docs="Directed graphs.")
 def out_degree_centrality(G: SwaplessGraph, *, backend: Any = None,
                           **backend_kwargs: Any) -> dict:
     """networkx's ``out_degree_centrality``."""
@@ -56,21 +66,22 @@ def _isolated(G: SwaplessGraph) -> list:
     return [labels[v] for v in np.flatnonzero(_degrees(G) == 0).tolist()]
 
 
-# A self-loop makes a node no isolate in networkx; parallel edges change nothing.
-@dispatched(parallel_answered=True)
+# A self-loop makes a node no isolate, in networkx as in swapless's lists; parallel
+# edges change nothing.
+@dispatched(loops_answered=True, parallel_answered=True)
 def isolates(G: SwaplessGraph, *, backend: Any = None, **backend_kwargs: Any) -> Any:
     """networkx's ``isolates``: a generator of the nodes without neighbors."""
     return iter(_isolated(G))
 
 
-@dispatched(parallel_answered=True)
+@dispatched(loops_answered=True, parallel_answered=True)
 def number_of_isolates(G: SwaplessGraph, *, backend: Any = None,
                        **backend_kwargs: Any) -> int:
     """networkx's ``number_of_isolates``."""
     return int((_degrees(G) == 0).sum())
 
 
-@dispatched(nodes_present(("n", 1)), parallel_answered=True)
+@dispatched(nodes_present(("n", 1)), loops_answered=True, parallel_answered=True)
 def is_isolate(G: SwaplessGraph, n: Any, *, backend: Any = None,
                **backend_kwargs: Any) -> bool:
     """networkx's ``is_isolate``: whether ``n`` has no neighbors."""
@@ -87,6 +98,8 @@ def _neighbor_degree_declines(G: Any, args: tuple, kwargs: dict) -> Any:
         return "source and target must each be 'in', 'out' or 'in+out' (networkx raises)"
     if not G.is_directed() and (source, target) != ("out", "out"):
         return "an undirected graph takes no source or target (networkx raises)"
+    if not G.is_directed() and nx.number_of_selfloops(G):
+        return "networkx counts a self-loop twice in an undirected degree, swapless once"
     nodes = argument(args, kwargs, "nodes", 3, None)
     if nodes is not None and nodes in G:
         return "networkx takes a container of nodes, not one node"
@@ -102,7 +115,8 @@ def _neighbor_degree_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return True
 
 
-@dispatched(_neighbor_degree_declines, docs="Weighted where the weights are integers.")
+@dispatched(_neighbor_degree_declines, loops_answered=True,
+            docs="Weighted where the weights are integers; self-loops on directed graphs.")
 def average_neighbor_degree(G: SwaplessGraph, source: str = "out", target: str = "out",
                             nodes: Any = None, weight: Any = None, *, backend: Any = None,
                             **backend_kwargs: Any) -> dict:

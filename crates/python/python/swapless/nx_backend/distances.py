@@ -14,7 +14,7 @@ from ._graph import (SwaplessGraph, argument, as_dict, dispatched, integer_weigh
                      nodes_present, weights_swapless_keeps)
 
 # Self-loops and parallel edges change no hop distance.
-_HOPS = dict(loops_ignored=True, parallel_answered=True)
+_HOPS = dict(loops_answered=True, parallel_answered=True)
 
 
 def _graph(G: SwaplessGraph, weight: Any) -> Any:

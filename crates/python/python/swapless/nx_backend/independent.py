@@ -27,7 +27,7 @@ def _independent(g: Any) -> list:
     return [labels[v] for v in np.flatnonzero(members).tolist()]
 
 
-@dispatched(_unseeded, loops_ignored=True, parallel_answered=True, docs="Unseeded.")
+@dispatched(_unseeded, loops_answered=True, parallel_answered=True, docs="Unseeded.")
 def maximal_independent_set(G: SwaplessGraph, nodes: Any = None, seed: Any = None, *,
                             backend: Any = None, **backend_kwargs: Any) -> list:
     """networkx's ``maximal_independent_set``, unseeded: swapless's set, the one the

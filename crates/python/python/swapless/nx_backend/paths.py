@@ -14,7 +14,7 @@ from ._graph import (SwaplessGraph, argument, dispatched, nodes_present, weights
                      weights_swapless_keeps)
 
 # Self-loops and parallel edges change no hop distance.
-_HOPS = dict(loops_ignored=True, parallel_answered=True)
+_HOPS = dict(loops_answered=True, parallel_answered=True)
 
 
 def _depths(g: Any, source: Any) -> np.ndarray:

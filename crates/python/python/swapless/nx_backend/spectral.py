@@ -53,7 +53,7 @@ def _eigenvector_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return _start_declines(G, argument(args, kwargs, "nstart", 3, None), zero_start=False)
 
 
-@dispatched(_eigenvector_declines, docs="Unweighted; nstart only when uniform.")
+@dispatched(_eigenvector_declines, loops_answered=True, docs="Unweighted; nstart only when uniform.")
 def eigenvector_centrality(G: SwaplessGraph, max_iter: int = 100, tol: float = 1.0e-6,
                            nstart: Any = None, weight: Any = None, *, backend: Any = None,
                            **backend_kwargs: Any) -> dict:
@@ -84,7 +84,7 @@ def _katz_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return _start_declines(G, argument(args, kwargs, "nstart", 5, None), zero_start=True)
 
 
-@dispatched(_katz_declines,
+@dispatched(_katz_declines, loops_answered=True,
             docs="Unweighted; one beta for every node; nstart only when zero.")
 def katz_centrality(G: SwaplessGraph, alpha: float = 0.1, beta: Any = 1.0,
                     max_iter: int = 1000, tol: float = 1.0e-6, nstart: Any = None,
@@ -118,7 +118,7 @@ def _hits_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     return _start_declines(G, argument(args, kwargs, "nstart", 3, None), zero_start=False)
 
 
-@dispatched(_hits_declines, docs="Unweighted, normalized; nstart only when uniform.")
+@dispatched(_hits_declines, loops_answered=True, docs="Unweighted, normalized; nstart only when uniform.")
 def hits(G: SwaplessGraph, max_iter: int = 100, tol: float = 1.0e-8, nstart: Any = None,
          normalized: bool = True, *, backend: Any = None, **backend_kwargs: Any) -> tuple:
     """networkx's ``hits``: the principal singular vectors by power iteration, where
