@@ -36,6 +36,9 @@ class Reference:
         nxg = as_networkx(g)
         self.nx = nxg
         self.undirected = nxg.to_undirected() if nxg.is_directed() else nxg
+        # Python's builds keep self-loops; networkx's core numbers refuse them.
+        self.without_loops = nxg.copy()
+        self.without_loops.remove_edges_from(list(nx.selfloop_edges(nxg)))
         pagerank = nx.pagerank(nxg, alpha=0.85, tol=1e-13, max_iter=1000, weight=None)
         self.pagerank = np.array([pagerank[v] for v in range(g.n)])
         self.source = next(v for v in nxg.nodes if nxg.degree(v) > 0)
@@ -97,9 +100,11 @@ def test_components_triangles_mis_radii_and_betweenness_on_every_tier(graphs, ti
         members = sl.maximal_independent_set(graph)
         assert members.dtype == np.int8
         chosen = set(np.flatnonzero(members).tolist())
-        assert not any(u in chosen and v in chosen for u, v in reference.undirected.edges)
+        # A self-loop joins a vertex to nothing else, for swapless's sets as networkx's.
+        assert not any(u != v and u in chosen and v in chosen
+                       for u, v in reference.undirected.edges)
         assert nx.is_dominating_set(reference.undirected, chosen)
-        cores = nx.core_number(reference.nx)
+        cores = nx.core_number(reference.without_loops)
         assert sl.core_number(graph).tolist() == [cores[v] for v in range(graph.n)]
         estimates = sl.radii(graph)
         assert estimates.dtype == np.int64 and len(estimates) == graph.n
@@ -141,11 +146,17 @@ def test_from_edges_and_from_scipy_round_trip(tmp_path):
     stored = SlGraph(g.path)
     kept = {}
     for u, v, w in zip(src.tolist(), dst.tolist(), weights.tolist()):
-        if u != v:
-            kept[(u, v)] = min(w, kept.get((u, v), np.inf))
+        kept[(u, v)] = min(w, kept.get((u, v), np.inf))
     s, d, w = stored.edges()
     assert dict(zip(zip(s.tolist(), d.tolist()), w.tolist())) == kept
     assert g.m == len(kept)
+    loops = sum(u == v for u, v in kept)
+    assert loops > 0 and g.info()["self_loops"] == loops
+    dropped = sl.from_edges(src, dst, weights=weights, num_vertices=250, self_loops="drop")
+    assert dropped.m == len(kept) - loops and dropped.info()["self_loops"] == 0
+    assert dropped.build_report["self_loops_dropped"] == int((src == dst).sum())
+    with pytest.raises(ValueError, match="self_loops"):
+        sl.from_edges(src, dst, self_loops="no")
 
     matrix = scipy.sparse.csr_matrix((weights, (src, dst)), shape=(250, 250))
     matrix.sum_duplicates()
@@ -168,7 +179,7 @@ def test_degrees_count_each_vertex_s_neighbors_in_result_order_reordered_or_not(
     rng = np.random.default_rng(5)
     src, dst = rng.integers(0, 300, size=(2, 4000))
     g = sl.from_edges(src, dst, directed=True, num_vertices=320, path=tmp_path / "d.sl")
-    arcs = {(u, v) for u, v in zip(src.tolist(), dst.tolist()) if u != v}
+    arcs = set(zip(src.tolist(), dst.tolist()))  # self-loops kept, once each
     expected_out = np.bincount([u for u, _ in arcs], minlength=320)
     expected_in = np.bincount([v for _, v in arcs], minlength=320)
     reordered = sl.build(g.path, tmp_path / "r.sl", reorder="dbg")
@@ -178,7 +189,8 @@ def test_degrees_count_each_vertex_s_neighbors_in_result_order_reordered_or_not(
         assert np.array_equal(graph.degrees("in"), expected_in)
     undirected = sl.from_edges(src, dst, directed=False, num_vertices=320)
     assert np.array_equal(undirected.degrees("in"), undirected.degrees("out"))
-    assert undirected.degrees().sum() == 2 * undirected.m
+    # An undirected edge is in two lists, a self-loop in one.
+    assert undirected.degrees().sum() == 2 * undirected.m - undirected.info()["self_loops"]
     with pytest.raises(ValueError, match="direction"):
         g.degrees("both")
 
