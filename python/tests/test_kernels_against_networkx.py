@@ -363,3 +363,53 @@ def test_label_propagation_matches_networkx(all_graphs, tmp_path):
             found.setdefault(label, set()).add(v)
         assert {frozenset(c) for c in found.values()} == expected, path.name
         assert report["result"]["communities"] == len(expected)
+
+
+def _partition(labels, vertices):
+    """The sets of vertices (of ``vertices``) sharing a label."""
+    found = {}
+    for v, label in enumerate(labels.tolist()):
+        if v in vertices:
+            found.setdefault(label, set()).add(v)
+    return list(found.values())
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_louvain_reports_its_modularity_and_matches_networkx_in_quality(all_graphs, tmp_path,
+                                                                        weighted):
+    # networkx visits the nodes at random, swapless in order: the partitions differ, their
+    # modularity is what compares (networkx's modularity of swapless's partition).
+    for path, g in all_graphs:
+        weight = "weight" if weighted else None
+        if weighted and not any(w != 1 for _, _, w in g.edges(data="weight")):
+            continue
+        labels, report = run("wlouvain" if weighted else "louvain", path, tmp_path, "--verify")
+        partition = _partition(labels, g)
+        found = nx.community.modularity(g, partition, weight=weight)
+        assert report["result"]["modularity"] == pytest.approx(found, rel=1e-9, abs=1e-12)
+        assert report["result"]["communities"] == len(set(labels.tolist()))
+        expected = nx.community.modularity(
+            g, nx.community.louvain_communities(g, weight=weight, seed=1), weight=weight)
+        assert found >= expected - 0.03, (path.name, found, expected)
+
+
+def test_louvain_takes_networkx_resolution_and_levels_and_self_loops(tmp_path):
+    import swapless as sl
+
+    G = nx.gnp_random_graph(300, 0.02, seed=4)
+    G.add_edges_from((v, v) for v in range(0, 300, 7))
+    g = sl.from_networkx(G)
+    assert g.info()["self_loops"] == 43
+    for resolution in (0.5, 2.0):
+        labels = sl.louvain(g, resolution=resolution, verify=True)
+        found = nx.community.modularity(G, _partition(labels, G), resolution=resolution)
+        assert g.last_report["result"]["modularity"] == pytest.approx(found, rel=1e-9)
+        expected = nx.community.modularity(
+            G, nx.community.louvain_communities(G, resolution=resolution, seed=1),
+            resolution=resolution)
+        assert found >= expected - 0.03, (resolution, found, expected)
+    one = sl.louvain(g, max_level=1)
+    assert g.last_report["result"]["levels"] == 1
+    assert len(set(one.tolist())) >= len(set(sl.louvain(g).tolist()))
+    with pytest.raises(ValueError, match="max_level"):
+        sl.louvain(g, max_level=0)

@@ -50,6 +50,7 @@ MODULES = [
     "algorithms/link_analysis/tests/test_hits.py",
     "algorithms/assortativity/tests/test_neighbor_degree.py",
     "algorithms/community/tests/test_label_propagation.py",
+    "algorithms/community/tests/test_louvain.py",
 ]
 
 
@@ -151,6 +152,11 @@ def test_graphs_with_self_loops_are_answered_as_networkx_answers_them(name):
             for u, v in G.edges:
                 assert u == v or not (u in chosen and v in chosen), (u, v)
             assert all(v in chosen or set(G[v]) & chosen for v in G if set(G[v]) - {v})
+            continue
+        if name == "louvain_communities" and not isinstance(found, type):
+            # networkx's visits the nodes at random: the quality is what compares.
+            quality = nx.community.modularity
+            assert quality(G, found) >= quality(G, expected) - 0.05, (G.is_directed(), found)
             continue
         assert _close(found, expected), (name, G.is_directed(), found, expected)
     assert answered or not entry.loops_answered, name

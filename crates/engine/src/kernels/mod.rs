@@ -13,6 +13,7 @@ pub mod eigenvector;
 pub mod hits;
 pub mod katz;
 pub mod label_propagation;
+pub mod louvain;
 pub mod maximal_independent_set;
 pub mod neighbor_degree;
 pub mod pagerank;

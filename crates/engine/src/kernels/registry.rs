@@ -3,14 +3,14 @@
 
 use super::{
     betweenness, bfs, closeness, closeness_weighted, clustering, connected_components, core_number,
-    eigenvector, hits, katz, label_propagation, maximal_independent_set, neighbor_degree, pagerank,
-    pagerank64, personalized_pagerank, radii, sssp, strongly_connected_components, triangle_count,
-    vertex_triangles,
+    eigenvector, hits, katz, label_propagation, louvain, maximal_independent_set, neighbor_degree,
+    pagerank, pagerank64, personalized_pagerank, radii, sssp, strongly_connected_components,
+    triangle_count, vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 23] = [
+pub static KERNELS: [&dyn AnyKernel; 25] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -34,4 +34,6 @@ pub static KERNELS: [&dyn AnyKernel; 23] = [
     &neighbor_degree::NeighborDegree::<false>,
     &neighbor_degree::NeighborDegree::<true>,
     &label_propagation::LabelPropagation,
+    &louvain::Louvain::<false>,
+    &louvain::Louvain::<true>,
 ];

@@ -70,6 +70,7 @@ __all__ = [
     "hits",
     "average_neighbor_degree",
     "label_propagation",
+    "louvain",
     "betweenness",
     "triangle_count",
     "triangles",
@@ -745,6 +746,28 @@ def label_propagation(g: Graph, *, threads: Optional[int] = None, verify: bool =
     (semi-synchronous, deterministic; undirected graphs): int64 label per vertex, the
     id of a vertex of its community, equal iff two vertices share one."""
     return g._run("lpa", threads=_threads(threads), verify=verify,
+                  **_checkpointing(checkpoint, checkpoint_every))
+
+
+def louvain(g: Graph, resolution: float = 1.0, threshold: float = 1e-7,
+            max_level: Optional[int] = None, weighted: bool = False, *,
+            threads: Optional[int] = None, verify: bool = False,
+            checkpoint: Optional[PathLike] = None,
+            checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Louvain communities, as networkx's ``louvain_communities`` defines them: int64
+    label per vertex, the id of a vertex of its community, equal iff two vertices share
+    one (``g.last_report["result"]["modularity"]`` gives the partition's modularity).
+    ``resolution`` above 1 favors smaller communities; a level that raises the modularity
+    by no more than ``threshold`` is the last; ``max_level`` caps the levels (None: no
+    cap). ``weighted`` reads edge weights. Nodes are visited in order, not at random as
+    networkx visits them: the answer is the same on every run, and networkx's (any seed)
+    differs from it but not in quality."""
+    if max_level is not None and (isinstance(max_level, bool) or not isinstance(max_level, int)
+                                  or max_level < 1):
+        raise ValueError(f"max_level must be a positive integer or None, not {max_level!r}")
+    return g._run("wlouvain" if weighted else "louvain", resolution=resolution,
+                  threshold=threshold, max_level="all" if max_level is None else max_level,
+                  threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 

@@ -1,12 +1,15 @@
-"""Communities: label propagation."""
+"""Communities: label propagation and Louvain."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
+
+import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, dispatched
+from ._graph import SwaplessGraph, argument, dispatched, float32_weights, weights_are_one
 
 
 @dispatched(docs="Undirected graphs, as networkx's.")
@@ -15,7 +18,49 @@ def label_propagation_communities(G: SwaplessGraph, *, backend: Any = None,
     """networkx's ``label_propagation_communities``: the same coloring, order and ties,
     so the same communities, as sets of nodes in the order networkx gives them."""
     g = G.sl
+    return _communities(g, _sl.label_propagation(g)).values()
+
+
+def _communities(g: Any, labels: np.ndarray) -> dict:
+    """The sets of nodes sharing a label, by label, in the order of their first node."""
     communities: dict = {}
-    for node, label in zip(g.ids.tolist(), _sl.label_propagation(g).tolist()):
+    for node, label in zip(g.ids.tolist(), labels.tolist()):
         communities.setdefault(label, set()).add(node)
-    return communities.values()
+    return communities
+
+
+def _louvain_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    # networkx has made the seed a random.Random before it dispatches: for none given,
+    # the random module's own.
+    if argument(args, kwargs, "seed", 5, None) not in (None, random._inst):  # type: ignore[attr-defined]
+        return ("networkx's partition for a seed follows that seed's random order of the "
+                "nodes; swapless visits them in order")
+    max_level = argument(args, kwargs, "max_level", 4, None)
+    if max_level is not None and (isinstance(max_level, bool) or not isinstance(max_level, int)
+                                  or max_level < 1):
+        return "max_level must be a positive integer (networkx raises)"
+    for name, position in (("resolution", 2), ("threshold", 3)):
+        value = argument(args, kwargs, name, position, 1)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value) or (name == "resolution" and value < 0):
+            return f"{name} must be a finite number{' from 0' if name == 'resolution' else ''}"
+    weight = argument(args, kwargs, "weight", 1, "weight")
+    if callable(weight):
+        return "networkx's louvain_communities reads weights from an edge attribute"
+    return float32_weights(G, weight)
+
+
+@dispatched(_louvain_declines, loops_answered=True, parallel_answered=True,
+            docs="Unseeded (networkx's seeded order of the nodes is its own); parallel edges "
+                 "weigh their sum, as networkx's.")
+def louvain_communities(G: SwaplessGraph, weight: Any = "weight", resolution: float = 1,
+                        threshold: float = 1e-7, max_level: Any = None, seed: Any = None, *,
+                        backend: Any = None, **backend_kwargs: Any) -> list:
+    """networkx's ``louvain_communities``, with its gains, resolution, threshold and
+    levels, directed too; nodes visited in order rather than at random (networkx's own
+    partition changes with its seed), so the partition is another of the same quality."""
+    weighted = G.is_multigraph() or not weights_are_one(G.nx, weight)
+    g = G.summed_sl(weight) if weighted else G.sl
+    labels = _sl.louvain(g, resolution=float(resolution), threshold=float(threshold),
+                         max_level=max_level, weighted=weighted)
+    return list(_communities(g, labels).values())
