@@ -14,6 +14,7 @@ pub mod hits;
 pub mod katz;
 pub mod label_propagation;
 pub mod louvain;
+pub mod louvain_levels;
 pub mod maximal_independent_set;
 pub mod neighbor_degree;
 pub mod pagerank;
