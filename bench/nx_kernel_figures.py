@@ -1,5 +1,5 @@
 """Eigenvector centrality, Katz centrality, HITS, average neighbor degree, label
-propagation, personalized PageRank in float64 (pr64) and local clustering: swapless in memory and out of core against networkx and igraph on the same
+propagation, personalized PageRank in float64 (pr64), local clustering and Louvain: swapless in memory and out of core against networkx and igraph on the same
 undirected graph, each run in a fresh process, seconds of the call alone (loading and
 conversion excluded). With FAR_URL=redis://HOST:PORT/NAME in the environment, the graph
 is pushed there too and each kernel also runs from it at the same budget as direct.
@@ -11,7 +11,7 @@ and kernel: swapless dram, direct at 25% of its dram footprint (or the least bud
 that is more), and the PEERS named (comma-separated: networkx, igraph; default both;
 igraph has no Katz, and its label propagation is another, randomized, algorithm). KERNELS
 (comma-separated) picks among eigenvector, katz, hits-hubs, hits-authorities,
-neighbor-degree, lpa, pr64 and clustering (default all); pr64 jumps to every 50th vertex, weighted 1 to
+neighbor-degree, lpa, pr64, clustering and louvain (default all); pr64 jumps to every 50th vertex, weighted 1 to
 3, and stops at a tolerance of 1e-10 a vertex (networkx's default, 1e-6, stops a graph of a
 million vertices after two iterations: the L1 change of a probability vector is below n * 1e-6
 almost at once). eigenvector runs to networkx's default tolerance with up to 1,000
@@ -19,7 +19,9 @@ iterations; katz with alpha 0.5 over the largest degree (below one over the larg
 eigenvalue, so it converges); hits to 1e-8 (networkx's ARPACK, igraph's ARPACK, swapless's
 power iteration). Every answer must agree with swapless's: networkx's eigenvector and Katz
 to 1e-12, HITS to 1e-6 of the largest score, average neighbor degree exactly (igraph's
-`knn` too), label propagation's communities exactly, igraph's after scaling to the same norm
+`knn` too), label propagation's communities exactly, Louvain's modularity within 0.05 of
+each peer's (networkx's and igraph's visit the nodes at random, so their partitions are
+others; each partition's modularity is igraph's), igraph's after scaling to the same norm
 (igraph's eigenvector is the eigenvector itself: within ten times networkx's stopping
 change, n * 1e-6 in L1; so is igraph's PageRank, which PRPACK solves directly).
 """
@@ -71,6 +73,7 @@ KERNELS = {
     "pr64": ["--personalization", f"@{personalization_file}", "--vertex-tolerance", "1e-10",
              "--max-iters", "1000"],
     "clustering": [],
+    "louvain": [],
 }
 KERNELS = {name: flags for name, flags in KERNELS.items() if chosen is None or name in chosen}
 # The peers that compute the same answer.
@@ -115,6 +118,10 @@ if sys.argv[6] == "networkx":
         values = {}
         for label, community in enumerate(nx.community.label_propagation_communities(G)):
             values.update((node, min(community)) for node in community)
+    elif kernel == "louvain":
+        values = {}
+        for community in nx.community.louvain_communities(G, seed=1):
+            values.update((node, min(community)) for node in community)
     else:
         hubs, authorities = nx.hits(G, tol=1e-8)
         values = hubs if kernel == "hits-hubs" else authorities
@@ -134,6 +141,8 @@ else:
         reset = np.zeros(n)
         reset[::50] = 1 + np.arange(0, n, 50) % 3
         values = np.array(G.personalized_pagerank(damping=0.85, reset=reset.tolist()))
+    elif kernel == "louvain":
+        values = np.array(G.community_multilevel().membership)
     elif kernel == "hits-hubs":
         values = np.array(G.hub_score(scale=False))
     else:
@@ -152,8 +161,24 @@ def peer(name, kernel):
     return float(seconds), np.load(out)
 
 
+MODULARITY = {}
+
+
+def modularity(labels):
+    """igraph's modularity of the partition ``labels`` of the graph."""
+    import igraph as ig
+
+    if "graph" not in MODULARITY:
+        MODULARITY["graph"] = ig.Graph(n=vertices, edges=pairs.tolist())
+    return MODULARITY["graph"].modularity(np.unique(labels, return_inverse=True)[1].tolist())
+
+
 def agrees(name, kernel, values, reference):
     """Whether a peer's values are swapless's, each scaled as swapless scales them."""
+    if kernel == "louvain":
+        theirs, ours = modularity(values), modularity(reference)
+        print(f"  louvain modularity: swapless {ours:.4f}, {name} {theirs:.4f}")
+        return abs(theirs - ours) <= 0.05
     if kernel == "neighbor-degree":
         return np.array_equal(values, reference)
     if kernel == "clustering":

@@ -111,6 +111,16 @@ fn run_reports_and_writes_results_in_original_ids() {
             // An iteration's change (pr, eigenvector, katz, hits) sums in another order
             // on a reordered file, so only its leading digits agree
             assert_eq!(plain_result["iterations"], reordered_result["iterations"]);
+        } else if kernel.ends_with("louvain") {
+            // Louvain visits the vertices in the file's order: a reordered file's
+            // partition is another, of the same quality.
+            let modularity = |result: &serde_json::Value| result["modularity"].as_f64().unwrap();
+            let (plain, reordered) = (modularity(plain_result), modularity(reordered_result));
+            assert!(
+                (plain - reordered).abs() < 0.02,
+                "{kernel}: {plain} vs {reordered}"
+            );
+            continue;
         } else {
             assert_eq!(plain_result, reordered_result, "{kernel}");
         }

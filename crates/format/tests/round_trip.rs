@@ -258,15 +258,20 @@ fn write_weighted(path: &Path, lists: &[Vec<u32>]) {
         section.write(&bytes).unwrap();
         writer.finish_section(section).unwrap();
     }
+    // Lists that hold their own vertex are self-loops, which the header counts.
+    let self_loops = (0..n)
+        .filter(|&v| lists[v].binary_search(&(v as u32)).is_ok())
+        .count() as u64;
     let flags = GraphFlags {
         directed: true,
         weighted: true,
+        self_loops: self_loops > 0,
         ..GraphFlags::default()
     };
     let counts = GraphCounts {
         vertices: n as u64,
         arcs: out_ids.len() as u64,
-        self_loops: 0,
+        self_loops,
     };
     writer.finish(flags, counts).unwrap();
 }

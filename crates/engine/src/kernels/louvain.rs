@@ -16,6 +16,8 @@
 //! is read in parts). Nodes are visited in order, one at a time, each seeing every move
 //! before it: the answer does not depend on the tier or the thread count. networkx visits
 //! them in a random order, so its partition differs; its modularity is what compares.
+//! The order is the file's: a file reordered by degree is visited in another order, and
+//! its partition is another of the same quality.
 //!
 //! Self-loops count as networkx counts them: twice in an undirected vertex's degree,
 //! once in a community's internal weight, and never as a neighbor.
@@ -205,9 +207,9 @@ impl<const WEIGHTED: bool> Kernel for Louvain<WEIGHTED> {
 
     fn finish(&self, state: LouvainState) -> LouvainResult {
         // Each community labelled by its member of least internal id.
+        // The labels replace the nodes in their array (declared, so no array is made).
         let vertices = state.node_of.len();
         let mut first = vec![u32::MAX; state.nodes as usize];
-        let mut labels = property_vec(&state.arrays, vertices, || 0u32);
         let mut communities = 0u64;
         for v in 0..vertices as u32 {
             let c = state.community.get(state.node_of.get(v)) as usize;
@@ -215,10 +217,10 @@ impl<const WEIGHTED: bool> Kernel for Louvain<WEIGHTED> {
                 first[c] = v;
                 communities += 1;
             }
-            labels[v as usize] = first[c];
+            state.node_of.set(v, first[c]);
         }
         LouvainResult {
-            labels,
+            labels: state.node_of.into_values(),
             modularity: state.modularity,
             communities,
             levels: state.levels,
