@@ -34,7 +34,7 @@ use crate::kernel::{
     labels_output,
 };
 use crate::parameters::{Parameter, ParameterKind, ParameterValues};
-use crate::property::{PropertyVec, U32Array, property_vec};
+use crate::property::{PropertyVec, U32Array};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// Louvain as the runner drives it; `WEIGHTED` reads edge weights.

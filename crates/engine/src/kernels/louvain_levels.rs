@@ -101,8 +101,6 @@ pub struct LouvainState {
     pub(crate) touched: Vec<u32>,
     /// A sweep's copy of a batch's lists: ids and weights.
     pub(crate) buffer: (Vec<AtomicU32>, Vec<AtomicU32>),
-    /// Where the result's array is made.
-    pub(crate) arrays: PropertyArrays,
 }
 
 impl LouvainState {
@@ -486,7 +484,6 @@ impl LouvainState {
             weight_to: vec![f64::NAN; vertices],
             touched: Vec::new(),
             buffer: (cells(capacity), cells(capacity)),
-            arrays: options.arrays.clone(),
         };
         state.regroup();
         Ok(state)
