@@ -28,7 +28,7 @@ use swapless_store::{EdgeStore, Result};
 
 use super::Reads;
 pub use super::louvain_levels::LouvainOptions;
-use super::louvain_levels::{BUFFER_EXTRA_ENTRIES, LouvainState};
+use super::louvain_levels::{LouvainState, buffer_entries};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     labels_output,
@@ -139,12 +139,12 @@ impl<const WEIGHTED: bool> Kernel for Louvain<WEIGHTED> {
                 .into_iter()
                 .chain(std::iter::repeat_n(8 * vertices, 3 * sides))
                 .collect(),
-            // The members by node (4) and their starts (8, and a copy while grouping), the
-            // weights to communities (8) and those touched (4), a batch's vertices
-            // sorted and their slots (16), the renumbering (4), each vertex's internal
-            // weight while the modularity is summed (8), and the buffer of lists (8 an
-            // entry).
-            working_bytes: 52 * vertices + 16 + 8 * (2 * vertices + BUFFER_EXTRA_ENTRIES),
+            // Held throughout: the members by node (4) and their starts (8), the weights
+            // to communities (8) and those touched (4). At most 28 more a vertex at once:
+            // a sweep's batch, its order, slots and starts (24); the modularity's
+            // internal weights (8); a new level's members, starts and their copy, and
+            // the renumbering (24). And the buffer of lists (8 an entry).
+            working_bytes: 52 * vertices + 16 + 8 * buffer_entries(vertices, shape.directed),
             // The serial check's community of each label (4) and their totals (16).
             verifier_bytes: 20 * vertices,
             result_bytes_per_vertex: 4,

@@ -29,9 +29,11 @@ fn weight_of(list: &Adjacency<'_>, index: usize, weighted: bool) -> f64 {
     }
 }
 
-/// List entries a sweep's buffer holds beyond two per vertex (a vertex's lists, both
-/// directions, always fit; batches of small lists fill the rest).
-pub(crate) const BUFFER_EXTRA_ENTRIES: u64 = 1 << 16;
+/// List entries a sweep's buffer holds: a vertex's lists (both directions when
+/// directed) always fit, and batches of small lists fill the 2^16 beyond.
+pub(crate) fn buffer_entries(vertices: u64, directed: bool) -> u64 {
+    (1 + directed as u64) * vertices + (1 << 16)
+}
 
 /// Each vertex's weighted degree, as networkx counts it: (out, in) on a directed graph;
 /// on an undirected one both are the degree, a self-loop counted twice.
@@ -462,7 +464,7 @@ impl LouvainState {
         };
         let node_degree = both(vertices);
         let totals = both(vertices);
-        let capacity = 2 * vertices as u64 + BUFFER_EXTRA_ENTRIES;
+        let capacity = buffer_entries(vertices as u64, directed);
         let cells = |count: u64| (0..count).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
         let mut state = LouvainState {
             options: options.parameters.clone(),
