@@ -442,7 +442,7 @@ fn print_build_report(output: &Path, report: &BuildReport, peak_rss: u64) {
             "self-loops dropped {}",
             thousands(report.self_loops_dropped)
         ),
-        kept => format!("self-loops kept {}", thousands(kept)),
+        kept => format!("self-loops kept {} (one a vertex)", thousands(kept)),
     };
     say!(
         "  input edges {}; {self_loops}; duplicate edges dropped {}",
@@ -669,7 +669,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         .sum();
     if weights_bytes > 0 {
         say!(
-            "           of which {} are weights, which only sssp reads: other kernels leave them on disk",
+            "           of which {} are weights, which only the kernels by weight read (sssp, wpr64, wcloseness, wneighbor-degree, wlouvain): the others leave them on disk",
             bytes(weights_bytes)
         );
     }

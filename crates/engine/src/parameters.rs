@@ -142,6 +142,8 @@ impl Parameter {
                 max,
                 above_min,
             } => match (above_min, max == f64::MAX) {
+                // Any finite number (its bounds are the largest floats, unreadable).
+                (false, true) if min == f64::MIN => "a finite number".to_string(),
                 (true, true) => format!("a number above {min}"),
                 (false, true) => format!("a number >= {min}"),
                 (true, false) => format!("a number above {min} and at most {max}"),

@@ -732,7 +732,9 @@ def average_neighbor_degree(g: Graph, source: str = "out", target: str = "out",
     ``average_neighbor_degree``: float64 per vertex, over its ``source`` ("out", "in" or
     "in+out") neighbors of their ``target`` degree, divided by its own ``source`` degree
     (0 where that is 0); exact. ``weighted`` weighs each neighbor's degree by the edge's
-    weight and divides by the weighted degree, as networkx with ``weight=``."""
+    weight and divides by the weighted degree, as networkx with ``weight=``. A self-loop
+    counts once in a degree: networkx counts it twice on an undirected graph, so there
+    the answers differ (build with ``self_loops="drop"`` to leave them out)."""
     kernel = "wneighbor-degree" if weighted else "neighbor-degree"
     return g._run(kernel, neighbors=source, degree=target,
                   threads=_threads(threads), verify=verify,
@@ -744,7 +746,9 @@ def label_propagation(g: Graph, *, threads: Optional[int] = None, verify: bool =
                       checkpoint_every: Every = "auto") -> _np.ndarray:
     """Label propagation communities, as networkx's ``label_propagation_communities``
     (semi-synchronous, deterministic; undirected graphs): int64 label per vertex, the
-    id of a vertex of its community, equal iff two vertices share one."""
+    id of a vertex of its community, equal iff two vertices share one. A self-loop counts
+    once in the degree that orders the coloring, where networkx counts it twice, so on a
+    graph with self-loops the communities may differ from networkx's."""
     return g._run("lpa", threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
@@ -765,6 +769,11 @@ def louvain(g: Graph, resolution: float = 1.0, threshold: float = 1e-7,
     if max_level is not None and (isinstance(max_level, bool) or not isinstance(max_level, int)
                                   or max_level < 1):
         raise ValueError(f"max_level must be a positive integer or None, not {max_level!r}")
+    for name, value in (("resolution", resolution), ("threshold", threshold)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, _np.integer, _np.floating)) \
+                or not _np.isfinite(value) or (name == "resolution" and value < 0):
+            raise ValueError(f"{name} must be a finite number{' >= 0' if name == 'resolution' else ''}, "
+                             f"not {value!r}")
     return g._run("wlouvain" if weighted else "louvain", resolution=resolution,
                   threshold=threshold, max_level="all" if max_level is None else max_level,
                   threads=_threads(threads), verify=verify,

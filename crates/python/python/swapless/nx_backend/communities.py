@@ -47,7 +47,11 @@ def _louvain_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     weight = argument(args, kwargs, "weight", 1, "weight")
     if callable(weight):
         return "networkx's louvain_communities reads weights from an edge attribute"
-    return float32_weights(G, weight)
+    kept = float32_weights(G, weight)
+    if kept is True and weight is not None and G.number_of_edges() \
+            and sum(data.get(weight, 1) for _, _, data in G.edges(data=True)) == 0:
+        return "the edges' weights sum to 0 (networkx divides by zero)"
+    return kept
 
 
 @dispatched(_louvain_declines, loops_answered=True, parallel_answered=True,
