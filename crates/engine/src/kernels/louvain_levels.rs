@@ -10,7 +10,7 @@ use super::power_iteration;
 use crate::kernel::KernelOptions;
 use crate::property::{F64Array, PropertyArrays, U32Array};
 
-/// Its parameters.
+/// Louvain's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LouvainOptions {
     /// Above 1 favors smaller communities, below 1 larger ones (networkx's `resolution`).
@@ -36,7 +36,7 @@ pub(crate) fn buffer_entries(vertices: u64, directed: bool) -> u64 {
 }
 
 /// Each vertex's weighted degree, as networkx counts it: (out, in) on a directed graph;
-/// on an undirected one both are the degree, a self-loop counted twice.
+/// on an undirected one the degree, a self-loop counted twice (and no in-degrees).
 fn vertex_degrees(
     store: &dyn EdgeStore,
     arrays: &PropertyArrays,
