@@ -379,6 +379,35 @@ def test_ctrl_c_stops_a_long_kernel_run_promptly(tmp_path):
     assert time.time() - interrupted < 30
 
 
+def test_ctrl_c_stops_a_networkx_call_through_the_backend_promptly():
+    # networkx's call reaches the same run as sl.pagerank's, and so its Ctrl-C.
+    script = (
+        "import networkx as nx, sys, time\n"
+        + RESTORE_CTRL_C
+        + "G = nx.gnm_random_graph(20_000, 100_000, seed=3, directed=True)\n"
+        "nx.config.backends.swapless.memory = '64M'\n"
+        "nx.config.warnings_to_ignore.add('cache')\n"
+        "assert nx.pagerank(G, backend='swapless', max_iter=1000)\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    nx.pagerank(G, backend='swapless', tol=0.0, max_iter=10_000_000)\n"
+        "except KeyboardInterrupt:\n"
+        "    assert nx.number_weakly_connected_components(G, backend='swapless') >= 1\n"
+        "    sys.exit(42)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "started"
+        time.sleep(1.5)
+        interrupted = time.time()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 42
+        assert time.time() - interrupted < 30
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_python_dash_m_is_the_command_line(tmp_path):
     g = sl.generate("kron", scale=8, output=tmp_path / "k.sl")
     completed = subprocess.run([sys.executable, "-m", "swapless", "info", g.path],
