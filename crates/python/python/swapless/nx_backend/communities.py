@@ -36,9 +36,8 @@ def _louvain_declines(G: Any, args: tuple, kwargs: dict) -> Any:
         return ("networkx's partition for a seed follows that seed's random order of the "
                 "nodes; swapless visits them in order")
     max_level = argument(args, kwargs, "max_level", 4, None)
-    if max_level is not None and (isinstance(max_level, bool) or not isinstance(max_level, int)
-                                  or max_level < 1):
-        return "max_level must be a positive integer (networkx raises)"
+    if max_level is not None and (isinstance(max_level, bool) or not isinstance(max_level, int)):
+        return "max_level is not a whole number"
     for name, position in (("resolution", 2), ("threshold", 3)):
         value = argument(args, kwargs, name, position, 1)
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
@@ -63,6 +62,8 @@ def louvain_communities(G: SwaplessGraph, weight: Any = "weight", resolution: fl
     """networkx's ``louvain_communities``, with its gains, resolution, threshold and
     levels, directed too; nodes visited in order rather than at random (networkx's own
     partition changes with its seed), so the partition is another of the same quality."""
+    if max_level is not None and max_level <= 0:
+        raise ValueError("max_level argument must be a positive integer or None")  # networkx's
     weighted = G.is_multigraph() or not weights_are_one(G.nx, weight)
     g = G.summed_sl(weight) if weighted else G.sl
     labels = _sl.louvain(g, resolution=float(resolution), threshold=float(threshold),
