@@ -141,7 +141,7 @@ impl<const WEIGHTED: bool> Kernel for Louvain<WEIGHTED> {
                 .collect(),
             // Held throughout: the members by node (4) and their starts (8), the weights
             // to communities (8) and those touched (4). At most 28 more a vertex at once:
-            // a sweep's batch, its order, slots and starts (24); the modularity's
+            // a sweep batch's order, slots and starts (20); the modularity's
             // internal weights (8); a new level's members, starts and their copy, and
             // the renumbering (24). And the buffer of lists (8 an entry).
             working_bytes: 52 * vertices + 16 + 8 * buffer_entries(vertices, shape.directed),

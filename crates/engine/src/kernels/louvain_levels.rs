@@ -143,6 +143,11 @@ impl LouvainState {
         self.node_starts = starts;
     }
 
+    /// Where node `x`'s members start in `members` (and node `x - 1`'s end).
+    fn first_member(&self, x: u32) -> usize {
+        self.node_starts[x as usize] as usize
+    }
+
     /// The members of node `x`.
     fn members_of(&self, x: u32) -> &[u32] {
         let x = x as usize;
@@ -300,52 +305,43 @@ impl LouvainState {
                 entries += more;
                 end += 1;
             }
+            // Consecutive nodes' members lie together in `members`: a batch is a slice.
             if end == x {
-                let members = self.members_of(x).to_vec();
-                let mut part_start = 0;
-                while part_start < members.len() {
+                let (mut part_start, last) = (self.first_member(x), self.first_member(x + 1));
+                while part_start < last {
                     let (mut part_end, mut part_entries) = (part_start, 0u64);
-                    while part_end < members.len() {
-                        let more = list_entries(store, members[part_end]);
+                    while part_end < last {
+                        let more = list_entries(store, self.members[part_end]);
                         if part_end > part_start && part_entries + more > capacity {
                             break;
                         }
                         part_entries += more;
                         part_end += 1;
                     }
-                    self.read_and_accumulate(store, x, &members[part_start..part_end])?;
+                    let part = &self.members[part_start..part_end];
+                    let starts = read_lists(store, part, &self.buffer, self.weighted)?;
+                    self.accumulate(x, 0..*starts.last().unwrap_or(&0) as usize);
                     part_start = part_end;
                 }
                 moved |= self.decide(x);
                 x += 1;
                 continue;
             }
-            let batch: Vec<u32> = (x..end).flat_map(|y| self.members_of(y).to_vec()).collect();
-            let starts = read_lists(store, &batch, &self.buffer, self.weighted)?;
-            let mut position = 0usize;
+            let (first, last) = (self.first_member(x), self.first_member(end));
+            let batch = &self.members[first..last];
+            let starts = read_lists(store, batch, &self.buffer, self.weighted)?;
             for y in x..end {
-                let count = self.members_of(y).len();
-                let (from, to) = (starts[position] as usize, starts[position + count] as usize);
-                self.accumulate(y, from..to);
+                let (from, to) = (
+                    self.first_member(y) - first,
+                    self.first_member(y + 1) - first,
+                );
+                self.accumulate(y, starts[from] as usize..starts[to] as usize);
                 moved |= self.decide(y);
-                position += count;
             }
             x = end;
         }
         self.sweeps += 1;
         Ok(moved)
-    }
-
-    /// Reads the lists of `members` of node `x` and adds their weights to `weight_to`.
-    fn read_and_accumulate(
-        &mut self,
-        store: &dyn EdgeStore,
-        x: u32,
-        members: &[u32],
-    ) -> Result<()> {
-        let starts = read_lists(store, members, &self.buffer, self.weighted)?;
-        self.accumulate(x, 0..*starts.last().unwrap_or(&0) as usize);
-        Ok(())
     }
 
     /// The modularity of the partition `community[node_of[v]]`, as networkx's
