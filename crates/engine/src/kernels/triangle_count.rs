@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
+use crate::frontier::Bitmap;
 use crate::property::{PropertyArrays, PropertyVec, property_vec};
 
 /// The lists this kernel reads, for the placement plan.
@@ -103,16 +104,17 @@ pub(crate) struct OrientedLists {
     /// A bit per entry of `higher`: whether the pair is linked both ways (arcs u -> w
     /// and w -> u of a directed graph), when asked for (empty otherwise).
     reciprocal: Vec<u64>,
-    /// A bit per rank: whether its vertex has a self-loop, when asked for and the graph
-    /// has any (empty otherwise).
-    self_looped: Vec<u64>,
+    /// The ranks whose vertex has a self-loop, when asked for and the graph has any.
+    self_looped: Option<Bitmap>,
 }
 
 impl OrientedLists {
     /// Whether the vertex of `rank` has a self-loop (false unless the lists were built
     /// with [`ViewKeeps::self_loops`]).
     pub(crate) fn self_looped(&self, rank: u32) -> bool {
-        bit(&self.self_looped, rank as usize)
+        self.self_looped
+            .as_ref()
+            .is_some_and(|looped| looped.contains(rank))
     }
 
     /// Whether the entry at `position` of `rank`'s list links both ways (false unless
@@ -192,7 +194,8 @@ pub struct TriangleState {
     arrays: PropertyArrays,
 }
 
-/// Bit `index` of `bits` (false past their end).
+/// Bit `index` of `bits` (false past their end; entries may number more than a
+/// [`Bitmap`]'s `u32` vertices).
 fn bit(bits: &[u64], index: usize) -> bool {
     bits.get(index / 64)
         .is_some_and(|word| word & (1 << (index % 64)) != 0)
@@ -318,16 +321,16 @@ pub(crate) fn oriented_lists(
         let ranks = neighbors.iter().map(|&w| rank_of[w as usize]);
         ranks.filter(|&w| w > rank).collect()
     };
-    let looped_words = match keeps.self_loops && store.self_loops() > 0 {
-        true => vertices.div_ceil(64),
-        false => 0,
-    };
-    let self_looped: Vec<AtomicU64> = (0..looped_words).map(|_| AtomicU64::new(0)).collect();
+    // From the heap, as the clustering kernel declares it.
+    let self_looped = (keeps.self_loops && store.self_loops() > 0)
+        .then(|| Bitmap::new(&PropertyArrays::default(), vertices));
     store.scan(EdgeDirection::Out, all.clone(), &|u, list| {
         remember(view(u, list.neighbors, &mut |neighbors, both| {
             let rank = rank_of[u as usize];
-            if looped_words > 0 && neighbors.binary_search(&u).is_ok() {
-                set_bit(&self_looped, rank as usize);
+            if let Some(looped) = &self_looped
+                && neighbors.binary_search(&u).is_ok()
+            {
+                looped.insert(rank);
             }
             let count = |list: &[u32]| list.iter().filter(|&&w| rank_of[w as usize] > rank).count();
             higher_counts[rank as usize].store(count(neighbors) as u32, Ordering::Relaxed);
@@ -378,7 +381,7 @@ pub(crate) fn oriented_lists(
         offsets,
         vertex_of_rank: order,
         reciprocal,
-        self_looped: self_looped.into_iter().map(AtomicU64::into_inner).collect(),
+        self_looped,
     })
 }
 
