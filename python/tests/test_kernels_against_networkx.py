@@ -298,6 +298,25 @@ def test_exact_betweenness_matches_networkx(tmp_path):
         assert np.abs(scores - reference).max() < 1e-9
 
 
+def test_betweenness_by_weight_matches_networkx(all_graphs, tmp_path):
+    # Weights in quarters make many shortest paths tie, and their sums exact.
+    ties = tmp_path / "ties.el"
+    rng = np.random.default_rng(11)
+    edges = rng.integers(0, 150, size=(600, 2))
+    weights = rng.choice([0.25, 0.5, 0.75, 1.5], size=600)
+    ties.write_text("".join(f"{u} {v} {w}\n" for (u, v), w in zip(edges.tolist(), weights)))
+    swapless("build", ties, "--weighted", "--undirected", "-o", tmp_path / "ties.sl")
+    small = [(path, g) for path, g in all_graphs if len(g) <= 1000]
+    for path, g in small + [(tmp_path / "ties.sl", networkx_graph(tmp_path / "ties.sl"))]:
+        scores, report = run("wbc", path, tmp_path, "--sources", "all", "--verify")
+        expected = nx.betweenness_centrality(g, normalized=False, weight="weight")
+        reference = np.array([expected.get(v, 0.0) for v in range(len(scores))])
+        sums = scores * report["result"]["largest_dependency"]
+        # networkx counts an undirected graph's unordered pairs once.
+        sums = sums if g.is_directed() else sums / 2
+        assert np.abs(sums - reference).max() <= 1e-9 * max(reference.max(), 1), path.name
+
+
 def test_eigenvector_katz_and_hits_match_networkx(all_graphs, tmp_path):
     for path, g in all_graphs:
         plain = nx.DiGraph(g.edges()) if g.is_directed() else nx.Graph(g.edges())

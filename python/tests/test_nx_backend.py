@@ -21,6 +21,7 @@ import subprocess
 import sys
 
 import networkx as nx
+import numpy as np
 import pytest
 
 import swapless.nx_backend
@@ -191,6 +192,31 @@ def test_arguments_networkx_takes_and_swapless_would_not_are_declined():
     expected = nx.pagerank(G)
     found = nx.pagerank(G, backend="swapless")
     assert max(abs(found[v] - expected[v]) for v in G) < 1e-15
+
+
+def test_betweenness_by_weight_is_networkx_s_and_declines_what_would_differ():
+    rng = np.random.default_rng(3)
+    for directed in (False, True):
+        G = nx.gnm_random_graph(60, 200, seed=5, directed=directed)
+        # Few distinct weights, so that many shortest paths tie.
+        for u, v in G.edges:
+            G[u][v]["w"] = float(rng.choice([0.25, 0.5, 1.0, 1.5]))
+        for options in ({}, {"normalized": False}, {"endpoints": True},
+                        {"k": 10, "seed": 4}, {"k": 10, "seed": 4, "endpoints": True}):
+            expected = nx.betweenness_centrality(G, weight="w", **options)
+            found = nx.betweenness_centrality(G, weight="w", backend="swapless", **options)
+            assert max(abs(found[v] - expected[v]) for v in G) < 1e-12, (directed, options)
+        # The lightest path is not the one of fewest hops: weights change the answer.
+        assert expected != nx.betweenness_centrality(G, **options)
+        for weight, value in (("zero", 0), ("tenth", 0.1)):
+            nx.set_edge_attributes(G, 1.0, weight)
+            G[0][next(iter(G[0]))][weight] = value
+            G.__networkx_cache__.clear()
+            with pytest.raises(NotImplementedError):
+                nx.betweenness_centrality(G, weight=weight, backend="swapless")
+    M = nx.MultiGraph([(0, 1, {"w": 2}), (0, 1, {"w": 1}), (1, 2, {"w": 1})])
+    with pytest.raises(NotImplementedError):
+        nx.betweenness_centrality(M, weight="w", backend="swapless")
 
 
 def test_the_backend_imported_before_networkx_keeps_its_settings():

@@ -243,6 +243,9 @@ impl From<RunError> for CliError {
             | RunError::NoSource { .. }
             | RunError::NegativeWeights
             | RunError::Threads { .. } => CliError::Usage(error.to_string()),
+            RunError::ZeroWeightPaths => CliError::Usage(format!(
+                "{error}; give those edges a positive weight, or merge their ends"
+            )),
             RunError::Directed { .. } => CliError::Usage(format!(
                 "{error}; build it with --undirected for the undirected view"
             )),

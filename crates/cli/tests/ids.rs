@@ -108,7 +108,7 @@ fn run_table(graph: &Path, kernel: &str, source: &str, table: &Path) -> serde_js
     }
     match kernel {
         "bfs" | "sssp" => args.extend(["--source", source]),
-        "bc" => args.extend(["--sources", "all"]),
+        "bc" | "wbc" => args.extend(["--sources", "all"]),
         _ => {}
     }
     swapless_ok(&args);
@@ -259,7 +259,7 @@ fn check_against_reference(
             "bfs" => depths(&found) == depths(expected),
             "cc" | "scc" => same_partition(&found, expected),
             "pr" => found.iter().all(|(v, x)| close(x, &expected[v], 1e-5)),
-            "bc" | "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" => {
+            "bc" | "wbc" | "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" => {
                 found.iter().all(|(v, x)| close(x, &expected[v], 1e-9))
             }
             "sssp" | "kcore" | "triangles" | "neighbor-degree" | "wneighbor-degree"

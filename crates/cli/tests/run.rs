@@ -107,7 +107,7 @@ fn run_reports_and_writes_results_in_original_ids() {
     {
         let (plain_result, reordered_result) =
             (&plain_report["result"], &reordered_report["result"]);
-        if plain_result.get("last_change").is_some() || *kernel == "bc" {
+        if plain_result.get("last_change").is_some() || kernel.ends_with("bc") {
             // An iteration's change (pr, eigenvector, katz, hits) sums in another order
             // on a reordered file, so only its leading digits agree
             assert_eq!(plain_result["iterations"], reordered_result["iterations"]);
@@ -140,7 +140,7 @@ fn run_reports_and_writes_results_in_original_ids() {
                     assert_eq!(*pairs.entry(*a).or_insert(*b), *b);
                 }
             }
-            "bc" => {
+            "bc" | "wbc" => {
                 for (a, b) in plain_words.iter().zip(reordered_words) {
                     assert!((f64::from_le_bytes(*a) - f64::from_le_bytes(*b)).abs() < 1e-9);
                 }

@@ -258,7 +258,7 @@ fn assert_isolated_answer(kernel: &str, report: &serde_json::Value, npy: &[u8]) 
             "{kernel}"
         ),
         "sssp" => assert_eq!(float64, each(&|v| if v == 7 { 0.0 } else { f64::INFINITY })),
-        "bc" | "closeness" | "wcloseness" => assert_eq!(float64, each(&|_| 0.0)),
+        "bc" | "wbc" | "closeness" | "wcloseness" => assert_eq!(float64, each(&|_| 0.0)),
         // The uniform vector of unit norm, as networkx's.
         "eigenvector" | "katz" => assert!(
             float64

@@ -238,6 +238,12 @@ pub enum Refusal {
         "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle"
     )]
     NegativeWeights,
+    /// An edge of weight 0 on a shortest path: the paths it makes are counted in an
+    /// order the kernel does not fix (networkx's heap pops such ties in its own order).
+    #[error(
+        "an edge of weight 0 lies on a shortest path, where counting shortest paths by weight depends on the order ties are visited"
+    )]
+    ZeroWeightPaths,
 }
 
 /// A graph kernel: its declarations, its run as steps over an explicit state, its

@@ -267,6 +267,19 @@ fn every_kernel_passes_its_verifier_on_every_graph() {
                 vec![given("sources", ParameterValue::Count(4))],
                 u64::MAX,
             ),
+            (
+                "wbc",
+                vec![given("sources", ParameterValue::Count(4))],
+                u64::MAX,
+            ),
+            (
+                "wbc",
+                vec![
+                    given("sources", ParameterValue::Count(4)),
+                    given("delta", ParameterValue::Number(0.25)),
+                ],
+                u64::MAX,
+            ),
             // In blocks of a few lists: every block's pass must add up to the same count.
             ("tc", vec![], 4096),
         ];

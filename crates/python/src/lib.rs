@@ -104,6 +104,7 @@ fn run_error(error: RunError) -> PyErr {
         RunError::NotAVertex { .. }
         | RunError::NoSource { .. }
         | RunError::NegativeWeights
+        | RunError::ZeroWeightPaths
         | RunError::Directed { .. }
         | RunError::Threads { .. }
         | RunError::TooManyThreads { .. } => PyValueError::new_err(error.to_string()),

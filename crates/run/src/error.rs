@@ -82,6 +82,11 @@ pub enum RunError {
         "the graph has negative edge weights, which shortest paths by delta-stepping cannot handle"
     )]
     NegativeWeights,
+    /// An edge of weight 0 lies on a shortest path whose count the kernel needs.
+    #[error(
+        "an edge of weight 0 lies on a shortest path, where counting shortest paths by weight depends on the order ties are visited"
+    )]
+    ZeroWeightPaths,
     /// The kernel runs on undirected graphs only, and this one is directed.
     #[error("{kernel} runs on undirected graphs only (as networkx's), and this graph is directed")]
     Directed {
@@ -152,6 +157,7 @@ impl From<swapless_engine::kernel::Refusal> for RunError {
     fn from(refusal: swapless_engine::kernel::Refusal) -> Self {
         match refusal {
             swapless_engine::kernel::Refusal::NegativeWeights => RunError::NegativeWeights,
+            swapless_engine::kernel::Refusal::ZeroWeightPaths => RunError::ZeroWeightPaths,
         }
     }
 }

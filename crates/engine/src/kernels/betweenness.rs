@@ -1,4 +1,6 @@
-//! Betweenness centrality by Brandes' algorithm from sampled sources, as GAP.
+//! Betweenness centrality by Brandes' algorithm from sampled sources, as GAP, counting
+//! hops (`bc`) or, by edge weight, as networkx's `weight=` counts paths (`wbc`, whose
+//! searches are in `betweenness_weighted`).
 //!
 //! Output: a score per vertex (float64) normalized so the largest is 1 (all
 //! zeros if no vertex lies on a shortest path). With `K` sources the scores
@@ -11,6 +13,7 @@
 //! the dependencies of its successors.
 
 use super::Reads;
+use super::betweenness_weighted::{accumulate_weighted_from, serial_weighted_scores};
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -23,17 +26,54 @@ use serde_json::{Value, json};
 use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
+use super::sssp::Sssp;
 use crate::edge_map::{edge_map, edge_map_bytes};
 use crate::frontier::ThreadBuffers;
 use crate::property::{F64Array, PropertyArrays, PropertyVec, U32Array};
 
-/// The lists this kernel reads, for the placement plan.
+/// The lists this kernel reads, for the placement plan (`wbc` reads the weights too).
 pub const READS: Reads = Reads {
     out_lists: true,
     in_lists: false,
     weights: false,
     out_heads: false,
 };
+
+/// Its parameters: where the searches start, and for `wbc` the delta-stepping width.
+const PARAMETERS: [Parameter; 2] = [
+    Parameter {
+        flag: "sources",
+        keyword: "sources",
+        help: "how many sampled sources, or `all` for exact betweenness",
+        kind: ParameterKind::CountOrAll,
+        default: Some("1"),
+    },
+    Parameter {
+        flag: "source-ids",
+        keyword: "source_ids",
+        help: "these sources, by the input's ids, instead of sampled ones (a caller's \
+               own sample, such as networkx's)",
+        kind: ParameterKind::Vertices { picked: false },
+        default: None,
+    },
+];
+
+/// `wbc`'s parameters: `bc`'s and the width of each search's delta-stepping.
+const WEIGHTED_PARAMETERS: [Parameter; 3] = [
+    PARAMETERS[0],
+    PARAMETERS[1],
+    Parameter {
+        flag: "delta",
+        keyword: "delta",
+        help: "the bucket width of each search's delta-stepping",
+        kind: ParameterKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            above_min: true,
+        },
+        default: Some("1"),
+    },
+];
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -112,14 +152,25 @@ pub fn betweenness(store: &dyn EdgeStore, sources: &[u32]) -> Result<Betweenness
         scores: F64Array::filled(&arrays, store.num_vertices(), 0.0),
         sources: sources.to_vec(),
         done: 0,
+        delta: 1.0,
         arrays,
     };
-    while Betweenness.step(store, &mut state)? == Step::More {}
-    Ok(Betweenness.finish(state))
+    while Betweenness::<false>.step(store, &mut state)? == Step::More {}
+    Ok(Betweenness::<false>.finish(state))
 }
 
-/// Betweenness as the runner drives it: one step is one source.
-pub struct Betweenness;
+/// Betweenness as the runner drives it, counting hops or (`WEIGHTED`) shortest paths by
+/// edge weight: one step is one source.
+pub struct Betweenness<const WEIGHTED: bool>;
+
+/// Betweenness's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BetweennessOptions {
+    /// Where the searches start.
+    pub sources: Sources,
+    /// `wbc`: the bucket width of each search's delta-stepping.
+    pub delta: f64,
+}
 
 /// Where Brandes' searches start.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,19 +190,28 @@ pub struct BetweennessState {
     sources: Vec<u32>,
     /// Sources done.
     done: usize,
+    /// `wbc`: the bucket width of each search's delta-stepping.
+    delta: f64,
     /// Where each source's arrays come from.
     arrays: PropertyArrays,
 }
 
-impl Kernel for Betweenness {
+impl<const WEIGHTED: bool> Kernel for Betweenness<WEIGHTED> {
     type State = BetweennessState;
     type Result = BetweennessResult;
-    type Parameters = Sources;
+    type Parameters = BetweennessOptions;
 
     const INFO: KernelInfo = KernelInfo {
-        name: "bc",
-        about: "Betweenness centrality (Brandes from sampled sources): score per vertex",
-        reads: READS,
+        name: if WEIGHTED { "wbc" } else { "bc" },
+        about: if WEIGHTED {
+            "Betweenness centrality by edge weight (Brandes over shortest paths by weight, networkx's weight=): score per vertex"
+        } else {
+            "Betweenness centrality (Brandes from sampled sources): score per vertex"
+        },
+        reads: Reads {
+            weights: WEIGHTED,
+            ..READS
+        },
         column: Column {
             name: "centrality",
             vertices: false,
@@ -164,34 +224,49 @@ impl Kernel for Betweenness {
         every_vertex_a_source: false,
         undirected_only: false,
         counts_self_loops: false,
-        parameters: &[
-            Parameter {
-                flag: "sources",
-                keyword: "sources",
-                help: "how many sampled sources, or `all` for exact betweenness",
-                kind: ParameterKind::CountOrAll,
-                default: Some("1"),
-            },
-            Parameter {
-                flag: "source-ids",
-                keyword: "source_ids",
-                help: "these sources, by the input's ids, instead of sampled ones (a caller's \
-                       own sample, such as networkx's)",
-                kind: ParameterKind::Vertices { picked: false },
-                default: None,
-            },
-        ],
+        parameters: if WEIGHTED {
+            &WEIGHTED_PARAMETERS
+        } else {
+            &PARAMETERS
+        },
     };
 
-    fn parameters(&self, values: &ParameterValues) -> Sources {
-        match (values.vertices("source-ids"), values.count("sources")) {
+    fn parameters(&self, values: &ParameterValues) -> BetweennessOptions {
+        let sources = match (values.vertices("source-ids"), values.count("sources")) {
             ([], None) => Sources::All,
             ([], Some(count)) => Sources::Sampled(count),
             (given, _) => Sources::Given(given.iter().map(|&id| id as u32).collect()),
-        }
+        };
+        let delta = if WEIGHTED {
+            values.number("delta")
+        } else {
+            1.0
+        };
+        BetweennessOptions { sources, delta }
     }
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
+        if WEIGHTED {
+            let search = Sssp.memory(shape);
+            let mut hot_arrays = vec![8 * vertices, 8 * vertices, 8 * vertices];
+            hot_arrays.extend(search.hot_arrays);
+            return KernelMemory {
+                // Scores (8), and per source paths (8), dependency (8) and the search's
+                // distances.
+                hot_arrays,
+                // The reached vertices by distance and where each level starts (12),
+                // or one search's frontier and bins, and what edge_map's scans hold.
+                working_bytes: (12 * vertices).max(search.working_bytes)
+                    + edge_map_bytes(shape.arcs),
+                // The reference scores (8) and one Dijkstra's distances (8), heap (8),
+                // order (4), path counts (8) and dependencies (8).
+                verifier_bytes: 44 * vertices,
+                result_bytes_per_vertex: 8,
+                output_bytes_per_vertex: 8,
+                released_as_copied: true,
+                ..KernelMemory::default()
+            };
+        }
         KernelMemory {
             // Scores (8), and per source depth (4), paths (8), dependency (8).
             hot_arrays: vec![8 * vertices, 4 * vertices, 8 * vertices, 8 * vertices],
@@ -210,9 +285,9 @@ impl Kernel for Betweenness {
     fn start(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions<Sources>,
+        options: &KernelOptions<BetweennessOptions>,
     ) -> Result<BetweennessState> {
-        let sources = match &options.parameters {
+        let sources = match &options.parameters.sources {
             Sources::All => (0..store.num_vertices() as u32).collect(),
             Sources::Sampled(count) => {
                 pick_sources(store, (*count).min(usize::MAX as u64) as usize)
@@ -231,12 +306,22 @@ impl Kernel for Betweenness {
             scores: F64Array::filled(&options.arrays, store.num_vertices(), 0.0),
             sources,
             done: 0,
+            delta: options.parameters.delta,
             arrays: options.arrays.clone(),
         })
     }
     fn step(&self, store: &dyn EdgeStore, state: &mut BetweennessState) -> Result<Step> {
         if let Some(&source) = state.sources.get(state.done) {
-            accumulate_from(store, &state.arrays, source, &state.scores)?;
+            if WEIGHTED {
+                let (arrays, delta) = (&state.arrays, state.delta);
+                if let Some(refusal) =
+                    accumulate_weighted_from(store, arrays, source, delta, &state.scores)?
+                {
+                    return Ok(Step::Refused(refusal));
+                }
+            } else {
+                accumulate_from(store, &state.arrays, source, &state.scores)?;
+            }
             state.done += 1;
         }
         Ok(match state.done < state.sources.len() {
@@ -252,7 +337,7 @@ impl Kernel for Betweenness {
     fn restore(
         &self,
         store: &dyn EdgeStore,
-        options: &KernelOptions<Sources>,
+        options: &KernelOptions<BetweennessOptions>,
         saved: &mut StateReader,
     ) -> std::result::Result<BetweennessState, StateError> {
         let scores = F64Array::filled(&options.arrays, store.num_vertices(), 0.0);
@@ -263,6 +348,7 @@ impl Kernel for Betweenness {
             scores,
             sources,
             done: done as usize,
+            delta: options.parameters.delta,
             arrays: options.arrays.clone(),
         })
     }
@@ -278,7 +364,7 @@ impl Kernel for Betweenness {
     fn summary(
         &self,
         result: &BetweennessResult,
-        _: &KernelOptions<Sources>,
+        _: &KernelOptions<BetweennessOptions>,
         original: &dyn Fn(u32) -> u64,
     ) -> Value {
         json!({
@@ -290,10 +376,15 @@ impl Kernel for Betweenness {
     fn verify(
         &self,
         graph: &GraphFile,
-        _options: &KernelOptions<Sources>,
+        _options: &KernelOptions<BetweennessOptions>,
         result: &BetweennessResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
+        if WEIGHTED {
+            let mut reference = serial_weighted_scores(graph, &result.sources)?;
+            normalize(&mut reference);
+            return first_difference(&result.scores, &reference, "serial Brandes by weight");
+        }
         verify(graph, &result.sources, &result.scores)
     }
     fn output(&self, result: BetweennessResult, permutation: Option<&[u32]>) -> Output {
@@ -349,9 +440,25 @@ pub fn verify(
         }
     }
     normalize(&mut reference);
-    match (0..vertices).find(|&v| (scores[v] - reference[v]).abs() > 1e-9) {
+    first_difference(scores, &reference, "serial Brandes")
+}
+
+/// The first vertex whose score is more than 1e-9 from the reference's.
+fn first_difference(
+    scores: &[f64],
+    reference: &[f64],
+    by: &str,
+) -> std::result::Result<(), String> {
+    if scores.len() != reference.len() {
+        return Err(format!(
+            "{} scores for {} vertices",
+            scores.len(),
+            reference.len()
+        ));
+    }
+    match (0..scores.len()).find(|&v| (scores[v] - reference[v]).abs() > 1e-9) {
         Some(v) => Err(format!(
-            "vertex {v} has score {} but serial Brandes gives {}",
+            "vertex {v} has score {} but {by} gives {}",
             scores[v], reference[v]
         )),
         None => Ok(()),

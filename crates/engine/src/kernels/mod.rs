@@ -2,6 +2,7 @@
 //! file directly (never through the store it checks).
 
 pub mod betweenness;
+mod betweenness_weighted;
 pub mod bfs;
 pub mod bit_search;
 pub mod closeness;

@@ -10,12 +10,12 @@ use super::{
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 25] = [
+pub static KERNELS: [&dyn AnyKernel; 26] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
     &sssp::Sssp,
-    &betweenness::Betweenness,
+    &betweenness::Betweenness::<false>,
     &triangle_count::TriangleCount,
     &vertex_triangles::VertexTriangles,
     &clustering::Clustering,
@@ -36,4 +36,5 @@ pub static KERNELS: [&dyn AnyKernel; 25] = [
     &label_propagation::LabelPropagation,
     &louvain::Louvain::<false>,
     &louvain::Louvain::<true>,
+    &betweenness::Betweenness::<true>,
 ];

@@ -597,24 +597,32 @@ def strongly_connected_components(g: Graph, *, threads: Optional[int] = None,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 
-def betweenness(g: Graph, sources: Union[int, str, Any] = 1, *, threads: Optional[int] = None,
+def betweenness(g: Graph, sources: Union[int, str, Any] = 1, weighted: bool = False,
+                delta: Optional[float] = None, *, threads: Optional[int] = None,
                 verify: bool = False, checkpoint: Optional[PathLike] = None,
                 checkpoint_every: Every = "auto") -> _np.ndarray:
     """Brandes betweenness from ``sources``: a count of sampled sources, "all" (exact),
     or the sources themselves, by the input's ids (a list or array): float64 per vertex,
-    normalized by the maximum."""
+    normalized by the maximum. ``weighted``: over shortest paths by edge weight (weights
+    must be positive where they lie on a shortest path), each search delta-stepping
+    with bucket width ``delta`` (default 1)."""
+    kernel = "wbc" if weighted else "bc"
+    if not weighted and delta is not None:
+        raise ValueError("delta is the width of a search by weight: give weighted=True")
+    options = {"delta": _number(delta, "delta", 0.0, 1e308, open_low=True, none=True)
+               } if weighted else {}
     if not isinstance(sources, (str, bytes, int, _np.integer)) and hasattr(sources, "__iter__"):
         chosen = [_source(g, id, "sources") for id in sources]
         if not chosen:
             raise ValueError("sources must name at least one vertex")
-        return g._run("bc", source_ids=chosen, threads=_threads(threads), verify=verify,
-                      **_checkpointing(checkpoint, checkpoint_every))
+        return g._run(kernel, source_ids=chosen, threads=_threads(threads), verify=verify,
+                      **options, **_checkpointing(checkpoint, checkpoint_every))
     if isinstance(sources, _np.integer):
         sources = int(sources)
     if sources != "all" and (isinstance(sources, bool) or not isinstance(sources, int) or sources < 1):
         raise ValueError(f"sources must be a positive integer, \"all\" or a list of vertex ids, "
                          f"not {sources!r}")
-    return g._run("bc", sources=sources, threads=_threads(threads), verify=verify,
+    return g._run(kernel, sources=sources, threads=_threads(threads), verify=verify, **options,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 

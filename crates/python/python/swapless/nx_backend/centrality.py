@@ -10,8 +10,8 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import (SwaplessGraph, argument, as_dict, dispatched, float32_weights,
-                     tolerance_kept, weights_are_one)
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, edge_weights,
+                     float32_weights, tolerance_kept, weights_are_one, weights_swapless_keeps)
 
 # networkx's PageRank arguments that weigh nodes, by name and position.
 _VECTORS = (("personalization", 2), ("nstart", 5), ("dangling", 7))
@@ -95,8 +95,16 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
 def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if argument(args, kwargs, "k", 1, None) == 0:
         return "k=0 samples no source (networkx divides by zero)"
-    if not weights_are_one(G, argument(args, kwargs, "weight", 3, None)):
-        return "swapless's betweenness counts hops, not weights"
+    weight = argument(args, kwargs, "weight", 3, None)
+    if weights_are_one(G, weight):
+        return True
+    if G.is_multigraph():
+        return "networkx's shortest paths take the lightest of parallel edges"
+    kept = weights_swapless_keeps(G, weight)
+    if kept is not True:
+        return kept
+    if any(value == 0 for value in edge_weights(G, weight)):
+        return "a weight of 0 makes networkx's count of shortest paths follow its heap's order"
     return True
 
 
@@ -147,21 +155,23 @@ def _directed_endpoints(G: SwaplessGraph, sampled: Any) -> np.ndarray:
 
 
 @dispatched(_betweenness_declines, loops_answered=True, parallel_answered=True,
-            docs="Unweighted; k sampled with networkx's seed.")
+            docs="k sampled with networkx's seed; by weight, positive float32 weights on a "
+                 "graph without parallel edges.")
 def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False, seed: Any = None, *,
                            backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``betweenness_centrality``: exact, or from ``k`` sources drawn from
     ``seed`` exactly as networkx draws them, then scaled as networkx scales it."""
-    g = G.sl
+    weighted = not weights_are_one(G.nx, weight)
+    g = G.weighted_sl(weight) if weighted else G.sl
     if k == g.n:
         k = None
     sampled = None
     if k is None:
-        scores = _sl.betweenness(g, sources="all")
+        scores = _sl.betweenness(g, sources="all", weighted=weighted)
     else:
         chosen = seed.sample(list(G.nx.nodes()), k)
-        scores = _sl.betweenness(g, sources=chosen)
+        scores = _sl.betweenness(g, sources=chosen, weighted=weighted)
         sampled = np.zeros(g.n, dtype=bool)
         sampled[[g.vertex(node) for node in chosen]] = True
     # swapless divides by the largest sum of dependencies; undo that.
