@@ -41,7 +41,7 @@ import numpy as _np
 
 from . import _core, _progress
 from ._core import BudgetError, FormatError, VerificationError
-from ._tables import from_arrow, from_networkx, from_pandas
+from ._tables import from_arrow, from_networkx, from_pandas, networkx_graph
 
 __version__: str = _core.__version__
 
@@ -58,6 +58,7 @@ __all__ = [
     "from_pandas",
     "from_arrow",
     "from_networkx",
+    "networkx_graph",
     "to_pandas",
     "bfs",
     "sssp",

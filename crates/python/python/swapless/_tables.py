@@ -1,5 +1,5 @@
 """Graphs from what people hold in memory: pandas DataFrames, Arrow tables and
-datasets, networkx graphs.
+datasets, networkx graphs; and a .sl graph as networkx's functions take it.
 
 A table goes to the builder as a Parquet file of just its edge columns, written a
 batch at a time and uncompressed: the build then keeps to its memory budget and
@@ -227,3 +227,26 @@ def from_networkx(G: Any, weight: Any = None, path: Any = None, memory: Any = No
                    self_loops=self_loops)
     g._labels(nodes)
     return g
+
+
+def networkx_graph(graph: Any, memory: Any = None, tier: Optional[str] = None,
+                   weight: str = "weight", progress: Optional[bool] = None) -> Any:
+    """A graph for networkx's functions on a .sl file or far graph, built by nothing:
+    ``nx.pagerank(networkx_graph("web.sl", memory="2G"))`` runs swapless's kernel on the
+    file (the graph names the swapless backend, so networkx needs no ``backend=``).
+
+    ``graph`` is a path, a ``redis://`` address or a :class:`Graph` (then ``memory``,
+    ``tier`` and ``progress`` are its own). Nodes are ``g.ids``; the file's weights, if
+    any, are the edge attribute ``weight``. It is no networkx graph: ``len``, ``in``,
+    iteration over nodes and ``is_directed()`` work, and a call swapless declines (see
+    docs/usage.md) raises NotImplementedError (TypeError where networkx is set to fall
+    back to itself) rather than read into networkx a graph that may not fit in memory."""
+    from . import Graph, open
+    from .nx_backend import SwaplessGraph
+
+    if not isinstance(graph, Graph):
+        graph = open(graph, memory=memory, tier=tier, progress=progress)
+    elif (memory, tier, progress) != (None, None, None):
+        raise ValueError("a swapless.Graph keeps its own memory, tier and progress: "
+                         "give them to swapless.open, or pass a path")
+    return SwaplessGraph.from_swapless(graph, weight=weight)

@@ -8,6 +8,11 @@ a kernel counts them otherwise; parallel edges where networkx counts them; edge 
 a kernel ignores; options it lacks), and networkx then runs it itself or,
 in its backend test mode, marks the test an expected failure.
 
+A graph already built needs no networkx graph: ``swapless.networkx_graph(path)`` (see
+``SwaplessGraph.from_swapless``) stands on a .sl file or far graph alone, and the
+declines read its facts (directed, self-loops, counts, ids) where they would read
+networkx's edges, declining what only the edges tell.
+
 Each family of functions is a module here; a function registers itself, with the cases
 it declines, through ``_graph.dispatched``.
 """
@@ -20,9 +25,9 @@ from . import (  # noqa: F401
     centrality, clustering, communities, components, cores, degrees, distances, independent,
     paths, spectral)
 from .. import _nx_info
-from ._graph import FUNCTIONS, SwaplessGraph, graph_of, plain
+from ._graph import FUNCTIONS, SwaplessGraph, file_backed, file_weights_known, graph_of, plain
 
-__all__ = ["BackendInterface", "backend_info", "can_run"]
+__all__ = ["BackendInterface", "SwaplessGraph", "backend_info", "can_run"]
 
 
 def can_run(name: str, args: tuple, kwargs: dict) -> Any:
@@ -33,6 +38,8 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
         return f"swapless does not implement {name}"
     G = graph_of(args, kwargs)
     answer = plain(G, entry)
+    if answer is True and file_backed(G):
+        answer = file_weights_known(G, entry, args, kwargs)
     if answer is True and entry.check is not None:
         answer = entry.check(G, args, kwargs)
     return answer
@@ -49,8 +56,17 @@ def convert_from_nx(G: Any, *args: Any, **kwargs: Any) -> SwaplessGraph:
 
 
 def convert_to_nx(obj: Any, *, name: Any = None) -> Any:
-    """Results are networkx's types already; a converted graph is its original."""
-    return obj.nx if isinstance(obj, SwaplessGraph) else obj
+    """Results are networkx's types already; a converted graph is its original. A
+    file-backed graph has no networkx graph (networkx asks for one to run a call swapless
+    declines, with fallback to networkx on): that raises TypeError rather than read
+    every edge of a graph that may not fit in memory."""
+    if not isinstance(obj, SwaplessGraph):
+        return obj
+    if obj.nx is None:
+        raise TypeError(
+            f"swapless declined a call on {obj.sl.path} (networkx's DEBUG log says why), and "
+            "networkx cannot run it there: the graph has no networkx graph behind it")
+    return obj.nx
 
 
 BackendInterface = type("BackendInterface", (), {
@@ -83,4 +99,6 @@ def _declines(entry: Any) -> str:
     said = entry.docs
     if declined:
         said = f"{said} Declines {' and '.join(declined)}.".strip()
+    if entry.file_declined:
+        said = f"{said} Declines file-backed graphs: {entry.file_declined}.".strip()
     return said or "Every option networkx takes."

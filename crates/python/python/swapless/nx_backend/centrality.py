@@ -10,8 +10,9 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import (SwaplessGraph, argument, as_dict, dispatched, edge_weights,
-                     float32_weights, tolerance_kept, weights_are_one, weights_swapless_keeps)
+from ._graph import (NO_REVERSE, SwaplessGraph, argument, as_dict, dispatched, edge_weights,
+                     file_backed, float32_weights, tolerance_kept, weights_are_one,
+                     weights_swapless_keeps)
 
 # networkx's PageRank arguments that weigh nodes, by name and position.
 _VECTORS = (("personalization", 2), ("nstart", 5), ("dangling", 7))
@@ -66,9 +67,9 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
              **backend_kwargs: Any) -> dict:
     """networkx's ``pagerank``, in float64 as networkx computes it (kernels ``pr64`` and
     ``wpr64``): networkx stops when the L1 change is below ``n * tol``."""
-    if len(G.nx) == 0:
+    if len(G) == 0:
         return {}  # networkx answers the null graph before it reads an argument
-    weighted = G.is_multigraph() or not weights_are_one(G.nx, weight)
+    weighted = G.is_multigraph() or not weights_are_one(G, weight)
     g = G.summed_sl(weight) if weighted else G.sl
     if max_iter < 1:
         # No iteration, so never within the tolerance.
@@ -77,7 +78,7 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
     for key, values in (("personalization", personalization), ("nstart", nstart),
                         ("dangling", dangling)):
         if values is not None:
-            weights = {node: value for node, value in _node_weights(G.nx, values).items()
+            weights = {node: value for node, value in _node_weights(G, values).items()
                        if value}
             if not weights:
                 # networkx's own words for a personalization of zeros.
@@ -95,6 +96,10 @@ def pagerank(G: SwaplessGraph, alpha: float = 0.85, personalization: Any = None,
 def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if argument(args, kwargs, "k", 1, None) == 0:
         return "k=0 samples no source (networkx divides by zero)"
+    k = argument(args, kwargs, "k", 1, None)
+    if file_backed(G) and G.is_directed() and argument(args, kwargs, "endpoints", 4, False) \
+            and (k is None or k == len(G)):
+        return f"endpoints count the nodes that reach each node: {NO_REVERSE}"
     weight = argument(args, kwargs, "weight", 3, None)
     if weights_are_one(G, weight):
         return True
@@ -103,6 +108,10 @@ def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     kept = weights_swapless_keeps(G, weight)
     if kept is not True:
         return kept
+    if file_backed(G):
+        # Nothing short of reading a file's weights tells a 0 among them: the kernel
+        # refuses a tight edge of weight 0 itself.
+        return True
     if any(value == 0 for value in edge_weights(G, weight)):
         return "a weight of 0 makes networkx's count of shortest paths follow its heap's order"
     return True
@@ -162,7 +171,7 @@ def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = T
                            backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``betweenness_centrality``: exact, or from ``k`` sources drawn from
     ``seed`` exactly as networkx draws them, then scaled as networkx scales it."""
-    weighted = not weights_are_one(G.nx, weight)
+    weighted = not weights_are_one(G, weight)
     g = G.weighted_sl(weight) if weighted else G.sl
     if k == g.n:
         k = None
@@ -170,7 +179,7 @@ def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = T
     if k is None:
         scores = _sl.betweenness(g, sources="all", weighted=weighted)
     else:
-        chosen = seed.sample(list(G.nx.nodes()), k)
+        chosen = seed.sample(list(G), k)
         scores = _sl.betweenness(g, sources=chosen, weighted=weighted)
         sampled = np.zeros(g.n, dtype=bool)
         sampled[[g.vertex(node) for node in chosen]] = True

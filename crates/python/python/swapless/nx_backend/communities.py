@@ -9,7 +9,8 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, dispatched, float32_weights, weights_are_one
+from ._graph import (SwaplessGraph, argument, dispatched, file_backed, float32_weights,
+                     weights_are_one)
 
 
 @dispatched(docs="Undirected graphs, as networkx's.")
@@ -47,6 +48,8 @@ def _louvain_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if callable(weight):
         return "networkx's louvain_communities reads weights from an edge attribute"
     kept = float32_weights(G, weight)
+    if file_backed(G):
+        return kept  # a file's weights summing to 0 are found by the run (see below)
     if kept is True and weight is not None and G.number_of_edges() \
             and sum(data.get(weight, 1) for _, _, data in G.edges(data=True)) == 0:
         return "the edges' weights sum to 0 (networkx divides by zero)"
@@ -64,8 +67,12 @@ def louvain_communities(G: SwaplessGraph, weight: Any = "weight", resolution: fl
     partition changes with its seed), so the partition is another of the same quality."""
     if max_level is not None and max_level <= 0:
         raise ValueError("max_level argument must be a positive integer or None")  # networkx's
-    weighted = G.is_multigraph() or not weights_are_one(G.nx, weight)
+    weighted = G.is_multigraph() or not weights_are_one(G, weight)
     g = G.summed_sl(weight) if weighted else G.sl
     labels = _sl.louvain(g, resolution=float(resolution), threshold=float(threshold),
                          max_level=max_level, weighted=weighted)
+    if file_backed(G) and g.m and g.last_report["result"]["sweeps"] == 0:
+        # The kernel sweeps at least once unless its edges weigh 0 in all, where
+        # networkx divides by zero (a converted graph's check declined that already).
+        raise ZeroDivisionError("float division by zero")
     return list(_communities(g, labels).values())

@@ -9,10 +9,14 @@ import networkx as nx
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, dispatched
+from ._graph import SwaplessGraph, dispatched, file_backed
 
 _UNDIRECTED = dict(loops_answered=True, parallel_answered=True)
 _DIRECTED = dict(loops_answered=True, parallel_answered=True, docs="Directed graphs.")
+# Attracting components are those no arc leaves: swapless finds the arcs between
+# components in networkx's edges.
+_ATTRACTING = dict(_DIRECTED, file_declined="the arcs between components are read from "
+                                             "networkx's edges, which a file-backed graph lacks")
 
 
 def _components(G: SwaplessGraph) -> list:
@@ -70,20 +74,26 @@ def is_weakly_connected(G: SwaplessGraph, *, backend: Any = None,
 
 def _connectivity_defined(G: SwaplessGraph) -> None:
     """Raises as networkx does for the null graph, whose connectivity it leaves undefined."""
-    if len(G.nx) == 0:
+    if len(G) == 0:
         raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+
+
+def _strong_parts(G: SwaplessGraph) -> dict:
+    """The strongly connected components of ``G``, sets of nodes by label, in the order
+    their first node comes in ``G``."""
+    g = G.sl
+    labels = _sl.strongly_connected_components(g)
+    parts: dict = {}
+    for label, node in zip(labels.tolist(), g.ids.tolist()):
+        parts.setdefault(label, set()).add(node)
+    return parts
 
 
 def _condensation(G: SwaplessGraph) -> tuple:
     """The strongly connected components of ``G`` (sets of nodes, in the order their
     first node comes in ``G``) and, for each, the other components it has arcs into."""
-    g = G.sl
-    labels = _sl.strongly_connected_components(g)
-    parts: dict = {}
-    of_node: dict = {}
-    for label, node in zip(labels.tolist(), g.ids.tolist()):
-        parts.setdefault(label, set()).add(node)
-        of_node[node] = label
+    parts = _strong_parts(G)
+    of_node = {node: label for label, part in parts.items() for node in part}
     reaches: dict = {label: set() for label in parts}
     for u, v in G.nx.edges():
         a, b = of_node[u], of_node[v]
@@ -95,7 +105,11 @@ def _condensation(G: SwaplessGraph) -> tuple:
 def _strong_components(G: SwaplessGraph) -> list:
     """The strongly connected components of ``G``, each a set of nodes, in the order
     networkx yields them where the graph leaves no choice: a component after every
-    component it reaches (networkx's own tests read the condensation's numbering so)."""
+    component it reaches (networkx's own tests read the condensation's numbering so).
+    A file-backed graph's, whose arcs between components swapless does not read, come in
+    the order of their first node (networkx promises no order)."""
+    if file_backed(G):
+        return list(_strong_parts(G).values())
     parts, reaches = _condensation(G)
     # Kahn's order on the condensation's reversed edges: sinks first.
     reached_by: dict = {label: set() for label in parts}
@@ -159,7 +173,7 @@ def kosaraju_strongly_connected_components(G: SwaplessGraph, source: Any = None,
     return iter(_strong_components(G))
 
 
-@dispatched(**_DIRECTED)
+@dispatched(**_ATTRACTING)
 def attracting_components(G: SwaplessGraph, *, backend: Any = None,
                           **backend_kwargs: Any) -> Any:
     """networkx's ``attracting_components``: the strongly connected components that no
@@ -167,16 +181,16 @@ def attracting_components(G: SwaplessGraph, *, backend: Any = None,
     return iter(_attracting(G))
 
 
-@dispatched(**_DIRECTED)
+@dispatched(**_ATTRACTING)
 def number_attracting_components(G: SwaplessGraph, *, backend: Any = None,
                                  **backend_kwargs: Any) -> int:
     """networkx's ``number_attracting_components``."""
     return len(_attracting(G))
 
 
-@dispatched(**_DIRECTED)
+@dispatched(**_ATTRACTING)
 def is_attracting_component(G: SwaplessGraph, *, backend: Any = None,
                             **backend_kwargs: Any) -> bool:
     """networkx's ``is_attracting_component``: whether the whole graph is one."""
     attracting = _attracting(G)
-    return len(attracting) == 1 and len(attracting[0]) == len(G.nx)
+    return len(attracting) == 1 and len(attracting[0]) == len(G)

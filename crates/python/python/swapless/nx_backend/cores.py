@@ -8,15 +8,18 @@ import networkx as nx
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, as_dict, dispatched
+from ._graph import SwaplessGraph, as_dict, dispatched, self_loops
 
 _SELF_LOOPS = ("Input graph has self loops which is not permitted; "
                "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
+# The cores, shells and crusts are subgraphs of networkx's graph.
+_SUBGRAPH = dict(loops_answered=True, file_declined="it returns a networkx graph, which a "
+                                                    "file-backed graph does not have")
 
 
 def _cores(G: SwaplessGraph) -> dict:
     """Each node's core number, refusing self-loops as networkx does."""
-    if nx.number_of_selfloops(G.nx):
+    if self_loops(G):
         raise nx.NetworkXNotImplemented(_SELF_LOOPS)
     g = G.sl
     return as_dict(_sl.core_number(g), g)
@@ -45,21 +48,21 @@ def _core_subgraph(G: SwaplessGraph, keep: Callable[[int, int], bool], k: Any,
     return G.nx.subgraph([node for node, core in cores.items() if keep(core, k)]).copy()
 
 
-@dispatched(_given_cores, loops_answered=True)
+@dispatched(_given_cores, **_SUBGRAPH)
 def k_core(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
            **backend_kwargs: Any) -> Any:
     """networkx's ``k_core``: the nodes of core number at least ``k`` (the largest)."""
     return _core_subgraph(G, lambda core, k: core >= k, k, lambda top: top)
 
 
-@dispatched(_given_cores, loops_answered=True)
+@dispatched(_given_cores, **_SUBGRAPH)
 def k_shell(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
             **backend_kwargs: Any) -> Any:
     """networkx's ``k_shell``: the nodes of core number exactly ``k`` (the largest)."""
     return _core_subgraph(G, lambda core, k: core == k, k, lambda top: top)
 
 
-@dispatched(_given_cores, loops_answered=True)
+@dispatched(_given_cores, **_SUBGRAPH)
 def k_crust(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend: Any = None,
             **backend_kwargs: Any) -> Any:
     """networkx's ``k_crust``: the nodes of core number at most ``k`` (one below the

@@ -56,7 +56,9 @@ def closeness_centrality(G: SwaplessGraph, u: Any = None, distance: Any = None,
 
 def _harmonic_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     sources = argument(args, kwargs, "sources", 3, None)
-    if sources is not None and set(G.nbunch_iter(sources)) != set(G):
+    # Counted, not compared as sets: the nodes of sources are G's, so all of them iff
+    # as many (no set of every node).
+    if sources is not None and len(set(G.nbunch_iter(sources))) != len(G):
         return "swapless sums over every node as a source, not a subset"
     return _unweighted("distance", 2)(G, args, kwargs)
 
@@ -70,7 +72,7 @@ def harmonic_centrality(G: SwaplessGraph, nbunch: Any = None, distance: Any = No
     values = _measured(G, "harmonic", distance)
     if nbunch is None:
         return values
-    return {node: values[node] for node in G.nx.nbunch_iter(nbunch)}
+    return {node: values[node] for node in G.nbunch_iter(nbunch)}
 
 
 def _eccentricities(G: SwaplessGraph, nodes: Any = None, weight: Any = None) -> dict:
@@ -79,9 +81,9 @@ def _eccentricities(G: SwaplessGraph, nodes: Any = None, weight: Any = None) -> 
     g = _graph(G, weight)
     values = _sl.closeness(g, measure="eccentricity", weighted=weight is not None)
     everywhere = g.last_report["result"]["strongly_connected"]
-    as_number = int if integer_weights(G.nx, weight) else float
+    as_number = int if integer_weights(G, weight) else float
     found = {label: as_number(value) for label, value in zip(g.ids.tolist(), values.tolist())}
-    chosen = list(G.nx) if nodes is None else list(G.nx.nbunch_iter(nodes))
+    chosen = list(G.nbunch_iter(nodes))
     if not everywhere:
         from .paths import _from
 
@@ -104,7 +106,7 @@ def eccentricity(G: SwaplessGraph, v: Any = None, sp: Any = None, weight: Any = 
                  backend: Any = None, **backend_kwargs: Any) -> Any:
     """networkx's ``eccentricity``: the distance from each node (of ``v``) to the
     farthest, in hops or by ``weight``."""
-    if v is not None and v in G.nx:
+    if v is not None and v in G:
         return _eccentricities(G, [v], weight)[v]
     return _eccentricities(G, v, weight)
 
@@ -133,7 +135,7 @@ def radius(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any
 def center(G: SwaplessGraph, e: Any = None, usebounds: bool = False, weight: Any = None, *,
            backend: Any = None, **backend_kwargs: Any) -> list:
     """networkx's ``center``: the nodes of the smallest eccentricity."""
-    if len(G.nx) == 0 and e is None and weight is None and not G.is_directed():
+    if len(G) == 0 and e is None and weight is None and not G.is_directed():
         # networkx asks is_tree first, which refuses the null graph (elsewhere its
         # min() of no eccentricities raises ValueError, as this one's does).
         raise nx.NetworkXPointlessConcept("G has no nodes.")

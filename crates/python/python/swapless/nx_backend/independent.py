@@ -10,13 +10,16 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, argument, converted, dispatched
+from ._graph import SwaplessGraph, argument, converted, dispatched, file_backed
 
 
 def _unseeded(G: Any, args: tuple, kwargs: dict) -> Any:
     # networkx hands an unseeded call Python's global generator.
     if argument(args, kwargs, "seed", 2, None) not in (None, random._inst):
         return "networkx's seeded choice is its random generator's; swapless's is its own"
+    if file_backed(G) and argument(args, kwargs, "nodes", 1, None):
+        return ("the given nodes' neighbors are read from networkx's edges, which a "
+                "file-backed graph lacks")
     return True
 
 

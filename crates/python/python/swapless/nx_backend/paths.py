@@ -10,8 +10,8 @@ import numpy as np
 
 import swapless as _sl
 
-from ._graph import (SwaplessGraph, argument, dispatched, nodes_present, weights_are_one,
-                     weights_swapless_keeps)
+from ._graph import (NO_REVERSE, SwaplessGraph, argument, dispatched, file_backed,
+                     nodes_present, weights_are_one, weights_swapless_keeps)
 
 # Self-loops and parallel edges change no hop distance.
 _HOPS = dict(loops_answered=True, parallel_answered=True)
@@ -47,6 +47,21 @@ def _from(G: SwaplessGraph, source: Any, reverse: bool = False) -> dict:
     return {labels[v]: d for v, d in zip(reached.tolist(), depth[reached].tolist())}
 
 
+def _inward(*names_positions: tuple) -> Any:
+    """A check that these nodes are in the graph and, on a directed file-backed graph,
+    that the call searches no in-arcs (the search along them runs on the reversed
+    graph, which a file-backed graph lacks)."""
+    present = nodes_present(*names_positions)
+
+    def check(G: Any, args: tuple, kwargs: dict) -> Any:
+        found = present(G, args, kwargs)
+        if found is True and file_backed(G) and G.is_directed():
+            return NO_REVERSE
+        return found
+
+    return check
+
+
 def _within(lengths: dict, cutoff: Any) -> dict:
     # networkx expands a level while its number is below the cutoff.
     if cutoff is None:
@@ -62,7 +77,7 @@ def single_source_shortest_path_length(G: SwaplessGraph, source: Any, cutoff: An
     return _within(_from(G, source), cutoff)
 
 
-@dispatched(nodes_present(("target", 1)), **_HOPS)
+@dispatched(_inward(("target", 1)), **_HOPS)
 def single_target_shortest_path_length(G: SwaplessGraph, target: Any, cutoff: Any = None, *,
                                        backend: Any = None, **backend_kwargs: Any) -> dict:
     """networkx's ``single_target_shortest_path_length``: hops to ``target`` from each
@@ -76,6 +91,9 @@ def _hop_lengths(G: Any, args: tuple, kwargs: dict) -> Any:
         return present
     if not weights_are_one(G, argument(args, kwargs, "weight", 3, None)):
         return "swapless counts hops, not weights"
+    if argument(args, kwargs, "source", 1, None) is None \
+            and argument(args, kwargs, "target", 2, None) is not None:
+        return _inward()(G, args, kwargs)
     return True
 
 
@@ -111,7 +129,7 @@ def descendants(G: SwaplessGraph, source: Any, *, backend: Any = None,
     return set(_from(G, source)) - {source}
 
 
-@dispatched(nodes_present(("source", 1)), **_HOPS)
+@dispatched(_inward(("source", 1)), **_HOPS)
 def ancestors(G: SwaplessGraph, source: Any, *, backend: Any = None,
               **backend_kwargs: Any) -> set:
     """networkx's ``ancestors``: the nodes that reach ``source``, itself left out."""
@@ -135,7 +153,7 @@ def descendants_at_distance(G: SwaplessGraph, source: Any, distance: int, *,
 
 def _all_pairs(G: SwaplessGraph, cutoff: Any = None) -> Any:
     """(node, hops from it to each node it reaches), one search a node, as asked."""
-    for node in list(G.nx):
+    for node in list(G):
         yield node, _within(_from(G, node), cutoff)
 
 
@@ -160,7 +178,7 @@ def average_shortest_path_length(G: SwaplessGraph, weight: Any = None, method: A
     methods = ("unweighted", "dijkstra", "bellman-ford", "floyd-warshall", "floyd-warshall-numpy")
     if method is not None and method not in methods:
         raise ValueError(f"method not supported: {method}")
-    n = len(G.nx)
+    n = len(G)
     if n == 0:
         raise nx.NetworkXPointlessConcept(
             "the null graph has no paths, thus there is no average shortest path length")

@@ -10,8 +10,8 @@ import networkx as nx
 
 import swapless as _sl
 
-from ._graph import (SwaplessGraph, argument, as_dict, dispatched, tolerance_kept,
-                     weights_are_one)
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, every_node,
+                     tolerance_kept, weights_are_one)
 
 
 def _uniform(values: Any) -> Any:
@@ -26,7 +26,7 @@ def _start_declines(G: Any, nstart: Any, zero_start: bool) -> Any:
     is uniform (zero) over every node."""
     if nstart is None:
         return True
-    value = _uniform(nstart) if set(nstart) == set(G) else None
+    value = _uniform(nstart) if every_node(G, nstart) else None
     if value is None or (value == 0) != zero_start:
         return "swapless starts from a uniform vector, not from nstart"
     return True
@@ -58,7 +58,7 @@ def eigenvector_centrality(G: SwaplessGraph, max_iter: int = 100, tol: float = 1
                            nstart: Any = None, weight: Any = None, *, backend: Any = None,
                            **backend_kwargs: Any) -> dict:
     """networkx's ``eigenvector_centrality``: the same iteration and stopping rule."""
-    if len(G.nx) == 0:
+    if len(G) == 0:
         raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
     g = G.sl
     scores = _converged(g, max_iter, lambda: _sl.eigenvector_centrality(
@@ -72,7 +72,7 @@ def _katz_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if argument(args, kwargs, "alpha", 1, 0.1) < 0:
         return "swapless's Katz centrality takes a non-negative alpha"
     beta = argument(args, kwargs, "beta", 2, 1.0)
-    if isinstance(beta, dict) and (set(beta) != set(G) or _uniform(beta) is None):
+    if isinstance(beta, dict) and (not every_node(G, beta) or _uniform(beta) is None):
         return "swapless's Katz centrality takes one beta for every node"
     if not isinstance(beta, dict):
         try:
@@ -91,7 +91,7 @@ def katz_centrality(G: SwaplessGraph, alpha: float = 0.1, beta: Any = 1.0,
                     normalized: bool = True, weight: Any = None, *, backend: Any = None,
                     **backend_kwargs: Any) -> dict:
     """networkx's ``katz_centrality``: the same iteration and stopping rule."""
-    if len(G.nx) == 0:
+    if len(G) == 0:
         return {}  # networkx answers the null graph before it reads an argument
     g = G.sl
     base = float(_uniform(beta) if isinstance(beta, dict) else beta)
@@ -125,7 +125,7 @@ def hits(G: SwaplessGraph, max_iter: int = 100, tol: float = 1.0e-8, nstart: Any
     networkx asks ARPACK for them to the same tolerance; each sums to 1. networkx's
     ``max_iter`` counts ARPACK's restarts, each up to ``_ARPACK_PRODUCTS`` products with
     the matrix; the power iteration may take as many."""
-    if len(G.nx) == 0:
+    if len(G) == 0:
         return {}, {}  # networkx answers the null graph before it reads an argument
     g = G.sl
     products = max_iter * _ARPACK_PRODUCTS
