@@ -252,6 +252,13 @@ def test_clustering_matches_networkx_directed_and_undirected(all_graphs, tmp_pat
         assert np.abs(values - reference).max() <= 1e-15, path.name
         assert report["result"]["average_clustering"] == pytest.approx(
             nx.average_clustering(g), rel=1e-12)
+        # By weight (1 where the graph has none): geometric means of normalized weights.
+        expected = nx.clustering(g, weight="weight")
+        values, report = run("wclustering", path, tmp_path, "--verify")
+        reference = np.array([expected.get(v, 0.0) for v in range(len(values))])
+        assert np.abs(values - reference).max() <= 1e-12, path.name
+        assert report["result"]["average_clustering"] == pytest.approx(
+            nx.average_clustering(g, weight="weight"), rel=1e-12)
 
 
 def test_triangles_mis_and_radii_match_networkx(all_graphs, tmp_path):

@@ -219,6 +219,29 @@ def test_betweenness_by_weight_is_networkx_s_and_declines_what_would_differ():
         nx.betweenness_centrality(M, weight="w", backend="swapless")
 
 
+def test_clustering_by_weight_is_networkx_s_directed_and_not_with_self_loops():
+    rng = np.random.default_rng(8)
+    for directed in (False, True):
+        G = nx.gnm_random_graph(50, 300, seed=2, directed=directed)
+        G.add_edge(3, 3)
+        for u, v in G.edges:
+            G[u][v]["w"] = float(rng.choice([0.5, 1.0, 2.0, 7.25, -3.0]))
+        G[3][3]["w"] = 40.0  # the largest weight is a self-loop's, as networkx reads it
+        for weight in ("w", "missing"):
+            expected = nx.clustering(G, weight=weight)
+            found = nx.clustering(G, weight=weight, backend="swapless")
+            assert max(abs(found[v] - expected[v]) for v in G) < 1e-12, (directed, weight)
+            assert nx.average_clustering(G, weight=weight, backend="swapless") == pytest.approx(
+                nx.average_clustering(G, weight=weight), rel=1e-12, abs=1e-15)
+        assert nx.clustering(G, weight="w") != nx.clustering(G)
+        nx.set_edge_attributes(G, 0, "zero")
+        nx.set_edge_attributes(G, 0.1, "tenth")
+        G.__networkx_cache__.clear()
+        for weight in ("zero", "tenth"):
+            with pytest.raises(NotImplementedError):
+                nx.clustering(G, weight=weight, backend="swapless")
+
+
 def test_the_backend_imported_before_networkx_keeps_its_settings():
     # Importing the backend imports networkx, which reads the backend's settings while
     # the backend is still half imported.

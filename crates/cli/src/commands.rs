@@ -669,7 +669,7 @@ pub fn info(path: &Path, json_path: Option<&Path>) -> CliResult {
         .sum();
     if weights_bytes > 0 {
         say!(
-            "           of which {} are weights, which only the kernels by weight read (sssp, wpr64, wbc, wcloseness, wneighbor-degree, wlouvain): the others leave them on disk",
+            "           of which {} are weights, which only the kernels by weight read (sssp, wpr64, wbc, wclustering, wcloseness, wneighbor-degree, wlouvain): the others leave them on disk",
             bytes(weights_bytes)
         );
     }

@@ -136,7 +136,7 @@ fn killed_at_every_step_resumes_on_every_tier(graph: &Path, dir: &Path, kernels:
     let graph = graph.to_path_buf();
     for &kernel in kernels {
         // Several sources, so that betweenness has steps to checkpoint between.
-        let kernel_options: &[&str] = if kernel == "bc" {
+        let kernel_options: &[&str] = if kernel.ends_with("bc") {
             &["--sources", "4"]
         } else {
             &[]

@@ -107,7 +107,11 @@ fn run_reports_and_writes_results_in_original_ids() {
     {
         let (plain_result, reordered_result) =
             (&plain_report["result"], &reordered_report["result"]);
-        if plain_result.get("last_change").is_some() || kernel.ends_with("bc") {
+        if *kernel == "wclustering" {
+            // A mean of coefficients that are sums of floats in the order threads race.
+            let mean = |result: &serde_json::Value| result["average_clustering"].as_f64().unwrap();
+            assert!((mean(plain_result) - mean(reordered_result)).abs() < 1e-12);
+        } else if plain_result.get("last_change").is_some() || kernel.ends_with("bc") {
             // An iteration's change (pr, eigenvector, katz, hits) sums in another order
             // on a reordered file, so only its leading digits agree
             assert_eq!(plain_result["iterations"], reordered_result["iterations"]);
@@ -157,7 +161,7 @@ fn run_reports_and_writes_results_in_original_ids() {
                     assert!((a - b).abs() <= allowed * a.max(least), "{a} against {b}");
                 }
             }
-            "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" => {
+            "eigenvector" | "katz" | "hits" | "pr64" | "wpr64" | "wclustering" => {
                 // float64 sums in another order: the verifiers' bound.
                 let values = |words: &[[u8; 8]]| -> Vec<f64> {
                     words.iter().map(|w| f64::from_le_bytes(*w)).collect()

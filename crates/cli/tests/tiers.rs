@@ -267,7 +267,7 @@ fn assert_isolated_answer(kernel: &str, report: &serde_json::Value, npy: &[u8]) 
             "{kernel}"
         ),
         // No edge makes a hub or an authority; no vertex has a neighbor.
-        "hits" | "neighbor-degree" | "wneighbor-degree" | "clustering" => {
+        "hits" | "neighbor-degree" | "wneighbor-degree" | "clustering" | "wclustering" => {
             assert_eq!(float64, each(&|_| 0.0))
         }
         "triangles" | "kcore" => assert_eq!(int64, vec![0; 40], "{kernel}"),

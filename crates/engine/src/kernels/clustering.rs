@@ -1,4 +1,5 @@
-//! Local clustering coefficients, as networkx's `clustering` (unweighted): on an
+//! Local clustering coefficients, as networkx's `clustering` (`clustering`; and by
+//! edge weight, `wclustering`, as its `weight=`): on an
 //! undirected graph, the share of the pairs of a vertex's neighbors that are linked,
 //! `2 T / (d (d - 1))`; on a directed graph, Fagiolo's directed coefficient, counting
 //! each triangle through the vertex once for every way its arcs run:
@@ -13,6 +14,12 @@
 //! is linked both ways, and a triangle whose three pairs are linked `a`, `b` and `c`
 //! ways (1 or 2 each) counts `a * b * c` times, which is networkx's count of the
 //! directed triangles through each of its vertices, halved.
+//!
+//! By weight, a triangle weighs instead the product over its three pairs of the cube
+//! roots of the pair's arc weights, summed over the arcs that link the pair (networkx's
+//! geometric mean of the three weights, summed over every way the arcs run), each
+//! weight divided by the graph's largest. The sums are of floats added in the order
+//! threads race, so they agree across runs to the last bits only.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -22,7 +29,8 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeDirection, EdgeStore, Result};
 
 use super::Reads;
-use super::triangle_count::{OrientedLists, ViewKeeps, counting_step, each_common, each_triangle};
+use super::oriented_lists::{OrientedLists, ViewKeeps, counting_step, each_common};
+use super::triangle_count::each_triangle;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -40,7 +48,67 @@ const KEEPS: ViewKeeps = ViewKeeps {
     order: true,
     reciprocal: true,
     self_loops: true,
+    weights: false,
 };
+
+/// By weight, the lists keep each entry's weights too.
+const WEIGHTED_KEEPS: ViewKeeps = ViewKeeps {
+    weights: true,
+    ..KEEPS
+};
+
+/// Adds `value` to the f64 whose bits `cell` holds.
+fn add_f64(cell: &AtomicU64, value: f64) {
+    let mut current = cell.load(Ordering::Relaxed);
+    loop {
+        let sum = (f64::from_bits(current) + value).to_bits();
+        match cell.compare_exchange_weak(current, sum, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(seen) => current = seen,
+        }
+    }
+}
+
+/// Adds the triangles by weight whose lowest rank is in `ranks` to `sums` (by rank, the
+/// bits of f64s); returns their weight in all (not yet divided by the largest weight).
+fn count_weighted(
+    oriented: &OrientedLists,
+    ranks: std::ops::Range<u32>,
+    sums: &[AtomicU64],
+) -> f64 {
+    ranks
+        .into_par_iter()
+        .with_min_len(64)
+        .map_init(Vec::new, |tally: &mut Vec<f64>, rank| {
+            let mine = oriented.list(rank);
+            tally.clear();
+            tally.resize(mine.len(), 0.0);
+            let mut weight = 0.0;
+            for (position, &s) in mine.iter().enumerate() {
+                let later = position + 1;
+                let rs = oriented.cube_roots(rank, position);
+                let mut through_s = 0.0;
+                each_common(&mine[later..], oriented.list(s), |at, in_s| {
+                    let found =
+                        rs * oriented.cube_roots(rank, later + at) * oriented.cube_roots(s, in_s);
+                    tally[later + at] += found;
+                    through_s += found;
+                });
+                tally[position] += through_s;
+                weight += through_s;
+            }
+            for (&member, &found) in mine.iter().zip(tally.iter()) {
+                if found != 0.0 {
+                    add_f64(&sums[member as usize], found);
+                }
+            }
+            if weight != 0.0 {
+                add_f64(&sums[rank as usize], weight);
+            }
+            weight
+        })
+        .sum()
+}
 
 /// The ways (1 or 2) the pair at `position` of `rank`'s oriented list is linked.
 fn ways(oriented: &OrientedLists, rank: u32, position: usize) -> u64 {
@@ -102,11 +170,11 @@ fn linked_both_ways(oriented: &OrientedLists, arrays: &PropertyArrays) -> Proper
 /// A vertex's coefficient from its triangles' `weight`, its in- plus out-degree
 /// `total` and its neighbors linked both ways `both` (directed), or from its triangles
 /// and degree `total` (undirected), as networkx computes it.
-fn coefficient(directed: bool, weight: u64, total: u64, both: u64) -> f64 {
-    if weight == 0 {
+fn coefficient(directed: bool, weight: f64, total: u64, both: u64) -> f64 {
+    if weight == 0.0 {
         return 0.0;
     }
-    let (weight, total, both) = (weight as f64, total as f64, both as f64);
+    let (total, both) = (total as f64, both as f64);
     match directed {
         true => weight / (total * (total - 1.0) - 2.0 * both),
         false => 2.0 * weight / (total * (total - 1.0)),
@@ -117,11 +185,12 @@ fn coefficient(directed: bool, weight: u64, total: u64, both: u64) -> f64 {
 pub struct ClusteringState {
     /// `None` until the first step has built them.
     oriented: Option<OrientedLists>,
-    /// The weighted triangles through each rank's vertex.
+    /// The weighted triangles through each rank's vertex: a count of the ways their
+    /// arcs run, or by weight the bits of an f64, the sum of their weights.
     counts: PropertyVec<AtomicU64>,
     /// The ranks counted so far are `0..counted`.
     counted: u32,
-    /// The triangles' weight in all.
+    /// The triangles' weight in all: a count, or by weight the bits of an f64.
     weight: u64,
     /// The coefficients by vertex, once every rank is counted.
     coefficients: Option<PropertyVec<f64>>,
@@ -129,10 +198,14 @@ pub struct ClusteringState {
     arrays: PropertyArrays,
 }
 
-/// Local clustering as the runner drives it.
-pub struct Clustering;
+/// Local clustering as the runner drives it, by the triangles' ways or (`WEIGHTED`)
+/// by their edge weights.
+pub struct Clustering<const WEIGHTED: bool>;
 
-impl Clustering {
+impl<const WEIGHTED: bool> Clustering<WEIGHTED> {
+    /// What the oriented lists keep.
+    const KEEPS: ViewKeeps = if WEIGHTED { WEIGHTED_KEEPS } else { KEEPS };
+
     /// Each vertex's coefficient from the counts by rank.
     fn coefficients(store: &dyn EdgeStore, state: &ClusteringState) -> PropertyVec<f64> {
         let vertices = store.num_vertices();
@@ -158,21 +231,38 @@ impl Clustering {
                 .as_ref()
                 .map_or(0, |both| both[rank].load(Ordering::Relaxed) as u64);
             let weight = state.counts[rank].load(Ordering::Relaxed);
+            // A sum of 0 stays 0 when every weight is 0 (networkx divides by zero).
+            let weight = match (WEIGHTED, f64::from_bits(weight)) {
+                (false, _) => weight as f64,
+                (true, 0.0) => 0.0,
+                (true, sum) => sum / oriented.max_weight,
+            };
             coefficients[v] = coefficient(directed, weight, total, linked);
         }
         coefficients
     }
 }
 
-impl Kernel for Clustering {
+impl<const WEIGHTED: bool> Kernel for Clustering<WEIGHTED> {
     type State = ClusteringState;
     type Result = ClusteringResult;
     type Parameters = ();
 
     const INFO: KernelInfo = KernelInfo {
-        name: "clustering",
-        about: "Local clustering coefficient (networkx's clustering; directed as Fagiolo's): value per vertex",
-        reads: READS,
+        name: if WEIGHTED {
+            "wclustering"
+        } else {
+            "clustering"
+        },
+        about: if WEIGHTED {
+            "Local clustering coefficient by edge weight (networkx's clustering with weight=): value per vertex"
+        } else {
+            "Local clustering coefficient (networkx's clustering; directed as Fagiolo's): value per vertex"
+        },
+        reads: Reads {
+            weights: WEIGHTED,
+            ..READS
+        },
         column: Column {
             name: "clustering",
             vertices: false,
@@ -181,10 +271,11 @@ impl Kernel for Clustering {
         takes_source: false,
         searches: false,
         verifier_copies_lists: true,
-        deterministic: true,
+        deterministic: !WEIGHTED,
         every_vertex_a_source: false,
         undirected_only: false,
-        counts_self_loops: false,
+        // By weight, a self-loop's weight can be the largest, which networkx divides by.
+        counts_self_loops: WEIGHTED,
         parameters: &[],
     };
 
@@ -201,6 +292,17 @@ impl Kernel for Clustering {
         memory.working_bytes += 4 * vertices + vertices.div_ceil(64) * 8;
         if shape.directed {
             memory.working_bytes += 2 * shape.arcs + 16 * vertices + shape.arcs / 8 + 8;
+        }
+        if WEIGHTED {
+            // Each entry's weights (4 each way; one way undirected), and the list of a
+            // vertex's weights both ways as its view is read (8 an entry, in the lists
+            // edge_map's scans hold at once, at most every arc).
+            let view_edges = if shape.directed {
+                shape.arcs
+            } else {
+                shape.arcs / 2
+            };
+            memory.working_bytes += if shape.directed { 8 } else { 4 } * view_edges;
         }
         // The serial weights (8), degrees linked both ways (8) and coefficients (8).
         memory.verifier_bytes += 24 * vertices;
@@ -225,15 +327,25 @@ impl Kernel for Clustering {
     /// the last also divides.
     fn step(&self, store: &dyn EdgeStore, state: &mut ClusteringState) -> Result<Step> {
         let counts = &state.counts;
+        let mut found = f64::from_bits(state.weight);
         let step = counting_step(
             store,
             &state.arrays,
             &mut state.oriented,
-            KEEPS,
+            Self::KEEPS,
             &mut state.counted,
             &mut state.weight,
-            |oriented, ranks| count(oriented, ranks, counts),
+            |oriented, ranks| match WEIGHTED {
+                true => {
+                    found += count_weighted(oriented, ranks, counts);
+                    0
+                }
+                false => count(oriented, ranks, counts),
+            },
         )?;
+        if WEIGHTED {
+            state.weight = found.to_bits();
+        }
         if step == Step::Done {
             state.coefficients = Some(Self::coefficients(store, state));
         }
@@ -258,10 +370,10 @@ impl Kernel for Clustering {
         let counts = property_vec(&options.arrays, store.num_vertices(), || AtomicU64::new(0));
         saved.fill("counts", &counts[..])?;
         Ok(ClusteringState {
-            oriented: Some(super::triangle_count::oriented_lists(
+            oriented: Some(super::oriented_lists::oriented_lists(
                 store,
                 &options.arrays,
-                KEEPS,
+                Self::KEEPS,
             )?),
             counts,
             counted,
@@ -293,7 +405,7 @@ impl Kernel for Clustering {
         // the vertices (a reordered file's).
         const UNIT: f64 = 18_446_744_073_709_551_616.0;
         let values = &result.coefficients;
-        let total: u128 = values.iter().map(|&x| (x * UNIT) as u128).sum();
+        let total: i128 = values.iter().map(|&x| (x * UNIT) as i128).sum();
         let average = match values.len() {
             0 => 0.0,
             n => total as f64 / UNIT / n as f64,
@@ -308,7 +420,10 @@ impl Kernel for Clustering {
         result: &ClusteringResult,
         block_bytes: u64,
     ) -> std::result::Result<(), String> {
-        verify(graph, result, block_bytes)
+        match WEIGHTED {
+            true => verify_weighted(graph, result, block_bytes),
+            false => verify(graph, result, block_bytes),
+        }
     }
 
     fn output(&self, result: ClusteringResult, permutation: Option<&[u32]>) -> Output {
@@ -380,7 +495,7 @@ fn verify(
             }
             false => (others(&out), 0),
         };
-        let expected = coefficient(directed, weight, degree as u64, both);
+        let expected = coefficient(directed, weight as f64, degree as u64, both);
         let found = result.coefficients[v];
         if (found - expected).abs() > 1e-12 * expected.abs() {
             return Err(format!(
@@ -389,4 +504,117 @@ fn verify(
         }
     }
     Ok(())
+}
+
+/// The weight of the arc from `a` to `b` of the file (0 where there is none).
+fn serial_arc_weight(graph: &GraphFile, a: u32, b: u32) -> f64 {
+    match graph.out_neighbors_of(a as usize).binary_search(&b) {
+        Ok(index) => graph
+            .out_weights_of(a as usize)
+            .map_or(1.0, |weights| weights[index] as f64),
+        Err(_) => 0.0,
+    }
+}
+
+/// Computes every coefficient by weight serially on the file (the triangles as
+/// `triangle_count::each_triangle` finds them, each pair's arc weights looked up, each
+/// triangle's weight the product of its pairs' summed cube roots, divided by the largest
+/// weight) and compares, vertex by vertex, within the rounding of sums added in
+/// another order.
+fn verify_weighted(
+    graph: &GraphFile,
+    result: &ClusteringResult,
+    block_bytes: u64,
+) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    let directed = graph.flags().directed;
+    let mut largest = f64::NEG_INFINITY;
+    for v in 0..vertices {
+        let count = graph.out_neighbors_of(v).len() as u32;
+        for index in 0..count {
+            let weight = graph
+                .out_weights_of(v)
+                .map_or(1.0, |weights| weights[index as usize] as f64);
+            largest = largest.max(weight);
+        }
+    }
+    let largest = if largest.is_finite() { largest } else { 1.0 };
+    let pair = |a: u32, b: u32| match directed {
+        true => serial_arc_weight(graph, a, b).cbrt() + serial_arc_weight(graph, b, a).cbrt(),
+        false => serial_arc_weight(graph, a, b).cbrt(),
+    };
+    // Each vertex's sum, and the sum of its terms' magnitudes (which bounds the rounding).
+    let mut sums = vec![(0.0f64, 0.0f64); vertices];
+    each_triangle(graph, block_bytes, |u, v, w| {
+        let weight = pair(u, v) * pair(v, w) * pair(u, w);
+        for vertex in [u, v, w] {
+            sums[vertex as usize].0 += weight;
+            sums[vertex as usize].1 += weight.abs();
+        }
+    });
+    if result.coefficients.len() != vertices {
+        return Err(format!(
+            "{} coefficients for {vertices} vertices",
+            result.coefficients.len()
+        ));
+    }
+    for (v, &(sum, magnitude)) in sums.iter().enumerate() {
+        let others = |list: &[u32]| list.iter().filter(|&&u| u as usize != v).count();
+        let out = graph.out_neighbors_of(v);
+        let (degree, both) = match directed {
+            true => {
+                let r#in = graph.in_neighbors_of(v);
+                let both = r#in
+                    .iter()
+                    .filter(|&&u| u as usize != v && out.binary_search(&u).is_ok())
+                    .count();
+                (others(&out) + others(&r#in), both as u64)
+            }
+            false => (others(&out), 0),
+        };
+        let scaled = |sum: f64| if sum == 0.0 { 0.0 } else { sum / largest };
+        let expected = coefficient(directed, scaled(sum), degree as u64, both);
+        let bound = coefficient(directed, scaled(magnitude), degree as u64, both).abs();
+        let found = result.coefficients[v];
+        if (found - expected).abs() > 1e-12 * bound || found.is_nan() != expected.is_nan() {
+            return Err(format!(
+                "vertex {v} has clustering {found} but the serial sum by weight gives {expected}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swapless_build::importers::ImportOptions;
+    use swapless_store::DramStore;
+
+    #[test]
+    fn a_triangle_by_weight_weighs_the_cube_root_of_its_normalized_product() {
+        // The triangle 0-1-2 weighs 1, 8 and 27; 3 hangs off 2. The largest weight is
+        // 27, so the triangle weighs (1 * 8 * 27)^(1/3) / 27 = 2/9.
+        let dir = tempfile::tempdir().unwrap();
+        let options = ImportOptions {
+            undirected: true,
+            weighted: true,
+            ids: swapless_build::ids::IdMode::Dense,
+        };
+        let graph = super::super::text_graph(&dir, "0 1 1\n1 2 8\n0 2 27\n2 3 1\n", options);
+        let store = DramStore::load(&dir.path().join("g.sl"), true, true).unwrap();
+        let kernel = Clustering::<true>;
+        let options = KernelOptions::default();
+        let mut state = kernel.start(&store, &options).unwrap();
+        while kernel.step(&store, &mut state).unwrap() == Step::More {}
+        let mut result = kernel.finish(state);
+        // 2 T / (d (d - 1)): degree 2 for 0 and 1, 3 for 2.
+        let expected = [2.0 / 9.0, 2.0 / 9.0, 2.0 / 27.0, 0.0];
+        for (found, expected) in result.coefficients.iter().zip(expected) {
+            assert!((found - expected).abs() < 1e-15, "{found} vs {expected}");
+        }
+        assert_eq!(kernel.verify(&graph, &options, &result, u64::MAX), Ok(()));
+        result.coefficients[2] *= 1.0 + 1e-9;
+        assert!(kernel.verify(&graph, &options, &result, u64::MAX).is_err());
+    }
 }

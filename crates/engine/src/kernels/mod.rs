@@ -18,6 +18,7 @@ pub mod louvain;
 pub mod louvain_levels;
 pub mod maximal_independent_set;
 pub mod neighbor_degree;
+mod oriented_lists;
 pub mod pagerank;
 pub mod pagerank64;
 pub mod personalized_pagerank;

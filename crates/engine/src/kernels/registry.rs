@@ -10,7 +10,7 @@ use super::{
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 26] = [
+pub static KERNELS: [&dyn AnyKernel; 27] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -18,7 +18,7 @@ pub static KERNELS: [&dyn AnyKernel; 26] = [
     &betweenness::Betweenness::<false>,
     &triangle_count::TriangleCount,
     &vertex_triangles::VertexTriangles,
-    &clustering::Clustering,
+    &clustering::Clustering::<false>,
     &radii::Radii,
     &maximal_independent_set::MaximalIndependentSet,
     &core_number::CoreNumber,
@@ -37,4 +37,5 @@ pub static KERNELS: [&dyn AnyKernel; 26] = [
     &louvain::Louvain::<false>,
     &louvain::Louvain::<true>,
     &betweenness::Betweenness::<true>,
+    &clustering::Clustering::<true>,
 ];

@@ -14,9 +14,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Reads;
-use super::triangle_count::{
-    OrientedLists, ViewKeeps, counting_step, each_common, each_triangle, oriented_lists,
-};
+use super::oriented_lists::{OrientedLists, ViewKeeps, counting_step, each_common, oriented_lists};
+use super::triangle_count::each_triangle;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
 };
@@ -36,6 +35,7 @@ const KEEPS: ViewKeeps = ViewKeeps {
     order: true,
     reciprocal: false,
     self_loops: false,
+    weights: false,
 };
 
 /// Adds the triangles whose lowest rank is in `ranks` to `counts` (by rank); returns

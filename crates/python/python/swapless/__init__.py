@@ -643,13 +643,17 @@ def triangles(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
                   **_checkpointing(checkpoint, checkpoint_every))
 
 
-def clustering(g: Graph, *, threads: Optional[int] = None, verify: bool = False,
-               checkpoint: Optional[PathLike] = None, checkpoint_every: Every = "auto") -> _np.ndarray:
-    """Local clustering coefficients, networkx's ``clustering`` (unweighted): float64 per
-    vertex; on a directed graph Fagiolo's directed coefficient, as networkx's. Their mean,
-    networkx's ``average_clustering``, is ``g.last_report["result"]["average_clustering"]``."""
-    return g._run("clustering", threads=_threads(threads), verify=verify,
-                  **_checkpointing(checkpoint, checkpoint_every))
+def clustering(g: Graph, weighted: bool = False, *, threads: Optional[int] = None,
+               verify: bool = False, checkpoint: Optional[PathLike] = None,
+               checkpoint_every: Every = "auto") -> _np.ndarray:
+    """Local clustering coefficients, networkx's ``clustering``: float64 per vertex; on a
+    directed graph Fagiolo's directed coefficient, as networkx's. With ``weighted``,
+    networkx's ``clustering(G, weight=...)``: each triangle weighs the geometric mean of
+    its edge weights, each divided by the largest (0 everywhere when every weight is 0,
+    where networkx divides by zero). Their mean, networkx's ``average_clustering``, is
+    ``g.last_report["result"]["average_clustering"]``."""
+    return g._run("wclustering" if weighted else "clustering", threads=_threads(threads),
+                  verify=verify, **_checkpointing(checkpoint, checkpoint_every))
 
 
 def radii(g: Graph, *, threads: Optional[int] = None, verify: bool = False,

@@ -6,15 +6,13 @@ from typing import Any
 
 import swapless as _sl
 
-from ._graph import (SwaplessGraph, argument, as_dict, dispatched, file_backed,
-                     loop_free_degree, of_nodes, self_loops, weights_are_one)
+from ._graph import (SwaplessGraph, argument, as_dict, dispatched, edge_weights, file_backed,
+                     float32_weights, loop_free_degree, of_nodes, self_loops, weights_are_one)
 
 
-def _undirected_unweighted(G: Any, args: tuple, kwargs: dict) -> Any:
+def _undirected(G: Any, args: tuple, kwargs: dict) -> Any:
     if G.is_directed():
         return "swapless counts triangles of the undirected view, not directed ones"
-    if not weights_are_one(G, argument(args, kwargs, "weight", 2, None)):
-        return "swapless's clustering is unweighted"
     return True
 
 
@@ -24,38 +22,52 @@ def _triangles(G: SwaplessGraph) -> dict:
     return as_dict(_sl.triangles(g), g)
 
 
-@dispatched(_undirected_unweighted, loops_answered=True, docs="Undirected graphs.")
+@dispatched(_undirected, loops_answered=True, docs="Undirected graphs.")
 def triangles(G: SwaplessGraph, nodes: Any = None, *, backend: Any = None,
               **backend_kwargs: Any) -> Any:
     """networkx's ``triangles``: the triangles through each node (of ``nodes``)."""
     return of_nodes(_triangles(G), G, nodes)
 
 
-def _unweighted(G: Any, args: tuple, kwargs: dict) -> Any:
-    if not weights_are_one(G, argument(args, kwargs, "weight", 2, None)):
-        return "swapless's clustering is unweighted"
+def _clustering_declines(G: Any, args: tuple, kwargs: dict) -> Any:
+    weight = argument(args, kwargs, "weight", 2, None)
+    if weights_are_one(G, weight):
+        return True
+    if callable(weight):
+        return "networkx's clustering reads weights from an edge attribute"
+    kept = float32_weights(G, weight)
+    if kept is not True:
+        return kept
+    if not file_backed(G) and G.number_of_edges() and not any(edge_weights(G, weight)):
+        return "every weight is 0 (networkx divides by zero)"
     return True
 
 
-def _local_clustering(G: SwaplessGraph) -> dict:
-    """Each node's clustering coefficient (directed: Fagiolo's, as networkx's), by label."""
-    g = G.sl
-    return as_dict(_sl.clustering(g), g)
+def _local_clustering(G: SwaplessGraph, weight: Any = None) -> dict:
+    """Each node's clustering coefficient (directed: Fagiolo's, as networkx's), by label;
+    by edge ``weight`` when it is not 1 everywhere."""
+    if weights_are_one(G, weight):
+        g = G.sl
+        return as_dict(_sl.clustering(g), g)
+    g = G.weighted_sl(weight)
+    return as_dict(_sl.clustering(g, weighted=True), g)
 
 
-@dispatched(_unweighted, loops_answered=True, docs="Unweighted graphs.")
+@dispatched(_clustering_declines, loops_answered=True,
+            docs="Weights must be float32 numbers, not all 0.")
 def clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None, *,
                backend: Any = None, **backend_kwargs: Any) -> Any:
-    """networkx's ``clustering`` of an unweighted graph, directed or not."""
-    return of_nodes(_local_clustering(G), G, nodes)
+    """networkx's ``clustering``, directed or not, by edge weight or not."""
+    return of_nodes(_local_clustering(G, weight), G, nodes)
 
 
-@dispatched(_unweighted, loops_answered=True, docs="Unweighted graphs.")
+@dispatched(_clustering_declines, loops_answered=True,
+            docs="Weights must be float32 numbers, not all 0.")
 def average_clustering(G: SwaplessGraph, nodes: Any = None, weight: Any = None,
                        count_zeros: bool = True, *, backend: Any = None,
                        **backend_kwargs: Any) -> float:
-    """networkx's ``average_clustering`` of an unweighted graph, directed or not."""
-    shares = _local_clustering(G)
+    """networkx's ``average_clustering``, directed or not, by edge weight or not."""
+    shares = _local_clustering(G, weight)
     values = [shares[node] for node in G.nbunch_iter(nodes)]
     if not count_zeros:
         values = [value for value in values if abs(value) > 0]
@@ -66,7 +78,7 @@ def _transitivity_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     if file_backed(G) and self_loops(G):
         return ("the connected triples leave out each node's self-loop, and which nodes "
                 "have one a file-backed graph does not say")
-    return _undirected_unweighted(G, args, kwargs)
+    return _undirected(G, args, kwargs)
 
 
 @dispatched(_transitivity_declines, loops_answered=True, docs="Undirected graphs.")
