@@ -24,6 +24,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import swapless as sl
 import swapless.nx_backend
 
 NX = pathlib.Path(nx.__file__).parent
@@ -52,6 +53,7 @@ MODULES = [
     "algorithms/assortativity/tests/test_neighbor_degree.py",
     "algorithms/community/tests/test_label_propagation.py",
     "algorithms/community/tests/test_louvain.py",
+    "algorithms/tests/test_link_prediction.py",
 ]
 
 
@@ -214,9 +216,13 @@ def test_betweenness_by_weight_is_networkx_s_and_declines_what_would_differ():
             G.__networkx_cache__.clear()
             with pytest.raises(NotImplementedError):
                 nx.betweenness_centrality(G, weight=weight, backend="swapless")
-    M = nx.MultiGraph([(0, 1, {"w": 2}), (0, 1, {"w": 1}), (1, 2, {"w": 1})])
-    with pytest.raises(NotImplementedError):
-        nx.betweenness_centrality(M, weight="w", backend="swapless")
+    # A multigraph's shortest paths take the lightest of each parallel set.
+    M = nx.MultiGraph([(0, 1, {"w": 2}), (0, 1, {"w": 1}), (1, 2, {"w": 1}), (0, 2, {"w": 2}),
+                       (0, 2, {"w": 5}), (2, 3, {"w": 1})])
+    for options in ({}, {"normalized": False}, {"endpoints": True}):
+        expected = nx.betweenness_centrality(M, weight="w", **options)
+        assert nx.betweenness_centrality(M, weight="w", backend="swapless", **options) == \
+            pytest.approx(expected, abs=1e-15)
 
 
 def test_clustering_by_weight_is_networkx_s_directed_and_not_with_self_loops():
@@ -240,6 +246,23 @@ def test_clustering_by_weight_is_networkx_s_directed_and_not_with_self_loops():
         for weight in ("zero", "tenth"):
             with pytest.raises(NotImplementedError):
                 nx.clustering(G, weight=weight, backend="swapless")
+
+
+def test_jaccard_coefficients_are_networkx_s_on_converted_and_file_graphs(tmp_path):
+    G = nx.gnm_random_graph(80, 300, seed=6)
+    G.add_edges_from([(3, 3), (7, 7)])
+    pairs = [(0, 1), (3, 5), (3, 3), (7, 9), (79, 0)] + list(G.edges)[:50]
+    for ebunch in (None, pairs):
+        expected = list(nx.jaccard_coefficient(G, ebunch))
+        assert list(nx.jaccard_coefficient(G, ebunch, backend="swapless")) == expected
+    # networkx reads an iterator of pairs through to check it, and then answers nothing.
+    assert list(nx.jaccard_coefficient(G, iter(pairs), backend="swapless")) == []
+    with pytest.raises(nx.NodeNotFound):
+        nx.jaccard_coefficient(G, [(0, 1000)], backend="swapless")
+    F = sl.networkx_graph(sl.from_networkx(G, path=tmp_path / "g.sl"))
+    assert list(nx.jaccard_coefficient(F, pairs)) == list(nx.jaccard_coefficient(G, pairs))
+    with pytest.raises(NotImplementedError):
+        list(nx.jaccard_coefficient(F))
 
 
 def test_the_backend_imported_before_networkx_keeps_its_settings():

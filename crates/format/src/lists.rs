@@ -79,6 +79,57 @@ impl GraphFile {
         }
     }
 
+    /// Vertex `v`'s out-list (`in_list`: its in-list), as [`GraphFile::out_list`] reads
+    /// it, after checking the checksums of every block that holds it: its offsets, its
+    /// entries (or compressed pages) and its weights. For a reader outside the stores,
+    /// which check their own reads.
+    pub fn checked_list(&self, in_list: bool, v: usize) -> Result<ListOf<'_>> {
+        let sections = match in_list && self.flags().directed {
+            true => ListSections::IN,
+            false => ListSections::OUT,
+        };
+        let offsets: &[u64] = self.typed(sections.offsets).unwrap_or(&[]);
+        self.verify_range(sections.offsets, v as u64 * 8, (v as u64 + 2) * 8)?;
+        let list = self.list(sections, v)?;
+        let (start, end) = match (offsets.get(v), offsets.get(v + 1)) {
+            (Some(&start), Some(&end)) => (start, end),
+            _ => return Ok(list),
+        };
+        if self.lists_compressed() {
+            let positions: &[u64] = self.typed(sections.positions).unwrap_or(&[]);
+            self.verify_range(sections.positions, v as u64 * 8, (v as u64 + 2) * 8)?;
+            if let (Some(&from), Some(&to)) = (positions.get(v), positions.get(v + 1)) {
+                let page = from / LIST_PAGE_BYTES * LIST_PAGE_BYTES;
+                self.verify_range(
+                    sections.neighbors,
+                    page,
+                    to.div_ceil(LIST_PAGE_BYTES) * LIST_PAGE_BYTES,
+                )?;
+            }
+            return Ok(list);
+        }
+        self.verify_range(sections.neighbors, start * 4, end * 4)?;
+        if self.flags().weighted {
+            self.verify_range(sections.weights, start * 4, end * 4)?;
+        }
+        Ok(list)
+    }
+
+    /// Checks the checksums of the blocks of section `kind` that hold bytes
+    /// `start..end` (clipped to the section).
+    fn verify_range(&self, kind: SectionKind, start: u64, end: u64) -> Result<()> {
+        let Some(bytes) = self.section_bytes(kind) else {
+            return Ok(());
+        };
+        let block = self.checksum_block_bytes();
+        let first = start / block * block;
+        let last = (end.div_ceil(block) * block).min(bytes.len() as u64);
+        if first >= last {
+            return Ok(());
+        }
+        self.verify_blocks(kind, first, &bytes[first as usize..last as usize])
+    }
+
     pub(crate) fn list(&self, sections: ListSections, v: usize) -> Result<ListOf<'_>> {
         let offsets: &[u64] = self.typed(sections.offsets).unwrap_or(&[]);
         if v + 1 >= offsets.len() {

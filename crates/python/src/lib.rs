@@ -4,6 +4,7 @@
 //! runs with the GIL released on a worker thread while this thread watches for Ctrl-C.
 
 mod building;
+mod lists;
 mod progress;
 
 use std::ffi::CString;
@@ -749,5 +750,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(building::from_edges, module)?)?;
     module.add_function(wrap_pyfunction!(check, module)?)?;
     module.add_function(wrap_pyfunction!(far_push, module)?)?;
+    module.add_class::<lists::PyListReader>()?;
     Ok(())
 }

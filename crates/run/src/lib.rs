@@ -8,6 +8,7 @@ pub mod checkpoint;
 mod error;
 mod huge_pages;
 mod kernel;
+mod lists;
 mod options;
 mod origins;
 mod placement;
@@ -18,6 +19,7 @@ mod watched;
 
 pub use error::{RunError, RunOption};
 pub use kernel::Kernel;
+pub use lists::{ListError, ListReader, ListSide, PairCounts};
 pub use options::{RunOptions, THREADS_PER_CORE, parameter_bytes};
 pub use origins::open_origin;
 pub use placement::{Placement, plan, plan_json, plan_on, thread_bytes};

@@ -41,6 +41,7 @@ import numpy as _np
 
 from . import _core, _progress
 from ._core import BudgetError, FormatError, VerificationError
+from ._pairs import common_neighbors, jaccard_coefficient
 from ._tables import from_arrow, from_networkx, from_pandas, networkx_graph
 
 __version__: str = _core.__version__
@@ -79,6 +80,8 @@ __all__ = [
     "radii",
     "maximal_independent_set",
     "core_number",
+    "common_neighbors",
+    "jaccard_coefficient",
     "FormatError",
     "BudgetError",
     "VerificationError",
@@ -145,6 +148,7 @@ class Graph:
         self._keep = _keep
         self._ids: Optional[_np.ndarray] = None
         self._positions: Optional[dict] = None
+        self._list_reader: Any = None
 
     @property
     def ids(self) -> _np.ndarray:
@@ -166,6 +170,20 @@ class Graph:
         same on an undirected graph), in the order of every result array (uint64). Read
         from the file's offsets, so it costs 8 bytes a vertex, whatever the budget."""
         return _core.degrees(self.path, direction)
+
+    def neighbors(self, id: Any, direction: str = "out") -> _np.ndarray:
+        """The input's ids of the vertices the vertex called ``id`` links to
+        (``direction="in"``: that link to it; the same on an undirected graph), each once,
+        in the order of the result arrays; a self-loop lists the vertex itself. Read from
+        the file, its checksums checked: only this list is read, whatever the graph's
+        size. A graph in far memory answers kernel runs only (ValueError)."""
+        return self.ids[self._lists().neighbors(self.vertex(id), direction)]
+
+    def _lists(self) -> Any:
+        """The file opened to read single lists, opened on first use."""
+        if self._list_reader is None:
+            self._list_reader = _core.ListReader(self.path)
+        return self._list_reader
 
     def _labels(self, labels: list) -> None:
         """Names the vertices by ``labels`` (a networkx graph's nodes), held by this

@@ -23,7 +23,7 @@ from typing import Any
 
 from . import (  # noqa: F401
     centrality, clustering, communities, components, cores, degrees, distances, independent,
-    paths, spectral)
+    link_prediction, paths, spectral)
 from .. import _nx_info
 from ._graph import FUNCTIONS, SwaplessGraph, file_backed, file_weights_known, graph_of, plain
 

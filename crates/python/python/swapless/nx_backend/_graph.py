@@ -87,9 +87,19 @@ class SwaplessGraph:
         """The swapless graph weighted by edge ``attribute`` (1 where an edge has none, or
         every edge for None), each set of parallel edges one edge weighing their sum, as
         networkx's matrices sum them; converted on first use."""
+        return self._simple_sl(attribute, sum)
+
+    def lightest_sl(self, attribute: Optional[str]) -> Any:
+        """The same with each set of parallel edges one edge weighing the least of them,
+        as networkx's shortest paths read a multigraph."""
+        return self._simple_sl(attribute, min)
+
+    def _simple_sl(self, attribute: Optional[str], merge: Callable) -> Any:
+        """The swapless graph weighted by edge ``attribute``, each set of parallel edges
+        one edge weighing ``merge`` of their weights; converted on first use."""
         if self.nx is None:
             return self.weighted_sl(attribute) if attribute else self.sl
-        key = ("summed", attribute)
+        key = (merge.__name__, attribute)
         if key not in self._weighted:
             if not self.nx.is_multigraph():
                 self._weighted[key] = self.weighted_sl(attribute) if attribute else self.sl
@@ -99,7 +109,7 @@ class SwaplessGraph:
             for u, v, data in self.nx.edges(data=True):
                 weight = data.get(attribute, 1) if attribute is not None else 1
                 if simple.has_edge(u, v):
-                    simple[u][v]["weight"] += weight
+                    simple[u][v]["weight"] = merge((simple[u][v]["weight"], weight))
                 else:
                     simple.add_edge(u, v, weight=weight)
             self._weighted[key] = converted(simple, weight="weight")

@@ -103,8 +103,6 @@ def _betweenness_declines(G: Any, args: tuple, kwargs: dict) -> Any:
     weight = argument(args, kwargs, "weight", 3, None)
     if weights_are_one(G, weight):
         return True
-    if G.is_multigraph():
-        return "networkx's shortest paths take the lightest of parallel edges"
     kept = weights_swapless_keeps(G, weight)
     if kept is not True:
         return kept
@@ -172,7 +170,8 @@ def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = T
     """networkx's ``betweenness_centrality``: exact, or from ``k`` sources drawn from
     ``seed`` exactly as networkx draws them, then scaled as networkx scales it."""
     weighted = not weights_are_one(G, weight)
-    g = G.weighted_sl(weight) if weighted else G.sl
+    # A multigraph's shortest paths take the lightest of each set of parallel edges.
+    g = G.lightest_sl(weight) if weighted else G.sl
     if k == g.n:
         k = None
     sampled = None
