@@ -72,7 +72,7 @@ pub enum RunError {
         vertices: u64,
     },
     /// The graph has no edges, so no source can be picked.
-    #[error("the graph has no edges, so {kernel} has no source")]
+    #[error("the graph has no edges between two vertices, so {kernel} has no source")]
     NoSource {
         /// The kernel.
         kernel: &'static str,

@@ -83,8 +83,10 @@ pub struct Reads {
 /// Seed of the reproducible source picker (GAP also uses a fixed seed).
 pub const SOURCE_SEED: u64 = 27491095;
 
-/// Picks reproducible sources with non-zero out-degree, as GAP does. Candidates
-/// are drawn in original ids, so a reordered file yields the same sources.
+/// Picks reproducible sources with an out-edge to another vertex, as GAP picks them
+/// with non-zero out-degree (a vertex whose only edge is a self-loop, kept by a build
+/// that keeps them, would start a search that finds nothing). Candidates are drawn in
+/// original ids, so a reordered file yields the same sources.
 pub struct SourcePicker<'a> {
     store: &'a dyn EdgeStore,
     original_to_internal: Option<Vec<u32>>,
@@ -108,13 +110,14 @@ impl<'a> SourcePicker<'a> {
         }
     }
 
-    /// The next source (internal id), or `None` for a graph without edges.
+    /// The next source (internal id), or `None` for a graph without edges between
+    /// distinct vertices.
     pub fn next_source(&mut self) -> Option<u32> {
         let vertices = self.store.num_vertices() as u64;
-        if vertices == 0 || self.store.num_arcs() == 0 {
+        if vertices == 0 || self.store.num_arcs() <= self.store.self_loops() {
             return None;
         }
-        // splitmix64 draws; some vertex has an edge, so this ends.
+        // splitmix64 draws; some vertex has an edge to another, so this ends.
         loop {
             self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
             let mut z = self.state;
@@ -126,11 +129,28 @@ impl<'a> SourcePicker<'a> {
                 .original_to_internal
                 .as_ref()
                 .map_or(original, |map| map[original as usize]);
-            if self.store.degree(EdgeDirection::Out, vertex) > 0 {
+            if leads_elsewhere(self.store, vertex) {
                 return Some(vertex);
             }
         }
     }
+}
+
+/// Whether `vertex` has an out-edge to another vertex: its degree, and on a graph with
+/// self-loops, for a vertex of one edge, its list (a list that cannot be read counts as
+/// leading elsewhere: the run that reads it next says why it cannot).
+fn leads_elsewhere(store: &dyn EdgeStore, vertex: u32) -> bool {
+    let degree = store.degree(EdgeDirection::Out, vertex);
+    if degree != 1 || store.self_loops() == 0 {
+        return degree > 0;
+    }
+    let only_itself = std::sync::atomic::AtomicBool::new(false);
+    let read = store.gather(EdgeDirection::Out, &[vertex], &|_, list| {
+        if list.neighbors == [vertex] {
+            only_itself.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    read.is_err() || !only_itself.into_inner()
 }
 
 /// The `trial`-th reproducible source (internal id), as [`SourcePicker`] draws them.
@@ -142,11 +162,11 @@ pub fn pick_source(store: &dyn EdgeStore, trial: u64) -> Option<u32> {
     picker.next_source()
 }
 
-/// Up to `count` distinct reproducible sources with out-degree > 0 (fewer if the
-/// graph has fewer such vertices), in internal ids.
+/// Up to `count` distinct reproducible sources with an out-edge to another vertex
+/// (fewer if the graph has fewer such vertices), in internal ids.
 pub fn pick_sources(store: &dyn EdgeStore, count: usize) -> Vec<u32> {
     let with_edges = (0..store.num_vertices() as u32)
-        .filter(|&v| store.degree(EdgeDirection::Out, v) > 0)
+        .filter(|&v| leads_elsewhere(store, v))
         .take(count)
         .count();
     let mut picker = SourcePicker::new(store);
@@ -210,4 +230,43 @@ pub(crate) fn text_graph(
     let build = swapless_build::BuildOptions::with_memory(64 << 20);
     swapless_build::build_graph(source.as_mut(), &output, &build).unwrap();
     GraphFile::open(&output).unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_never_a_vertex_whose_only_edge_is_a_self_loop() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("g.el");
+        // Vertices 0..=9 each have only a self-loop; 10 -> 11 is the one other edge.
+        let loops: String = (0..10).map(|v| format!("{v} {v}\n")).collect();
+        std::fs::write(&input, format!("{loops}10 11\n")).unwrap();
+        let output = dir.path().join("g.sl");
+        let options = swapless_build::importers::ImportOptions {
+            undirected: false,
+            weighted: false,
+            ids: swapless_build::ids::IdMode::Dense,
+        };
+        let mut source = swapless_build::importers::open_input(&input, options).unwrap();
+        let build = swapless_build::BuildOptions {
+            self_loops: swapless_build::SelfLoops::Keep,
+            ..swapless_build::BuildOptions::with_memory(64 << 20)
+        };
+        swapless_build::build_graph(source.as_mut(), &output, &build).unwrap();
+        let store = swapless_store::DramStore::load(&output, false, false).unwrap();
+        assert_eq!(store.self_loops(), 10);
+        for trial in 0..5 {
+            assert_eq!(pick_source(&store, trial), Some(10));
+        }
+        assert_eq!(pick_sources(&store, 4), [10]);
+        // Self-loops alone: no source, rather than a search that never starts.
+        std::fs::write(&input, loops).unwrap();
+        let mut source = swapless_build::importers::open_input(&input, options).unwrap();
+        swapless_build::build_graph(source.as_mut(), &output, &build).unwrap();
+        let store = swapless_store::DramStore::load(&output, false, false).unwrap();
+        assert_eq!(pick_source(&store, 0), None);
+        assert!(pick_sources(&store, 4).is_empty());
+    }
 }
