@@ -598,6 +598,19 @@ impl F32Array {
 /// An array of `f64` per vertex, stored as bits.
 pub struct F64Array(PropertyVec<AtomicU64>);
 
+/// Adds `value` to the f64 whose bits `cell` holds, as threads race to.
+#[inline]
+pub fn add_f64(cell: &AtomicU64, value: f64) {
+    let mut current = cell.load(Ordering::Relaxed);
+    loop {
+        let sum = (f64::from_bits(current) + value).to_bits();
+        match cell.compare_exchange_weak(current, sum, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(seen) => current = seen,
+        }
+    }
+}
+
 impl F64Array {
     /// The cells themselves, for a checkpoint to save and restore.
     pub fn cells(&self) -> &[AtomicU64] {
@@ -622,15 +635,7 @@ impl F64Array {
     /// Adds `value` to entry `index`.
     #[inline]
     pub fn fetch_add(&self, index: u32, value: f64) {
-        let slot = &self.0[index as usize];
-        let mut current = slot.load(Ordering::Relaxed);
-        loop {
-            let sum = (f64::from_bits(current) + value).to_bits();
-            match slot.compare_exchange_weak(current, sum, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return,
-                Err(seen) => current = seen,
-            }
-        }
+        add_f64(&self.0[index as usize], value)
     }
 
     /// Number of entries.

@@ -14,6 +14,7 @@
 
 use super::Reads;
 use super::betweenness_weighted::{accumulate_weighted_from, serial_weighted_scores};
+use super::closeness_weighted::EACH_SEARCH_DELTA;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
     reorder_property,
@@ -59,21 +60,7 @@ const PARAMETERS: [Parameter; 2] = [
 ];
 
 /// `wbc`'s parameters: `bc`'s and the width of each search's delta-stepping.
-const WEIGHTED_PARAMETERS: [Parameter; 3] = [
-    PARAMETERS[0],
-    PARAMETERS[1],
-    Parameter {
-        flag: "delta",
-        keyword: "delta",
-        help: "the bucket width of each search's delta-stepping",
-        kind: ParameterKind::Number {
-            min: 0.0,
-            max: f64::MAX,
-            above_min: true,
-        },
-        default: Some("1"),
-    },
-];
+const WEIGHTED_PARAMETERS: [Parameter; 3] = [PARAMETERS[0], PARAMETERS[1], EACH_SEARCH_DELTA];
 
 const UNSEEN: u32 = u32::MAX;
 

@@ -35,20 +35,21 @@ pub const READS: Reads = Reads {
 /// Sources searched from in one step (a checkpoint may come between steps).
 const SOURCES_A_STEP: usize = 64;
 
-const PARAMETERS: [Parameter; 2] = [
-    MEASURE,
-    Parameter {
-        flag: "delta",
-        keyword: "delta",
-        help: "the bucket width of each search's delta-stepping",
-        kind: ParameterKind::Number {
-            min: 0.0,
-            max: f64::MAX,
-            above_min: true,
-        },
-        default: Some("1"),
+/// The bucket width of each search, for the kernels that search by weight from many
+/// sources.
+pub(crate) const EACH_SEARCH_DELTA: Parameter = Parameter {
+    flag: "delta",
+    keyword: "delta",
+    help: "the bucket width of each search's delta-stepping",
+    kind: ParameterKind::Number {
+        min: 0.0,
+        max: f64::MAX,
+        above_min: true,
     },
-];
+    default: Some("1"),
+};
+
+const PARAMETERS: [Parameter; 2] = [MEASURE, EACH_SEARCH_DELTA];
 
 /// Every vertex's weighted distance sums, as a run or the verifier found them.
 #[derive(Debug, PartialEq)]

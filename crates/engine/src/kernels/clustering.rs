@@ -36,7 +36,7 @@ use crate::kernel::{
     reorder_property,
 };
 use crate::parameters::ParameterValues;
-use crate::property::{PropertyArrays, PropertyVec, property_vec};
+use crate::property::{PropertyArrays, PropertyVec, add_f64, property_vec};
 use crate::saved_state::{StateError, StateReader, StateWriter};
 
 /// The lists this kernel reads, for the placement plan.
@@ -57,40 +57,35 @@ const WEIGHTED_KEEPS: ViewKeeps = ViewKeeps {
     ..KEEPS
 };
 
-/// Adds `value` to the f64 whose bits `cell` holds.
-fn add_f64(cell: &AtomicU64, value: f64) {
-    let mut current = cell.load(Ordering::Relaxed);
-    loop {
-        let sum = (f64::from_bits(current) + value).to_bits();
-        match cell.compare_exchange_weak(current, sum, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return,
-            Err(seen) => current = seen,
-        }
-    }
-}
-
-/// Adds the triangles by weight whose lowest rank is in `ranks` to `sums` (by rank, the
-/// bits of f64s); returns their weight in all (not yet divided by the largest weight).
-fn count_weighted(
+/// Adds the triangles whose lowest rank is in `ranks` to `cells` (by rank) with `add`,
+/// each weighing the product of `pair(rank, position)` over its three pairs; returns
+/// their weight in all. Counts the ways the arcs run (integers) or, by weight, the sums
+/// of cube roots (f64 bits).
+fn count_by<T>(
     oriented: &OrientedLists,
     ranks: std::ops::Range<u32>,
-    sums: &[AtomicU64],
-) -> f64 {
+    cells: &[AtomicU64],
+    pair: impl Fn(u32, usize) -> T + Sync,
+    add: impl Fn(&AtomicU64, T) + Sync,
+) -> T
+where
+    T: Copy + Default + PartialEq + Send + std::ops::AddAssign + std::ops::Mul<Output = T>,
+    T: std::iter::Sum,
+{
     ranks
         .into_par_iter()
         .with_min_len(64)
-        .map_init(Vec::new, |tally: &mut Vec<f64>, rank| {
+        .map_init(Vec::new, |tally: &mut Vec<T>, rank| {
             let mine = oriented.list(rank);
             tally.clear();
-            tally.resize(mine.len(), 0.0);
-            let mut weight = 0.0;
+            tally.resize(mine.len(), T::default());
+            let mut weight = T::default();
             for (position, &s) in mine.iter().enumerate() {
                 let later = position + 1;
-                let rs = oriented.cube_roots(rank, position);
-                let mut through_s = 0.0;
+                let rs = pair(rank, position);
+                let mut through_s = T::default();
                 each_common(&mine[later..], oriented.list(s), |at, in_s| {
-                    let found =
-                        rs * oriented.cube_roots(rank, later + at) * oriented.cube_roots(s, in_s);
+                    let found = rs * pair(rank, later + at) * pair(s, in_s);
                     tally[later + at] += found;
                     through_s += found;
                 });
@@ -98,12 +93,12 @@ fn count_weighted(
                 weight += through_s;
             }
             for (&member, &found) in mine.iter().zip(tally.iter()) {
-                if found != 0.0 {
-                    add_f64(&sums[member as usize], found);
+                if found != T::default() {
+                    add(&cells[member as usize], found);
                 }
             }
-            if weight != 0.0 {
-                add_f64(&sums[rank as usize], weight);
+            if weight != T::default() {
+                add(&cells[rank as usize], weight);
             }
             weight
         })
@@ -118,37 +113,21 @@ fn ways(oriented: &OrientedLists, rank: u32, position: usize) -> u64 {
 /// Adds the weighted triangles whose lowest rank is in `ranks` to `counts` (by rank);
 /// returns their weight in all.
 fn count(oriented: &OrientedLists, ranks: std::ops::Range<u32>, counts: &[AtomicU64]) -> u64 {
-    ranks
-        .into_par_iter()
-        .with_min_len(64)
-        .map_init(Vec::new, |tally: &mut Vec<u64>, rank| {
-            let mine = oriented.list(rank);
-            tally.clear();
-            tally.resize(mine.len(), 0);
-            let mut weight = 0u64;
-            for (position, &s) in mine.iter().enumerate() {
-                let later = position + 1;
-                let rs = ways(oriented, rank, position);
-                let mut through_s = 0u64;
-                each_common(&mine[later..], oriented.list(s), |at, in_s| {
-                    let found = rs * ways(oriented, rank, later + at) * ways(oriented, s, in_s);
-                    tally[later + at] += found;
-                    through_s += found;
-                });
-                tally[position] += through_s;
-                weight += through_s;
-            }
-            for (&member, &found) in mine.iter().zip(tally.iter()) {
-                if found > 0 {
-                    counts[member as usize].fetch_add(found, Ordering::Relaxed);
-                }
-            }
-            if weight > 0 {
-                counts[rank as usize].fetch_add(weight, Ordering::Relaxed);
-            }
-            weight
-        })
-        .sum()
+    let pair = |rank, position| ways(oriented, rank, position);
+    count_by(oriented, ranks, counts, pair, |cell, found| {
+        cell.fetch_add(found, Ordering::Relaxed);
+    })
+}
+
+/// Adds the triangles by weight whose lowest rank is in `ranks` to `sums` (by rank, the
+/// bits of f64s); returns their weight in all (not yet divided by the largest weight).
+fn count_weighted(
+    oriented: &OrientedLists,
+    ranks: std::ops::Range<u32>,
+    sums: &[AtomicU64],
+) -> f64 {
+    let pair = |rank, position| oriented.cube_roots(rank, position);
+    count_by(oriented, ranks, sums, pair, add_f64)
 }
 
 /// Each vertex's neighbors linked both ways, by rank, counted from the oriented lists'
@@ -482,20 +461,8 @@ fn verify(
     }
     for (v, &weight) in weights.iter().enumerate() {
         // Self-loops left out, as networkx leaves them.
-        let others = |list: &[u32]| list.iter().filter(|&&u| u as usize != v).count();
-        let out = graph.out_neighbors_of(v);
-        let (degree, both) = match directed {
-            true => {
-                let r#in = graph.in_neighbors_of(v);
-                let both = r#in
-                    .iter()
-                    .filter(|&&u| u as usize != v && out.binary_search(&u).is_ok())
-                    .count();
-                (others(&out) + others(&r#in), both as u64)
-            }
-            false => (others(&out), 0),
-        };
-        let expected = coefficient(directed, weight as f64, degree as u64, both);
+        let (degree, both) = serial_degrees(graph, v);
+        let expected = coefficient(directed, weight as f64, degree, both);
         let found = result.coefficients[v];
         if (found - expected).abs() > 1e-12 * expected.abs() {
             return Err(format!(
@@ -504,6 +471,23 @@ fn verify(
         }
     }
     Ok(())
+}
+
+/// Vertex `v`'s degree in the file (in- plus out-degree on a directed graph) and its
+/// neighbors linked both ways (0 undirected), self-loops left out as networkx leaves
+/// them.
+fn serial_degrees(graph: &GraphFile, v: usize) -> (u64, u64) {
+    let others = |list: &[u32]| list.iter().filter(|&&u| u as usize != v).count() as u64;
+    let out = graph.out_neighbors_of(v);
+    if !graph.flags().directed {
+        return (others(&out), 0);
+    }
+    let r#in = graph.in_neighbors_of(v);
+    let both = r#in
+        .iter()
+        .filter(|&&u| u as usize != v && out.binary_search(&u).is_ok())
+        .count();
+    (others(&out) + others(&r#in), both as u64)
 }
 
 /// The weight of the arc from `a` to `b` of the file (0 where there is none).
@@ -559,22 +543,10 @@ fn verify_weighted(
         ));
     }
     for (v, &(sum, magnitude)) in sums.iter().enumerate() {
-        let others = |list: &[u32]| list.iter().filter(|&&u| u as usize != v).count();
-        let out = graph.out_neighbors_of(v);
-        let (degree, both) = match directed {
-            true => {
-                let r#in = graph.in_neighbors_of(v);
-                let both = r#in
-                    .iter()
-                    .filter(|&&u| u as usize != v && out.binary_search(&u).is_ok())
-                    .count();
-                (others(&out) + others(&r#in), both as u64)
-            }
-            false => (others(&out), 0),
-        };
+        let (degree, both) = serial_degrees(graph, v);
         let scaled = |sum: f64| if sum == 0.0 { 0.0 } else { sum / largest };
-        let expected = coefficient(directed, scaled(sum), degree as u64, both);
-        let bound = coefficient(directed, scaled(magnitude), degree as u64, both).abs();
+        let expected = coefficient(directed, scaled(sum), degree, both);
+        let bound = coefficient(directed, scaled(magnitude), degree, both).abs();
         let found = result.coefficients[v];
         if (found - expected).abs() > 1e-12 * bound || found.is_nan() != expected.is_nan() {
             return Err(format!(
