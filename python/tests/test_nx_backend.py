@@ -265,6 +265,30 @@ def test_jaccard_coefficients_are_networkx_s_on_converted_and_file_graphs(tmp_pa
         list(nx.jaccard_coefficient(F))
 
 
+def test_what_networkx_would_refuse_or_answer_otherwise_is_not_answered_quietly(tmp_path):
+    G = nx.complete_graph(5)
+    # A misspelled keyword: networkx raises TypeError, and so does the backend.
+    with pytest.raises(TypeError, match="wieght"):
+        nx.betweenness_centrality(G, wieght="w", backend="swapless")
+    with pytest.raises(TypeError, match="personalisation"):
+        nx.pagerank(G, personalisation={0: 1}, backend="swapless")
+    # An infinite weight is declined, so that networkx can answer it.
+    nx.set_edge_attributes(G, float("inf"), "w")
+    for call in (nx.betweenness_centrality, nx.clustering, nx.pagerank):
+        with pytest.raises(NotImplementedError):
+            call(G, weight="w", backend="swapless")
+    # Weights all 0: networkx divides by zero, on a converted graph and on a file.
+    nx.set_edge_attributes(G, 0, "zero")
+    G.__networkx_cache__.clear()
+    with pytest.raises(NotImplementedError):
+        nx.clustering(G, weight="zero", backend="swapless")
+    Z = nx.Graph()
+    Z.add_edges_from([(0, 1, {"weight": 0.0}), (1, 2, {"weight": 0.0}), (0, 2, {"weight": 0.0})])
+    F = sl.networkx_graph(sl.from_networkx(Z, weight="weight", path=tmp_path / "z.sl"))
+    with pytest.raises(ZeroDivisionError):
+        nx.clustering(F, weight="weight")
+
+
 def test_the_backend_imported_before_networkx_keeps_its_settings():
     # Importing the backend imports networkx, which reads the backend's settings while
     # the backend is still half imported.

@@ -82,3 +82,15 @@ def test_a_damaged_list_raises_instead_of_answering(tmp_path):
         sl.jaccard_coefficient(damaged, [(0, last)])
     # A list elsewhere in the file still reads.
     assert damaged.neighbors(0).tolist() == g.neighbors(0).tolist()
+
+
+def test_labels_of_any_kind_and_pairs_from_any_iterable():
+    G = nx.Graph([("a", 1), (1, (2, 3)), ((2, 3), "a"), ("b", 1), ((0, 0), (2, 3))])
+    g = sl.from_networkx(G)
+    pairs = [(1, "b"), ((2, 3), "b"), ((0, 0), 1), ("a", (2, 3))]
+    expected = [p for _, _, p in nx.jaccard_coefficient(G, pairs)]
+    assert sl.jaccard_coefficient(g, pairs).tolist() == expected
+    assert sl.jaccard_coefficient(g, iter(pairs)).tolist() == expected
+    assert sl.jaccard_coefficient(g, (pair for pair in pairs)).tolist() == expected
+    with pytest.raises(ValueError, match="pairs"):
+        sl.jaccard_coefficient(g, [(1, "b", "a")])

@@ -368,9 +368,11 @@ impl<const WEIGHTED: bool> Kernel for Clustering<WEIGHTED> {
         let coefficients = state
             .coefficients
             .unwrap_or_else(|| property_vec(arrays, 0, || 0.0));
+        let largest_weight = state.oriented.as_ref().map_or(1.0, |o| o.max_weight);
         ClusteringResult {
             coefficients,
             weight: state.weight,
+            largest_weight,
         }
     }
 
@@ -389,7 +391,11 @@ impl<const WEIGHTED: bool> Kernel for Clustering<WEIGHTED> {
             0 => 0.0,
             n => total as f64 / UNIT / n as f64,
         };
-        json!({"average_clustering": average})
+        match WEIGHTED {
+            // A caller can tell weights that are all 0 (networkx divides by zero).
+            true => json!({"average_clustering": average, "largest_weight": result.largest_weight}),
+            false => json!({"average_clustering": average}),
+        }
     }
 
     fn verify(
@@ -415,6 +421,9 @@ impl<const WEIGHTED: bool> Kernel for Clustering<WEIGHTED> {
 pub struct ClusteringResult {
     coefficients: PropertyVec<f64>,
     weight: u64,
+    /// By weight, the largest weight, which the weights were divided by (1 without
+    /// weights).
+    largest_weight: f64,
 }
 
 /// The ways (0, 1 or 2) vertices `a` and `b` of the file are linked.

@@ -55,7 +55,16 @@ def jaccard_coefficient(g: Any, pairs: Any) -> _np.ndarray:
     networkx's ``jaccard_coefficient``: float64 per pair (0 where neither has one); an
     undirected graph."""
     _undirected(g, "jaccard_coefficient")
-    asked = positions(g, pairs)
+    if isinstance(pairs, _np.ndarray):
+        asked = positions(g, pairs)
+    else:
+        # Labels of any kind (tuples too) are looked up one by one, from any iterable.
+        found = []
+        for pair in pairs:
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+                raise ValueError(f"pairs must be pairs of vertex ids, not {pair!r}")
+            found.append((g.vertex(pair[0]), g.vertex(pair[1])))
+        asked = _np.array(found, dtype=_np.int64).reshape(-1, 2)
     if asked.size == 0:
         return _np.zeros(0)
     if asked.ndim != 2 or asked.shape[1] != 2:

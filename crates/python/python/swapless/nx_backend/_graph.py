@@ -4,6 +4,7 @@ with the cases each declines, and helpers that read networkx's arguments."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 from typing import Any, Callable, Optional
 
@@ -238,11 +239,30 @@ def dispatched(check: Optional[Callable] = None, *, loops_answered: bool = False
     """Registers the decorated function under its name as one swapless answers."""
 
     def register(function: Callable) -> Callable:
-        FUNCTIONS[function.__name__] = Dispatched(function, check, loops_answered,
+        answering = _refusing_unknown_keywords(function)
+        FUNCTIONS[function.__name__] = Dispatched(answering, check, loops_answered,
                                                   parallel_answered, docs, file_declined)
-        return function
+        return answering
 
     return register
+
+
+def _refusing_unknown_keywords(function: Callable) -> Callable:
+    """``function``, raising TypeError for a keyword networkx's function does not take
+    (networkx hands a backend every keyword it was given, a misspelled one too, which
+    ``**backend_kwargs`` would otherwise swallow)."""
+    taken = {name for name, parameter in inspect.signature(function).parameters.items()
+             if parameter.kind is not inspect.Parameter.VAR_KEYWORD}
+
+    @functools.wraps(function)
+    def answer(*args: Any, **kwargs: Any) -> Any:
+        unknown = sorted(set(kwargs) - taken)
+        if unknown:
+            raise TypeError(f"{function.__name__}() got an unexpected keyword argument "
+                            f"{unknown[0]!r}")
+        return function(*args, **kwargs)
+
+    return answer
 
 
 def graph_of(args: tuple, kwargs: dict) -> Any:
@@ -341,8 +361,11 @@ def _float32_holds(weights: Any) -> Any:
     for value in weights:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             return "an edge's weight is not a number"
-        if float(np.float32(value)) != value:
-            return "swapless's weights are float32: a weight here is not one"
+        if not np.isfinite(value):
+            return "an edge's weight is not finite"
+        with np.errstate(over="ignore"):
+            if float(np.float32(value)) != value:
+                return "swapless's weights are float32: a weight here is not one"
     return True
 
 

@@ -162,8 +162,8 @@ def _directed_endpoints(G: SwaplessGraph, sampled: Any) -> np.ndarray:
 
 
 @dispatched(_betweenness_declines, loops_answered=True, parallel_answered=True,
-            docs="k sampled with networkx's seed; by weight, positive float32 weights on a "
-                 "graph without parallel edges.")
+            docs="k sampled with networkx's seed; by weight, float32 weights, none 0 (a "
+                 "multigraph's shortest paths take the lightest of its parallel edges).")
 def betweenness_centrality(G: SwaplessGraph, k: Any = None, normalized: bool = True,
                            weight: Any = None, endpoints: bool = False, seed: Any = None, *,
                            backend: Any = None, **backend_kwargs: Any) -> dict:

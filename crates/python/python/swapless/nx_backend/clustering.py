@@ -50,7 +50,12 @@ def _local_clustering(G: SwaplessGraph, weight: Any = None) -> dict:
         g = G.sl
         return as_dict(_sl.clustering(g), g)
     g = G.weighted_sl(weight)
-    return as_dict(_sl.clustering(g, weighted=True), g)
+    values = _sl.clustering(g, weighted=True)
+    if g.m and g.last_report["result"]["largest_weight"] == 0:
+        # networkx divides by its largest weight (a converted graph's check declined
+        # weights all 0 already; a file's are known once read).
+        raise ZeroDivisionError("float division by zero")
+    return as_dict(values, g)
 
 
 @dispatched(_clustering_declines, loops_answered=True,
