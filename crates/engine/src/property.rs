@@ -529,6 +529,11 @@ impl U32Array {
     pub fn fetch_sub(&self, index: u32, value: u32) -> u32 {
         self.0[index as usize].fetch_sub(value, Ordering::Relaxed)
     }
+    /// Adds `value` to entry `index`; the entry before.
+    #[inline]
+    pub fn fetch_add(&self, index: u32, value: u32) -> u32 {
+        self.0[index as usize].fetch_add(value, Ordering::Relaxed)
+    }
     /// Sets entry `index` to `new` if it is `current`; whether it did.
     #[inline]
     pub fn compare_exchange(&self, index: u32, current: u32, new: u32) -> bool {

@@ -235,15 +235,15 @@ impl<const WEIGHTED: bool> Kernel for Betweenness<WEIGHTED> {
         let vertices = shape.vertices;
         if WEIGHTED {
             let search = Sssp.memory(shape);
-            let mut hot_arrays = vec![8 * vertices, 8 * vertices, 8 * vertices];
+            let mut hot_arrays = vec![8 * vertices, 8 * vertices, 8 * vertices, 4 * vertices];
             hot_arrays.extend(search.hot_arrays);
             return KernelMemory {
-                // Scores (8), and per source paths (8), dependency (8) and the search's
-                // distances.
+                // Scores (8), and per source paths (8), dependency (8), the tight edges
+                // each vertex waits on (4) and the search's distances.
                 hot_arrays,
-                // The reached vertices by distance and where each level starts (12),
-                // or one search's frontier and bins, and what edge_map's scans hold.
-                working_bytes: (12 * vertices).max(search.working_bytes)
+                // The reached vertices, then the rounds (4) and the next round (4), or
+                // one search's frontier and bins, and what edge_map's scans hold.
+                working_bytes: (8 * vertices).max(search.working_bytes)
                     + edge_map_bytes(shape.arcs),
                 // The reference scores (8) and one Dijkstra's distances (8), heap (8),
                 // order (4), path counts (8) and dependencies (8).

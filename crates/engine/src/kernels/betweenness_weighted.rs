@@ -2,23 +2,29 @@
 //! networkx's `betweenness_centrality(G, weight=...)` counts them.
 //!
 //! Per source: the distances come from a delta-stepping search (sssp's, so a search
-//! reads lists in large gathers as every search here does). The reached vertices,
-//! sorted by distance, fall into levels of equal distance. With positive weights a
-//! vertex's predecessors on shortest paths lie in earlier levels, so each level's
-//! path counts are final once the levels before it pushed theirs, and each level's
-//! dependencies once the levels after it are done: a level is one `edge_map`, as a
-//! BFS level is in unweighted betweenness. An edge is on a shortest path when
-//! `distance(v) + weight == distance(w)` exactly: the search's distances are those
-//! same sums, so the test holds for every tight edge.
+//! reads lists in large gathers as every search here does). An edge is on a shortest
+//! path (tight) when `distance(v) + weight == distance(w)` exactly: the search's
+//! distances are those same sums, so the test holds for every tight edge. With positive
+//! weights the tight edges make a DAG, walked in rounds as a BFS walks levels: a vertex
+//! joins a round once every tight edge into it has pushed its path count (a count of
+//! them per vertex, made by one pass over the reached vertices' lists). The rounds are
+//! as many as the DAG is deep in hops (a BFS's levels on unit weights), each one
+//! `edge_map` over a large frontier. In memory, where no page is read, the vertices are
+//! instead taken in levels of equal distance (one sort, no count pass): on weights
+//! 1..255 that is thousands of small levels, which out of core read each page of lists
+//! once per level that touched it, but in memory it saves the pass the counts take.
+//! Either way the dependencies are summed back over the same groups in reverse, and the
+//! answer is the same.
 //!
-//! A tight edge of weight 0 would make a vertex's predecessor lie in its own level,
-//! and networkx's answer then depends on the order its heap pops ties: such a run is
+//! A tight edge of weight 0 would put a vertex's predecessor at its own distance, and
+//! networkx's answer then depends on the order its heap pops ties: such a run is
 //! refused ([`Refusal::ZeroWeightPaths`]).
 
 use super::sssp::{Sssp, dijkstra};
 use crate::edge_map::edge_map;
+use crate::frontier::ThreadBuffers;
 use crate::kernel::{Kernel, KernelOptions, Refusal, Step};
-use crate::property::{F64Array, PropertyArrays};
+use crate::property::{F64Array, PropertyArrays, U32Array};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use swapless_format::GraphFile;
@@ -27,27 +33,6 @@ use swapless_store::{EdgeDirection, EdgeStore, Result};
 /// The weight of entry `index` of a list (1 on an unweighted graph).
 fn weight_at(weights: Option<&[f32]>, index: usize) -> f64 {
     weights.map_or(1.0, |weights| weights[index] as f64)
-}
-
-/// The vertices `distances` reaches, by distance (then id), and where each level of
-/// equal distance starts in them (with the end last).
-fn levels_by_distance(distances: &[f64]) -> (Vec<u32>, Vec<usize>) {
-    let mut order: Vec<u32> = (0..distances.len() as u32)
-        .into_par_iter()
-        .filter(|&vertex| distances[vertex as usize].is_finite())
-        .collect();
-    order.par_sort_unstable_by(|&a, &b| {
-        distances[a as usize]
-            .total_cmp(&distances[b as usize])
-            .then(a.cmp(&b))
-    });
-    let mut starts: Vec<usize> = (0..order.len())
-        .filter(|&index| {
-            index == 0 || distances[order[index] as usize] != distances[order[index - 1] as usize]
-        })
-        .collect();
-    starts.push(order.len());
-    (order, starts)
 }
 
 /// Adds the dependencies on shortest paths by weight from `source` to `scores`
@@ -75,37 +60,27 @@ pub(super) fn accumulate_weighted_from(
         }
     }
     let distances = Sssp.finish(search).distances;
-    let (order, starts) = levels_by_distance(&distances);
     let vertices = store.num_vertices();
+    let tight = |vertex: u32, weights: Option<&[f32]>, index: usize, neighbor: u32| {
+        distances[vertex as usize] + weight_at(weights, index) == distances[neighbor as usize]
+    };
     let paths = F64Array::filled(arrays, vertices, 0.0);
-    let dependency = F64Array::filled(arrays, vertices, 0.0);
     paths.set(source, 1.0);
-    let zero_weight_tight = AtomicBool::new(false);
-    let levels = || starts.windows(2).map(|bounds| &order[bounds[0]..bounds[1]]);
-    for level in levels() {
-        edge_map(store, EdgeDirection::Out, level, &|vertex, list| {
-            let distance = distances[vertex as usize];
-            let my_paths = paths.get(vertex);
-            for (index, &neighbor) in list.neighbors.iter().enumerate() {
-                if distance + weight_at(list.weights, index) == distances[neighbor as usize] {
-                    if distances[neighbor as usize] == distance {
-                        zero_weight_tight.store(true, Ordering::Relaxed);
-                    }
-                    paths.fetch_add(neighbor, my_paths);
-                }
-            }
-        })?;
-        if zero_weight_tight.load(Ordering::Relaxed) {
-            return Ok(Some(Refusal::ZeroWeightPaths));
-        }
-    }
-    for level in levels().rev() {
-        edge_map(store, EdgeDirection::Out, level, &|vertex, list| {
-            let distance = distances[vertex as usize];
+    let groups = match store.direct_io() {
+        None => levels_by_distance(store, &distances, &paths, &tight)?,
+        Some(_) => rounds_of_the_dag(store, (arrays, source), &distances, &paths, &tight)?,
+    };
+    let Some(groups) = groups else {
+        return Ok(Some(Refusal::ZeroWeightPaths));
+    };
+    // Dependencies back: a vertex's tight successors all lie in later groups.
+    let dependency = F64Array::filled(arrays, vertices, 0.0);
+    for group in groups.iter().rev() {
+        edge_map(store, EdgeDirection::Out, group, &|vertex, list| {
             let my_paths = paths.get(vertex);
             let mut total = 0.0;
             for (index, &neighbor) in list.neighbors.iter().enumerate() {
-                if distance + weight_at(list.weights, index) == distances[neighbor as usize] {
+                if tight(vertex, list.weights, index, neighbor) {
                     total += my_paths / paths.get(neighbor) * (1.0 + dependency.get(neighbor));
                 }
             }
@@ -116,6 +91,110 @@ pub(super) fn accumulate_weighted_from(
         })?;
     }
     Ok(None)
+}
+
+/// Whether the edge at `index` of `vertex`'s list (with `weights`) to `neighbor` lies on
+/// a shortest path.
+type Tight<'a> = dyn Fn(u32, Option<&[f32]>, usize, u32) -> bool + Sync + 'a;
+
+/// Counts the shortest paths to each reached vertex into `paths` (the source's 1
+/// already), walking levels of equal distance; the levels, in order, or `None` when a
+/// tight edge weighs 0.
+fn levels_by_distance(
+    store: &dyn EdgeStore,
+    distances: &[f64],
+    paths: &F64Array,
+    tight: &Tight,
+) -> Result<Option<Vec<Vec<u32>>>> {
+    let mut order: Vec<u32> = (0..distances.len() as u32)
+        .into_par_iter()
+        .filter(|&vertex| distances[vertex as usize].is_finite())
+        .collect();
+    order.par_sort_unstable_by(|&a, &b| {
+        distances[a as usize]
+            .total_cmp(&distances[b as usize])
+            .then(a.cmp(&b))
+    });
+    let levels: Vec<Vec<u32>> = order
+        .chunk_by(|&a, &b| distances[a as usize] == distances[b as usize])
+        .map(<[u32]>::to_vec)
+        .collect();
+    drop(order);
+    let zero_weight_tight = AtomicBool::new(false);
+    for level in &levels {
+        edge_map(store, EdgeDirection::Out, level, &|vertex, list| {
+            let my_paths = paths.get(vertex);
+            for (index, &neighbor) in list.neighbors.iter().enumerate() {
+                if tight(vertex, list.weights, index, neighbor) {
+                    if distances[neighbor as usize] == distances[vertex as usize] {
+                        zero_weight_tight.store(true, Ordering::Relaxed);
+                    }
+                    paths.fetch_add(neighbor, my_paths);
+                }
+            }
+        })?;
+        if zero_weight_tight.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(levels))
+}
+
+/// Counts the shortest paths to each reached vertex into `paths` (the source's 1
+/// already), walking the DAG of tight edges in rounds; the rounds, in order, or `None`
+/// when a tight edge weighs 0.
+fn rounds_of_the_dag(
+    store: &dyn EdgeStore,
+    (arrays, source): (&PropertyArrays, u32),
+    distances: &[f64],
+    paths: &F64Array,
+    tight: &Tight,
+) -> Result<Option<Vec<Vec<u32>>>> {
+    let vertices = distances.len();
+    // Tight edges into each vertex, from one pass over the reached vertices' lists.
+    let reached: Vec<u32> = (0..vertices as u32)
+        .into_par_iter()
+        .filter(|&vertex| distances[vertex as usize].is_finite())
+        .collect();
+    let waiting = U32Array::filled(arrays, vertices, 0);
+    let zero_weight_tight = AtomicBool::new(false);
+    edge_map(store, EdgeDirection::Out, &reached, &|vertex, list| {
+        for (index, &neighbor) in list.neighbors.iter().enumerate() {
+            if tight(vertex, list.weights, index, neighbor) {
+                if distances[neighbor as usize] == distances[vertex as usize] {
+                    zero_weight_tight.store(true, Ordering::Relaxed);
+                }
+                waiting.fetch_add(neighbor, 1);
+            }
+        }
+    })?;
+    if zero_weight_tight.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    drop(reached);
+    // Path counts forward, round by round.
+    let mut rounds = vec![vec![source]];
+    loop {
+        let frontier = rounds.last().expect("at least the source's round");
+        let mut next = ThreadBuffers::new();
+        edge_map(store, EdgeDirection::Out, frontier, &|vertex, list| {
+            let my_paths = paths.get(vertex);
+            for (index, &neighbor) in list.neighbors.iter().enumerate() {
+                if tight(vertex, list.weights, index, neighbor) {
+                    paths.fetch_add(neighbor, my_paths);
+                    if waiting.fetch_sub(neighbor, 1) == 1 {
+                        next.push(neighbor, 0);
+                    }
+                }
+            }
+        })?;
+        let (next, _) = next.drain();
+        if next.is_empty() {
+            break;
+        }
+        rounds.push(next);
+    }
+    Ok(Some(rounds))
 }
 
 /// The unnormalized scores a serial Brandes by weight on the file gives from `sources`
@@ -176,14 +255,6 @@ mod tests {
     use swapless_build::importers::ImportOptions;
 
     #[test]
-    fn levels_group_equal_distances_and_leave_out_the_unreached() {
-        let distances = [0.0, 3.0, f64::INFINITY, 1.5, 3.0, 1.5];
-        let (order, starts) = levels_by_distance(&distances);
-        assert_eq!(order, [0, 3, 5, 1, 4]);
-        assert_eq!(starts, [0, 1, 3, 5]);
-    }
-
-    #[test]
     fn weights_choose_the_shortest_paths_that_count() {
         // 0 -1- 1 -1- 3 and 0 -1- 2 -1- 3: two shortest paths to 3, through 1 and 2;
         // 0 -3- 3 directly is longer, so it carries none. Undirected.
@@ -224,6 +295,56 @@ mod tests {
         assert_eq!(kernel.verify(&graph, &options, &result, u64::MAX), Ok(()));
         result.scores[2] += 1e-6;
         assert!(kernel.verify(&graph, &options, &result, u64::MAX).is_err());
+    }
+
+    #[test]
+    fn rounds_of_the_dag_count_the_paths_levels_of_equal_distance_count() {
+        // A grid of weights 1 and 2 with many ties, from every source.
+        let dir = tempfile::tempdir().unwrap();
+        let options = ImportOptions {
+            undirected: true,
+            weighted: true,
+            ids: swapless_build::ids::IdMode::Dense,
+        };
+        let mut text = String::new();
+        for v in 0..30u32 {
+            let weight = 1 + v % 2;
+            if v % 6 != 5 {
+                text += &format!("{v} {} {weight}\n", v + 1);
+            }
+            if v < 24 {
+                text += &format!("{v} {} {}\n", v + 6, 3 - weight);
+            }
+        }
+        let graph = super::super::text_graph(&dir, &text, options);
+        let store = swapless_store::DramStore::load(&dir.path().join("g.sl"), false, true).unwrap();
+        let arrays = PropertyArrays::default();
+        for source in 0..graph.num_vertices() as u32 {
+            let distances = dijkstra(&graph, source);
+            let tight = |vertex: u32, weights: Option<&[f32]>, index: usize, neighbor: u32| {
+                distances[vertex as usize] + weight_at(weights, index)
+                    == distances[neighbor as usize]
+            };
+            let counted = |by_rounds: bool| {
+                let paths = F64Array::filled(&arrays, 30, 0.0);
+                paths.set(source, 1.0);
+                let groups = match by_rounds {
+                    true => {
+                        rounds_of_the_dag(&store, (&arrays, source), &distances, &paths, &tight)
+                    }
+                    false => levels_by_distance(&store, &distances, &paths, &tight),
+                };
+                let groups = groups.unwrap().unwrap();
+                assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), 30);
+                (paths.into_values().to_vec(), groups.len())
+            };
+            let ((by_rounds, rounds), (by_levels, levels)) = (counted(true), counted(false));
+            assert_eq!(by_rounds, by_levels, "from {source}");
+            assert!(
+                rounds <= levels,
+                "from {source}: {rounds} rounds, {levels} levels"
+            );
+        }
     }
 
     #[test]
