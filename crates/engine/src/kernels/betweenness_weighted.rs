@@ -211,35 +211,35 @@ pub(super) fn serial_weighted_scores(
             .filter(|&vertex| distances[vertex as usize].is_finite())
             .collect();
         order.sort_by(|&a, &b| distances[a as usize].total_cmp(&distances[b as usize]));
-        let tight = |vertex: usize, index: usize, neighbor: usize| {
+        // The ends of a vertex's tight out-edges, its list and weights read once.
+        let tight_successors = |vertex: usize| -> Vec<usize> {
             let weights = graph.out_weights_of(vertex);
-            distances[vertex] + weight_at(weights.as_deref(), index) == distances[neighbor]
+            let neighbors = graph.out_neighbors_of(vertex);
+            let ends = neighbors.iter().enumerate().filter(|&(index, &neighbor)| {
+                distances[vertex] + weight_at(weights.as_deref(), index)
+                    == distances[neighbor as usize]
+            });
+            ends.map(|(_, &neighbor)| neighbor as usize).collect()
         };
         let mut paths = vec![0.0f64; vertices];
         paths[source as usize] = 1.0;
         for &vertex in &order {
             let vertex = vertex as usize;
-            for (index, &neighbor) in graph.out_neighbors_of(vertex).iter().enumerate() {
-                let neighbor = neighbor as usize;
-                if tight(vertex, index, neighbor) {
-                    if distances[neighbor] == distances[vertex] {
-                        return Err(format!(
-                            "the edge from {vertex} to {neighbor} weighs 0 on a shortest path"
-                        ));
-                    }
-                    paths[neighbor] += paths[vertex];
+            for neighbor in tight_successors(vertex) {
+                if distances[neighbor] == distances[vertex] {
+                    return Err(format!(
+                        "the edge from {vertex} to {neighbor} weighs 0 on a shortest path"
+                    ));
                 }
+                paths[neighbor] += paths[vertex];
             }
         }
         let mut dependency = vec![0.0f64; vertices];
         for &vertex in order.iter().rev() {
             let vertex = vertex as usize;
-            for (index, &neighbor) in graph.out_neighbors_of(vertex).iter().enumerate() {
-                let neighbor = neighbor as usize;
-                if tight(vertex, index, neighbor) {
-                    dependency[vertex] +=
-                        paths[vertex] / paths[neighbor] * (1.0 + dependency[neighbor]);
-                }
+            for neighbor in tight_successors(vertex) {
+                dependency[vertex] +=
+                    paths[vertex] / paths[neighbor] * (1.0 + dependency[neighbor]);
             }
             if vertex != source as usize {
                 scores[vertex] += dependency[vertex];
