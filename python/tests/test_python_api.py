@@ -335,6 +335,23 @@ def test_out_heads_is_written_as_asked_and_cc_agrees_with_or_without_it(tmp_path
 RESTORE_CTRL_C = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
 
 
+def interrupted(script, after):
+    """Runs ``script`` in a new Python, sends it Ctrl-C ``after`` seconds past its
+    "started" line, asserts it exits with 42 (its own sign of a KeyboardInterrupt caught)
+    and returns the seconds from the interrupt to the exit."""
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "started"
+        time.sleep(after)
+        sent = time.time()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 42
+        return time.time() - sent
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_ctrl_c_interrupts_a_long_build_and_leaves_no_file(tmp_path):
     output = tmp_path / "big.sl"
     script = (
@@ -346,11 +363,7 @@ def test_ctrl_c_interrupts_a_long_build_and_leaves_no_file(tmp_path):
         "except KeyboardInterrupt:\n"
         "    sys.exit(42)\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert process.stdout.readline().strip() == "started"
-    time.sleep(1.0)
-    process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=60) == 42
+    interrupted(script, after=1.0)
     assert not output.exists()
     assert list(tmp_path.iterdir()) == []
 
@@ -369,14 +382,8 @@ def test_ctrl_c_stops_a_long_kernel_run_promptly(tmp_path):
         "    sl.bfs(g, 0)\n"
         "    sys.exit(42)\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert process.stdout.readline().strip() == "started"
-    time.sleep(1.5)
-    interrupted = time.time()
-    process.send_signal(signal.SIGINT)
     # The run stops at its next scan (a few milliseconds here), and the process can run again.
-    assert process.wait(timeout=60) == 42
-    assert time.time() - interrupted < 30
+    assert interrupted(script, after=1.5) < 30
 
 
 def test_ctrl_c_stops_a_networkx_call_through_the_backend_promptly():
@@ -395,17 +402,7 @@ def test_ctrl_c_stops_a_networkx_call_through_the_backend_promptly():
         "    assert nx.number_weakly_connected_components(G, backend='swapless') >= 1\n"
         "    sys.exit(42)\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout.readline().strip() == "started"
-        time.sleep(1.5)
-        interrupted = time.time()
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=60) == 42
-        assert time.time() - interrupted < 30
-    finally:
-        process.kill()
-        process.wait()
+    assert interrupted(script, after=1.5) < 30
 
 
 def test_python_dash_m_is_the_command_line(tmp_path):
