@@ -6,7 +6,7 @@ use std::path::Path;
 use swapless_format::FormatError;
 use swapless_format::output::OutputFile;
 
-/// A 1-D array in one of the element types kernels produce.
+/// An array in one of the element types kernels produce: 1-D, or of pairs.
 pub enum NpyArray<'a> {
     /// `<i8` (int64).
     Int64(&'a [i64]),
@@ -14,17 +14,24 @@ pub enum NpyArray<'a> {
     Float64(&'a [f64]),
     /// `|i1` (int8).
     Int8(&'a [i8]),
+    /// `<i8` (int64) of shape (pairs, 2): edges.
+    Pairs(&'a [[i64; 2]]),
 }
 
 /// Writes `array` to `path` as one whole: under a temporary name renamed into place
 /// when complete, or straight into a device or FIFO (see `swapless_format::output`).
 pub fn write_npy(path: &Path, array: NpyArray) -> swapless_format::Result<()> {
-    let (descr, bytes, len): (&str, &[u8], usize) = match array {
-        NpyArray::Int64(values) => ("<i8", bytemuck::cast_slice(values), values.len()),
-        NpyArray::Float64(values) => ("<f8", bytemuck::cast_slice(values), values.len()),
-        NpyArray::Int8(values) => ("|i1", bytemuck::cast_slice(values), values.len()),
+    let (descr, bytes, shape): (&str, &[u8], String) = match array {
+        NpyArray::Int64(values) => ("<i8", bytemuck::cast_slice(values), one_dimension(values)),
+        NpyArray::Float64(values) => ("<f8", bytemuck::cast_slice(values), one_dimension(values)),
+        NpyArray::Int8(values) => ("|i1", bytemuck::cast_slice(values), one_dimension(values)),
+        NpyArray::Pairs(pairs) => (
+            "<i8",
+            bytemuck::cast_slice(pairs),
+            format!("({}, 2)", pairs.len()),
+        ),
     };
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({len},), }}");
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // magic (6) + version (2) + header length (2) + header must be a multiple of 64, ending in '\n'.
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
@@ -43,6 +50,11 @@ pub fn write_npy(path: &Path, array: NpyArray) -> swapless_format::Result<()> {
     file.commit()
 }
 
+/// The shape of a 1-D array of `values`, as a header writes it.
+fn one_dimension<T>(values: &[T]) -> String {
+    format!("({},)", values.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +70,20 @@ mod tests {
         assert_eq!(bytes[10 + header_len - 1], b'\n');
         assert_eq!(bytes.len(), 10 + header_len + 24);
         assert!(String::from_utf8_lossy(&bytes[10..10 + header_len]).contains("'shape': (3,)"));
+    }
+
+    #[test]
+    fn pairs_are_two_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("edges.npy");
+        write_npy(&path, NpyArray::Pairs(&[[0, 1], [2, 5]])).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert!(String::from_utf8_lossy(&bytes[10..10 + header_len]).contains("'shape': (2, 2)"));
+        let values: Vec<i64> = bytes[10 + header_len..]
+            .chunks(8)
+            .map(|chunk| i64::from_le_bytes(chunk.try_into().unwrap()))
+            .collect();
+        assert_eq!(values, [0, 1, 2, 5]);
     }
 }

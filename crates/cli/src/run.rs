@@ -382,6 +382,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
             (ResultArray::Int64(values), None) => write_npy(path, NpyArray::Int64(values)),
             (ResultArray::Float64(values), None) => write_npy(path, NpyArray::Float64(values)),
             (ResultArray::Int8(values), None) => write_npy(path, NpyArray::Int8(values)),
+            (ResultArray::Edges(pairs), None) => write_npy(path, NpyArray::Pairs(pairs)),
             (ResultArray::None, None) => Ok(()),
         };
         written?;

@@ -1,7 +1,8 @@
 //! Writes a kernel's result as a table people join back to their data, CSV or Parquet:
 //! one row a vertex, its id as the input wrote it (an integer or a name), then the
 //! value; values that are vertices (a BFS parent, a component's representative) are ids
-//! too.
+//! too. A result that is edges (a k-truss) is one row an edge, the ids of its ends in
+//! the columns `source` and `target`.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -31,28 +32,31 @@ pub fn write_csv(
         other => FormatError::io(path, std::io::Error::other(format!("{other:?}"))),
     };
     let mut writer = csv::Writer::from_writer(std::io::BufWriter::new(&mut file));
-    writer.write_record(["id", column.name]).map_err(failed)?;
     let id_of = |v: usize| match ids {
         Some(ids) => ids.text(v),
         None => v.to_string(),
     };
+    if let ResultArray::Edges(pairs) = array {
+        writer.write_record(EDGE_COLUMNS).map_err(failed)?;
+        for &[u, v] in pairs {
+            writer
+                .write_record([id_of(u as usize), id_of(v as usize)])
+                .map_err(failed)?;
+        }
+    } else {
+        writer.write_record(["id", column.name]).map_err(failed)?;
+    }
     let vertex_value = |value: i64| match value {
         value if value < 0 => String::new(),
         value => id_of(value as usize),
     };
-    let length = match array {
-        ResultArray::Int64(values) => values.len(),
-        ResultArray::Float64(values) => values.len(),
-        ResultArray::Int8(values) => values.len(),
-        ResultArray::None => 0,
-    };
-    for v in 0..length {
+    for v in 0..vertex_rows(array) {
         let value = match array {
             ResultArray::Int64(values) if column.vertices => vertex_value(values[v]),
             ResultArray::Int64(values) => values[v].to_string(),
             ResultArray::Float64(values) => values[v].to_string(),
             ResultArray::Int8(values) => values[v].to_string(),
-            ResultArray::None => String::new(),
+            ResultArray::None | ResultArray::Edges(_) => String::new(),
         };
         writer.write_record([id_of(v), value]).map_err(failed)?;
     }
@@ -61,6 +65,19 @@ pub fn write_csv(
         .map_err(|error| FormatError::io(path, error))?;
     drop(writer);
     file.commit()
+}
+
+/// The columns of a table of edges.
+const EDGE_COLUMNS: [&str; 2] = ["source", "target"];
+
+/// Rows of a table of `array` by vertex: one a vertex, none for a number or edges.
+fn vertex_rows(array: &ResultArray) -> usize {
+    match array {
+        ResultArray::Int64(values) => values.len(),
+        ResultArray::Float64(values) => values.len(),
+        ResultArray::Int8(values) => values.len(),
+        ResultArray::None | ResultArray::Edges(_) => 0,
+    }
 }
 
 /// Rows a Parquet row group of results holds at most: its arrays are made, encoded and
@@ -94,10 +111,8 @@ pub fn write_parquet(
         FormatError::io(path, std::io::Error::other(error.to_string()))
     };
     let length = match array {
-        ResultArray::Int64(values) => values.len(),
-        ResultArray::Float64(values) => values.len(),
-        ResultArray::Int8(values) => values.len(),
-        ResultArray::None => 0,
+        ResultArray::Edges(pairs) => pairs.len(),
+        array => vertex_rows(array),
     };
     // The ids of the vertices `values` names (None: no vertex) as a column.
     let id_column = |values: &mut dyn Iterator<Item = Option<usize>>| -> ArrayRef {
@@ -130,6 +145,8 @@ pub fn write_parquet(
     let group_end = |start: usize| -> usize {
         let end = (start + GROUP_ROWS).min(length);
         match ids {
+            // An edge's ends are any vertices: its rows go by their count alone.
+            _ if matches!(array, ResultArray::Edges(_)) => end,
             Some(VertexIds::Names { offsets, .. }) => {
                 let limit = offsets[start] + GROUP_NAME_BYTES / 2;
                 let within = offsets[start + 1..=end].partition_point(|&offset| offset <= limit);
@@ -139,6 +156,21 @@ pub fn write_parquet(
         }
     };
     let group = |range: std::ops::Range<usize>| -> swapless_format::Result<RecordBatch> {
+        let table_failed = |error: String| FormatError::io(path, std::io::Error::other(error));
+        if let ResultArray::Edges(pairs) = array {
+            let end = |side: usize| {
+                id_column(
+                    &mut pairs[range.clone()]
+                        .iter()
+                        .map(|pair| Some(pair[side] as usize)),
+                )
+            };
+            return RecordBatch::try_from_iter([
+                (EDGE_COLUMNS[0], end(0)),
+                (EDGE_COLUMNS[1], end(1)),
+            ])
+            .map_err(|error| table_failed(error.to_string()));
+        }
         let id = id_column(&mut range.clone().map(Some));
         let value: ArrayRef = match array {
             ResultArray::Int64(values) if column.vertices => id_column(
@@ -149,10 +181,12 @@ pub fn write_parquet(
             ResultArray::Int64(values) => Arc::new(Int64Array::from(values[range].to_vec())),
             ResultArray::Float64(values) => Arc::new(Float64Array::from(values[range].to_vec())),
             ResultArray::Int8(values) => Arc::new(Int8Array::from(values[range].to_vec())),
-            ResultArray::None => Arc::new(Float64Array::from(Vec::<f64>::new())),
+            ResultArray::None | ResultArray::Edges(_) => {
+                Arc::new(Float64Array::from(Vec::<f64>::new()))
+            }
         };
         RecordBatch::try_from_iter([("id", id), (column.name, value)])
-            .map_err(|error| FormatError::io(path, std::io::Error::other(error.to_string())))
+            .map_err(|error| table_failed(error.to_string()))
     };
     let first_end = group_end(0);
     let first = group(0..first_end)?;

@@ -69,6 +69,8 @@ pub enum ResultKind {
     Int8,
     /// One number, in the report.
     Number,
+    /// Edges, each a pair of vertices (a k-truss).
+    Edges,
 }
 
 /// Something a front end should tell the user about a result that is not an error.
@@ -139,6 +141,11 @@ pub struct KernelMemory {
     /// Whether the result lives in a property array that is copied out a 2 MiB range at
     /// a time, each range released once copied (when no permutation intervenes).
     pub released_as_copied: bool,
+    /// Bytes of a result sized by the edges rather than the vertices (a k-truss's lists
+    /// and the marks of the edges kept), held from the end of the run on.
+    pub result_edge_bytes: u64,
+    /// Bytes of the output array of such a result, at most (every edge kept).
+    pub output_edge_bytes: u64,
 }
 
 impl KernelMemory {
@@ -152,19 +159,24 @@ impl KernelMemory {
     /// range at a time leaves little more than the output; through one, both are held.
     pub fn output_bytes(&self, vertices: u64, permuted: bool) -> u64 {
         let (result, output) = (self.result_bytes_per_vertex, self.output_bytes_per_vertex);
-        if output == 0 {
-            0
-        } else if self.released_as_copied && !permuted {
-            output * vertices + (2 << 20).min(result * vertices)
-        } else {
-            (result + output) * vertices
-        }
+        let edges = match self.output_edge_bytes {
+            0 => 0,
+            bytes => bytes + self.result_edge_bytes,
+        };
+        edges
+            + if output == 0 {
+                0
+            } else if self.released_as_copied && !permuted {
+                output * vertices + (2 << 20).min(result * vertices)
+            } else {
+                (result + output) * vertices
+            }
     }
 
     /// Bytes held while the serial verifier checks the result: the result and the
     /// verifier's own arrays (the pages of the file it maps are the plan's to count).
     pub fn verification_bytes(&self, vertices: u64) -> u64 {
-        self.result_bytes_per_vertex * vertices + self.verifier_bytes
+        self.result_bytes_per_vertex * vertices + self.result_edge_bytes + self.verifier_bytes
     }
 }
 
@@ -216,6 +228,8 @@ pub enum Output {
     Float64(Vec<f64>),
     /// mis membership (0 or 1).
     Int8(Vec<i8>),
+    /// A k-truss's edges, each pair in original ids, the smaller first, sorted.
+    Edges(Vec<[i64; 2]>),
     /// tc: the count is in the report.
     None,
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use swapless_run::checkpoint::{CheckpointError, CheckpointEvery, CheckpointOptions};
 
-use numpy::IntoPyArray;
+use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyResourceWarning, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -628,6 +628,11 @@ fn run(
         ResultArray::Int64(values) => Some(values.into_pyarray(py).into_any().unbind()),
         ResultArray::Float64(values) => Some(values.into_pyarray(py).into_any().unbind()),
         ResultArray::Int8(values) => Some(values.into_pyarray(py).into_any().unbind()),
+        ResultArray::Edges(pairs) => {
+            let rows = pairs.len();
+            let flat = pairs.into_flattened().into_pyarray(py);
+            Some(flat.reshape([rows, 2])?.into_any().unbind())
+        }
         ResultArray::None => None,
     };
     let mut report = output.report.to_json();

@@ -504,6 +504,7 @@ impl Kernel for Bfs {
             result_bytes_per_vertex: 4,
             output_bytes_per_vertex: 8,
             released_as_copied: true,
+            ..KernelMemory::default()
         }
     }
     fn start(&self, store: &dyn EdgeStore, options: &KernelOptions<()>) -> Result<BfsState> {

@@ -12,6 +12,7 @@ pub mod connected_components;
 pub mod core_number;
 pub mod eigenvector;
 pub mod hits;
+pub mod k_truss;
 pub mod katz;
 pub mod label_propagation;
 pub mod louvain;

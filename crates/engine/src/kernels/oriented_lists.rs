@@ -67,6 +67,7 @@ pub(crate) fn each_common(mine: &[u32], theirs: &[u32], mut found: impl FnMut(us
 
 /// Each vertex's higher-ranked neighbors (as ranks, sorted), back to back, and where
 /// each rank's list starts (plus where the last ends).
+#[derive(Default)]
 pub(crate) struct OrientedLists {
     higher: Vec<u32>,
     offsets: Vec<u64>,
@@ -117,6 +118,17 @@ impl OrientedLists {
             Some(&down) => up + (down as f64).cbrt(),
             None => up,
         }
+    }
+
+    /// Where `rank`'s list starts among every list's entries: an entry's index is this
+    /// plus its position in the list.
+    pub(crate) fn start(&self, rank: u32) -> usize {
+        self.offsets[rank as usize] as usize
+    }
+
+    /// Entries of every list: the edges of the undirected view.
+    pub(crate) fn entries(&self) -> usize {
+        self.higher.len()
     }
 
     /// The list of `rank`.

@@ -3,14 +3,14 @@
 
 use super::{
     betweenness, bfs, closeness, closeness_weighted, clustering, connected_components, core_number,
-    eigenvector, hits, katz, label_propagation, louvain, maximal_independent_set, neighbor_degree,
-    pagerank, pagerank64, personalized_pagerank, radii, sssp, strongly_connected_components,
-    triangle_count, vertex_triangles,
+    eigenvector, hits, k_truss, katz, label_propagation, louvain, maximal_independent_set,
+    neighbor_degree, pagerank, pagerank64, personalized_pagerank, radii, sssp,
+    strongly_connected_components, triangle_count, vertex_triangles,
 };
 use crate::kernel::AnyKernel;
 
 /// Every kernel, in the order the docs list them: adding a kernel adds a line here.
-pub static KERNELS: [&dyn AnyKernel; 27] = [
+pub static KERNELS: [&dyn AnyKernel; 28] = [
     &bfs::Bfs,
     &pagerank::PageRank,
     &connected_components::ConnectedComponents,
@@ -38,4 +38,5 @@ pub static KERNELS: [&dyn AnyKernel; 27] = [
     &louvain::Louvain::<true>,
     &betweenness::Betweenness::<true>,
     &clustering::Clustering::<true>,
+    &k_truss::KTruss,
 ];

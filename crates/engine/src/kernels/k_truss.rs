@@ -1,0 +1,700 @@
+//! The k-truss of an undirected graph, as networkx's `k_truss` means it: the largest
+//! subgraph in which every edge lies in at least k - 2 triangles of the subgraph, its
+//! isolated vertices left out. Self-loops lie in no triangle and are left out.
+//!
+//! Output: the edges kept, each a pair of original ids, the smaller first, sorted.
+//!
+//! Each entry of the oriented lists (`oriented_lists.rs`), which is one edge, carries
+//! its support (the triangles it lies in among the edges kept) and a bit that says it
+//! is kept. A round counts the supports, then drops every kept edge whose support is
+//! below k - 2, all at once, as networkx's rounds do. The subgraph the rounds end at
+//! does not depend on the order edges are dropped in (it is the union of every subgraph
+//! in which each edge has k - 2 triangles), so the result is the same on every tier and
+//! thread count.
+//!
+//! A triangle that lost an edge has that edge's ends among its own vertices, so only
+//! an edge with an end touched by the last round's drops can lose support: a round
+//! after the first recounts only those edges, walking only the ranks that are touched
+//! or hold a touched rank in their list.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use serde_json::{Value, json};
+use swapless_format::GraphFile;
+use swapless_store::{EdgeStore, Result};
+
+use super::Reads;
+use super::oriented_lists::{OrientedLists, ViewKeeps, each_common, oriented_lists};
+use crate::frontier::Bitmap;
+use crate::kernel::{
+    Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
+    original_id,
+};
+use crate::parameters::{Parameter, ParameterKind, ParameterValues};
+use crate::property::PropertyArrays;
+use crate::saved_state::{StateError, StateReader, StateWriter};
+
+/// The lists this kernel reads, for the placement plan.
+pub const READS: Reads = Reads {
+    out_lists: true,
+    in_lists: false,
+    weights: false,
+    out_heads: false,
+};
+
+/// Counting steps a round takes: each counts the triangles of a block of ranks.
+const COUNT_STEPS: u32 = 64;
+
+/// The parameters `ktruss` declares.
+const PARAMETERS: &[Parameter] = &[Parameter {
+    flag: "k",
+    keyword: "k",
+    help: "the order of the truss: every edge kept lies in at least k - 2 triangles of \
+           the edges kept (k of 2 or less keeps every edge)",
+    kind: ParameterKind::Count {
+        min: 0,
+        max: u32::MAX as u64,
+    },
+    default: Some("3"),
+}];
+
+/// What a k-truss run found.
+pub struct TrussResult {
+    /// The oriented lists, with the vertex of each rank.
+    lists: OrientedLists,
+    /// A bit per entry of the lists: whether its edge is kept.
+    kept: Vec<u64>,
+    /// The order of the truss.
+    pub k: u32,
+    /// Edges kept.
+    pub edges: u64,
+    /// Vertices with an edge kept.
+    pub vertices: u64,
+    /// Rounds of dropping taken.
+    pub rounds: u32,
+}
+
+impl TrussResult {
+    /// The kept edges, each as the internal ids of its ends.
+    fn each_edge(&self) -> impl ParallelIterator<Item = (u32, u32)> + '_ {
+        let ranks = self.lists.vertex_of_rank.len() as u32;
+        (0..ranks).into_par_iter().flat_map_iter(move |rank| {
+            let start = self.lists.start(rank);
+            let vertex = self.lists.vertex_of_rank[rank as usize];
+            self.lists
+                .list(rank)
+                .iter()
+                .enumerate()
+                .filter(move |&(position, _)| bit(&self.kept, start + position))
+                .map(move |(_, &other)| (vertex, self.lists.vertex_of_rank[other as usize]))
+        })
+    }
+}
+
+/// The k-truss's state between steps.
+pub struct TrussState {
+    /// `None` until the first step has built them.
+    lists: Option<OrientedLists>,
+    /// Per entry: the triangles its edge lies in among the kept edges, as last counted.
+    support: Vec<AtomicU32>,
+    /// A bit per entry: whether its edge is kept.
+    kept: Vec<AtomicU64>,
+    /// The ranks an edge dropped in the last round touched (every rank before the first).
+    touched: Bitmap,
+    /// The ranks this round's drops touch.
+    next_touched: Bitmap,
+    /// The ranks counted in this round are `0..counted`.
+    counted: u32,
+    /// Rounds finished.
+    rounds: u32,
+    /// The order of the truss.
+    k: u32,
+    /// Where the first step makes its arrays.
+    arrays: PropertyArrays,
+}
+
+/// Bit `index` of `words`.
+fn bit(words: &[u64], index: usize) -> bool {
+    words[index / 64] & (1 << (index % 64)) != 0
+}
+
+/// Whether entry `index` is kept.
+fn kept(words: &[AtomicU64], index: usize) -> bool {
+    words[index / 64].load(Ordering::Relaxed) & (1 << (index % 64)) != 0
+}
+
+/// Every entry of `entries` kept.
+fn all_kept(entries: usize) -> Vec<AtomicU64> {
+    (0..entries.div_ceil(64))
+        .map(|word| {
+            let bits = (entries - word * 64).min(64);
+            AtomicU64::new(if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            })
+        })
+        .collect()
+}
+
+/// Counts, for the kept edges of the ranks `ranks` with a touched end, the kept
+/// triangles they lie in: each triangle `r < s < t` is found once from `r`, and adds
+/// one to each of its edges that has a touched end.
+fn count_block(state: &TrussState, lists: &OrientedLists, ranks: std::ops::Range<u32>) {
+    let (support, kept_bits, touched) = (&state.support, &state.kept, &state.touched);
+    ranks.into_par_iter().with_min_len(64).for_each(|r| {
+        let mine = lists.list(r);
+        let base = lists.start(r);
+        let r_touched = touched.contains(r);
+        let near =
+            |(position, &s): (usize, &u32)| kept(kept_bits, base + position) && touched.contains(s);
+        if !r_touched && !mine.iter().enumerate().any(near) {
+            return;
+        }
+        for (position, &s) in mine.iter().enumerate() {
+            let rs = base + position;
+            if !kept(kept_bits, rs) {
+                continue;
+            }
+            let s_touched = touched.contains(s);
+            let after = position + 1;
+            let s_base = lists.start(s);
+            each_common(&mine[after..], lists.list(s), |i, j| {
+                let (rt, st) = (base + after + i, s_base + j);
+                if !kept(kept_bits, rt) || !kept(kept_bits, st) {
+                    return;
+                }
+                let t_touched = touched.contains(mine[after + i]);
+                for (entry, counts) in [
+                    (rs, r_touched || s_touched),
+                    (rt, r_touched || t_touched),
+                    (st, s_touched || t_touched),
+                ] {
+                    if counts {
+                        support[entry].fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// Sets to 0 the support of each kept edge with a touched end, before a round counts
+/// them again.
+fn clear_touched(state: &TrussState, lists: &OrientedLists) {
+    let ranks = lists.vertex_of_rank.len() as u32;
+    (0..ranks).into_par_iter().with_min_len(64).for_each(|r| {
+        let base = lists.start(r);
+        let r_touched = state.touched.contains(r);
+        for (position, &s) in lists.list(r).iter().enumerate() {
+            if (r_touched || state.touched.contains(s)) && kept(&state.kept, base + position) {
+                state.support[base + position].store(0, Ordering::Relaxed);
+            }
+        }
+    });
+}
+
+/// Drops every kept edge with a touched end whose support is below `need`, marking the
+/// ranks of its ends in `next_touched`; returns how many it dropped.
+fn drop_weak(state: &TrussState, lists: &OrientedLists, need: u32) -> u64 {
+    let ranks = lists.vertex_of_rank.len() as u32;
+    (0..ranks)
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|r| {
+            let base = lists.start(r);
+            let r_touched = state.touched.contains(r);
+            let mut dropped = 0;
+            for (position, &s) in lists.list(r).iter().enumerate() {
+                let entry = base + position;
+                let touched = r_touched || state.touched.contains(s);
+                if touched
+                    && kept(&state.kept, entry)
+                    && state.support[entry].load(Ordering::Relaxed) < need
+                {
+                    state.kept[entry / 64].fetch_and(!(1 << (entry % 64)), Ordering::Relaxed);
+                    state.next_touched.insert(r);
+                    state.next_touched.insert(s);
+                    dropped += 1;
+                }
+            }
+            dropped
+        })
+        .sum()
+}
+
+/// The k-truss as the runner drives it.
+pub struct KTruss;
+
+impl KTruss {
+    /// The state once the lists are built: every edge kept, every rank touched.
+    fn fresh(lists: OrientedLists, arrays: &PropertyArrays, k: u32) -> TrussState {
+        let ranks = lists.vertex_of_rank.len();
+        let touched = Bitmap::new(&PropertyArrays::default(), ranks);
+        (0..ranks as u32).for_each(|rank| touched.insert(rank));
+        TrussState {
+            support: (0..lists.entries()).map(|_| AtomicU32::new(0)).collect(),
+            kept: all_kept(lists.entries()),
+            touched,
+            next_touched: Bitmap::new(&PropertyArrays::default(), ranks),
+            lists: Some(lists),
+            counted: 0,
+            rounds: 0,
+            k,
+            arrays: arrays.clone(),
+        }
+    }
+}
+
+/// The keeps of the lists: the vertex of each rank, to name the edges kept.
+const KEEPS: ViewKeeps = ViewKeeps {
+    order: true,
+    reciprocal: false,
+    self_loops: false,
+    weights: false,
+};
+
+impl Kernel for KTruss {
+    type State = TrussState;
+    type Result = TrussResult;
+    type Parameters = u32;
+
+    const INFO: KernelInfo = KernelInfo {
+        name: "ktruss",
+        about: "The k-truss (networkx's k_truss): the edges kept when each lies in at least \
+                k - 2 triangles of the edges kept",
+        reads: READS,
+        column: Column {
+            name: "edge",
+            vertices: true,
+        },
+        result: ResultKind::Edges,
+        takes_source: false,
+        searches: false,
+        verifier_copies_lists: false,
+        deterministic: true,
+        every_vertex_a_source: false,
+        undirected_only: true,
+        counts_self_loops: false,
+        parameters: PARAMETERS,
+    };
+
+    fn parameters(&self, values: &ParameterValues) -> u32 {
+        values.count("k").unwrap_or(3) as u32
+    }
+    fn memory(&self, shape: GraphShape) -> KernelMemory {
+        let vertices = shape.vertices;
+        let edges = if shape.directed {
+            shape.arcs
+        } else {
+            shape.arcs / 2
+        };
+        let kept_bytes = edges.div_ceil(64) * 8;
+        KernelMemory {
+            // One array of counts or ranks at a time while the lists are built (4).
+            hot_arrays: vec![4 * vertices],
+            // Building: degrees (4), the other of counts or ranks (4), offsets (8) and
+            // the vertex of each rank (4); the lists (4 an edge), each edge's support
+            // (4) and kept bit, and two bitmaps of touched ranks.
+            working_bytes: 20 * vertices + 8 * edges + kept_bytes + 2 * Bitmap::bytes(vertices),
+            // The serial peeling's copy of the lists (4 an arc), offsets (8 a vertex),
+            // each arc's support (4) and state (1), and a queue of edges (8 each).
+            verifier_bytes: 8 * (vertices + 1) + 13 * shape.arcs,
+            // The lists, their offsets, the vertex of each rank and the kept bits.
+            result_edge_bytes: 4 * edges + 12 * (vertices + 1) + kept_bytes,
+            // Two i64 ids an edge kept.
+            output_edge_bytes: 16 * edges,
+            ..KernelMemory::default()
+        }
+    }
+    fn start(&self, _store: &dyn EdgeStore, options: &KernelOptions<u32>) -> Result<TrussState> {
+        let arrays = PropertyArrays::default();
+        Ok(TrussState {
+            lists: None,
+            support: Vec::new(),
+            kept: Vec::new(),
+            touched: Bitmap::new(&arrays, 0),
+            next_touched: Bitmap::new(&arrays, 0),
+            counted: 0,
+            rounds: 0,
+            k: options.parameters,
+            arrays: options.arrays.clone(),
+        })
+    }
+    /// The first step builds the lists; each after it counts a block of ranks, and the
+    /// last of a round drops the edges short of triangles.
+    fn step(&self, store: &dyn EdgeStore, state: &mut TrussState) -> Result<Step> {
+        let Some(lists) = state.lists.take() else {
+            let lists = oriented_lists(store, &state.arrays, KEEPS)?;
+            *state = KTruss::fresh(lists, &state.arrays, state.k);
+            return Ok(Step::More);
+        };
+        let need = state.k.saturating_sub(2);
+        let ranks = lists.vertex_of_rank.len() as u32;
+        if need == 0 || lists.entries() == 0 {
+            state.lists = Some(lists);
+            return Ok(Step::Done);
+        }
+        if state.counted == 0 {
+            clear_touched(state, &lists);
+        }
+        let block = ranks.div_ceil(COUNT_STEPS).max(1);
+        let end = state.counted.saturating_add(block).min(ranks);
+        count_block(state, &lists, state.counted..end);
+        state.counted = end;
+        if end < ranks {
+            state.lists = Some(lists);
+            return Ok(Step::More);
+        }
+        let dropped = drop_weak(state, &lists, need);
+        state.touched.clear();
+        std::mem::swap(&mut state.touched, &mut state.next_touched);
+        state.counted = 0;
+        state.rounds += 1;
+        state.lists = Some(lists);
+        Ok(if dropped == 0 { Step::Done } else { Step::More })
+    }
+    /// The lists are not saved: they are the graph's, rebuilt on restore.
+    fn save(&self, state: &mut TrussState, out: &mut StateWriter) -> std::io::Result<()> {
+        out.number("built", state.lists.is_some() as u64)?;
+        let support: Vec<u32> = state
+            .support
+            .iter()
+            .map(|count| count.load(Ordering::Relaxed))
+            .collect();
+        out.array("support", &support)?;
+        out.array("kept", &state.kept)?;
+        out.array("touched", state.touched.words())?;
+        out.number("counted", state.counted as u64)?;
+        out.number("rounds", state.rounds as u64)
+    }
+    fn restore(
+        &self,
+        store: &dyn EdgeStore,
+        options: &KernelOptions<u32>,
+        saved: &mut StateReader,
+    ) -> std::result::Result<TrussState, StateError> {
+        if saved.number_at_most("built", 1)? == 0 {
+            return Ok(self.start(store, options)?);
+        }
+        let lists = oriented_lists(store, &options.arrays, KEEPS)?;
+        let state = KTruss::fresh(lists, &options.arrays, options.parameters);
+        saved.fill("support", &state.support)?;
+        saved.fill("kept", &state.kept)?;
+        saved.fill("touched", state.touched.words())?;
+        let ranks = store.num_vertices() as u64;
+        Ok(TrussState {
+            counted: saved.number_at_most("counted", ranks)? as u32,
+            rounds: saved.number_at_most("rounds", u32::MAX as u64)? as u32,
+            ..state
+        })
+    }
+    fn finish(&self, state: TrussState) -> TrussResult {
+        let kept: Vec<u64> = state.kept.into_iter().map(AtomicU64::into_inner).collect();
+        let lists = state.lists.unwrap_or_default();
+        let mut result = TrussResult {
+            edges: kept.iter().map(|word| word.count_ones() as u64).sum(),
+            lists,
+            kept,
+            k: state.k,
+            vertices: 0,
+            rounds: state.rounds,
+        };
+        // The vertices of the truss: those with an edge kept (the touched bitmap's
+        // memory, released just before, holds them).
+        let ends = Bitmap::new(
+            &PropertyArrays::default(),
+            result.lists.vertex_of_rank.len(),
+        );
+        result.each_edge().for_each(|(u, v)| {
+            ends.insert(u);
+            ends.insert(v);
+        });
+        result.vertices = ends.sum_over(|_| 1);
+        result
+    }
+    fn summary(
+        &self,
+        result: &TrussResult,
+        _: &KernelOptions<u32>,
+        _: &dyn Fn(u32) -> u64,
+    ) -> Value {
+        json!({
+            "k": result.k,
+            "edges": result.edges,
+            "vertices": result.vertices,
+            "rounds": result.rounds,
+        })
+    }
+    fn verify(
+        &self,
+        graph: &GraphFile,
+        _options: &KernelOptions<u32>,
+        result: &TrussResult,
+        _block_bytes: u64,
+    ) -> std::result::Result<(), String> {
+        verify(graph, result)
+    }
+    fn output(&self, result: TrussResult, permutation: Option<&[u32]>) -> Output {
+        let mut edges: Vec<[i64; 2]> = result
+            .each_edge()
+            .map(|(u, v)| {
+                let (u, v) = (original_id(permutation, u), original_id(permutation, v));
+                [u.min(v) as i64, u.max(v) as i64]
+            })
+            .collect();
+        edges.par_sort_unstable();
+        Output::Edges(edges)
+    }
+}
+
+/// Where an edge stands in the serial peeling.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Peeled {
+    /// In the truss so far.
+    In,
+    /// Short of triangles, waiting to be dropped (its triangles still count).
+    Queued,
+    /// Dropped.
+    Out,
+}
+
+/// Peels the file's graph serially, one edge at a time from a queue (not in rounds, as
+/// the kernel does), and compares the edges left with `result`'s.
+///
+/// Each arc `u -> v` with `u < v` stands for its edge: its support and state are at the
+/// arc's index. Dropping an edge takes one from the support of the two other edges of
+/// each triangle it still makes with edges not dropped, so each triangle is taken away
+/// once, by the first of its edges to go.
+fn verify(graph: &GraphFile, result: &TrussResult) -> std::result::Result<(), String> {
+    let vertices = graph.num_vertices();
+    // The lists, each sorted, each neighbor once, self-loops left out.
+    let mut offsets = Vec::with_capacity(vertices + 1);
+    let mut neighbors = Vec::with_capacity(graph.num_arcs());
+    offsets.push(0usize);
+    for v in 0..vertices {
+        let start = neighbors.len();
+        for &w in graph.out_neighbors_of(v).iter() {
+            if w as usize != v && neighbors[start..].last() != Some(&w) {
+                neighbors.push(w);
+            }
+        }
+        offsets.push(neighbors.len());
+    }
+    let list = |v: u32| &neighbors[offsets[v as usize]..offsets[v as usize + 1]];
+    // The index of edge {u, v}: its arc from the smaller end.
+    let index = |u: u32, v: u32| -> Option<usize> {
+        let (low, high) = (u.min(v), u.max(v));
+        let position = list(low).binary_search(&high).ok()?;
+        Some(offsets[low as usize] + position)
+    };
+    let mut support = vec![0u32; neighbors.len()];
+    for u in 0..vertices as u32 {
+        for (position, &v) in list(u).iter().enumerate() {
+            if v < u {
+                continue;
+            }
+            let uv = offsets[u as usize] + position;
+            each_common(list(u), list(v), |i, j| {
+                let w = list(u)[i];
+                if w > v {
+                    support[uv] += 1;
+                    support[offsets[u as usize] + i] += 1;
+                    support[offsets[v as usize] + j] += 1;
+                }
+            });
+        }
+    }
+    let need = result.k.saturating_sub(2);
+    let mut state = vec![Peeled::In; neighbors.len()];
+    let mut queue: Vec<(u32, u32)> = Vec::new();
+    for u in 0..vertices as u32 {
+        for (position, &v) in list(u).iter().enumerate() {
+            let uv = offsets[u as usize] + position;
+            if v > u && support[uv] < need {
+                state[uv] = Peeled::Queued;
+                queue.push((u, v));
+            }
+        }
+    }
+    while let Some((u, v)) = queue.pop() {
+        let Some(uv) = index(u, v) else { continue };
+        state[uv] = Peeled::Out;
+        let mut others = Vec::new();
+        each_common(list(u), list(v), |i, _| others.push(list(u)[i]));
+        for w in others {
+            let (Some(uw), Some(vw)) = (index(u, w), index(v, w)) else {
+                continue;
+            };
+            if state[uw] == Peeled::Out || state[vw] == Peeled::Out {
+                continue;
+            }
+            for (edge, (a, b)) in [(uw, (u, w)), (vw, (v, w))] {
+                support[edge] -= 1;
+                if support[edge] < need && state[edge] == Peeled::In {
+                    state[edge] = Peeled::Queued;
+                    queue.push((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
+    let kept = result
+        .each_edge()
+        .map(|(u, v)| match index(u, v) {
+            Some(edge) if state[edge] == Peeled::In => Ok(1u64),
+            Some(_) => Err(format!(
+                "the truss keeps edge {u}-{v}, which a serial peeling drops"
+            )),
+            None => Err(format!("the truss keeps {u}-{v}, which is no edge")),
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    // Each edge once: the arcs from the smaller end.
+    let expected = (0..vertices as u32)
+        .map(|u| {
+            let start = offsets[u as usize];
+            list(u)
+                .iter()
+                .enumerate()
+                .filter(|&(position, &v)| v > u && state[start + position] == Peeled::In)
+                .count() as u64
+        })
+        .sum::<u64>();
+    match kept == expected {
+        true => Ok(()),
+        false => Err(format!(
+            "the truss keeps {kept} edges but a serial peeling keeps {expected}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use swapless_build::importers::ImportOptions;
+    use swapless_store::DramStore;
+
+    /// The k-truss as networkx finds it: rounds that drop, all at once, every edge with
+    /// fewer than k - 2 triangles among the edges left.
+    fn reference(edges: &BTreeSet<(u32, u32)>, k: u32) -> BTreeSet<(u32, u32)> {
+        let mut left = edges.clone();
+        loop {
+            let linked = |a: u32, b: u32| left.contains(&(a.min(b), a.max(b)));
+            let vertices: BTreeSet<u32> = left.iter().flat_map(|&(u, v)| [u, v]).collect();
+            let weak: Vec<(u32, u32)> = left
+                .iter()
+                .copied()
+                .filter(|&(u, v)| {
+                    let triangles = vertices
+                        .iter()
+                        .filter(|&&w| linked(u, w) && linked(v, w))
+                        .count() as u32;
+                    triangles < k.saturating_sub(2)
+                })
+                .collect();
+            if weak.is_empty() {
+                return left;
+            }
+            for edge in weak {
+                left.remove(&edge);
+            }
+        }
+    }
+
+    /// The truss of order `k` of the undirected graph of `text`, as the kernel finds it
+    /// and checks it, in the input's ids.
+    fn truss(text: &str, k: u32) -> (BTreeSet<(u32, u32)>, TrussResult, GraphFile) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = ImportOptions {
+            undirected: true,
+            weighted: false,
+            ids: swapless_build::ids::IdMode::Dense,
+        };
+        let graph = super::super::text_graph(&dir, text, options);
+        let store = DramStore::load(&dir.path().join("g.sl"), true, true).unwrap();
+        let options = KernelOptions {
+            parameters: k,
+            ..KernelOptions::default()
+        };
+        let mut state = KTruss.start(&store, &options).unwrap();
+        while KTruss.step(&store, &mut state).unwrap() == Step::More {}
+        let result = KTruss.finish(state);
+        assert_eq!(KTruss.verify(&graph, &options, &result, u64::MAX), Ok(()));
+        let kept = result
+            .each_edge()
+            .map(|(u, v)| (u.min(v), u.max(v)))
+            .collect();
+        (kept, result, graph)
+    }
+
+    #[test]
+    fn two_cliques_joined_by_an_edge_keep_their_edges_but_not_the_bridge() {
+        // Two K4s, 0-3 and 4-7, joined by 3-4; 8 hangs off 7.
+        let mut text = String::new();
+        for base in [0, 4] {
+            for u in base..base + 4 {
+                for v in u + 1..base + 4 {
+                    text.push_str(&format!("{u} {v}\n"));
+                }
+            }
+        }
+        text.push_str("3 4\n7 8\n");
+        let cliques: BTreeSet<(u32, u32)> = (0..8u32)
+            .flat_map(|u| (u + 1..8).map(move |v| (u, v)))
+            .filter(|&(u, v)| u / 4 == v / 4)
+            .collect();
+        for (k, expected) in [(2, 14), (3, 12), (4, 12), (5, 0)] {
+            let (kept, result, _) = truss(&text, k);
+            assert_eq!(kept.len(), expected, "k = {k}");
+            if expected == 12 {
+                assert_eq!(kept, cliques);
+                assert_eq!(result.vertices, 8);
+            }
+        }
+    }
+
+    #[test]
+    fn random_graphs_peel_as_networkx_rounds_do() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (vertices, edges) in [(12, 40), (30, 150), (60, 500), (40, 600)] {
+            let mut set = BTreeSet::new();
+            let mut text = String::new();
+            for _ in 0..edges {
+                let (u, v) = ((next() % vertices) as u32, (next() % vertices) as u32);
+                text.push_str(&format!("{u} {v}\n"));
+                if u != v {
+                    set.insert((u.min(v), u.max(v)));
+                }
+            }
+            for k in 0..9 {
+                let (kept, _, _) = truss(&text, k);
+                assert_eq!(kept, reference(&set, k), "{vertices} vertices, k = {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_verifier_refuses_a_kept_edge_the_peeling_drops_and_a_dropped_one_it_keeps() {
+        // A triangle 0-1-2 with 2-3: the 3-truss is the triangle.
+        let text = "0 1\n1 2\n0 2\n2 3\n";
+        let (_, mut result, graph) = truss(text, 3);
+        let options = KernelOptions {
+            parameters: 3,
+            ..KernelOptions::default()
+        };
+        let entries = result.lists.entries();
+        for entry in 0..entries {
+            result.kept[entry / 64] ^= 1 << (entry % 64);
+            assert!(KTruss.verify(&graph, &options, &result, u64::MAX).is_err());
+            result.kept[entry / 64] ^= 1 << (entry % 64);
+        }
+        assert_eq!(KTruss.verify(&graph, &options, &result, u64::MAX), Ok(()));
+    }
+}
