@@ -517,6 +517,7 @@ fn kernels() -> String {
                 "about": info.about,
                 "takes_source": info.takes_source,
                 "returns_a_number": kernel.returns_a_number(),
+                "returns_edges": kernel.returns_edges(),
                 "parameters": parameters,
             })
         })

@@ -39,6 +39,11 @@ impl Kernel {
         self.info().result == ResultKind::Number
     }
 
+    /// Whether its output is edges (pairs of vertices) rather than a value per vertex.
+    pub fn returns_edges(self) -> bool {
+        self.info().result == ResultKind::Edges
+    }
+
     /// The kernel's contract.
     pub fn contract(self) -> &'static dyn AnyKernel {
         self.0

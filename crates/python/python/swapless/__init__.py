@@ -43,6 +43,7 @@ from . import _core, _progress
 from ._core import BudgetError, FormatError, VerificationError
 from ._pairs import common_neighbors, jaccard_coefficient
 from ._tables import from_arrow, from_networkx, from_pandas, networkx_graph
+from ._truss import k_truss
 
 __version__: str = _core.__version__
 
@@ -80,6 +81,7 @@ __all__ = [
     "radii",
     "maximal_independent_set",
     "core_number",
+    "k_truss",
     "common_neighbors",
     "jaccard_coefficient",
     "FormatError",
@@ -486,13 +488,18 @@ def to_pandas(result: _np.ndarray, g: Graph, kernel: Optional[str] = None) -> An
     (``g.ids``, the index named "id"), named after what it holds ("parent", "score",
     ...). Values that are vertices (a BFS parent, a component's representative) become
     ids too, and an unreached vertex's parent is missing (``pd.NA``, or None among
-    names). ``kernel``
+    names). A result that is edges (``k_truss``'s) becomes a DataFrame of their ends'
+    ids, the columns ``source`` and ``target``. ``kernel``
     defaults to the last kernel run on ``g``."""
     import pandas as pd
 
     kernel = kernel or (g.last_report or {}).get("kernel")
     if kernel is None:
         raise ValueError("name the kernel that computed the result: no kernel has run on this graph")
+    if kernels().get(kernel, {}).get("returns_edges"):
+        from ._truss import edges_to_pandas
+
+        return edges_to_pandas(result, g)
     name, vertices = _core.kernel_column(kernel)
     values = _np.asarray(result)
     if values.shape != (g.n,):

@@ -1,14 +1,15 @@
-"""Core numbers and the cores, shells and crusts they define."""
+"""Core numbers and the cores, shells and crusts they define; the k-truss."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
 import networkx as nx
+import numpy as np
 
 import swapless as _sl
 
-from ._graph import SwaplessGraph, as_dict, dispatched, self_loops
+from ._graph import SwaplessGraph, argument, as_dict, dispatched, self_loops
 
 _SELF_LOOPS = ("Input graph has self loops which is not permitted; "
                "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
@@ -68,3 +69,23 @@ def k_crust(G: SwaplessGraph, k: Any = None, core_number: Any = None, *, backend
     """networkx's ``k_crust``: the nodes of core number at most ``k`` (one below the
     largest)."""
     return _core_subgraph(G, lambda core, k: core <= k, k, lambda top: top - 1)
+
+
+def _integral_order(G: Any, args: tuple, kwargs: dict) -> Any:
+    # networkx compares triangle counts with k - 2, whatever number k is.
+    k = argument(args, kwargs, "k", 1, None)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        return f"k={k!r} is not an integer"
+    return True
+
+
+@dispatched(_integral_order, **_SUBGRAPH)
+def k_truss(G: SwaplessGraph, k: Any, *, backend: Any = None, **backend_kwargs: Any) -> Any:
+    """networkx's ``k_truss``: the subgraph of the edges that each lie in at least
+    ``k - 2`` of its triangles, with their ends (isolated nodes left out)."""
+    if self_loops(G):
+        raise nx.NetworkXNotImplemented(_SELF_LOOPS)
+    g = G.sl
+    edges = _sl.k_truss(g, int(min(max(k, 0), 2**32 - 1)))
+    ends = g.ids[edges].tolist()
+    return G.nx.edge_subgraph(tuple(pair) for pair in ends).copy()
