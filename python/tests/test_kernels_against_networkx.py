@@ -289,6 +289,21 @@ def test_core_numbers_match_networkx(all_graphs, tmp_path):
         assert report["result"]["degeneracy"] == max(expected.values())
 
 
+def test_k_truss_matches_networkx(all_graphs, tmp_path):
+    for path, g in all_graphs:
+        if g.is_directed():
+            continue
+        simple = nx.Graph(g)
+        simple.remove_edges_from(nx.selfloop_edges(simple))
+        for k in (2, 3, 4, 5, 7):
+            edges, report = run("ktruss", path, tmp_path, "--k", k, "--verify")
+            expected = nx.k_truss(simple, k)
+            assert edges.shape == (expected.number_of_edges(), 2), (path.name, k)
+            assert {tuple(edge) for edge in edges.tolist()} == \
+                {(min(u, v), max(u, v)) for u, v in expected.edges}, (path.name, k)
+            assert report["result"]["vertices"] == expected.number_of_nodes()
+
+
 def test_exact_betweenness_matches_networkx(tmp_path):
     for extra in [[], ["--reorder", "dbg"]]:
         path = tmp_path / "small.sl"

@@ -437,13 +437,20 @@ impl Kernel for KTruss {
         verify(graph, result)
     }
     fn output(&self, result: TrussResult, permutation: Option<&[u32]>) -> Output {
-        let mut edges: Vec<[i64; 2]> = result
-            .each_edge()
-            .map(|(u, v)| {
-                let (u, v) = (original_id(permutation, u), original_id(permutation, v));
-                [u.min(v) as i64, u.max(v) as i64]
-            })
-            .collect();
+        // Filled in place to its known length: a parallel collect of an unindexed
+        // iterator would hold its pieces and the whole at once, twice the output.
+        let mut edges: Vec<[i64; 2]> = Vec::with_capacity(result.edges as usize);
+        let ranks = result.lists.vertex_of_rank.len() as u32;
+        for rank in 0..ranks {
+            let start = result.lists.start(rank);
+            let u = original_id(permutation, result.lists.vertex_of_rank[rank as usize]);
+            for (position, &other) in result.lists.list(rank).iter().enumerate() {
+                if bit(&result.kept, start + position) {
+                    let v = original_id(permutation, result.lists.vertex_of_rank[other as usize]);
+                    edges.push([u.min(v) as i64, u.max(v) as i64]);
+                }
+            }
+        }
         edges.par_sort_unstable();
         Output::Edges(edges)
     }
