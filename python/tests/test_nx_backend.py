@@ -112,7 +112,7 @@ _ARGUMENTS = {
     "ancestors": (3,), "descendants": (3,), "descendants_at_distance": (3, 2),
     "has_path": (3, 20), "node_connected_component": (3,), "is_isolate": (4,),
     "shortest_path_length": (3,), "single_source_shortest_path_length": (3,),
-    "single_target_shortest_path_length": (3,),
+    "single_target_shortest_path_length": (3,), "k_truss": (3,),
 }
 
 
@@ -246,6 +246,36 @@ def test_clustering_by_weight_is_networkx_s_directed_and_not_with_self_loops():
         for weight in ("zero", "tenth"):
             with pytest.raises(NotImplementedError):
                 nx.clustering(G, weight=weight, backend="swapless")
+
+
+def test_k_truss_is_networkx_s_subgraph_with_its_data():
+    graphs = [nx.karate_club_graph(), nx.relabel_nodes(nx.les_miserables_graph(), str)]
+    for seed in range(3):
+        G = nx.gnm_random_graph(50, 500, seed=seed)
+        G.add_node("isolated", colour="red")
+        nx.set_edge_attributes(G, {e: {"label": str(e)} for e in G.edges})
+        graphs.append(G)
+    for G in graphs:
+        G.graph["title"] = "kept"
+        for k in (-1, 0, 2, 3, 4, 5, 8, 40):
+            expected = nx.k_truss(G, k)
+            found = nx.k_truss(G, k, backend="swapless")
+            assert list(found.nodes(data=True)) == list(expected.nodes(data=True)), k
+            edges = lambda H: {frozenset((u, v)): d for u, v, d in H.edges(data=True)}
+            assert edges(found) == edges(expected), k
+            order = lambda H: [(u, list(neighbors)) for u, neighbors in H.adj.items()]
+            assert order(found) == order(expected), k
+            assert found.graph == expected.graph
+    G = graphs[0]
+    # networkx compares counts with k - 2 whatever k is; swapless takes whole numbers.
+    with pytest.raises(NotImplementedError):
+        nx.k_truss(G, 3.5, backend="swapless")
+    G.add_edge(0, 0)
+    for backend in (None, "swapless"):
+        with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+            nx.k_truss(G, 3, backend=backend)
+        with pytest.raises(nx.NetworkXNotImplemented, match="directed"):
+            nx.k_truss(nx.DiGraph(G), 3, backend=backend)
 
 
 def test_jaccard_coefficients_are_networkx_s_on_converted_and_file_graphs(tmp_path):

@@ -247,6 +247,7 @@ def test_what_a_file_cannot_say_is_declined_with_the_reason(tmp_path):
     declined = [
         ("k_core", (directed,), {}, "returns a networkx graph"),
         ("k_shell", (undirected,), {}, "returns a networkx graph"),
+        ("k_truss", (undirected, 3), {}, "returns a networkx graph"),
         ("attracting_components", (directed,), {}, "arcs between components"),
         ("ancestors", (directed, 3), {}, "reversed graph"),
         ("single_target_shortest_path_length", (directed, 3), {}, "reversed graph"),

@@ -142,6 +142,7 @@ fn values(array: &ResultArray) -> Vec<f64> {
         ResultArray::Int64(values) => values.iter().map(|&v| v as f64).collect(),
         ResultArray::Float64(values) => values.clone(),
         ResultArray::Int8(values) => values.iter().map(|&v| f64::from(v)).collect(),
+        ResultArray::Edges(pairs) => pairs.iter().flatten().map(|&v| v as f64).collect(),
         ResultArray::None => Vec::new(),
     }
 }

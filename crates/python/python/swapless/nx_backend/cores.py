@@ -87,5 +87,16 @@ def k_truss(G: SwaplessGraph, k: Any, *, backend: Any = None, **backend_kwargs: 
         raise nx.NetworkXNotImplemented(_SELF_LOOPS)
     g = G.sl
     edges = _sl.k_truss(g, int(min(max(k, 0), 2**32 - 1)))
-    ends = g.ids[edges].tolist()
-    return G.nx.edge_subgraph(tuple(pair) for pair in ends).copy()
+    kept = {(u, v) for u, v in g.ids[edges].tolist()}
+    kept |= {(v, u) for u, v in kept}
+    ends = {u for u, _ in kept}
+    # As networkx's: a copy of the graph, its other edges and then its isolates removed,
+    # so that nodes and neighbors keep their order.
+    original = G.nx
+    truss = original.__class__()
+    truss.graph.update(original.graph)
+    truss.add_nodes_from((node, data.copy()) for node, data in original.nodes.items()
+                         if node in ends)
+    truss.add_edges_from((u, v, data.copy()) for u, neighbors in original.adj.items()
+                         for v, data in neighbors.items() if (u, v) in kept)
+    return truss
