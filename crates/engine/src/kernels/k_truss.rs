@@ -43,7 +43,7 @@ pub const READS: Reads = Reads {
     out_heads: false,
 };
 
-/// Counting steps a round takes: each counts the triangles of a block of ranks.
+/// Counting steps the first round takes: each counts the triangles of a block of ranks.
 const COUNT_STEPS: u32 = 64;
 
 /// The parameters `ktruss` declares.
@@ -160,6 +160,24 @@ fn count_block(state: &TrussState, lists: &OrientedLists, ranks: std::ops::Range
             let s_touched = touched.contains(s);
             let after = position + 1;
             let s_base = lists.start(s);
+            if !r_touched && !s_touched {
+                // Only triangles through a touched t count, and only their edges to t:
+                // look those t up rather than intersect the whole lists.
+                let theirs = lists.list(s);
+                for (i, &t) in mine[after..].iter().enumerate() {
+                    let rt = base + after + i;
+                    if !touched.contains(t) || !kept(kept_bits, rt) {
+                        continue;
+                    }
+                    if let Ok(j) = theirs.binary_search(&t)
+                        && kept(kept_bits, s_base + j)
+                    {
+                        support[rt].fetch_add(1, Ordering::Relaxed);
+                        support[s_base + j].fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                continue;
+            }
             each_common(&mine[after..], lists.list(s), |i, j| {
                 let (rt, st) = (base + after + i, s_base + j);
                 if !kept(kept_bits, rt) || !kept(kept_bits, st) {
@@ -322,8 +340,9 @@ impl Kernel for KTruss {
             arrays: options.arrays.clone(),
         })
     }
-    /// The first step builds the lists; each after it counts a block of ranks, and the
-    /// last of a round drops the edges short of triangles.
+    /// The first step builds the lists; each after it counts a block of ranks (every
+    /// rank, after the first round), and the last of a round drops the edges short of
+    /// triangles.
     fn step(&self, store: &dyn EdgeStore, state: &mut TrussState) -> Result<Step> {
         let Some(lists) = state.lists.take() else {
             let lists = oriented_lists(store, &state.arrays, KEEPS)?;
@@ -339,7 +358,12 @@ impl Kernel for KTruss {
         if state.counted == 0 {
             clear_touched(state, &lists);
         }
-        let block = ranks.div_ceil(COUNT_STEPS).max(1);
+        // The first round counts every edge, a block of ranks a step; a round after it
+        // recounts the few a drop touched, in one step.
+        let block = match state.rounds {
+            0 => ranks.div_ceil(COUNT_STEPS).max(1),
+            _ => ranks,
+        };
         let end = state.counted.saturating_add(block).min(ranks);
         count_block(state, &lists, state.counted..end);
         state.counted = end;
