@@ -20,7 +20,7 @@ fn every_kernel_makes_its_declared_arrays_from_the_reservation() {
     let graph = GraphFile::open(&path).unwrap();
     // Triangle counting's oriented lists (each edge once, toward the higher rank) are
     // edge data, made from the heap: 4 bytes per edge between distinct vertices (tc's,
-    // the per-vertex triangles' and clustering's; a directed graph's clustering also
+    // the per-vertex triangles', clustering's and the k-truss's; a directed graph's clustering also
     // lists the pairs linked both ways).
     let oriented_list_bytes: u64 = (0..graph.num_vertices())
         .map(|v| {
@@ -50,7 +50,7 @@ fn every_kernel_makes_its_declared_arrays_from_the_reservation() {
         // By weight, clustering's lists hold each entry's weight too (4 bytes, one way
         // on this undirected graph).
         let expected_unreserved = match kernel.name() {
-            "tc" | "triangles" | "clustering" => oriented_list_bytes,
+            "tc" | "triangles" | "clustering" | "ktruss" => oriented_list_bytes,
             "wclustering" => 2 * oriented_list_bytes,
             _ => 0,
         };

@@ -382,12 +382,7 @@ impl Kernel for KTruss {
     /// The lists are not saved: they are the graph's, rebuilt on restore.
     fn save(&self, state: &mut TrussState, out: &mut StateWriter) -> std::io::Result<()> {
         out.number("built", state.lists.is_some() as u64)?;
-        let support: Vec<u32> = state
-            .support
-            .iter()
-            .map(|count| count.load(Ordering::Relaxed))
-            .collect();
-        out.array("support", &support)?;
+        out.array("support", &state.support)?;
         out.array("kept", &state.kept)?;
         out.array("touched", state.touched.words())?;
         out.number("counted", state.counted as u64)?;
