@@ -89,3 +89,21 @@ def test_an_exception_in_the_bar_stops_the_build_and_leaves_no_file(tmp_path):
 def test_progress_takes_only_booleans_or_none(tmp_path, value):
     with pytest.raises(TypeError, match="progress must be True, False or None"):
         sl.generate("kron", scale=8, output=tmp_path / "g.sl", progress=value)
+
+
+def test_the_backend_shows_progress_as_configured(capfd, at_once):
+    nx = pytest.importorskip("networkx")
+    config = nx.config.backends.swapless
+    assert config.progress is None  # where someone watches: not pytest's stderr
+    G = nx.gnm_random_graph(20_000, 200_000, seed=1)
+    nx.pagerank(G, backend="swapless")
+    assert capfd.readouterr().err == ""
+    config.progress = True
+    try:
+        H = nx.gnm_random_graph(20_000, 200_000, seed=2)
+        nx.pagerank(H, backend="swapless")
+    finally:
+        config.progress = None
+    err = capfd.readouterr().err
+    # The conversion's build, then the run.
+    assert "graph.sl" in err and "pr64: trial 1 of 1" in err, err

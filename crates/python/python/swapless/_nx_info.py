@@ -17,8 +17,9 @@ def backend_info() -> dict:
         "package": "swapless",
         "short_summary": "Graph analytics for graphs that do not fit in memory.",
         # nx.config.backends.swapless.memory = "2G": the budget of every conversion and
-        # run (None: half of memory); .tier: "dram", "mmap" or "direct" (None: the plan's).
-        "default_config": {"memory": None, "tier": None},
+        # run (None: half of memory); .tier: "dram", "mmap" or "direct" (None: the plan's);
+        # .progress: bars always (True), never (False), or where someone watches (None).
+        "default_config": {"memory": None, "tier": None, "progress": None},
     }
     backend = sys.modules.get("swapless.nx_backend")
     if backend is None:

@@ -17,11 +17,15 @@ import swapless as _sl
 def converted(graph: Any, weight: Any = None) -> Any:
     """``graph`` as a swapless graph, built within the backend's configured budget and
     tier (``nx.config.backends.swapless.memory`` and ``.tier``; None: swapless's
-    defaults, half of memory and the tier the budget allows)."""
+    defaults, half of memory and the tier the budget allows), its build and runs showing
+    progress as ``.progress`` says (None: where someone watches, a terminal or a
+    notebook; True or False: always or never)."""
     config = getattr(nx.config.backends, "swapless", None)
     memory = getattr(config, "memory", None)
     tier = getattr(config, "tier", None)
-    return _sl.from_networkx(graph, weight=weight, memory=memory, tier=tier)
+    progress = getattr(config, "progress", None)
+    return _sl.from_networkx(graph, weight=weight, memory=memory, tier=tier,
+                             progress=progress)
 
 
 class SwaplessGraph:
