@@ -14,8 +14,8 @@ pub enum NpyArray<'a> {
     Float64(&'a [f64]),
     /// `|i1` (int8).
     Int8(&'a [i8]),
-    /// `<i8` (int64) of shape (pairs, 2): edges.
-    Pairs(&'a [[i64; 2]]),
+    /// Vertex ids in pairs, written `<i8` (int64) of shape (pairs, 2): edges.
+    Pairs(&'a [[u32; 2]]),
 }
 
 /// Writes `array` to `path` as one whole: under a temporary name renamed into place
@@ -25,11 +25,7 @@ pub fn write_npy(path: &Path, array: NpyArray) -> swapless_format::Result<()> {
         NpyArray::Int64(values) => ("<i8", bytemuck::cast_slice(values), one_dimension(values)),
         NpyArray::Float64(values) => ("<f8", bytemuck::cast_slice(values), one_dimension(values)),
         NpyArray::Int8(values) => ("|i1", bytemuck::cast_slice(values), one_dimension(values)),
-        NpyArray::Pairs(pairs) => (
-            "<i8",
-            bytemuck::cast_slice(pairs),
-            format!("({}, 2)", pairs.len()),
-        ),
+        NpyArray::Pairs(pairs) => ("<i8", &[][..], format!("({}, 2)", pairs.len())),
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // magic (6) + version (2) + header length (2) + header must be a multiple of 64, ending in '\n'.
@@ -45,6 +41,13 @@ pub fn write_npy(path: &Path, array: NpyArray) -> swapless_format::Result<()> {
         .map_err(io)?;
     writer.write_all(header.as_bytes()).map_err(io)?;
     writer.write_all(bytes).map_err(io)?;
+    if let NpyArray::Pairs(pairs) = array {
+        // Widened a block at a time, never the whole array at once.
+        for block in pairs.chunks(1 << 14) {
+            let wide: Vec<i64> = block.iter().flatten().map(|&id| i64::from(id)).collect();
+            writer.write_all(bytemuck::cast_slice(&wide)).map_err(io)?;
+        }
+    }
     writer.flush().map_err(io)?;
     drop(writer);
     file.commit()

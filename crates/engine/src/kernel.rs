@@ -228,8 +228,9 @@ pub enum Output {
     Float64(Vec<f64>),
     /// mis membership (0 or 1).
     Int8(Vec<i8>),
-    /// A k-truss's edges, each pair in original ids, the smaller first, sorted.
-    Edges(Vec<[i64; 2]>),
+    /// A k-truss's edges, each pair in original ids, the smaller first, sorted (front
+    /// ends write them as int64).
+    Edges(Vec<[u32; 2]>),
     /// tc: the count is in the report.
     None,
 }

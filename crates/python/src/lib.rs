@@ -632,7 +632,8 @@ fn run(
         ResultArray::Edges(pairs) => {
             let rows = pairs.len();
             let flat = pairs.into_flattened().into_pyarray(py);
-            Some(flat.reshape([rows, 2])?.into_any().unbind())
+            let wide = flat.cast_array::<i64>(false)?;
+            Some(wide.reshape([rows, 2])?.into_any().unbind())
         }
         ResultArray::None => None,
     };

@@ -321,8 +321,8 @@ impl Kernel for KTruss {
             verifier_bytes: 8 * (vertices + 1) + 13 * shape.arcs,
             // The lists, their offsets, the vertex of each rank and the kept bits.
             result_edge_bytes: 4 * edges + 12 * (vertices + 1) + kept_bytes,
-            // Two i64 ids an edge kept.
-            output_edge_bytes: 16 * edges,
+            // Two u32 ids an edge kept (front ends widen them as they write them).
+            output_edge_bytes: 8 * edges,
             ..KernelMemory::default()
         }
     }
@@ -458,7 +458,7 @@ impl Kernel for KTruss {
     fn output(&self, result: TrussResult, permutation: Option<&[u32]>) -> Output {
         // Filled in place to its known length: a parallel collect of an unindexed
         // iterator would hold its pieces and the whole at once, twice the output.
-        let mut edges: Vec<[i64; 2]> = Vec::with_capacity(result.edges as usize);
+        let mut edges: Vec<[u32; 2]> = Vec::with_capacity(result.edges as usize);
         let ranks = result.lists.vertex_of_rank.len() as u32;
         for rank in 0..ranks {
             let start = result.lists.start(rank);
@@ -466,7 +466,7 @@ impl Kernel for KTruss {
             for (position, &other) in result.lists.list(rank).iter().enumerate() {
                 if bit(&result.kept, start + position) {
                     let v = original_id(permutation, result.lists.vertex_of_rank[other as usize]);
-                    edges.push([u.min(v) as i64, u.max(v) as i64]);
+                    edges.push([u.min(v), u.max(v)]);
                 }
             }
         }
