@@ -143,59 +143,69 @@ fn all_kept(entries: usize) -> Vec<AtomicU64> {
 /// one to each of its edges that has a touched end.
 fn count_block(state: &TrussState, lists: &OrientedLists, ranks: std::ops::Range<u32>) {
     let (support, kept_bits, touched) = (&state.support, &state.kept, &state.touched);
-    ranks.into_par_iter().with_min_len(64).for_each(|r| {
-        let mine = lists.list(r);
-        let base = lists.start(r);
-        let r_touched = touched.contains(r);
-        let near =
-            |(position, &s): (usize, &u32)| kept(kept_bits, base + position) && touched.contains(s);
-        if !r_touched && !mine.iter().enumerate().any(near) {
-            return;
-        }
-        for (position, &s) in mine.iter().enumerate() {
-            let rs = base + position;
-            if !kept(kept_bits, rs) {
-                continue;
+    // The counts of r's own entries add up in a buffer of the thread's, and reach the
+    // shared supports once a rank: only the third edge of each triangle, in another
+    // rank's list, takes an atomic add at once.
+    ranks
+        .into_par_iter()
+        .with_min_len(64)
+        .for_each_init(Vec::new, |own: &mut Vec<u32>, r| {
+            let mine = lists.list(r);
+            let base = lists.start(r);
+            let r_touched = touched.contains(r);
+            let near = |(position, &s): (usize, &u32)| {
+                kept(kept_bits, base + position) && touched.contains(s)
+            };
+            if !r_touched && !mine.iter().enumerate().any(near) {
+                return;
             }
-            let s_touched = touched.contains(s);
-            let after = position + 1;
-            let s_base = lists.start(s);
-            if !r_touched && !s_touched {
-                // Only triangles through a touched t count, and only their edges to t:
-                // look those t up rather than intersect the whole lists.
+            own.clear();
+            own.resize(mine.len(), 0);
+            for (position, &s) in mine.iter().enumerate() {
+                if !kept(kept_bits, base + position) {
+                    continue;
+                }
+                let s_touched = touched.contains(s);
+                let after = position + 1;
+                let s_base = lists.start(s);
                 let theirs = lists.list(s);
-                for (i, &t) in mine[after..].iter().enumerate() {
-                    let rt = base + after + i;
-                    if !touched.contains(t) || !kept(kept_bits, rt) {
-                        continue;
+                if !r_touched && !s_touched {
+                    // Only triangles through a touched t count, and only their edges to
+                    // t: look those t up rather than intersect the whole lists.
+                    for (i, &t) in mine[after..].iter().enumerate() {
+                        if !touched.contains(t) || !kept(kept_bits, base + after + i) {
+                            continue;
+                        }
+                        if let Ok(j) = theirs.binary_search(&t)
+                            && kept(kept_bits, s_base + j)
+                        {
+                            own[after + i] += 1;
+                            support[s_base + j].fetch_add(1, Ordering::Relaxed);
+                        }
                     }
-                    if let Ok(j) = theirs.binary_search(&t)
-                        && kept(kept_bits, s_base + j)
-                    {
-                        support[rt].fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                let mut rs = 0;
+                each_common(&mine[after..], theirs, |i, j| {
+                    if !kept(kept_bits, base + after + i) || !kept(kept_bits, s_base + j) {
+                        return;
+                    }
+                    let t_touched = touched.contains(mine[after + i]);
+                    rs += 1;
+                    own[after + i] += (r_touched || t_touched) as u32;
+                    if s_touched || t_touched {
                         support[s_base + j].fetch_add(1, Ordering::Relaxed);
                     }
-                }
-                continue;
+                });
+                // r or s is touched, so the edge between them counts every triangle.
+                own[position] += rs;
             }
-            each_common(&mine[after..], lists.list(s), |i, j| {
-                let (rt, st) = (base + after + i, s_base + j);
-                if !kept(kept_bits, rt) || !kept(kept_bits, st) {
-                    return;
+            for (position, &count) in own.iter().enumerate() {
+                if count > 0 {
+                    support[base + position].fetch_add(count, Ordering::Relaxed);
                 }
-                let t_touched = touched.contains(mine[after + i]);
-                for (entry, counts) in [
-                    (rs, r_touched || s_touched),
-                    (rt, r_touched || t_touched),
-                    (st, s_touched || t_touched),
-                ] {
-                    if counts {
-                        support[entry].fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-    });
+            }
+        });
 }
 
 /// Sets to 0 the support of each kept edge with a touched end, before a round counts
@@ -214,7 +224,8 @@ fn clear_touched(state: &TrussState, lists: &OrientedLists) {
 }
 
 /// Drops every kept edge with a touched end whose support is below `need`, marking the
-/// ranks of its ends in `next_touched`; returns how many it dropped.
+/// ranks of its ends in `next_touched` where it lay in a kept triangle; returns how many
+/// it dropped.
 fn drop_weak(state: &TrussState, lists: &OrientedLists, need: u32) -> u64 {
     let ranks = lists.vertex_of_rank.len() as u32;
     (0..ranks)
@@ -227,13 +238,14 @@ fn drop_weak(state: &TrussState, lists: &OrientedLists, need: u32) -> u64 {
             for (position, &s) in lists.list(r).iter().enumerate() {
                 let entry = base + position;
                 let touched = r_touched || state.touched.contains(s);
-                if touched
-                    && kept(&state.kept, entry)
-                    && state.support[entry].load(Ordering::Relaxed) < need
-                {
+                let support = state.support[entry].load(Ordering::Relaxed);
+                if touched && kept(&state.kept, entry) && support < need {
                     state.kept[entry / 64].fetch_and(!(1 << (entry % 64)), Ordering::Relaxed);
-                    state.next_touched.insert(r);
-                    state.next_touched.insert(s);
+                    // An edge in no kept triangle takes no triangle from any other.
+                    if support > 0 {
+                        state.next_touched.insert(r);
+                        state.next_touched.insert(s);
+                    }
                     dropped += 1;
                 }
             }
