@@ -6,16 +6,16 @@
 //!
 //! Each entry of the oriented lists (`oriented_lists.rs`), which is one edge, carries
 //! its support (the triangles it lies in among the edges kept) and a bit that says it
-//! is kept. A round counts the supports, then drops every kept edge whose support is
-//! below k - 2, all at once, as networkx's rounds do. The subgraph the rounds end at
-//! does not depend on the order edges are dropped in (it is the union of every subgraph
-//! in which each edge has k - 2 triangles), so the result is the same on every tier and
-//! thread count.
-//!
-//! A triangle that lost an edge has that edge's ends among its own vertices, so only
-//! an edge with an end touched by the last round's drops can lose support: a round
-//! after the first recounts only those edges, walking only the ranks that are touched
-//! or hold a touched rank in their list.
+//! is kept. The first round counts every edge's support. Each round after it drops,
+//! all at once, every kept edge whose support is below k - 2, as networkx's rounds do,
+//! and takes from the edges kept the triangles they lost: a dropped edge's triangles are
+//! found from its two ends' whole lists (the lists of lower ranks, [`LowerLists`], kept
+//! beside the oriented ones), and a triangle that lost more than one edge at once is
+//! taken away once, by the dropped edge of least index. So the rounds after the first
+//! cost what the triangles they drop cost, not a count each. The subgraph the rounds end
+//! at does not depend on the order edges are dropped in (it is the union of every
+//! subgraph in which each edge has k - 2 triangles), so the result is the same on every
+//! tier and thread count.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -43,7 +43,7 @@ pub const READS: Reads = Reads {
     out_heads: false,
 };
 
-/// Counting steps the first round takes: each counts the triangles of a block of ranks.
+/// Counting steps the supports take: each counts the triangles of a block of ranks.
 const COUNT_STEPS: u32 = 64;
 
 /// The parameters `ktruss` declares.
@@ -96,22 +96,64 @@ impl TrussResult {
 pub struct TrussState {
     /// `None` until the first step has built them.
     lists: Option<OrientedLists>,
-    /// Per entry: the triangles its edge lies in among the kept edges, as last counted.
+    /// The lists of lower ranks, built with the oriented ones.
+    lower: LowerLists,
+    /// Per entry: the triangles its edge lies in among the kept edges.
     support: Vec<AtomicU32>,
     /// A bit per entry: whether its edge is kept.
     kept: Vec<AtomicU64>,
-    /// The ranks an edge dropped in the last round touched (every rank before the first).
-    touched: Bitmap,
-    /// The ranks this round's drops touch.
-    next_touched: Bitmap,
-    /// The ranks counted in this round are `0..counted`.
+    /// The ranks whose edges' supports are counted are `0..counted`.
     counted: u32,
-    /// Rounds finished.
+    /// Rounds of dropping finished.
     rounds: u32,
     /// The order of the truss.
     k: u32,
     /// Where the first step makes its arrays.
     arrays: PropertyArrays,
+}
+
+/// Each rank's neighbors of lower rank (those whose oriented list holds it), sorted:
+/// with its oriented list, a vertex's whole list, in rank order.
+#[derive(Default)]
+struct LowerLists {
+    lower: Vec<u32>,
+    offsets: Vec<u64>,
+}
+
+impl LowerLists {
+    /// The lower lists of `lists`: their transpose, filled in rank order, so sorted.
+    fn of(lists: &OrientedLists) -> LowerLists {
+        let ranks = lists.vertex_of_rank.len();
+        let mut offsets = vec![0u64; ranks + 1];
+        for rank in 0..ranks as u32 {
+            for &higher in lists.list(rank) {
+                offsets[higher as usize + 1] += 1;
+            }
+        }
+        for rank in 0..ranks {
+            offsets[rank + 1] += offsets[rank];
+        }
+        let mut next: Vec<u64> = offsets[..ranks].to_vec();
+        let mut lower = vec![0u32; lists.entries()];
+        for rank in 0..ranks as u32 {
+            for &higher in lists.list(rank) {
+                lower[next[higher as usize] as usize] = rank;
+                next[higher as usize] += 1;
+            }
+        }
+        LowerLists { lower, offsets }
+    }
+
+    /// The lower list of `rank`.
+    fn list(&self, rank: u32) -> &[u32] {
+        &self.lower[self.offsets[rank as usize] as usize..self.offsets[rank as usize + 1] as usize]
+    }
+}
+
+/// The index of the edge between ranks `low < high`, if there is one.
+fn edge(lists: &OrientedLists, low: u32, high: u32) -> Option<usize> {
+    let position = lists.list(low).binary_search(&high).ok()?;
+    Some(lists.start(low) + position)
 }
 
 /// Bit `index` of `words`.
@@ -138,68 +180,30 @@ fn all_kept(entries: usize) -> Vec<AtomicU64> {
         .collect()
 }
 
-/// Counts, for the kept edges of the ranks `ranks` with a touched end, the kept
-/// triangles they lie in: each triangle `r < s < t` is found once from `r`, and adds
-/// one to each of its edges that has a touched end.
+/// Counts the triangles of the ranks `ranks`: each triangle `r < s < t` is found once,
+/// from `r`, and adds one to the support of each of its three edges. The counts of r's
+/// own entries add up in a buffer of the thread's and reach the shared supports once a
+/// rank: only the edge `s t`, in another rank's list, takes an atomic add at once.
 fn count_block(state: &TrussState, lists: &OrientedLists, ranks: std::ops::Range<u32>) {
-    let (support, kept_bits, touched) = (&state.support, &state.kept, &state.touched);
-    // The counts of r's own entries add up in a buffer of the thread's, and reach the
-    // shared supports once a rank: only the third edge of each triangle, in another
-    // rank's list, takes an atomic add at once.
+    let support = &state.support;
     ranks
         .into_par_iter()
         .with_min_len(64)
         .for_each_init(Vec::new, |own: &mut Vec<u32>, r| {
             let mine = lists.list(r);
-            let base = lists.start(r);
-            let r_touched = touched.contains(r);
-            let near = |(position, &s): (usize, &u32)| {
-                kept(kept_bits, base + position) && touched.contains(s)
-            };
-            if !r_touched && !mine.iter().enumerate().any(near) {
-                return;
-            }
             own.clear();
             own.resize(mine.len(), 0);
             for (position, &s) in mine.iter().enumerate() {
-                if !kept(kept_bits, base + position) {
-                    continue;
-                }
-                let s_touched = touched.contains(s);
-                let after = position + 1;
-                let s_base = lists.start(s);
-                let theirs = lists.list(s);
-                if !r_touched && !s_touched {
-                    // Only triangles through a touched t count, and only their edges to
-                    // t: look those t up rather than intersect the whole lists.
-                    for (i, &t) in mine[after..].iter().enumerate() {
-                        if !touched.contains(t) || !kept(kept_bits, base + after + i) {
-                            continue;
-                        }
-                        if let Ok(j) = theirs.binary_search(&t)
-                            && kept(kept_bits, s_base + j)
-                        {
-                            own[after + i] += 1;
-                            support[s_base + j].fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    continue;
-                }
+                let (after, s_base) = (position + 1, lists.start(s));
                 let mut rs = 0;
-                each_common(&mine[after..], theirs, |i, j| {
-                    if !kept(kept_bits, base + after + i) || !kept(kept_bits, s_base + j) {
-                        return;
-                    }
-                    let t_touched = touched.contains(mine[after + i]);
+                each_common(&mine[after..], lists.list(s), |i, j| {
                     rs += 1;
-                    own[after + i] += (r_touched || t_touched) as u32;
-                    if s_touched || t_touched {
-                        support[s_base + j].fetch_add(1, Ordering::Relaxed);
-                    }
+                    own[after + i] += 1;
+                    support[s_base + j].fetch_add(1, Ordering::Relaxed);
                 });
-                // r or s is touched, so the edge between them counts every triangle.
                 own[position] += rs;
             }
+            let base = lists.start(r);
             for (position, &count) in own.iter().enumerate() {
                 if count > 0 {
                     support[base + position].fetch_add(count, Ordering::Relaxed);
@@ -208,66 +212,87 @@ fn count_block(state: &TrussState, lists: &OrientedLists, ranks: std::ops::Range
         });
 }
 
-/// Sets to 0 the support of each kept edge with a touched end, before a round counts
-/// them again.
-fn clear_touched(state: &TrussState, lists: &OrientedLists) {
-    let ranks = lists.vertex_of_rank.len() as u32;
-    (0..ranks).into_par_iter().with_min_len(64).for_each(|r| {
-        let base = lists.start(r);
-        let r_touched = state.touched.contains(r);
-        for (position, &s) in lists.list(r).iter().enumerate() {
-            if (r_touched || state.touched.contains(s)) && kept(&state.kept, base + position) {
-                state.support[base + position].store(0, Ordering::Relaxed);
-            }
-        }
-    });
-}
-
-/// Drops every kept edge with a touched end whose support is below `need`, marking the
-/// ranks of its ends in `next_touched` where it lay in a kept triangle; returns how many
+/// One round: drops every kept edge whose support is below `need`, all at once, and
+/// takes from each kept edge's support the triangles it lost; returns how many edges
 /// it dropped.
-fn drop_weak(state: &TrussState, lists: &OrientedLists, need: u32) -> u64 {
+///
+/// A dropped edge `r s` (`r < s`) finds its triangles' third rank `t` above `s` in both
+/// oriented lists, between them in r's oriented list and s's lower list, and below `r`
+/// in both lower lists. A triangle counts if its edges were all kept as the round began
+/// (kept, or dropped in it), and only from the dropped edge of least index among its own.
+fn peel_round(state: &TrussState, lists: &OrientedLists, lower: &LowerLists, need: u32) -> u64 {
     let ranks = lists.vertex_of_rank.len() as u32;
-    (0..ranks)
+    let (support, kept_bits) = (&state.support, &state.kept);
+    let dropping: Vec<AtomicU64> = (0..kept_bits.len()).map(|_| AtomicU64::new(0)).collect();
+    let dropped: u64 = (0..ranks)
         .into_par_iter()
         .with_min_len(64)
         .map(|r| {
             let base = lists.start(r);
-            let r_touched = state.touched.contains(r);
             let mut dropped = 0;
-            for (position, &s) in lists.list(r).iter().enumerate() {
-                let entry = base + position;
-                let touched = r_touched || state.touched.contains(s);
-                let support = state.support[entry].load(Ordering::Relaxed);
-                if touched && kept(&state.kept, entry) && support < need {
-                    state.kept[entry / 64].fetch_and(!(1 << (entry % 64)), Ordering::Relaxed);
-                    // An edge in no kept triangle takes no triangle from any other.
-                    if support > 0 {
-                        state.next_touched.insert(r);
-                        state.next_touched.insert(s);
-                    }
+            for entry in base..base + lists.list(r).len() {
+                if kept(kept_bits, entry) && support[entry].load(Ordering::Relaxed) < need {
+                    kept_bits[entry / 64].fetch_and(!(1 << (entry % 64)), Ordering::Relaxed);
+                    dropping[entry / 64].fetch_or(1 << (entry % 64), Ordering::Relaxed);
                     dropped += 1;
                 }
             }
             dropped
         })
-        .sum()
+        .sum();
+    if dropped == 0 {
+        return 0;
+    }
+    (0..ranks).into_par_iter().with_min_len(64).for_each(|r| {
+        let (mine, base) = (lists.list(r), lists.start(r));
+        for (position, &s) in mine.iter().enumerate() {
+            let e = base + position;
+            // An edge in no kept triangle takes none from any other.
+            if !kept(&dropping, e) || support[e].load(Ordering::Relaxed) == 0 {
+                continue;
+            }
+            let lose = |first: usize, second: usize| {
+                let at_start = |x: usize| kept(kept_bits, x) || kept(&dropping, x);
+                let before = |x: usize| kept(&dropping, x) && x < e;
+                if !at_start(first) || !at_start(second) || before(first) || before(second) {
+                    return;
+                }
+                for x in [first, second] {
+                    if kept(kept_bits, x) {
+                        support[x].fetch_sub(1, Ordering::Relaxed);
+                    }
+                }
+            };
+            let s_base = lists.start(s);
+            each_common(&mine[position + 1..], lists.list(s), |i, j| {
+                lose(e + 1 + i, s_base + j)
+            });
+            each_common(&mine[..position], lower.list(s), |i, _| {
+                if let Some(ts) = edge(lists, mine[i], s) {
+                    lose(base + i, ts);
+                }
+            });
+            let below = lower.list(r);
+            each_common(below, lower.list(s), |i, _| {
+                if let (Some(tr), Some(ts)) = (edge(lists, below[i], r), edge(lists, below[i], s)) {
+                    lose(tr, ts);
+                }
+            });
+        }
+    });
+    dropped
 }
 
 /// The k-truss as the runner drives it.
 pub struct KTruss;
 
 impl KTruss {
-    /// The state once the lists are built: every edge kept, every rank touched.
+    /// The state once the lists are built: every edge kept, none counted.
     fn fresh(lists: OrientedLists, arrays: &PropertyArrays, k: u32) -> TrussState {
-        let ranks = lists.vertex_of_rank.len();
-        let touched = Bitmap::new(&PropertyArrays::default(), ranks);
-        (0..ranks as u32).for_each(|rank| touched.insert(rank));
         TrussState {
             support: (0..lists.entries()).map(|_| AtomicU32::new(0)).collect(),
             kept: all_kept(lists.entries()),
-            touched,
-            next_touched: Bitmap::new(&PropertyArrays::default(), ranks),
+            lower: LowerLists::of(&lists),
             lists: Some(lists),
             counted: 0,
             rounds: 0,
@@ -325,9 +350,11 @@ impl Kernel for KTruss {
             // One array of counts or ranks at a time while the lists are built (4).
             hot_arrays: vec![4 * vertices],
             // Building: degrees (4), the other of counts or ranks (4), offsets (8) and
-            // the vertex of each rank (4); the lists (4 an edge), each edge's support
-            // (4) and kept bit, and two bitmaps of touched ranks.
-            working_bytes: 20 * vertices + 8 * edges + kept_bytes + 2 * Bitmap::bytes(vertices),
+            // the vertex of each rank (4); the oriented and lower lists (4 an edge
+            // each), the lower lists' offsets (8) and, while they are filled, where each
+            // is filled to (8); each edge's support (4), kept bit, and, in a round, the
+            // bit of the edges it drops.
+            working_bytes: 36 * vertices + 12 * edges + 2 * kept_bytes,
             // The serial peeling's copy of the lists (4 an arc), offsets (8 a vertex),
             // each arc's support (4) and state (1), and a queue of edges (8 each).
             verifier_bytes: 8 * (vertices + 1) + 13 * shape.arcs,
@@ -339,22 +366,19 @@ impl Kernel for KTruss {
         }
     }
     fn start(&self, _store: &dyn EdgeStore, options: &KernelOptions<u32>) -> Result<TrussState> {
-        let arrays = PropertyArrays::default();
         Ok(TrussState {
             lists: None,
             support: Vec::new(),
             kept: Vec::new(),
-            touched: Bitmap::new(&arrays, 0),
-            next_touched: Bitmap::new(&arrays, 0),
+            lower: LowerLists::default(),
             counted: 0,
             rounds: 0,
             k: options.parameters,
             arrays: options.arrays.clone(),
         })
     }
-    /// The first step builds the lists; each after it counts a block of ranks (every
-    /// rank, after the first round), and the last of a round drops the edges short of
-    /// triangles.
+    /// The first step builds the lists; each after it counts the supports of a block of
+    /// ranks until all are counted, and then each is a round of dropping.
     fn step(&self, store: &dyn EdgeStore, state: &mut TrussState) -> Result<Step> {
         let Some(lists) = state.lists.take() else {
             let lists = oriented_lists(store, &state.arrays, KEEPS)?;
@@ -363,40 +387,30 @@ impl Kernel for KTruss {
         };
         let need = state.k.saturating_sub(2);
         let ranks = lists.vertex_of_rank.len() as u32;
-        if need == 0 || lists.entries() == 0 {
-            state.lists = Some(lists);
-            return Ok(Step::Done);
-        }
-        if state.counted == 0 {
-            clear_touched(state, &lists);
-        }
-        // The first round counts every edge, a block of ranks a step; a round after it
-        // recounts the few a drop touched, in one step.
-        let block = match state.rounds {
-            0 => ranks.div_ceil(COUNT_STEPS).max(1),
-            _ => ranks,
+        let step = if need == 0 || lists.entries() == 0 {
+            Step::Done
+        } else if state.counted < ranks {
+            let end = state
+                .counted
+                .saturating_add(ranks.div_ceil(COUNT_STEPS))
+                .min(ranks);
+            count_block(state, &lists, state.counted..end);
+            state.counted = end;
+            Step::More
+        } else if peel_round(state, &lists, &state.lower, need) == 0 {
+            Step::Done
+        } else {
+            state.rounds += 1;
+            Step::More
         };
-        let end = state.counted.saturating_add(block).min(ranks);
-        count_block(state, &lists, state.counted..end);
-        state.counted = end;
-        if end < ranks {
-            state.lists = Some(lists);
-            return Ok(Step::More);
-        }
-        let dropped = drop_weak(state, &lists, need);
-        state.touched.clear();
-        std::mem::swap(&mut state.touched, &mut state.next_touched);
-        state.counted = 0;
-        state.rounds += 1;
         state.lists = Some(lists);
-        Ok(if dropped == 0 { Step::Done } else { Step::More })
+        Ok(step)
     }
     /// The lists are not saved: they are the graph's, rebuilt on restore.
     fn save(&self, state: &mut TrussState, out: &mut StateWriter) -> std::io::Result<()> {
         out.number("built", state.lists.is_some() as u64)?;
         out.array("support", &state.support)?;
         out.array("kept", &state.kept)?;
-        out.array("touched", state.touched.words())?;
         out.number("counted", state.counted as u64)?;
         out.number("rounds", state.rounds as u64)
     }
@@ -413,7 +427,6 @@ impl Kernel for KTruss {
         let state = KTruss::fresh(lists, &options.arrays, options.parameters);
         saved.fill("support", &state.support)?;
         saved.fill("kept", &state.kept)?;
-        saved.fill("touched", state.touched.words())?;
         let ranks = store.num_vertices() as u64;
         Ok(TrussState {
             counted: saved.number_at_most("counted", ranks)? as u32,
@@ -422,6 +435,7 @@ impl Kernel for KTruss {
         })
     }
     fn finish(&self, state: TrussState) -> TrussResult {
+        drop((state.lower, state.support));
         let kept: Vec<u64> = state.kept.into_iter().map(AtomicU64::into_inner).collect();
         let lists = state.lists.unwrap_or_default();
         let mut result = TrussResult {
@@ -432,8 +446,8 @@ impl Kernel for KTruss {
             vertices: 0,
             rounds: state.rounds,
         };
-        // The vertices of the truss: those with an edge kept (the touched bitmap's
-        // memory, released just before, holds them).
+        // The vertices of the truss: those with an edge kept (the lower lists' memory,
+        // released just before, holds their bitmap).
         let ends = Bitmap::new(
             &PropertyArrays::default(),
             result.lists.vertex_of_rank.len(),
@@ -701,7 +715,14 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for (vertices, edges) in [(12, 40), (30, 150), (60, 500), (40, 600)] {
+        for (vertices, edges) in [
+            (12, 40),
+            (30, 150),
+            (60, 500),
+            (40, 600),
+            (25, 250),
+            (90, 1800),
+        ] {
             let mut set = BTreeSet::new();
             let mut text = String::new();
             for _ in 0..edges {
