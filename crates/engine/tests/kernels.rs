@@ -740,11 +740,18 @@ fn verifiers_catch_wrong_answers() {
     estimates[source as usize] += 1;
     assert!(radii::verify(&graph, &sources, &estimates).is_err());
 
-    let mut cores = core_number::core_numbers(&store).unwrap().cores;
+    let found = core_number::core_numbers(&store).unwrap();
+    let (mut cores, mut removed_at) = (found.cores, found.removed_at);
+    assert_eq!(core_number::verify(&graph, &cores, &removed_at), Ok(()));
     cores[source as usize] += 1;
-    assert!(core_number::verify(&graph, &cores).is_err());
+    assert!(core_number::verify(&graph, &cores, &removed_at).is_err());
     cores[source as usize] -= 2;
-    assert!(core_number::verify(&graph, &cores).is_err());
+    assert!(core_number::verify(&graph, &cores, &removed_at).is_err());
+    cores[source as usize] += 1;
+    // Right core numbers with no order among the removals of a level: the vertices of
+    // the top core have more neighbors left than their core number.
+    removed_at.fill(0);
+    assert!(core_number::verify(&graph, &cores, &removed_at).is_err());
 }
 
 /// Property test: on many random small graphs (directed or not, weighted or not,
@@ -839,8 +846,9 @@ fn every_kernel_is_correct_on_random_small_graphs() {
             .members;
         maximal_independent_set::verify(&graph, &members)
             .unwrap_or_else(|e| panic!("{label} mis: {e}"));
-        let cores = core_number::core_numbers(&store).unwrap().cores;
-        core_number::verify(&graph, &cores).unwrap_or_else(|e| panic!("{label} kcore: {e}"));
+        let found = core_number::core_numbers(&store).unwrap();
+        core_number::verify(&graph, &found.cores, &found.removed_at)
+            .unwrap_or_else(|e| panic!("{label} kcore: {e}"));
         let triangles = triangle_count::triangle_count(&store).unwrap();
         for block_bytes in [u64::MAX, 64] {
             triangle_count::verify(&graph, triangles, block_bytes)

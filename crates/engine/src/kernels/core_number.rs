@@ -13,6 +13,11 @@
 //! through `edge_map`, so a few removed vertices gather their lists and many scan them.
 //! The result does not depend on the order of removals, so it is the same on every tier
 //! and thread count.
+//!
+//! The run also keeps the sub-round each vertex was removed in, a certificate the
+//! verifier checks in one pass over the lists (see [`verify`]) rather than peeling again:
+//! a serial peeling follows degrees, and through a map bounded by the budget it read
+//! the lists of a graph larger than memory at random, again and again.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -48,6 +53,9 @@ pub struct CoreResult {
     pub degeneracy: u32,
     /// Levels peeled (distinct values of k with vertices removed).
     pub levels: u32,
+    /// The sub-round of the peeling each vertex was removed in (internal ids), counted
+    /// across levels: with the core numbers, what the verifier checks.
+    pub removed_at: Vec<u32>,
 }
 
 /// Computes every vertex's core number.
@@ -65,6 +73,10 @@ pub struct CoreState {
     removed: Bitmap,
     /// The vertices still in (removed ones are dropped at the next level's start).
     remaining: Vec<u32>,
+    /// The sub-round each removed vertex was removed in.
+    removed_at: PropertyVec<AtomicU32>,
+    /// Sub-rounds taken, over every level.
+    sub_rounds: u32,
     /// The level peeled last.
     level: u32,
     levels: u32,
@@ -89,8 +101,9 @@ fn entries_but_self(vertex: u32, neighbors: &[u32]) -> u32 {
 /// Peels one level: removes every vertex still in whose degree is at most the least
 /// degree among them, and every vertex those removals bring down to it.
 fn peel_level(store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
-    let (degrees, removed) = (&state.degrees, &state.removed);
+    let (degrees, removed, removed_at) = (&state.degrees, &state.removed, &state.removed_at);
     let degree = |vertex: u32| degrees[vertex as usize].load(Ordering::Relaxed);
+    let mut sub_round = state.sub_rounds;
     state.remaining.retain(|&vertex| !removed.contains(vertex));
     let Some(least) = state
         .remaining
@@ -110,6 +123,7 @@ fn peel_level(store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
         frontier.par_iter().for_each(|&vertex| {
             removed.insert(vertex);
             degrees[vertex as usize].store(level, Ordering::Relaxed);
+            removed_at[vertex as usize].store(sub_round, Ordering::Relaxed);
         });
         let mut next = ThreadBuffers::new();
         for &direction in directions(store) {
@@ -126,7 +140,9 @@ fn peel_level(store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
             })?;
         }
         frontier = next.drain().0;
+        sub_round += 1;
     }
+    state.sub_rounds = sub_round;
     state.level = level;
     state.levels += 1;
     Ok(
@@ -141,69 +157,58 @@ fn peel_level(store: &dyn EdgeStore, state: &mut CoreState) -> Result<Step> {
     )
 }
 
-/// Computes core numbers serially with Batagelj and Zaversnik's bucket peeling
-/// (arXiv cs/0310049) over the file's own lists, and compares.
-pub fn verify(graph: &GraphFile, cores: &[u32]) -> std::result::Result<(), String> {
+/// Checks core numbers `cores` against the certificate `removed_at` (the sub-round each
+/// vertex was removed in), serially, in one pass over the file's lists in order. Each
+/// neighbor entry counts (an arc in each direction of a directed graph; self-loops
+/// left out), and removals are ordered by (core number, sub-round). Two conditions hold
+/// of every vertex v exactly when `cores` are the core numbers, whatever `removed_at`:
+///
+/// - at least `cores[v]` of its entries have a core number of at least `cores[v]`. Then
+///   the vertices of core number k or more have k neighbors each among themselves, so
+///   they lie in the k-core: no core number is too large.
+/// - at most `cores[v]` of its entries were removed no earlier than v. If some vertex
+///   were in a k-core above its core number, the k-core's vertex removed first would have
+///   at least k entries removed no earlier and a core number below k: none is too small.
+pub fn verify(
+    graph: &GraphFile,
+    cores: &[u32],
+    removed_at: &[u32],
+) -> std::result::Result<(), String> {
     let vertices = graph.num_vertices();
     let directed = graph.header().flags.directed;
-    let neighbors = |vertex: usize| {
-        let in_lists = match directed {
-            true => graph.in_neighbors_of(vertex).into_owned(),
-            false => Vec::new(),
-        };
-        let out_list = graph.out_neighbors_of(vertex).into_owned();
-        out_list.into_iter().chain(in_lists)
-    };
-    let mut degree: Vec<u32> = (0..vertices)
-        .map(|vertex| neighbors(vertex).filter(|&n| n as usize != vertex).count() as u32)
-        .collect();
-    let most = degree.iter().copied().max().unwrap_or(0) as usize;
-    // Vertices sorted by degree (`order`), where each is (`position`), and where each
-    // degree's run starts (`starts`).
-    let mut starts = vec![0u32; most + 2];
-    for &d in &degree {
-        starts[d as usize + 1] += 1;
-    }
-    for d in 1..starts.len() {
-        starts[d] += starts[d - 1];
-    }
-    let mut position = vec![0u32; vertices];
-    let mut order = vec![0u32; vertices];
-    let mut fill = starts.clone();
-    for vertex in 0..vertices {
-        let d = degree[vertex] as usize;
-        position[vertex] = fill[d];
-        order[fill[d] as usize] = vertex as u32;
-        fill[d] += 1;
-    }
-    drop(fill);
-    for index in 0..vertices {
-        let vertex = order[index] as usize;
-        for neighbor in neighbors(vertex) {
-            let neighbor = neighbor as usize;
-            if neighbor == vertex || degree[neighbor] <= degree[vertex] {
-                continue;
+    let order = |v: usize| (cores[v], removed_at[v]);
+    // Per vertex: entries of core number at least its own, and entries removed no earlier.
+    let mut at_least = vec![0u32; vertices];
+    let mut no_earlier = vec![0u32; vertices];
+    let lists: &[bool] = if directed { &[false, true] } else { &[false] };
+    for &in_lists in lists {
+        for v in 0..vertices {
+            let list = match in_lists {
+                true => graph.in_neighbors_of(v),
+                false => graph.out_neighbors_of(v),
+            };
+            for &u in list.iter().filter(|&&u| u as usize != v) {
+                let u = u as usize;
+                at_least[v] += (cores[u] >= cores[v]) as u32;
+                no_earlier[v] += (order(u) >= order(v)) as u32;
             }
-            // Moves `neighbor` to the front of its degree's run, then shrinks the run.
-            let d = degree[neighbor] as usize;
-            let front = starts[d] as usize;
-            let other = order[front] as usize;
-            if other != neighbor {
-                order.swap(front, position[neighbor] as usize);
-                position[other] = position[neighbor];
-                position[neighbor] = front as u32;
-            }
-            starts[d] += 1;
-            degree[neighbor] -= 1;
         }
     }
-    match (0..vertices).find(|&vertex| cores[vertex] != degree[vertex]) {
-        Some(vertex) => Err(format!(
-            "vertex {vertex} has core number {} but a serial peeling gives {}",
-            cores[vertex], degree[vertex]
-        )),
-        None => Ok(()),
+    for v in 0..vertices {
+        if at_least[v] < cores[v] {
+            return Err(format!(
+                "vertex {v} has core number {} but only {} neighbors of core number at least that",
+                cores[v], at_least[v]
+            ));
+        }
+        if no_earlier[v] > cores[v] {
+            return Err(format!(
+                "vertex {v} has core number {} but {} neighbors were removed no earlier than it",
+                cores[v], no_earlier[v]
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Core numbers as the runner drives them.
@@ -237,16 +242,18 @@ impl Kernel for CoreNumber {
     fn memory(&self, shape: GraphShape) -> KernelMemory {
         let vertices = shape.vertices;
         KernelMemory {
-            // Degrees, then core numbers (4 a vertex), and the removed vertices' bitmap.
-            hot_arrays: vec![4 * vertices, Bitmap::bytes(vertices)],
+            // Degrees, then core numbers (4 a vertex), the removed vertices' bitmap and
+            // the sub-round each was removed in (4).
+            hot_arrays: vec![4 * vertices, Bitmap::bytes(vertices), 4 * vertices],
             // The vertices still in (4 a vertex), and a level's frontier with the next
             // one growing in per-thread buffers and drained into one list, which
             // together hold at most the vertices still in twice; plus what edge_map's
             // scans hold.
             working_bytes: 12 * vertices + edge_map_bytes(shape.arcs),
-            // The serial peeling's degrees, order, positions and runs (4 a vertex each).
-            verifier_bytes: 16 * vertices + 8,
-            result_bytes_per_vertex: 4,
+            // The check's two counts (4 a vertex each).
+            verifier_bytes: 8 * vertices,
+            // Core numbers and sub-rounds.
+            result_bytes_per_vertex: 8,
             output_bytes_per_vertex: 8,
             ..KernelMemory::default()
         }
@@ -264,6 +271,8 @@ impl Kernel for CoreNumber {
         Ok(CoreState {
             degrees,
             removed: Bitmap::new(&options.arrays, vertices),
+            removed_at: property_vec(&options.arrays, vertices, || AtomicU32::new(0)),
+            sub_rounds: 0,
             remaining: (0..vertices as u32).collect(),
             level: 0,
             levels: 0,
@@ -276,6 +285,8 @@ impl Kernel for CoreNumber {
     fn save(&self, state: &mut CoreState, out: &mut StateWriter) -> std::io::Result<()> {
         out.array("degrees", &state.degrees)?;
         out.array("removed", state.removed.words())?;
+        out.array("removed_at", &state.removed_at)?;
+        out.number("sub_rounds", state.sub_rounds as u64)?;
         out.number("level", state.level as u64)?;
         out.number("levels", state.levels as u64)
     }
@@ -290,6 +301,9 @@ impl Kernel for CoreNumber {
         saved.fill("degrees", &degrees)?;
         let removed = Bitmap::new(&options.arrays, vertices);
         saved.fill("removed", removed.words())?;
+        let removed_at = property_vec(&options.arrays, vertices, || AtomicU32::new(0));
+        saved.fill("removed_at", &removed_at)?;
+        let sub_rounds = saved.number_at_most("sub_rounds", u32::MAX as u64)? as u32;
         // The vertices still in are those not removed, ascending, as the next level's
         // start leaves them.
         let remaining = (0..vertices as u32)
@@ -299,6 +313,8 @@ impl Kernel for CoreNumber {
         Ok(CoreState {
             degrees,
             removed,
+            removed_at,
+            sub_rounds,
             remaining,
             level: saved.number_at_most("level", u32::MAX as u64)? as u32,
             levels: saved.number_at_most("levels", u32::MAX as u64)? as u32,
@@ -312,6 +328,9 @@ impl Kernel for CoreNumber {
             degeneracy: cores.iter().copied().max().unwrap_or(0),
             cores,
             levels: state.levels,
+            removed_at: state
+                .removed_at
+                .into_vec(|sub_round| sub_round.load(Ordering::Relaxed)),
         }
     }
     fn summary(&self, result: &CoreResult, _: &KernelOptions<()>, _: &dyn Fn(u32) -> u64) -> Value {
@@ -324,7 +343,7 @@ impl Kernel for CoreNumber {
         result: &CoreResult,
         _block_bytes: u64,
     ) -> std::result::Result<(), String> {
-        verify(graph, &result.cores)
+        verify(graph, &result.cores, &result.removed_at)
     }
     fn output(&self, result: CoreResult, permutation: Option<&[u32]>) -> Output {
         Output::Int64(to_original_order(&result.cores, permutation, |&core| {
