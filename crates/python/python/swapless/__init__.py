@@ -837,7 +837,7 @@ def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False
 
 def kernels() -> dict:
     """Every kernel by name: ``about`` (what it computes), ``takes_source``,
-    ``returns_a_number``, and ``parameters``, the keywords :func:`run` takes for it, each
+    ``returns_a_number``, ``returns_edges`` (rows of two vertices, as ``k_truss``'s), and ``parameters``, the keywords :func:`run` takes for it, each
     with ``help``, ``kind``, ``must_be`` and ``default`` (None: it must be given)."""
     return {kernel["name"]: kernel for kernel in _json.loads(_core.kernels())}
 
@@ -847,7 +847,7 @@ def run(g: Graph, kernel: str, source: Any = None, *, threads: Optional[int] = N
         checkpoint_every: Every = "auto", **parameters: Any) -> Any:
     """Runs any kernel by name (see :func:`kernels`) with its parameters as keywords:
     the result array in the order of ``g.ids`` (for one that returns a number, such as
-    ``tc``, the report's figures, a dict).
+    ``tc``, the report's figures, a dict; for one that returns edges, an (edges, 2) array).
     Parameters that are vertices take the input's ids, as ``source`` does; those that
     weigh vertices (pr64's ``personalization``) take a dict of weights by id or one
     weight per vertex."""
