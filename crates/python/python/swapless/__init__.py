@@ -837,8 +837,9 @@ def core_number(g: Graph, *, threads: Optional[int] = None, verify: bool = False
 
 def kernels() -> dict:
     """Every kernel by name: ``about`` (what it computes), ``takes_source``,
-    ``returns_a_number``, ``returns_edges`` (rows of two vertices, as ``k_truss``'s), and ``parameters``, the keywords :func:`run` takes for it, each
-    with ``help``, ``kind``, ``must_be`` and ``default`` (None: it must be given)."""
+    ``returns_a_number``, ``returns_edges`` (rows of two vertices, as ``k_truss``'s), and
+    ``parameters``, the keywords :func:`run` takes for it, each with ``help``, ``kind``,
+    ``must_be`` and ``default`` (None: it must be given)."""
     return {kernel["name"]: kernel for kernel in _json.loads(_core.kernels())}
 
 
