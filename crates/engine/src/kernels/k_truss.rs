@@ -25,7 +25,7 @@ use swapless_format::GraphFile;
 use swapless_store::{EdgeStore, Result};
 
 use super::Reads;
-use super::oriented_lists::{OrientedLists, ViewKeeps, each_common, oriented_lists};
+use super::oriented_lists::{OrientedLists, ViewKeeps, bit, each_common, oriented_lists};
 use crate::frontier::Bitmap;
 use crate::kernel::{
     Column, GraphShape, Kernel, KernelInfo, KernelMemory, KernelOptions, Output, ResultKind, Step,
@@ -76,19 +76,24 @@ pub struct TrussResult {
 }
 
 impl TrussResult {
-    /// The kept edges, each as the internal ids of its ends.
+    /// The kept edges of `rank`'s list, each as the internal ids of its ends.
+    fn edges_of(&self, rank: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let start = self.lists.start(rank);
+        let vertex = self.lists.vertex_of_rank[rank as usize];
+        self.lists
+            .list(rank)
+            .iter()
+            .enumerate()
+            .filter(move |&(position, _)| bit(&self.kept, start + position))
+            .map(move |(_, &other)| (vertex, self.lists.vertex_of_rank[other as usize]))
+    }
+
+    /// Every kept edge, each as the internal ids of its ends, in parallel.
     fn each_edge(&self) -> impl ParallelIterator<Item = (u32, u32)> + '_ {
         let ranks = self.lists.vertex_of_rank.len() as u32;
-        (0..ranks).into_par_iter().flat_map_iter(move |rank| {
-            let start = self.lists.start(rank);
-            let vertex = self.lists.vertex_of_rank[rank as usize];
-            self.lists
-                .list(rank)
-                .iter()
-                .enumerate()
-                .filter(move |&(position, _)| bit(&self.kept, start + position))
-                .map(move |(_, &other)| (vertex, self.lists.vertex_of_rank[other as usize]))
-        })
+        (0..ranks)
+            .into_par_iter()
+            .flat_map_iter(move |rank| self.edges_of(rank))
     }
 }
 
@@ -154,11 +159,6 @@ impl LowerLists {
 fn edge(lists: &OrientedLists, low: u32, high: u32) -> Option<usize> {
     let position = lists.list(low).binary_search(&high).ok()?;
     Some(lists.start(low) + position)
-}
-
-/// Bit `index` of `words`.
-fn bit(words: &[u64], index: usize) -> bool {
-    words[index / 64] & (1 << (index % 64)) != 0
 }
 
 /// Whether entry `index` is kept.
@@ -486,16 +486,14 @@ impl Kernel for KTruss {
         // iterator would hold its pieces and the whole at once, twice the output.
         let mut edges: Vec<[u32; 2]> = Vec::with_capacity(result.edges as usize);
         let ranks = result.lists.vertex_of_rank.len() as u32;
-        for rank in 0..ranks {
-            let start = result.lists.start(rank);
-            let u = original_id(permutation, result.lists.vertex_of_rank[rank as usize]);
-            for (position, &other) in result.lists.list(rank).iter().enumerate() {
-                if bit(&result.kept, start + position) {
-                    let v = original_id(permutation, result.lists.vertex_of_rank[other as usize]);
-                    edges.push([u.min(v), u.max(v)]);
-                }
-            }
-        }
+        edges.extend(
+            (0..ranks)
+                .flat_map(|rank| result.edges_of(rank))
+                .map(|(u, v)| {
+                    let (u, v) = (original_id(permutation, u), original_id(permutation, v));
+                    [u.min(v), u.max(v)]
+                }),
+        );
         edges.par_sort_unstable();
         Output::Edges(edges)
     }

@@ -190,7 +190,7 @@ pub(crate) fn counting_step(
 
 /// Bit `index` of `bits` (false past their end; entries may number more than a
 /// [`Bitmap`]'s `u32` vertices).
-fn bit(bits: &[u64], index: usize) -> bool {
+pub(crate) fn bit(bits: &[u64], index: usize) -> bool {
     bits.get(index / 64)
         .is_some_and(|word| word & (1 << (index % 64)) != 0)
 }
