@@ -18,11 +18,10 @@ def k_truss(g: Any, k: int = 3, *, threads: Optional[int] = None, verify: bool =
     kept (networkx refuses a graph with one). The truss's vertices are the ends of its
     edges: ``numpy.unique(edges)``."""
     from . import _checkpointing, _integer, _threads
+    from ._pairs import _undirected
 
     k = _integer(k, "k", 0, 2**32 - 1)
-    if g.directed:
-        raise ValueError("k_truss is defined on undirected graphs (as networkx's); this "
-                         "graph is directed: build it with undirected=True")
+    _undirected(g, "k_truss")
     return g._run("ktruss", k=k, threads=_threads(threads), verify=verify,
                   **_checkpointing(checkpoint, checkpoint_every))
 
