@@ -348,9 +348,10 @@ impl<'a> OffsetSlice<'a> {
     /// with no choice between widths per list.
     #[inline]
     pub fn widened<R>(&self, with: impl FnOnce(&[u64]) -> R) -> R {
-        // Two sizes on the stack: a gather's one-vertex blocks must not pay for zeroing
-        // a scan block's buffer.
+        // Three sizes on the stack: a gather's one-vertex blocks and an in-memory scan's
+        // blocks must not pay for zeroing the largest buffer (8 KiB) each.
         const SMALL: usize = 16;
+        const IN_MEMORY_BLOCK: usize = crate::SCAN_BLOCK as usize + 1;
         fn widen<const N: usize, R>(slice: &OffsetSlice, with: impl FnOnce(&[u64]) -> R) -> R {
             let mut wide = [0u64; N];
             slice.copy_to(&mut wide[..slice.len()]);
@@ -359,6 +360,7 @@ impl<'a> OffsetSlice<'a> {
         match self {
             OffsetSlice::Wide(values) => with(values),
             _ if self.len() <= SMALL => widen::<SMALL, R>(self, with),
+            _ if self.len() <= IN_MEMORY_BLOCK => widen::<IN_MEMORY_BLOCK, R>(self, with),
             _ if self.len() <= WIDENED_ON_STACK => widen::<WIDENED_ON_STACK, R>(self, with),
             _ => {
                 let mut wide = vec![0; self.len()];

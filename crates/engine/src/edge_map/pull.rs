@@ -22,6 +22,11 @@ const KEPT_VERTICES_PER_ENTRY: u64 = 4;
 /// Kept lists may hold this many neighbors per entry of the pull's limit.
 const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
 
+/// How many vertices ahead a scanning pass fetches the heads of the lists it will read:
+/// enough to keep several cache misses in flight, few enough that the lines are still
+/// cached when their turn comes (16 and 32 measured alike on kron23).
+const PREFETCH_AHEAD: usize = 16;
+
 /// A list longer than this many entries is not kept: it fills most of the pages a
 /// gather reads for it, while a short one costs a whole page for a few bytes.
 const MOST_KEPT_ENTRIES: usize = 1024;
@@ -107,25 +112,19 @@ impl Pull {
         let share = (self.limit / rayon::current_num_threads().max(1)).max(1);
         let overflowed = AtomicBool::new(false);
         let keep_lists = self.keep_lists;
-        // Visits `vertex` if it wants a value; if it finds none, keeps its list (when
-        // `kept` is given and has room) or lists it as left. Returns 1 if it found one.
-        let pull = |vertex: u32,
-                    neighbors: &[u32],
-                    waiting: &mut Vec<u32>,
-                    edges: &mut u64,
-                    kept: Option<&mut KeptLists>| {
-            if neighbors.is_empty() || !wants(vertex) {
-                return 0;
-            }
-            if visit(vertex, neighbors) {
-                return 1;
-            }
+        // A vertex that wanted a value and found none among `neighbors`: keeps its list
+        // (when `kept` is given and has room) or lists it as left.
+        let left_wanting = |vertex: u32,
+                            neighbors: &[u32],
+                            waiting: &mut Vec<u32>,
+                            edges: &mut u64,
+                            kept: Option<&mut KeptLists>| {
             // Once the left overflow, the next pass scans, and kept lists would be waste.
             if keep_lists
                 && !overflowed.load(Ordering::Relaxed)
                 && kept.is_some_and(|kept| kept.keep(vertex, neighbors, share))
             {
-                return 0;
+                return;
             }
             if waiting.len() < share {
                 if !overflowed.load(Ordering::Relaxed) {
@@ -135,7 +134,6 @@ impl Pull {
             } else {
                 overflowed.store(true, Ordering::Relaxed);
             }
-            0
         };
         // Too many lists to gather: the pass scans, and the kept ones are dropped.
         let previous = self
@@ -156,12 +154,38 @@ impl Pull {
                         if overflowed.load(Ordering::Relaxed) && waiting.capacity() > 0 {
                             *waiting = Vec::new();
                         }
-                        block
-                            .iter()
-                            .map(|(vertex, list)| {
-                                pull(vertex, list.neighbors, waiting, edges, Some(&mut *kept))
-                            })
-                            .sum()
+                        let mut joined = 0;
+                        let vertices = block.vertices();
+                        let count = vertices.len();
+                        // The heads of the lists a pass reads lie scattered between the
+                        // lists it skips: they are fetched a few vertices ahead, so that
+                        // many are on their way at once.
+                        for index in 0..PREFETCH_AHEAD.min(count) {
+                            if wants(vertices.start + index as u32) {
+                                block.prefetch_list(index);
+                            }
+                        }
+                        for (index, vertex) in vertices.enumerate() {
+                            let ahead = index + PREFETCH_AHEAD;
+                            if ahead < count && wants(vertex + PREFETCH_AHEAD as u32) {
+                                block.prefetch_list(ahead);
+                            }
+                            // A vertex that wants nothing costs one load: its list is not
+                            // even located.
+                            if !wants(vertex) {
+                                continue;
+                            }
+                            let neighbors = block.list(index).neighbors;
+                            if neighbors.is_empty() {
+                                continue;
+                            }
+                            if visit(vertex, neighbors) {
+                                joined += 1;
+                            } else {
+                                left_wanting(vertex, neighbors, waiting, edges, Some(&mut *kept));
+                            }
+                        }
+                        joined
                     });
                     found.count(joined);
                 })?;
@@ -178,10 +202,17 @@ impl Pull {
                     .sum();
                 found.count(joined);
                 store.gather(self.direction, &vertices, &|vertex, list| {
-                    let joined = left.with_buffer(|waiting, edges| {
-                        pull(vertex, list.neighbors, waiting, edges, None)
-                    });
-                    found.count(joined);
+                    let neighbors = list.neighbors;
+                    if neighbors.is_empty() || !wants(vertex) {
+                        return;
+                    }
+                    if visit(vertex, neighbors) {
+                        found.count(1);
+                    } else {
+                        left.with_buffer(|waiting, edges| {
+                            left_wanting(vertex, neighbors, waiting, edges, None)
+                        });
+                    }
                 })?;
                 (kept, Pass::Gathered)
             }
