@@ -490,15 +490,8 @@ pub fn property_vec<T>(
 /// PageRank prefetching 64 entries ahead). A hint: out of range is ignored.
 #[inline]
 pub fn prefetch<T>(values: &[T], index: usize) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(entry) = values.get(index) {
-        // SAFETY: SSE is part of x86_64's baseline, and a prefetch only hints the cache:
-        // it never faults or changes memory, and the address is an element's.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (entry as *const T).cast::<i8>(),
-            );
-        }
+        swapless_store::prefetch(entry);
     }
 }
 

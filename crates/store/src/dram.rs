@@ -10,7 +10,7 @@ use swapless_format::{GraphFile, SectionKind};
 use crate::lists::layout::{check_ids_in_range, check_offsets};
 use crate::{
     Adjacency, EdgeDirection, EdgeStore, GraphFacts, ListsNeeded, OffsetForm, OffsetSlice, Offsets,
-    Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block,
+    Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block, prefetch,
 };
 
 /// Ranges of vertices a thread's share of a compressed load is cut into: more than one
@@ -185,6 +185,18 @@ impl Csr {
         }
     }
 
+    /// Starts loading the head of `vertex`'s list (and weights) into the cache.
+    #[inline]
+    fn prefetch_list(&self, vertex: u32) {
+        let start = self.offsets.get(vertex as usize) as usize;
+        if let Some(head) = self.neighbors.get(start) {
+            prefetch(head);
+        }
+        if let Some(head) = self.weights.as_ref().and_then(|weights| weights.get(start)) {
+            prefetch(head);
+        }
+    }
+
     /// Visits the lists of `vertices` in blocks.
     fn visit_block(&self, vertices: Range<u32>, visit_block: &VisitBlock) {
         for_each_block(
@@ -203,6 +215,11 @@ impl Csr {
             + self.weights.as_ref().map_or(0, |w| w.len() * 4)) as u64
     }
 }
+
+/// Vertices of a gather that one task visits in turn.
+const GATHER_CHUNK: usize = 64;
+/// How many vertices ahead a gather fetches the heads of their lists.
+const GATHER_PREFETCH_AHEAD: usize = 8;
 
 /// A graph held entirely in DRAM.
 pub struct DramStore {
@@ -300,10 +317,19 @@ impl EdgeStore for DramStore {
 
     fn gather(&self, direction: EdgeDirection, vertices: &[u32], visit: &Visit) -> Result<()> {
         let lists = self.lists(direction);
-        vertices
-            .par_iter()
-            .with_min_len(64)
-            .for_each(|&vertex| visit(vertex, lists.adjacency(vertex)));
+        // A frontier's lists lie anywhere in the section: each one's head is fetched a few
+        // vertices ahead, so that several are on their way at once.
+        vertices.par_chunks(GATHER_CHUNK).for_each(|chunk| {
+            for &vertex in &chunk[..GATHER_PREFETCH_AHEAD.min(chunk.len())] {
+                lists.prefetch_list(vertex);
+            }
+            for (index, &vertex) in chunk.iter().enumerate() {
+                if let Some(&ahead) = chunk.get(index + GATHER_PREFETCH_AHEAD) {
+                    lists.prefetch_list(ahead);
+                }
+                visit(vertex, lists.adjacency(vertex));
+            }
+        });
         Ok(())
     }
 

@@ -159,8 +159,8 @@ impl<'a> ListBlock<'a> {
 #[inline(always)]
 pub fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch neither reads into the program nor faults; the address is a
-    // live reference's. It is `unsafe` only as every raw-pointer intrinsic is.
+    // SAFETY: SSE is part of x86_64's baseline, and a prefetch only hints the cache: it
+    // never faults or changes memory, and the address is a live reference's.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
