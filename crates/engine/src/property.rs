@@ -507,6 +507,11 @@ impl U32Array {
     pub fn filled(arrays: &PropertyArrays, vertices: usize, value: u32) -> U32Array {
         U32Array(property_vec(arrays, vertices, || AtomicU32::new(value)))
     }
+    /// Asks the CPU to start loading entry `index` into cache (see [`prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, index: u32) {
+        prefetch(&self.0, index as usize);
+    }
     /// Entry `index`.
     #[inline]
     pub fn get(&self, index: u32) -> u32 {
@@ -619,6 +624,11 @@ impl F64Array {
         F64Array(property_vec(arrays, vertices, || {
             AtomicU64::new(value.to_bits())
         }))
+    }
+    /// Asks the CPU to start loading entry `index` into cache (see [`prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, index: u32) {
+        prefetch(&self.0, index as usize);
     }
     /// Entry `index`.
     #[inline]

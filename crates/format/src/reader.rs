@@ -397,11 +397,22 @@ impl GraphFile {
     /// checksum as it arrives, and leaves no copy in the page cache: a run under a
     /// memory budget (or a cgroup limit) must not hold the section twice.
     pub fn load_section<T: bytemuck::Pod>(&self, kind: SectionKind) -> Result<Option<Vec<T>>> {
+        self.load_section_with(kind, |_| {})
+    }
+
+    /// [`load_section`](Self::load_section), calling `prepare` on the array after it is
+    /// allocated and before it is first written (to advise the OS how to back it).
+    pub fn load_section_with<T: bytemuck::Pod>(
+        &self,
+        kind: SectionKind,
+        prepare: impl FnOnce(&mut [T]),
+    ) -> Result<Option<Vec<T>>> {
         let Some(mut reader) = SectionReader::open(self, kind)? else {
             return Ok(None);
         };
         let element = std::mem::size_of::<T>() as u64;
         let mut values: Vec<T> = vec![T::zeroed(); (reader.length / element) as usize];
+        prepare(&mut values);
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
         for (index, piece) in bytes.chunks_mut(READ_PIECE_BYTES as usize).enumerate() {
             reader.read_piece(self, index as u64 * READ_PIECE_BYTES, piece)?;

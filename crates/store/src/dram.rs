@@ -9,8 +9,9 @@ use swapless_format::{GraphFile, SectionKind};
 
 use crate::lists::layout::{check_ids_in_range, check_offsets};
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, GraphFacts, ListsNeeded, OffsetForm, OffsetSlice, Offsets,
-    Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges, for_each_block, prefetch,
+    Adjacency, EdgeDirection, EdgeStore, GraphFacts, HUGE_PAGE, ListsNeeded, OffsetForm,
+    OffsetSlice, Offsets, PAGE, Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges,
+    for_each_block, prefetch,
 };
 
 /// Ranges of vertices a thread's share of a compressed load is cut into: more than one
@@ -103,7 +104,9 @@ impl Csr {
         if graph.lists_compressed() {
             return Csr::decode(graph, sections, weighted);
         }
-        let neighbors: Vec<u32> = graph.load_section(sections[1])?.ok_or_else(missing)?;
+        let neighbors: Vec<u32> = graph
+            .load_section_with(sections[1], advise_huge_pages)?
+            .ok_or_else(missing)?;
         let offsets = Offsets::load(
             graph,
             [sections[0], sections[1]],
@@ -119,7 +122,7 @@ impl Csr {
             offsets,
             neighbors,
             weights: if weighted {
-                graph.load_section(sections[2])?
+                graph.load_section_with(sections[2], advise_huge_pages)?
             } else {
                 None
             },
@@ -139,7 +142,11 @@ impl Csr {
             })?;
         check_offsets(graph, sections, offsets.as_slice(), arcs)?;
         let mut neighbors = vec![0u32; arcs as usize];
+        advise_huge_pages(&mut neighbors);
         let mut weights = weighted.then(|| vec![0f32; arcs as usize]);
+        if let Some(weights) = weights.as_mut() {
+            advise_huge_pages(weights);
+        }
         let incoming = sections[1] == SectionKind::InNeighbors;
         let offsets_of = offsets.as_slice();
         let ranges = decode_ranges(
@@ -213,6 +220,30 @@ impl Csr {
         (self.offsets.bytes() as usize
             + self.neighbors.len() * 4
             + self.weights.as_ref().map_or(0, |w| w.len() * 4)) as u64
+    }
+}
+
+/// Asks the OS to back `values` with huge pages, before they are first touched: a
+/// search reads the heads of lists all over the section, and on 4 KiB pages nearly each
+/// one misses the TLB as well as the cache. Only a hint; a kernel without transparent
+/// huge pages refuses it and the lists stay on small pages.
+fn advise_huge_pages<T>(values: &mut [T]) {
+    let bytes = std::mem::size_of_val(values);
+    let start = values.as_mut_ptr() as usize;
+    // The advice covers whole pages: from the first page boundary inside the array.
+    let aligned = start.next_multiple_of(PAGE as usize);
+    let end = start + bytes;
+    if end <= aligned + HUGE_PAGE {
+        return;
+    }
+    // SAFETY: the range lies within `values`, which this function borrows mutably, and
+    // MADV_HUGEPAGE changes only how the kernel backs those pages, never their contents.
+    unsafe {
+        libc::madvise(
+            aligned as *mut libc::c_void,
+            (end - aligned) / PAGE as usize * PAGE as usize,
+            libc::MADV_HUGEPAGE,
+        );
     }
 }
 
