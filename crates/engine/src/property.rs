@@ -34,28 +34,14 @@ impl HugePageAdvice {
     /// Advises the kernel to back the first [`HugePageAdvice::fraction`] of `values` with
     /// huge pages. After degree-based reordering that prefix holds the hottest vertices.
     fn advise<T>(&self, values: &[T]) {
-        let bytes = (std::mem::size_of_val(values) as f64 * self.fraction) as usize;
-        let start = values.as_ptr() as usize;
-        let aligned_start = start.next_multiple_of(HUGE_PAGE);
-        let end = (start + bytes) / HUGE_PAGE * HUGE_PAGE;
-        if self.fraction <= 0.0 || end <= aligned_start {
+        if self.fraction <= 0.0 {
             return;
         }
-        // SAFETY: the range lies inside `values`' own allocation, is 2 MiB aligned, and
-        // MADV_HUGEPAGE only changes how the kernel backs those pages, never their contents.
-        let status = unsafe {
-            libc::madvise(
-                aligned_start as *mut libc::c_void,
-                end - aligned_start,
-                libc::MADV_HUGEPAGE,
-            )
-        };
+        let bytes = (std::mem::size_of_val(values) as f64 * self.fraction) as usize;
         // A kernel built without transparent huge pages refuses the advice; the run goes on
         // with small pages and the report shows none advised.
-        if status == 0 {
-            self.advised_bytes
-                .fetch_add((end - aligned_start) as u64, Ordering::Relaxed);
-        }
+        let advised = swapless_store::advise_huge_pages_prefix(values, bytes);
+        self.advised_bytes.fetch_add(advised, Ordering::Relaxed);
     }
 }
 

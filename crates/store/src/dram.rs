@@ -9,9 +9,9 @@ use swapless_format::{GraphFile, SectionKind};
 
 use crate::lists::layout::{check_ids_in_range, check_offsets};
 use crate::{
-    Adjacency, EdgeDirection, EdgeStore, GraphFacts, HUGE_PAGE, ListsNeeded, OffsetForm,
-    OffsetSlice, Offsets, PAGE, Result, SCAN_BLOCK, Visit, VisitBlock, block_ranges,
-    for_each_block, prefetch,
+    Adjacency, EdgeDirection, EdgeStore, GraphFacts, ListsNeeded, OffsetForm, OffsetSlice, Offsets,
+    Result, SCAN_BLOCK, Visit, VisitBlock, advise_huge_pages_prefix, block_ranges, for_each_block,
+    prefetch,
 };
 
 /// Ranges of vertices a thread's share of a compressed load is cut into: more than one
@@ -223,28 +223,11 @@ impl Csr {
     }
 }
 
-/// Asks the OS to back `values` with huge pages, before they are first touched: a
-/// search reads the heads of lists all over the section, and on 4 KiB pages nearly each
-/// one misses the TLB as well as the cache. Only a hint; a kernel without transparent
-/// huge pages refuses it and the lists stay on small pages.
+/// Asks the OS to back `values` with huge pages before they are first touched: a search
+/// reads the heads of lists all over the section, and on 4 KiB pages nearly each one
+/// misses the TLB as well as the cache.
 fn advise_huge_pages<T>(values: &mut [T]) {
-    let bytes = std::mem::size_of_val(values);
-    let start = values.as_mut_ptr() as usize;
-    // The advice covers whole pages: from the first page boundary inside the array.
-    let aligned = start.next_multiple_of(PAGE as usize);
-    let end = start + bytes;
-    if end <= aligned + HUGE_PAGE {
-        return;
-    }
-    // SAFETY: the range lies within `values`, which this function borrows mutably, and
-    // MADV_HUGEPAGE changes only how the kernel backs those pages, never their contents.
-    unsafe {
-        libc::madvise(
-            aligned as *mut libc::c_void,
-            (end - aligned) / PAGE as usize * PAGE as usize,
-            libc::MADV_HUGEPAGE,
-        );
-    }
+    advise_huge_pages_prefix(values, std::mem::size_of_val(values));
 }
 
 /// Vertices of a gather that one task visits in turn.

@@ -154,6 +154,33 @@ impl<'a> ListBlock<'a> {
     }
 }
 
+/// Advises the OS to back the first `bytes` of `values` with huge pages, as far as whole
+/// 2 MiB pages lie inside them, and returns the bytes advised: 0 when none fit or when the
+/// OS refuses (a kernel without transparent huge pages). The advice changes only how the
+/// pages are backed; given before they are first touched, it takes effect at once.
+pub fn advise_huge_pages_prefix<T>(values: &[T], bytes: usize) -> u64 {
+    let start = values.as_ptr() as usize;
+    let aligned_start = start.next_multiple_of(HUGE_PAGE);
+    let end = (start + bytes.min(std::mem::size_of_val(values))) / HUGE_PAGE * HUGE_PAGE;
+    if end <= aligned_start {
+        return 0;
+    }
+    // SAFETY: the range lies inside `values`' own allocation and is 2 MiB aligned, and
+    // MADV_HUGEPAGE changes only how the kernel backs those pages, never their contents.
+    let status = unsafe {
+        libc::madvise(
+            aligned_start as *mut libc::c_void,
+            end - aligned_start,
+            libc::MADV_HUGEPAGE,
+        )
+    };
+    if status == 0 {
+        (end - aligned_start) as u64
+    } else {
+        0
+    }
+}
+
 /// Hints the CPU to load `value`'s cache line; nothing else happens, and on targets
 /// without the hint nothing at all.
 #[inline(always)]
