@@ -15,12 +15,13 @@ use thread_local::ThreadLocal;
 use super::{Pass, few_enough_to_gather};
 use crate::frontier::ThreadBuffers;
 
-/// Kept lists may hold this many vertices per entry of the pull's limit: on a Kronecker
-/// graph the first bottom-up scan leaves about 3 vertices and 4 arcs per entry of a
-/// limit of n/32, which a scan would otherwise read whole again.
-const KEPT_VERTICES_PER_ENTRY: u64 = 4;
+/// Kept lists may hold this many vertices per entry of the pull's limit: on GAP's
+/// Kronecker graph the first bottom-up scan leaves about 6.4 vertices and 15 arcs per
+/// entry of a limit of n/32 (this generator's, about 3 and 4), which the next pass would
+/// otherwise find by scanning every list again.
+const KEPT_VERTICES_PER_ENTRY: u64 = 8;
 /// Kept lists may hold this many neighbors per entry of the pull's limit.
-const KEPT_NEIGHBORS_PER_ENTRY: u64 = 8;
+const KEPT_NEIGHBORS_PER_ENTRY: u64 = 16;
 
 /// How many vertices ahead a scanning pass fetches the heads of the lists it will read:
 /// enough to keep several cache misses in flight, few enough that the lines are still
@@ -33,7 +34,7 @@ const MOST_KEPT_ENTRIES: usize = 1024;
 
 /// Bytes the lists a [`Pull`] of `limit` keeps may take (a vertex and a length for
 /// each of `KEPT_VERTICES_PER_ENTRY` vertices, and `KEPT_NEIGHBORS_PER_ENTRY`
-/// neighbors, per entry of the limit: 64 bytes).
+/// neighbors, per entry of the limit: 128 bytes).
 pub fn kept_lists_bytes(limit: u64) -> u64 {
     (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * limit
 }
@@ -308,24 +309,29 @@ mod tests {
     fn kept_lists_stay_within_their_share_and_drop_found_ones_in_place() {
         let mut kept = KeptLists::default();
         let everyone = |_: u32| true;
-        // Room for 4 vertices and 8 neighbors.
+        let most_vertices = KEPT_VERTICES_PER_ENTRY as u32;
+        let most_neighbors = KEPT_NEIGHBORS_PER_ENTRY as u32;
+        // Room for `most_vertices` vertices and `most_neighbors` neighbors.
         let share = 1;
         assert!(kept.keep(10, &[1, 2], share));
         assert!(kept.keep(11, &[3], share));
-        // Would pass the 8 neighbors (2 + 1 + 6).
-        assert!(!kept.keep(12, &[4, 5, 6, 7, 8, 9], share));
-        assert!(kept.keep(13, &[5, 6, 7, 8, 9], share));
+        // One neighbor past the room left.
+        let too_many: Vec<u32> = (4..4 + most_neighbors - 2).collect();
+        assert!(!kept.keep(12, &too_many, share));
+        // Exactly the room left.
+        let fitting: Vec<u32> = (5..5 + most_neighbors - 3).collect();
+        assert!(kept.keep(13, &fitting, share));
         // A list longer than a page's worth is never kept, room or not.
         let long = vec![0u32; MOST_KEPT_ENTRIES + 1];
         assert!(!KeptLists::default().keep(14, &long, 1 << 20));
-        assert_eq!(kept.neighbors.capacity(), 8);
+        assert_eq!(kept.neighbors.capacity(), most_neighbors as usize);
         // Vertex 11 finds its value (3); 10 and 13 stay, with their lists intact.
         let found = kept.retain_wanting(&everyone, &|_, neighbors| neighbors.contains(&3));
         assert_eq!(found, 1);
         assert_eq!(kept.vertices, vec![10, 13]);
-        assert_eq!(kept.lengths, vec![2, 5]);
-        assert_eq!(kept.neighbors, vec![1, 2, 5, 6, 7, 8, 9]);
-        // Room for one more neighbor (7 of 8), then none.
+        assert_eq!(kept.lengths, vec![2, most_neighbors - 3]);
+        assert_eq!(kept.neighbors, [&[1, 2][..], &fitting].concat());
+        // Room for one more neighbor, then none.
         assert!(kept.keep(15, &[1], share));
         assert!(!kept.keep(16, &[1], share));
         // A vertex that wants nothing any more is dropped without being visited.
@@ -337,8 +343,8 @@ mod tests {
         assert_eq!(kept.vertices, vec![10]);
         assert_eq!(kept.retain_wanting(&everyone, &|_, _| true), 1);
         assert!(kept.vertices.is_empty() && kept.neighbors.is_empty());
-        // At most 4 vertices, however short their lists.
-        for vertex in 0..4 {
+        // At most `most_vertices` vertices, however short their lists.
+        for vertex in 0..most_vertices {
             assert!(kept.keep(vertex, &[1], share));
         }
         assert!(!kept.keep(99, &[1], share));

@@ -124,7 +124,7 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
 /// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
 /// bitmap word's, 64): a tighter bound on memory than [`list_limit`], at the cost of
 /// more steps through the bitmaps; with `keep_lists`, bottom-up scans keep the lists of
-/// the vertices they leave unvisited (64 bytes per entry of `limit`: [`kept_lists_bytes`]
+/// the vertices they leave unvisited (128 bytes per entry of `limit`: [`kept_lists_bytes`]
 /// at the default limit), else the next steps read them again.
 pub fn bfs_with_list_limit(
     store: &dyn EdgeStore,
