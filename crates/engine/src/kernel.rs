@@ -186,8 +186,9 @@ impl KernelMemory {
 pub struct KernelOptions<P> {
     /// bfs, sssp: the source, an internal id (the runner maps the caller's original id).
     pub source: u32,
-    /// Whether the plan holds the kernel's optional bytes ([`KernelMemory::optional_bytes`]).
-    pub optional_held: bool,
+    /// Bytes of the kernel's optional memory the plan holds for it: at most
+    /// [`KernelMemory::optional_bytes`], 0 when it has no room for them.
+    pub optional_bytes: u64,
     /// The kernel's parameters.
     pub parameters: P,
     /// Where the run's property arrays take their memory: every array the kernel makes
@@ -200,7 +201,7 @@ impl<P> KernelOptions<P> {
     pub fn with<Q>(&self, parameters: Q) -> KernelOptions<Q> {
         KernelOptions {
             source: self.source,
-            optional_held: self.optional_held,
+            optional_bytes: self.optional_bytes,
             parameters,
             arrays: self.arrays.clone(),
         }

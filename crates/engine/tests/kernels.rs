@@ -192,7 +192,7 @@ fn run_and_verify(
     let parameters = resolve(info.name, info.parameters, &given).map_err(|e| e.to_string())?;
     let options = KernelOptions {
         source,
-        optional_held: false,
+        optional_bytes: 0,
         parameters,
         arrays: PropertyArrays::default(),
     };
@@ -976,7 +976,7 @@ fn verified_scores(name: &str, path: &Path, given: &[Given]) -> Vec<f64> {
     let parameters = resolve(kernel.info().name, kernel.info().parameters, given).unwrap();
     let options = KernelOptions {
         source: 0,
-        optional_held: false,
+        optional_bytes: 0,
         parameters,
         arrays: PropertyArrays::default(),
     };

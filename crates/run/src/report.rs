@@ -119,8 +119,10 @@ pub struct PlanFigures {
     pub banded_search: bool,
     /// Why io_uring was refused, when it was.
     pub io_uring_refused: Option<String>,
-    /// Whether the kernel's optional bytes were held.
+    /// Whether any of the kernel's optional bytes were held.
     pub optional_property_held: bool,
+    /// Bytes of the kernel's optional memory held (bfs's kept lists).
+    pub optional_property_bytes: u64,
 }
 
 impl PlanFigures {
@@ -138,6 +140,7 @@ impl PlanFigures {
             banded_search: plan.banded_search(),
             io_uring_refused: plan.io_uring_refused().map(str::to_string),
             optional_property_held: plan.optional_property_held(),
+            optional_property_bytes: plan.optional_property_bytes(),
         }
     }
 }

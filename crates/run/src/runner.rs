@@ -324,7 +324,7 @@ fn kernel_options(
     }
     Ok(KernelOptions {
         source,
-        optional_held: plan.kernel_arrays().optional_held,
+        optional_bytes: plan.kernel_arrays().optional_bytes,
         parameters,
         arrays: arrays.clone(),
     })

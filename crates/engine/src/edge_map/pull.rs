@@ -15,13 +15,12 @@ use thread_local::ThreadLocal;
 use super::{Pass, few_enough_to_gather};
 use crate::frontier::ThreadBuffers;
 
-/// Kept lists may hold this many vertices per entry of the pull's limit: on GAP's
-/// Kronecker graph the first bottom-up scan leaves about 6.4 vertices and 15 arcs per
-/// entry of a limit of n/32 (this generator's, about 3 and 4), which the next pass would
-/// otherwise find by scanning every list again.
-const KEPT_VERTICES_PER_ENTRY: u64 = 8;
-/// Kept lists may hold this many neighbors per entry of the pull's limit.
-const KEPT_NEIGHBORS_PER_ENTRY: u64 = 16;
+/// Bytes kept lists may take per entry of the pull's limit, half for vertices and their
+/// lengths (8 bytes each), half for neighbors (4 bytes each): 8 vertices and 16
+/// neighbors. On GAP's Kronecker graph the first bottom-up scan leaves about 6.4 vertices
+/// and 15 arcs per entry of a limit of n/32 (this generator's, about 3 and 4), which the
+/// next pass would otherwise find by scanning every list again.
+const KEPT_BYTES_PER_ENTRY: u64 = 128;
 
 /// How many vertices ahead a scanning pass fetches the heads of the lists it will read:
 /// enough to keep several cache misses in flight, few enough that the lines are still
@@ -32,11 +31,26 @@ const PREFETCH_AHEAD: usize = 16;
 /// gather reads for it, while a short one costs a whole page for a few bytes.
 const MOST_KEPT_ENTRIES: usize = 1024;
 
-/// Bytes the lists a [`Pull`] of `limit` keeps may take (a vertex and a length for
-/// each of `KEPT_VERTICES_PER_ENTRY` vertices, and `KEPT_NEIGHBORS_PER_ENTRY`
-/// neighbors, per entry of the limit: 128 bytes).
+/// Bytes the lists a [`Pull`] of `limit` keeps take at most, when given all it can use.
 pub fn kept_lists_bytes(limit: u64) -> u64 {
-    (8 * KEPT_VERTICES_PER_ENTRY + 4 * KEPT_NEIGHBORS_PER_ENTRY) * limit
+    KEPT_BYTES_PER_ENTRY * limit
+}
+
+/// How much one thread's kept lists may hold.
+#[derive(Clone, Copy, Debug)]
+struct KeptRoom {
+    vertices: usize,
+    neighbors: usize,
+}
+
+impl KeptRoom {
+    /// The room `bytes` give: half for vertices and lengths, half for neighbors.
+    fn of(bytes: u64) -> KeptRoom {
+        KeptRoom {
+            vertices: (bytes / 2 / 8) as usize,
+            neighbors: (bytes / 2 / 4) as usize,
+        }
+    }
 }
 
 /// What one pull pass did.
@@ -54,7 +68,8 @@ pub struct Pull {
     direction: EdgeDirection,
     /// The most vertices a pass lists as left wanting; past it the next pass scans.
     limit: usize,
-    keep_lists: bool,
+    /// Bytes the lists of vertices left wanting may take (0: none are kept).
+    kept_bytes: u64,
     /// What the last pass left wanting; `None` before the first pass, and after one
     /// that left too many to list.
     left: Option<Left>,
@@ -71,12 +86,13 @@ struct Left {
 impl Pull {
     /// Pulls over the lists in `direction`, listing at most `limit` vertices left
     /// wanting (memory: 16 bytes an entry at most, counted by the caller) and, with
-    /// `keep_lists`, keeping their lists within [`kept_lists_bytes`] of it.
-    pub fn new(direction: EdgeDirection, limit: usize, keep_lists: bool) -> Pull {
+    /// keeping their lists within `kept_bytes` (at most [`kept_lists_bytes`] of the limit
+    /// is used).
+    pub fn new(direction: EdgeDirection, limit: usize, kept_bytes: u64) -> Pull {
         Pull {
             direction,
             limit: limit.max(1),
-            keep_lists,
+            kept_bytes: kept_bytes.min(kept_lists_bytes(limit.max(1) as u64)),
             left: None,
         }
     }
@@ -110,9 +126,11 @@ impl Pull {
         let mut found = ThreadBuffers::new();
         // Each thread lists at most its share of the limit; one that would pass it stops
         // them all listing any (the next pass then scans instead of gathering).
-        let share = (self.limit / rayon::current_num_threads().max(1)).max(1);
+        let threads = rayon::current_num_threads().max(1);
+        let share = (self.limit / threads).max(1);
+        let room = KeptRoom::of(self.kept_bytes / threads as u64);
         let overflowed = AtomicBool::new(false);
-        let keep_lists = self.keep_lists;
+        let keep_lists = self.kept_bytes > 0;
         // A vertex that wanted a value and found none among `neighbors`: keeps its list
         // (when `kept` is given and has room) or lists it as left.
         let left_wanting = |vertex: u32,
@@ -123,7 +141,7 @@ impl Pull {
             // Once the left overflow, the next pass scans, and kept lists would be waste.
             if keep_lists
                 && !overflowed.load(Ordering::Relaxed)
-                && kept.is_some_and(|kept| kept.keep(vertex, neighbors, share))
+                && kept.is_some_and(|kept| kept.keep(vertex, neighbors, room))
             {
                 return;
             }
@@ -246,10 +264,9 @@ struct KeptLists {
 
 impl KeptLists {
     /// Keeps `vertex`'s list if it is short and there is room within this thread's
-    /// `share` of the limit; false if not.
-    fn keep(&mut self, vertex: u32, neighbors: &[u32], share: usize) -> bool {
-        let most_vertices = KEPT_VERTICES_PER_ENTRY as usize * share;
-        let most_neighbors = KEPT_NEIGHBORS_PER_ENTRY as usize * share;
+    /// `room`; false if not.
+    fn keep(&mut self, vertex: u32, neighbors: &[u32], room: KeptRoom) -> bool {
+        let (most_vertices, most_neighbors) = (room.vertices, room.neighbors);
         if neighbors.len() > MOST_KEPT_ENTRIES
             || self.vertices.len() >= most_vertices
             || self.neighbors.len() + neighbors.len() > most_neighbors
@@ -306,24 +323,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kept_lists_stay_within_their_share_and_drop_found_ones_in_place() {
+    fn kept_lists_stay_within_their_room_and_drop_found_ones_in_place() {
         let mut kept = KeptLists::default();
         let everyone = |_: u32| true;
-        let most_vertices = KEPT_VERTICES_PER_ENTRY as u32;
-        let most_neighbors = KEPT_NEIGHBORS_PER_ENTRY as u32;
-        // Room for `most_vertices` vertices and `most_neighbors` neighbors.
-        let share = 1;
-        assert!(kept.keep(10, &[1, 2], share));
-        assert!(kept.keep(11, &[3], share));
+        // One entry of the limit's room: 8 vertices and 16 neighbors.
+        let room = KeptRoom::of(KEPT_BYTES_PER_ENTRY);
+        let (most_vertices, most_neighbors) = (room.vertices as u32, room.neighbors as u32);
+        assert_eq!((most_vertices, most_neighbors), (8, 16));
+        assert!(kept.keep(10, &[1, 2], room));
+        assert!(kept.keep(11, &[3], room));
         // One neighbor past the room left.
         let too_many: Vec<u32> = (4..4 + most_neighbors - 2).collect();
-        assert!(!kept.keep(12, &too_many, share));
+        assert!(!kept.keep(12, &too_many, room));
         // Exactly the room left.
         let fitting: Vec<u32> = (5..5 + most_neighbors - 3).collect();
-        assert!(kept.keep(13, &fitting, share));
+        assert!(kept.keep(13, &fitting, room));
         // A list longer than a page's worth is never kept, room or not.
         let long = vec![0u32; MOST_KEPT_ENTRIES + 1];
-        assert!(!KeptLists::default().keep(14, &long, 1 << 20));
+        assert!(!KeptLists::default().keep(14, &long, KeptRoom::of(1 << 30)));
         assert_eq!(kept.neighbors.capacity(), most_neighbors as usize);
         // Vertex 11 finds its value (3); 10 and 13 stay, with their lists intact.
         let found = kept.retain_wanting(&everyone, &|_, neighbors| neighbors.contains(&3));
@@ -332,8 +349,8 @@ mod tests {
         assert_eq!(kept.lengths, vec![2, most_neighbors - 3]);
         assert_eq!(kept.neighbors, [&[1, 2][..], &fitting].concat());
         // Room for one more neighbor, then none.
-        assert!(kept.keep(15, &[1], share));
-        assert!(!kept.keep(16, &[1], share));
+        assert!(kept.keep(15, &[1], room));
+        assert!(!kept.keep(16, &[1], room));
         // A vertex that wants nothing any more is dropped without being visited.
         let found = kept.retain_wanting(&|vertex| vertex != 13, &|vertex, _| {
             assert_ne!(vertex, 13);
@@ -345,8 +362,8 @@ mod tests {
         assert!(kept.vertices.is_empty() && kept.neighbors.is_empty());
         // At most `most_vertices` vertices, however short their lists.
         for vertex in 0..most_vertices {
-            assert!(kept.keep(vertex, &[1], share));
+            assert!(kept.keep(vertex, &[1], room));
         }
-        assert!(!kept.keep(99, &[1], share));
+        assert!(!kept.keep(99, &[1], room));
     }
 }

@@ -47,7 +47,7 @@ pub(super) fn accumulate_weighted_from(
 ) -> Result<Option<Refusal>> {
     let options = KernelOptions {
         source,
-        optional_held: false,
+        optional_bytes: 0,
         parameters: delta,
         arrays: arrays.clone(),
     };
@@ -282,7 +282,7 @@ mod tests {
         let kernel = Betweenness::<true>;
         let options = KernelOptions {
             source: 0,
-            optional_held: false,
+            optional_bytes: 0,
             parameters: BetweennessOptions {
                 sources: Sources::All,
                 delta: 1.0,

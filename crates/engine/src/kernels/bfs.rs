@@ -133,7 +133,11 @@ pub fn bfs_with_list_limit(
     keep_lists: bool,
 ) -> Result<BfsResult> {
     let arrays = PropertyArrays::default();
-    let mut state = BfsState::new(store, &arrays, source, limit, keep_lists);
+    let kept_bytes = match keep_lists {
+        true => crate::edge_map::kept_lists_bytes(limit as u64),
+        false => 0,
+    };
+    let mut state = BfsState::new(store, &arrays, source, limit, kept_bytes);
     while state.level(store)? == Step::More {}
     Ok(Bfs.finish(state))
 }
@@ -164,7 +168,8 @@ pub struct BfsState {
     levels: u32,
     /// The most vertices a list holds (see [`list_limit`]).
     limit: usize,
-    keep_lists: bool,
+    /// Bytes a bottom-up phase may keep unvisited vertices' lists in (0: none).
+    kept_bytes: u64,
     /// `Some` during a bottom-up phase.
     bottom_up: Option<BottomUp>,
     /// Set once no later level can reach a vertex.
@@ -178,7 +183,7 @@ impl BfsState {
         arrays: &PropertyArrays,
         source: u32,
         limit: usize,
-        keep_lists: bool,
+        kept_bytes: u64,
     ) -> BfsState {
         let vertices = store.num_vertices();
         let parents = U32Array::filled(arrays, vertices, UNVISITED);
@@ -196,7 +201,7 @@ impl BfsState {
             reached: 1,
             levels: 0,
             limit: limit.max(1),
-            keep_lists,
+            kept_bytes,
             bottom_up: None,
             done: false,
         }
@@ -220,7 +225,7 @@ impl BfsState {
             self.frontier = Frontier::Bits;
             let phase = BottomUp {
                 awake: self.frontier_size,
-                pull: Pull::new(EdgeDirection::In, self.limit, self.keep_lists),
+                pull: Pull::new(EdgeDirection::In, self.limit, self.kept_bytes),
             };
             return self.bottom_up_level(store, phase);
         }
@@ -514,7 +519,7 @@ impl Kernel for Bfs {
             &options.arrays,
             options.source,
             limit,
-            options.optional_held,
+            options.optional_bytes,
         ))
     }
     /// One level of the search.
@@ -590,7 +595,7 @@ impl Kernel for Bfs {
         let awake = saved.number("awake")?;
         state.bottom_up = bottom_up.then(|| BottomUp {
             awake,
-            pull: Pull::new(EdgeDirection::In, state.limit, state.keep_lists),
+            pull: Pull::new(EdgeDirection::In, state.limit, state.kept_bytes),
         });
         Ok(state)
     }

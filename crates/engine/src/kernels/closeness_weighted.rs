@@ -282,7 +282,7 @@ impl Kernel for WeightedCloseness {
             let source = state.next_source;
             let options = KernelOptions {
                 source,
-                optional_held: false,
+                optional_bytes: 0,
                 parameters: state.delta,
                 arrays: state.arrays.clone(),
             };

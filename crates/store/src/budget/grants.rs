@@ -65,8 +65,9 @@ pub struct Plan {
     pub(super) weighted: bool,
     /// The kernel.
     pub(super) kernel: String,
-    /// Whether the kernel gets its optional bytes ([`super::PlanRequest::optional_property_bytes`]).
-    pub(super) optional_property_held: bool,
+    /// Bytes of the kernel's optional memory held for it (of
+    /// [`super::PlanRequest::optional_property_bytes`]; 0: none).
+    pub(super) optional_property_granted: u64,
     /// Whether the run reads (out, in) list sections; on an undirected graph the out
     /// sections serve both directions.
     pub(super) sections_read: (bool, bool),
@@ -157,9 +158,14 @@ impl Plan {
         &self.kernel
     }
 
-    /// Whether the kernel gets its optional bytes.
+    /// Whether the kernel gets any of its optional bytes.
     pub fn optional_property_held(&self) -> bool {
-        self.optional_property_held
+        self.optional_property_granted > 0
+    }
+
+    /// Bytes of the kernel's optional memory held for it.
+    pub fn optional_property_bytes(&self) -> u64 {
+        self.optional_property_granted
     }
 
     /// Bytes of the cached prefix of each list section, (out, in): a weighted run's
@@ -201,10 +207,10 @@ impl Plan {
         }
     }
 
-    /// The kernel's grant: whether its optional arrays are held.
+    /// The kernel's grant: how much of its optional memory is held.
     pub fn kernel_arrays(&self) -> KernelArraysGrant {
         KernelArraysGrant {
-            optional_held: self.optional_property_held,
+            optional_bytes: self.optional_property_granted,
         }
     }
 
@@ -226,8 +232,8 @@ impl Plan {
 /// What the kernel may hold besides its declared hot arrays.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelArraysGrant {
-    /// Whether it gets its optional bytes (bfs's kept lists).
-    pub optional_held: bool,
+    /// Bytes of its optional memory it may hold (bfs's kept lists; 0: none).
+    pub optional_bytes: u64,
 }
 
 /// What the serial verifier may hold after the run, when the graph's data is released.

@@ -201,12 +201,18 @@ fn choose_offset_form(
     }
 }
 
-/// Whether the kernel gets its optional bytes: the dram footprint counts them; a disk
-/// tier holds them when the least budget (`needed`) leaves room for them, at the cost of
-/// as much cached lists.
-fn optional_held(request: &PlanRequest, tier: Tier, budget: u64, needed: u64) -> bool {
+/// Bytes of the kernel's optional memory the plan holds: all of it on dram, whose
+/// footprint counts it; on a disk tier as much as the room beyond the least budget
+/// (`needed`) allows, at the cost of as much cached lists, if that is at least half of it
+/// (else none, and the little room goes to the list cache).
+fn optional_granted(request: &PlanRequest, tier: Tier, budget: u64, needed: u64) -> u64 {
     let optional = request.optional_property_bytes;
-    optional > 0 && (tier == Tier::Dram || budget >= needed + optional)
+    let room = budget.saturating_sub(needed);
+    match tier {
+        Tier::Dram => optional,
+        _ if room >= optional.div_ceil(2) => room.min(optional),
+        _ => 0,
+    }
 }
 
 /// A disk tier's `spare` bytes (what hot and warm data leave) split between the I/O
@@ -301,7 +307,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
             verifying: phases.verification == needed,
         });
     }
-    let optional_property_held = optional_held(request, tier, budget, needed);
+    let optional_property_granted = optional_granted(request, tier, budget, needed);
     let list_checks = match tier {
         Tier::Dram => 0,
         _ => sizes.list_checks,
@@ -309,12 +315,9 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
     let (slots, io_buffer_bytes, cached) = match tier {
         Tier::Dram => (SlotGeometry::default(), 0, sizes.decoded_bulk),
         _ => {
-            let optional = match optional_property_held {
-                true => request.optional_property_bytes,
-                false => 0,
-            };
             let warm = both(offsets) + sizes.permutation + list_checks;
-            split_spare(budget - floor.hot - optional - warm, &io, sizes.bulk)
+            let spare = budget - floor.hot - optional_property_granted - warm;
+            split_spare(spare, &io, sizes.bulk)
         }
     };
     let gather_cache_bytes = gather_cache_share(
@@ -332,7 +335,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         offsets,
         offset_form,
         list_checks,
-        optional_property_held,
+        optional_property_granted,
         cached_list_bytes,
         reordered: graph.flags().reordered,
         heads_read,
@@ -360,7 +363,7 @@ pub fn plan(graph: &GraphFile, request: &PlanRequest) -> Result<Plan> {
         queue_depth: request.queue_depth,
         weighted: sizes.weighted,
         kernel: request.kernel.clone(),
-        optional_property_held,
+        optional_property_granted,
         sections_read: sizes.sections_read(),
         heads_read,
     })

@@ -17,7 +17,8 @@ pub(super) struct Placed<'a> {
     pub(super) offset_form: OffsetForm,
     /// Memory held to check pages read (0 on dram).
     pub(super) list_checks: u64,
-    pub(super) optional_property_held: bool,
+    /// Bytes of the kernel's optional memory held.
+    pub(super) optional_property_granted: u64,
     /// Each direction's lists held in memory: (out, in).
     pub(super) cached_list_bytes: (u64, u64),
     /// Whether the file was reordered by degree.
@@ -101,13 +102,21 @@ fn hot_segments(placed: &Placed) -> Vec<Segment> {
     if placed.request.optional_property_bytes > 0 {
         segments.push(Segment {
             name: format!("{} optional arrays", placed.request.kernel),
-            bytes: placed.request.optional_property_bytes,
+            bytes: match placed.optional_property_granted {
+                0 => placed.request.optional_property_bytes,
+                granted => granted,
+            },
             class: "hot",
-            placement: match placed.optional_property_held {
-                true => "dram (the kernel reads less with them)".to_string(),
-                false => {
+            placement: match placed.optional_property_granted {
+                0 => {
                     "not held: no room beyond the least budget (the kernel reads more)".to_string()
                 }
+                granted if granted < placed.request.optional_property_bytes => format!(
+                    "dram, {granted} of their {} bytes: the room beyond the least budget (the \
+                     kernel reads less with them)",
+                    placed.request.optional_property_bytes
+                ),
+                _ => "dram (the kernel reads less with them)".to_string(),
             },
         });
     }

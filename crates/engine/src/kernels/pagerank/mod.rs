@@ -215,7 +215,7 @@ fn incoming_sums(block: ListBlock, contributions: &F32Array, mut each: impl FnMu
 pub fn pagerank(store: &dyn EdgeStore, options: PageRankOptions) -> Result<PageRankResult> {
     let kernel_options = KernelOptions {
         source: 0,
-        optional_held: false,
+        optional_bytes: 0,
         parameters: options,
         arrays: PropertyArrays::default(),
     };

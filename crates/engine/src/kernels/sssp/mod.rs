@@ -60,7 +60,7 @@ pub struct SsspResult {
 pub fn sssp(store: &dyn EdgeStore, source: u32, delta: f64) -> Result<Option<SsspResult>> {
     let options = KernelOptions {
         source,
-        optional_held: false,
+        optional_bytes: 0,
         parameters: delta,
         arrays: PropertyArrays::default(),
     };
