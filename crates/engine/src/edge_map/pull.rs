@@ -85,9 +85,9 @@ struct Left {
 
 impl Pull {
     /// Pulls over the lists in `direction`, listing at most `limit` vertices left
-    /// wanting (memory: 16 bytes an entry at most, counted by the caller) and, with
-    /// keeping their lists within `kept_bytes` (at most [`kept_lists_bytes`] of the limit
-    /// is used).
+    /// wanting (memory: 16 bytes an entry at most, counted by the caller) and keeping
+    /// their lists within `kept_bytes` (0: none; at most [`kept_lists_bytes`] of the
+    /// limit is used).
     pub fn new(direction: EdgeDirection, limit: usize, kept_bytes: u64) -> Pull {
         Pull {
             direction,
