@@ -37,11 +37,19 @@ pub const READS: Reads = Reads {
     out_heads: false,
 };
 
-/// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited,
-/// when the plan has room for them beside the kernel's own memory.
-pub fn kept_lists_bytes(vertices: u64) -> u64 {
-    crate::edge_map::kept_lists_bytes(list_limit(vertices))
+/// Bytes of the lists a bottom-up step may keep of the vertices it left unvisited, on
+/// a graph of `shape`, when the plan has room for them beside the kernel's own memory:
+/// the pull's room at the list limit, but at most a sixteenth of the lists' bytes. A
+/// graph with few arcs a vertex (a grid's 4) rarely searches bottom-up, and a graph
+/// smaller than the limit's least has fewer lists than that room: either would take from
+/// the list cache memory its kept lists could not use.
+pub fn kept_lists_bytes(shape: GraphShape) -> u64 {
+    let room = crate::edge_map::kept_lists_bytes(list_limit(shape.vertices));
+    room.min(shape.arcs * 4 / KEPT_SHARE_OF_LISTS)
 }
+
+/// Kept lists take at most one byte in this many of the lists' (plain) bytes.
+const KEPT_SHARE_OF_LISTS: u64 = 16;
 
 /// Vertex lists hold at most one vertex in this many (and at least [`MIN_LIST`]).
 const LIST_DIVISOR: u64 = 32;
@@ -117,8 +125,13 @@ fn top_down_step(
 /// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
 /// unvisited (memory: `Bfs`'s declared memory and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
-    let limit = list_limit(store.num_vertices() as u64) as usize;
-    bfs_with_list_limit(store, source, limit, true)
+    let shape = GraphShape {
+        vertices: store.num_vertices() as u64,
+        arcs: store.num_arcs(),
+        directed: store.directed(),
+    };
+    let limit = list_limit(shape.vertices) as usize;
+    run(store, source, limit, kept_lists_bytes(shape))
 }
 
 /// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
@@ -132,11 +145,17 @@ pub fn bfs_with_list_limit(
     limit: usize,
     keep_lists: bool,
 ) -> Result<BfsResult> {
-    let arrays = PropertyArrays::default();
     let kept_bytes = match keep_lists {
         true => crate::edge_map::kept_lists_bytes(limit as u64),
         false => 0,
     };
+    run(store, source, limit, kept_bytes)
+}
+
+/// Runs BFS from `source` with vertex lists of at most `limit` entries, keeping lists
+/// left unvisited within `kept_bytes`.
+fn run(store: &dyn EdgeStore, source: u32, limit: usize, kept_bytes: u64) -> Result<BfsResult> {
+    let arrays = PropertyArrays::default();
     let mut state = BfsState::new(store, &arrays, source, limit, kept_bytes);
     while state.level(store)? == Step::More {}
     Ok(Bfs.finish(state))
@@ -503,7 +522,7 @@ impl Kernel for Bfs {
             // frontiers live in the bitmaps, so this bound holds on every graph. Plus the
             // visited vertices' long lists a disk tier's bottom-up scan skips.
             working_bytes: 16 * list_limit(vertices) + ListsNeeded::skips_held_bytes(shape.arcs),
-            optional_bytes: kept_lists_bytes(vertices),
+            optional_bytes: kept_lists_bytes(shape),
             // The verifier's depth per vertex.
             verifier_bytes: 4 * vertices,
             result_bytes_per_vertex: 4,
