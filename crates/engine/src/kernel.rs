@@ -119,6 +119,15 @@ impl GraphShape {
             directed: graph.flags().directed,
         }
     }
+
+    /// The shape of the graph `store` serves.
+    pub fn of_store(store: &dyn EdgeStore) -> GraphShape {
+        GraphShape {
+            vertices: store.num_vertices() as u64,
+            arcs: store.num_arcs(),
+            directed: store.directed(),
+        }
+    }
 }
 
 /// A kernel's memory, declared once: the plan counts it and the runner reserves the hot

@@ -34,14 +34,7 @@ fn bfs_holds_no_more_than_the_plan_counts() {
     // Thread-local buffers, the pool's queues and the like: small and fixed.
     let slack = 64 << 10;
     // bfs() keeps the lists its scans leave unvisited: the plan's optional bytes.
-    let memory = Kernel::memory(
-        &bfs::Bfs,
-        GraphShape {
-            vertices,
-            arcs: store.num_arcs(),
-            directed: store.directed(),
-        },
-    );
+    let memory = Kernel::memory(&bfs::Bfs, GraphShape::of_store(&store));
     let planned = (memory.property_bytes() + memory.optional_bytes) as usize;
     let (taken, _) = common::heap_taken_by(|| {
         pool.install(|| {

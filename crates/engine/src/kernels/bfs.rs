@@ -125,11 +125,7 @@ fn top_down_step(
 /// Runs BFS from `source` (internal id), keeping the lists its bottom-up scans leave
 /// unvisited (memory: `Bfs`'s declared memory and [`kept_lists_bytes`]).
 pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
-    let shape = GraphShape {
-        vertices: store.num_vertices() as u64,
-        arcs: store.num_arcs(),
-        directed: store.directed(),
-    };
+    let shape = GraphShape::of_store(store);
     let limit = list_limit(shape.vertices) as usize;
     run(store, source, limit, kept_lists_bytes(shape))
 }
@@ -137,8 +133,8 @@ pub fn bfs(store: &dyn EdgeStore, source: u32) -> Result<BfsResult> {
 /// Runs BFS from `source` with vertex lists of at most `limit` entries (at least one
 /// bitmap word's, 64): a tighter bound on memory than [`list_limit`], at the cost of
 /// more steps through the bitmaps; with `keep_lists`, bottom-up scans keep the lists of
-/// the vertices they leave unvisited (128 bytes per entry of `limit`: [`kept_lists_bytes`]
-/// at the default limit), else the next steps read them again.
+/// the vertices they leave unvisited (128 bytes per entry of `limit`:
+/// [`crate::edge_map::kept_lists_bytes`]), else the next steps read them again.
 pub fn bfs_with_list_limit(
     store: &dyn EdgeStore,
     source: u32,
