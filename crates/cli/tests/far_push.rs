@@ -85,6 +85,50 @@ fn a_push_again_with_another_chunk_size_leaves_no_orphans() {
     assert_eq!(keys(&server), 0);
 }
 
+/// The server's memory for the chunks of the graph `name` (their allocations, as `MEMORY
+/// USAGE` counts them) over the bytes they hold.
+fn chunk_memory_share(server: &RedisServer, name: &str, chunks: u64) -> f64 {
+    let (mut held, mut bytes) = (0u64, 0u64);
+    for index in 0..chunks {
+        let key = chunk_key(server, name, index);
+        held += server
+            .cli(&["memory", "usage", &key])
+            .trim()
+            .parse::<u64>()
+            .unwrap();
+        bytes += server.cli(&["strlen", &key]).trim().parse::<u64>().unwrap();
+    }
+    held as f64 / bytes as f64
+}
+
+#[test]
+fn a_push_at_the_default_chunk_takes_little_more_server_memory_than_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let local = dir.join("g.sl");
+    generate_kron(&local, 14, 16, &[]);
+    let file_bytes = std::fs::metadata(&local).unwrap().len();
+    let server = RedisServer::start(dir, &[]);
+    let url = format!("redis://{}/g", server.node());
+    far_ok(dir, &["far", "push", arg(&local), &url]);
+    let chunk_bytes = manifest(&server, "g")["chunk_bytes"].as_u64().unwrap();
+    let default_share = chunk_memory_share(&server, "g", file_bytes.div_ceil(chunk_bytes));
+    assert!(
+        default_share < 1.03,
+        "default chunks took {default_share:.3}x their bytes"
+    );
+    // jemalloc (Redis's allocator unless built otherwise) puts a 256 KiB value with its
+    // header in the 320 KiB class: the cost the default avoids.
+    if server
+        .cli(&["info", "memory"])
+        .contains("mem_allocator:jemalloc")
+    {
+        far_ok(dir, &["far", "push", arg(&local), &url, "--chunk", "256K"]);
+        let share = chunk_memory_share(&server, "g", file_bytes.div_ceil(256 << 10));
+        assert!(share > 1.2, "256K chunks took {share:.3}x their bytes");
+    }
+}
+
 #[test]
 fn a_push_killed_midway_is_listed_incomplete_and_rm_removes_every_key() {
     let dir = tempfile::tempdir().unwrap();

@@ -657,7 +657,7 @@ fn memory_bytes(py: Python<'_>, text: Option<&str>) -> PyResult<Option<u64>> {
 
 /// Stores the .sl file at `path` in far memory at `url`; returns the push's report as JSON.
 #[pyfunction]
-#[pyo3(signature = (path, url, chunk="256K", replace=false, memory="64M", timeout=10.0))]
+#[pyo3(signature = (path, url, chunk="252K", replace=false, memory="64M", timeout=10.0))]
 fn far_push(
     py: Python<'_>,
     path: PathBuf,

@@ -284,7 +284,7 @@ def open(path: PathLike, memory: Size = None, tier: Optional[str] = None,
     return Graph(path, memory=memory, tier=tier, progress=progress)
 
 
-def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "256K",
+def far_push(graph: Union["Graph", PathLike], url: str, chunk: str = "252K",
              replace: bool = False, memory: Size = "64M", timeout: float = 10.0) -> dict:
     """Stores a .sl graph (a path or a :class:`Graph`) in the memory of a Redis server
     or cluster at ``url`` (``redis://HOST:PORT[,HOST:PORT...]/NAME``; the password in
