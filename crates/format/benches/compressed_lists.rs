@@ -1,5 +1,6 @@
-//! Decode speed of format version 3's compressed lists, as the tiers decode them
-//! (`compressed_lists::decode_list`, one list at a time into a reused buffer), on the
+//! Decode speed of compressed lists, as the tiers decode them
+//! (`compressed_lists::decode_list_at`, one list after another into a reused buffer of a
+//! block's entries, as the store's decoder fills one), on the
 //! out-lists of every compressed `.sl` file named on the command line:
 //! `cargo bench -p swapless-format --bench compressed_lists -- FILE.sl...`.
 //! Speeds are ids a second of the thread's own CPU time on one core (other work on a
@@ -10,7 +11,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use swapless_format::GraphFile;
-use swapless_format::compressed_lists::decode_list;
+use swapless_format::compressed_lists::decode_list_at;
 
 mod common;
 
@@ -37,7 +38,10 @@ fn main() {
             .to_vec();
         let n = graph.num_vertices();
         let coding = graph.gap_coding();
+        // The store hands a block over once it holds this many entries.
+        const BLOCK_ENTRIES: usize = 16 << 10;
         let mut ids = Vec::new();
+        let mut filled = 0;
         let mut decode = |min_degree: u64| -> u64 {
             let mut total = 0;
             for v in 0..n {
@@ -45,8 +49,10 @@ fn main() {
                 if degree == 0 || degree < min_degree {
                     continue;
                 }
-                ids.clear();
-                decode_list(
+                if filled >= BLOCK_ENTRIES {
+                    filled = 0;
+                }
+                let written = decode_list_at(
                     coding,
                     &stream,
                     positions[v] as usize,
@@ -54,10 +60,12 @@ fn main() {
                     degree,
                     degree,
                     &mut ids,
+                    filled,
                     None,
                 )
                 .expect("a list that decodes");
-                black_box(&ids);
+                black_box(&ids[filled..filled + written]);
+                filled += written;
                 total += degree;
             }
             total

@@ -351,10 +351,32 @@ pub fn decode_list(
     degree: u64,
     entries: u64,
     ids: &mut Vec<u32>,
-    mut weights: Option<&mut Vec<f32>>,
+    weights: Option<&mut Vec<f32>>,
 ) -> std::result::Result<(), ListCodecError> {
+    let at = ids.len();
+    let written = decode_list_at(
+        coding, stream, start, vertex, degree, entries, ids, at, weights,
+    )?;
+    ids.truncate(at + written);
+    Ok(())
+}
+
+/// [`decode_list`] into a reused buffer: writes the ids over `ids[at..]`, growing `ids`
+/// where it is too short but never shortening it, and returns how many it wrote. A
+/// buffer kept at its longest is not filled before each list is decoded into it.
+#[allow(clippy::too_many_arguments)]
+pub fn decode_list_at(
+    coding: GapCoding,
+    stream: &[u8],
+    start: usize,
+    vertex: u32,
+    degree: u64,
+    entries: u64,
+    ids: &mut Vec<u32>,
+    at: usize,
+    mut weights: Option<&mut Vec<f32>>,
+) -> std::result::Result<usize, ListCodecError> {
     let wanted = entries.min(degree);
-    let first_id = ids.len();
     let mut decoded = 0u64;
     let mut position = start;
     while decoded < wanted {
@@ -363,7 +385,8 @@ pub fn decode_list(
             .get(position..page_end.min(stream.len()))
             .filter(|bytes| !bytes.is_empty())
             .ok_or(ListCodecError::Truncated { vertex })?;
-        let (count, continues, used) = decode_chunk(coding, vertex, bytes, ids)?;
+        let (count, continues, used) =
+            decode_chunk(coding, vertex, bytes, ids, at + decoded as usize)?;
         decoded += count;
         if let Some(weights) = weights.as_deref_mut() {
             let raw = bytes
@@ -379,22 +402,22 @@ pub fn decode_list(
         }
         position = page_end;
     }
-    ids.truncate(first_id + wanted as usize);
     if let Some(weights) = weights {
         weights.truncate(weights.len() - (decoded - wanted) as usize);
     }
-    Ok(())
+    Ok(wanted as usize)
 }
 
 /// Decodes the chunk at the start of `bytes` (which end where its page ends), coded in
-/// `coding`, appending its ids to `ids`: returns its count, whether the list continues,
-/// and the bytes read.
+/// `coding`, writing its ids over `ids[at..]` (grown where too short): returns its count,
+/// whether the list continues, and the bytes read.
 #[inline]
 pub(crate) fn decode_chunk(
     coding: GapCoding,
     vertex: u32,
     bytes: &[u8],
     ids: &mut Vec<u32>,
+    at: usize,
 ) -> std::result::Result<(u64, bool, usize), ListCodecError> {
     let truncated = ListCodecError::Truncated { vertex };
     let mut position = 0;
@@ -405,11 +428,15 @@ pub(crate) fn decode_chunk(
     }
     let first = i64::from(vertex) + unzigzag(get_varint(bytes, &mut position).ok_or(truncated)?);
     let first = u32::try_from(first).map_err(|_| ListCodecError::IdOverflow { vertex })?;
-    let at = ids.len();
-    ids.resize(at + count as usize, first);
+    let end = at + count as usize;
+    if ids.len() < end {
+        ids.resize(end, 0);
+    }
+    let chunk = &mut ids[at..end];
+    chunk[0] = first;
     let body = coding
         .codec()
-        .decode_body(first, &bytes[position..], &mut ids[at + 1..])
+        .decode_body(first, &bytes[position..], &mut chunk[1..])
         .ok_or(ListCodecError::Truncated { vertex })?;
     Ok((count, header & 1 == 1, position + body))
 }
@@ -509,6 +536,43 @@ mod tests {
                 if list.is_empty() {
                     assert_eq!(positions[vertex], positions[vertex + 1]);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn lists_decode_over_a_reused_buffer_one_after_another() {
+        let lists = sample_lists();
+        let (stream, positions) = encode(&lists, false);
+        // A buffer left longer than the lists and full of other ids, as a block before.
+        let mut ids = vec![u32::MAX; 1 << 20];
+        let longest = ids.len();
+        for (heads, at) in [(u64::MAX, 0), (3, 7), (u64::MAX, longest - 10)] {
+            let mut filled = at;
+            let mut ends = vec![at];
+            for (vertex, list) in lists.iter().enumerate() {
+                filled += decode_list_at(
+                    GapCoding::NEWEST,
+                    &stream,
+                    positions[vertex] as usize,
+                    vertex as u32,
+                    list.len() as u64,
+                    heads,
+                    &mut ids,
+                    filled,
+                    None,
+                )
+                .unwrap();
+                ends.push(filled);
+            }
+            assert!(ids.len() >= longest.max(filled), "the buffer never shrinks");
+            for (vertex, list) in lists.iter().enumerate() {
+                let wanted = &list[..list.len().min(heads as usize)];
+                assert_eq!(
+                    &ids[ends[vertex]..ends[vertex + 1]],
+                    wanted,
+                    "vertex {vertex}"
+                );
             }
         }
     }

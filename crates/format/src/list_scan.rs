@@ -318,8 +318,9 @@ impl ListScan {
             return Err(damaged(ListCodecError::Truncated { vertex }));
         }
         let bytes = self.neighbors.get(graph, cursor.position, page_end)?;
+        let at = ids.len();
         let (count, continues, used) =
-            decode_chunk(graph.gap_coding(), vertex, bytes, ids).map_err(damaged)?;
+            decode_chunk(graph.gap_coding(), vertex, bytes, ids, at).map_err(damaged)?;
         if let Some(weights) = weights {
             let raw = bytes
                 .get(used..used + 4 * count as usize)

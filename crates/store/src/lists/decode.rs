@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use swapless_format::FormatError;
-use swapless_format::compressed_lists::decode_list;
+use swapless_format::compressed_lists::decode_list_at;
 
 use crate::lists::delivery::{IdCheck, check_and_visit};
 use crate::lists::layout::ListLayout;
@@ -27,7 +27,11 @@ pub(crate) fn decode_buffer_bytes(longest_degree: u64, weighted: bool) -> u64 {
 /// One thread's decoded lists: ids, weights, and where each list ends.
 #[derive(Default)]
 struct Decoded {
+    /// The block's ids in `ids[..filled]`; the buffer stays at its longest, so that a
+    /// list is decoded straight over what the last block left rather than into entries
+    /// filled with zeros first.
     ids: Vec<u32>,
+    filled: usize,
     weights: Vec<f32>,
     ends: Vec<u64>,
 }
@@ -35,7 +39,7 @@ struct Decoded {
 impl Decoded {
     /// Empties the buffers for the next block, whose first list starts at entry 0.
     fn reset(&mut self) {
-        self.ids.clear();
+        self.filled = 0;
         self.weights.clear();
         self.ends.clear();
         self.ends.push(0);
@@ -123,7 +127,7 @@ pub(crate) fn deliver_decoded(
                                 .checked_sub(bytes_at)
                                 .filter(|&at| at < bytes.len() as u64)
                                 .ok_or_else(|| outside_read(path, vertex))?;
-                            decode_list(
+                            decoded.filled += decode_list_at(
                                 compressed.coding,
                                 bytes,
                                 at as usize,
@@ -131,6 +135,7 @@ pub(crate) fn deliver_decoded(
                                 degree,
                                 entries,
                                 &mut decoded.ids,
+                                decoded.filled,
                                 weighted.then_some(&mut decoded.weights),
                             )
                             .map_err(|error| FormatError::Corrupt {
@@ -140,8 +145,8 @@ pub(crate) fn deliver_decoded(
                                 ),
                             })?;
                         }
-                        decoded.ends.push(decoded.ids.len() as u64);
-                        let full = decoded.ids.len() as u64 >= DECODED_BLOCK_ENTRIES
+                        decoded.ends.push(decoded.filled as u64);
+                        let full = decoded.filled as u64 >= DECODED_BLOCK_ENTRIES
                             || decoded.ends.len() > BLOCK_VERTICES as usize;
                         if full || vertex + 1 == span.end {
                             delivered +=
@@ -171,7 +176,7 @@ fn hand_over(
         first,
         &decoded.ends,
         0,
-        &decoded.ids,
+        &decoded.ids[..decoded.filled],
         weighted.then_some(&decoded.weights[..]),
     );
     let delivered = check_and_visit(block, id_check, visit_block);
