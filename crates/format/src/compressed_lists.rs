@@ -37,6 +37,10 @@ pub const LIST_PAGE_BYTES: u64 = 4096;
 
 const PAGE: usize = LIST_PAGE_BYTES as usize;
 
+/// The most ids a byte of lists decodes to: a block of 128 gaps of one packed at width 0
+/// takes its width byte alone.
+pub const MOST_IDS_A_BYTE: u64 = 128;
+
 /// How a file's chunks code the gaps after their last whole block of 128.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GapCoding {
@@ -423,7 +427,7 @@ pub(crate) fn decode_chunk(
     let mut position = 0;
     let header = get_varint(bytes, &mut position).ok_or(truncated.clone())?;
     let count = header >> 1;
-    if count == 0 || count > (PAGE as u64) * 128 {
+    if count == 0 || count > LIST_PAGE_BYTES * MOST_IDS_A_BYTE {
         return Err(truncated);
     }
     let first = i64::from(vertex) + unzigzag(get_varint(bytes, &mut position).ok_or(truncated)?);

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::compressed_lists::{GapCoding, LIST_PAGE_BYTES, decode_list};
+use crate::compressed_lists::{GapCoding, LIST_PAGE_BYTES, MOST_IDS_A_BYTE, decode_list};
 use crate::{GraphFile, Result, SectionKind};
 
 /// One vertex's list as [`GraphFile::out_list`] reads it.
@@ -190,11 +190,16 @@ impl GraphFile {
             )));
         };
         let degree = (end - start) as u64;
-        let mut ids = Vec::with_capacity(degree as usize);
+        // Room for what the list's pages can hold, not for the degree its offsets claim:
+        // forged offsets must not make a small file ask for terabytes before its list
+        // fails to decode.
+        let pages_hold = to.saturating_sub(from).saturating_add(LIST_PAGE_BYTES);
+        let room = degree.min(pages_hold.saturating_mul(MOST_IDS_A_BYTE));
+        let mut ids = Vec::with_capacity(room as usize);
         let mut weights = self
             .flags()
             .weighted
-            .then(|| Vec::with_capacity(degree as usize));
+            .then(|| Vec::with_capacity(room as usize));
         if degree > 0 {
             if from > to || to > stream.len() as u64 {
                 return Err(self.corrupt(format!(

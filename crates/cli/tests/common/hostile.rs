@@ -92,6 +92,29 @@ pub fn compressed_graph(dir: &Path, name: &str) -> String {
     name.to_string()
 }
 
+/// The undirected graph with compressed lists, its last vertex claiming 2^36 arcs more
+/// than its chunks hold, and the header and checksums made to agree (as a forger would):
+/// a small file whose footprint no machine holds.
+pub fn inflated_compressed(dir: &Path) -> String {
+    let name = "inflated.sl";
+    let path = dir.join(name);
+    let plain = swapless_format::GraphFile::open(&made_graphs().0).unwrap();
+    let form = swapless_format::ListForm::Compressed;
+    swapless_format::transcode(&plain, &path, form, &mut |_| true).unwrap();
+    let (offset, length) = section_position(&path, SectionKind::OutOffsets);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let extra = 1u64 << 36;
+    let mut header = swapless_format::Header::decode(&bytes[..4096], &path).unwrap();
+    header.num_arcs += extra;
+    bytes[..4096].copy_from_slice(&header.encode());
+    let last = (offset + length - 8) as usize;
+    let end = u64::from_le_bytes(bytes[last..last + 8].try_into().unwrap()) + extra;
+    bytes[last..last + 8].copy_from_slice(&end.to_le_bytes());
+    swapless_fuzz_targets::reseal(&mut bytes);
+    std::fs::write(&path, bytes).unwrap();
+    name.to_string()
+}
+
 /// [`compressed_graph`] with byte `at` of its out-lists flipped in its lowest bit (and
 /// the checksums made to match when `reseal`, as a forger would).
 pub fn damaged_compressed(dir: &Path, at: u64, reseal: bool) -> String {
