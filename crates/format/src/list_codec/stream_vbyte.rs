@@ -43,9 +43,21 @@ pub(crate) fn encode_gaps(ids: &[u32], out: &mut Vec<u8>) {
 }
 
 /// Decodes `out.len()` ids after `first` from gaps coded by [`encode_gaps`]; returns the
-/// bytes read, or `None` when `bytes` ends too soon.
+/// bytes read, or `None` when `bytes` ends too soon or a partial last quad's unused
+/// control bits are set.
 pub(crate) fn decode_gaps(first: u32, bytes: &[u8], out: &mut [u32], ssse3: bool) -> Option<usize> {
     let controls = bytes.get(..out.len().div_ceil(4))?;
+    // The writer leaves them zero; set, the SSSE3 decoder (which counts every unused slot
+    // as one byte) and the scalar one (which skips them) would end the data apart, and
+    // the weights after them would differ from one processor to another.
+    let used_slots = out.len() % 4;
+    if used_slots > 0
+        && controls
+            .last()
+            .is_some_and(|&last| last >> (2 * used_slots) != 0)
+    {
+        return None;
+    }
     let mut position = controls.len();
     let mut id = first;
     let mut quads_done = 0;
@@ -196,5 +208,38 @@ mod ssse3 {
             quads += 1;
         }
         (quads, position, _mm_cvtsi128_si32(last) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_bits_past_a_partial_quad_are_refused_by_both_decoders() {
+        // Long enough that the SSSE3 decoder takes the last quad too (16 bytes follow it).
+        let ids: Vec<u32> = (0..8u32).map(|i| i * 1000).chain([1_000_000]).collect();
+        let mut bytes = Vec::new();
+        encode_gaps(&ids, &mut bytes);
+        bytes.extend_from_slice(&[0; 32]);
+        for ssse3 in [false, true] {
+            let mut out = vec![0; ids.len() - 1];
+            assert!(decode_gaps(ids[0], &bytes, &mut out, ssse3).is_some());
+            assert_eq!(out, ids[1..], "ssse3 {ssse3}");
+        }
+        // Eight gaps fill two quads: add a ninth id, so the third quad holds one gap and
+        // three unused slots, and set one of them.
+        let ids: Vec<u32> = ids.iter().copied().chain([2_000_000]).collect();
+        for unused_slot in 1..4 {
+            let mut bytes = Vec::new();
+            encode_gaps(&ids, &mut bytes);
+            bytes[2] |= 3 << (2 * unused_slot);
+            bytes.extend_from_slice(&[0; 32]);
+            for ssse3 in [false, true] {
+                let mut out = vec![0; ids.len() - 1];
+                let decoded = decode_gaps(ids[0], &bytes, &mut out, ssse3);
+                assert_eq!(decoded, None, "slot {unused_slot}, ssse3 {ssse3}");
+            }
+        }
     }
 }
