@@ -160,6 +160,10 @@ pub struct PlanCommand {
     /// Plan for `run --verify`: count the serial verifier's phase after the run.
     #[arg(long)]
     verify: bool,
+    /// Plan for `run --out FILE`: a table's writer (.csv, .parquet) and the input's ids
+    /// that name its rows are counted too. Nothing is written.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
     /// Also write the plan as JSON to this file ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -182,6 +186,16 @@ pub fn plan(command: PlanCommand) -> Result<(), CliError> {
     // Which vertices the parameters name does not change their size: every id reads as 0.
     let given = command.parameters.values(command.kernel, &|_, _| Ok(0))?;
     placement.parameter_bytes = swapless_run::parameter_bytes(&given);
+    // The ids, as `run` holds them: to find the vertices the parameters name, or to
+    // name a table's rows.
+    let table_format = command.out.as_deref().and_then(table_format);
+    let ids_bytes = match table_format.is_some()
+        || parameters_name_vertices(command.kernel, &command.parameters)
+    {
+        true => vertex_ids_bytes(&*origin)?,
+        false => 0,
+    };
+    placement.output_held_bytes = output_held_bytes(ids_bytes, table_format.as_deref());
     let plan = swapless_run::plan_on(&*origin, command.kernel, &placement)?;
     say!(
         "{} on {}: tier {}, budget {}, dram footprint {}, least budget for a disk tier {}",
@@ -297,23 +311,14 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     check_outputs(&command)?;
     let origin_options = command.placement.origin_options(&command.graph)?;
     // The input's ids, when the graph has them, name the source and a table's rows.
-    let table_out = command.out.as_ref().and_then(|out| {
-        out.extension()
-            .filter(|&extension| extension == "csv" || extension == "parquet")
-            .map(|extension| extension.to_string_lossy().into_owned())
-    });
+    let table_out = command.out.as_deref().and_then(table_format);
     let progress = crate::progress::RunProgress::start(command.kernel.name(), command.trials);
     // Opened once, for the ids, the run and a table's names alike.
     let origin = swapless_run::open_origin(&command.graph, &origin_options, &progress)?;
     // The ids are held only while they are used (to find the source before the run, to
     // name a table's rows after it), never during the run, and the plan counts them.
-    let names_vertices = command.source.is_some()
-        || command.kernel.info().parameters.iter().any(|parameter| {
-            matches!(
-                parameter.kind,
-                ParameterKind::Vertices { .. } | ParameterKind::VertexWeights
-            ) && command.parameters.has(parameter.flag)
-        });
+    let names_vertices =
+        command.source.is_some() || parameters_name_vertices(command.kernel, &command.parameters);
     let ids_bytes = match names_vertices || table_out.is_some() {
         true => vertex_ids_bytes(&*origin)?,
         false => 0,
@@ -335,11 +340,7 @@ pub fn run(command: RunCommand) -> Result<(), CliError> {
     // Without --out nobody reads the result array, so the run skips making it and its
     // budget need not hold it.
     placement.output_array = command.out.is_some();
-    placement.output_held_bytes = ids_bytes
-        + match table_out.as_deref() {
-            Some(format) => crate::table::writer_bytes(format == "parquet"),
-            None => 0,
-        };
+    placement.output_held_bytes = output_held_bytes(ids_bytes, table_out.as_deref());
     placement.verify = command.verify;
     let options = RunOptions {
         placement,
@@ -435,6 +436,34 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
 }
 
 /// Bytes the input's ids of `graph` take once loaded (0 when its ids are dense).
+/// Whether `parameters` name vertices by id (sources, vertex weights), which the
+/// input's ids must be read to find.
+fn parameters_name_vertices(kernel: Kernel, parameters: &ParameterFlags) -> bool {
+    kernel.info().parameters.iter().any(|parameter| {
+        matches!(
+            parameter.kind,
+            ParameterKind::Vertices { .. } | ParameterKind::VertexWeights
+        ) && parameters.has(parameter.flag)
+    })
+}
+
+/// The table format `out` names by its extension (`csv`, `parquet`), if any.
+fn table_format(out: &Path) -> Option<String> {
+    out.extension()
+        .filter(|&extension| extension == "csv" || extension == "parquet")
+        .map(|extension| extension.to_string_lossy().into_owned())
+}
+
+/// What writing a result holds beside the run for the plan to count: the input's ids
+/// (`ids_bytes`, when they are held) and a table's writer.
+fn output_held_bytes(ids_bytes: u64, table_format: Option<&str>) -> u64 {
+    ids_bytes
+        + match table_format {
+            Some(format) => crate::table::writer_bytes(format == "parquet"),
+            None => 0,
+        }
+}
+
 fn vertex_ids_bytes(origin: &dyn GraphOrigin) -> Result<u64, CliError> {
     let file = GraphFile::open(origin.local_file())?;
     Ok([

@@ -352,6 +352,32 @@ fn a_least_budget_typed_back_is_accepted() {
         let least = figure(&refused, "raise --memory to at least ");
         swapless_ok(&[&build[..], &["--memory", &least]].concat());
     }
+    // A run that writes a table: `plan --out` counts the table's writer (and the input's
+    // ids, when it has them) as the run does. On a grid the output phase needs the most.
+    let grid = d.join("grid.sl");
+    swapless_ok(&[
+        "generate",
+        "grid",
+        "--rows",
+        "100",
+        "--cols",
+        "120",
+        "-o",
+        arg(&grid),
+    ]);
+    let table = d.join("bfs.csv");
+    let plan = swapless_ok(&["plan", arg(&grid), "bfs", "--out", arg(&table)]);
+    let least = figure(&plan, "least budget for a disk tier ");
+    let run = [
+        "run",
+        "bfs",
+        arg(&grid),
+        "--memory",
+        &least,
+        "--tier",
+        "direct",
+    ];
+    swapless_ok(&[&run[..], &["--out", arg(&table)]].concat());
 }
 
 /// A reordering build holds its permutation to the end: its peak stays within the
