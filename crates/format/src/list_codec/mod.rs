@@ -66,7 +66,7 @@ pub enum ListCodecError {
     /// A chunk's first id, decoded from its vertex id, does not fit in 32 bits. (Gaps add
     /// up in wrapping arithmetic on the decoders' hot path; a damaged body is the job of
     /// the checksums and of `check`'s sorted-and-in-range test.)
-    #[error("vertex {vertex}'s list decodes to an id beyond u32::MAX")]
+    #[error("vertex {vertex}'s list decodes to an id outside 0..=u32::MAX")]
     IdOverflow {
         /// The vertex whose chunk was being decoded.
         vertex: u32,
