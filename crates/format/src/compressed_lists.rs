@@ -27,7 +27,7 @@
 //! as in a file with plain lists.
 
 use crate::list_codec::{
-    BitPackedBlocks, ListCodec, ListCodecError, TailCoding, get_varint, put_varint, unzigzag,
+    BitPackedBlocks, ListCodec, ListCodecError, TailCoding, first_id, get_varint, put_varint,
     varint_bytes, zigzag,
 };
 use crate::{FormatError, Result};
@@ -430,8 +430,8 @@ pub(crate) fn decode_chunk(
     if count == 0 || count > LIST_PAGE_BYTES * MOST_IDS_A_BYTE {
         return Err(truncated);
     }
-    let first = i64::from(vertex) + unzigzag(get_varint(bytes, &mut position).ok_or(truncated)?);
-    let first = u32::try_from(first).map_err(|_| ListCodecError::IdOverflow { vertex })?;
+    let coded = get_varint(bytes, &mut position).ok_or(truncated)?;
+    let first = first_id(vertex, coded).ok_or(ListCodecError::IdOverflow { vertex })?;
     let end = at + count as usize;
     if ids.len() < end {
         ids.resize(end, 0);
@@ -673,6 +673,15 @@ mod tests {
         let zeros = vec![0u8; PAGE];
         let error = decode_list(GapCoding::NEWEST, &zeros, 0, 3, 5, u64::MAX, &mut ids, None);
         assert_eq!(error, Err(ListCodecError::Truncated { vertex: 3 }));
+        // A first id coded as far from its vertex as a varint reaches, either way.
+        for coded in [u64::MAX, u64::MAX - 1, 1 << 33] {
+            let mut page = Vec::new();
+            put_varint(2, &mut page); // one id, the list ends here
+            put_varint(coded, &mut page);
+            page.resize(PAGE, 0);
+            let error = decode_list(GapCoding::NEWEST, &page, 0, 9, 1, 1, &mut ids, None);
+            assert_eq!(error, Err(ListCodecError::IdOverflow { vertex: 9 }), "{coded}");
+        }
         // Random bytes decode to something or fail, never panic.
         let mut noisy = stream.clone();
         for (index, byte) in noisy.iter_mut().enumerate().step_by(7) {

@@ -194,6 +194,14 @@ pub(crate) fn unzigzag(value: u64) -> i64 {
     (value >> 1) as i64 ^ -((value & 1) as i64)
 }
 
+/// A chunk's first id from its coded offset to `vertex` (zigzag), or `None` when it
+/// lies outside `0..=u32::MAX` (a damaged varint may say anything up to `2^64 - 1`).
+pub(crate) fn first_id(vertex: u32, coded: u64) -> Option<u32> {
+    i64::from(vertex)
+        .checked_add(unzigzag(coded))
+        .and_then(|id| u32::try_from(id).ok())
+}
+
 /// Bytes a chunk holding `ids` of `vertex` takes, its header included.
 fn chunk_bytes(codec: &dyn ListCodec, vertex: u32, ids: &[u32], continues: bool) -> usize {
     let header = (ids.len() as u64) << 1 | u64::from(continues);
@@ -225,8 +233,8 @@ fn decode_chunk(
     let truncated = ListCodecError::Truncated { vertex };
     let mut position = 0;
     let header = get_varint(bytes, &mut position).ok_or(truncated.clone())?;
-    let first = i64::from(vertex) + unzigzag(get_varint(bytes, &mut position).ok_or(truncated)?);
-    let first = u32::try_from(first).map_err(|_| ListCodecError::IdOverflow { vertex })?;
+    let coded = get_varint(bytes, &mut position).ok_or(truncated)?;
+    let first = first_id(vertex, coded).ok_or(ListCodecError::IdOverflow { vertex })?;
     let count = (header >> 1) as usize;
     let at = out.len();
     out.resize(at + count.max(1), first);
