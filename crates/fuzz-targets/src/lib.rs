@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use swapless_build::ids::IdMode;
 use swapless_build::importers::{ImportOptions, open_input_within};
 use swapless_build::{BuildOptions, build_graph};
-use swapless_format::{GraphFile, Header, SectionKind, check_file};
+use swapless_format::{GraphFile, Header, ListForm, SectionKind, check_file};
 use swapless_run::{Kernel, Placement, RunOptions};
 use swapless_store::Tier;
 
@@ -29,12 +29,13 @@ use swapless_store::Tier;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by the name of their folder of seeds and crashes.
-pub const TARGETS: [(&str, Target); 11] = [
+pub const TARGETS: [(&str, Target); 12] = [
     ("text_edge_list", text_edge_list),
     ("matrix_market", matrix_market),
     ("gap", gap),
     ("sl_file", sl_file),
     ("sl_forged", sl_forged),
+    ("sl_forged_compressed", sl_forged_compressed),
     ("csv_table", csv_table),
     ("parquet_table", parquet_table),
     ("redis_reply", redis_reply),
@@ -180,7 +181,18 @@ pub fn sl_file(data: &[u8]) {
 /// little-endian u32 position and a byte. Such a file must be refused by `check`, or,
 /// when it passes, be read by every kernel without panic.
 pub fn sl_forged(data: &[u8]) {
-    let mut bytes = seed_graph().to_vec();
+    forged(data, seed_graph());
+}
+
+/// [`sl_forged`] on the seed graph with compressed lists: edits to chunk headers, bit
+/// widths, packed blocks and tails, positions and the offsets they must agree with.
+pub fn sl_forged_compressed(data: &[u8]) {
+    forged(data, compressed_seed_graph());
+}
+
+/// `graph` with the edits `data` names, resealed, then checked and read by kernels.
+fn forged(data: &[u8], graph: &[u8]) {
+    let mut bytes = graph.to_vec();
     for edit in data.chunks_exact(5) {
         let position = u32::from_le_bytes([edit[0], edit[1], edit[2], edit[3]]) as usize;
         let position = 4096 + position % (bytes.len() - 4096);
@@ -195,27 +207,54 @@ pub fn sl_forged(data: &[u8]) {
 /// A small directed, weighted, reordered graph, built once per process.
 pub(crate) fn seed_graph() -> &'static [u8] {
     static SEED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    SEED.get_or_init(|| {
-        let mut text = String::new();
-        for v in 0u32..200 {
-            for k in 1..=(v % 7) {
-                text.push_str(&format!("{v} {} {}\n", (v * 31 + k * 17) % 200, k));
-            }
+    SEED.get_or_init(|| built_seed(ListForm::Plain))
+}
+
+/// [`seed_graph`] with compressed lists, built once per process.
+fn compressed_seed_graph() -> &'static [u8] {
+    static SEED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    SEED.get_or_init(|| built_seed(ListForm::Compressed))
+}
+
+/// The seed graph's file with its lists in `lists`; compressed, vertex 0 also links to
+/// 150 others, so that a list has a block of 128 besides a tail.
+fn built_seed(lists: ListForm) -> Vec<u8> {
+    let mut text = String::new();
+    for v in 0u32..200 {
+        for k in 1..=(v % 7) {
+            text.push_str(&format!(
+                "{v} {} {}
+",
+                (v * 31 + k * 17) % 200,
+                k
+            ));
         }
-        let input = input_file("seed.el", text.as_bytes());
-        let options = ImportOptions {
-            undirected: false,
-            weighted: true,
-            ids: IdMode::Dense,
-        };
-        let mut source = open_input_within(&input, options, None).expect("the seed parses");
-        let output = scratch().join("seed.sl");
-        let mut build = BuildOptions::with_memory(BUDGET_BYTES);
-        build.reorder = swapless_build::Reorder::DegreeBasedGrouping;
-        build.out_heads = swapless_build::OutHeads::Always;
-        build_graph(source.as_mut(), &output, &build).expect("the seed builds");
-        std::fs::read(&output).expect("the seed is read")
-    })
+    }
+    if lists == ListForm::Compressed {
+        for other in 30u32..180 {
+            text.push_str(&format!(
+                "0 {other} {}
+",
+                other % 5 + 1
+            ));
+        }
+    }
+    // Each form its own files: the two seeds may be built at once by two tests.
+    let name = format!("seed-{}", lists.name());
+    let input = input_file(&format!("{name}.el"), text.as_bytes());
+    let options = ImportOptions {
+        undirected: false,
+        weighted: true,
+        ids: IdMode::Dense,
+    };
+    let mut source = open_input_within(&input, options, None).expect("the seed parses");
+    let output = scratch().join(format!("{name}.sl"));
+    let mut build = BuildOptions::with_memory(BUDGET_BYTES);
+    build.reorder = swapless_build::Reorder::DegreeBasedGrouping;
+    build.out_heads = swapless_build::OutHeads::Always;
+    build.lists = lists;
+    build_graph(source.as_mut(), &output, &build).expect("the seed builds");
+    std::fs::read(&output).expect("the seed is read")
 }
 
 /// Recomputes every block checksum of the `.sl` file in `bytes` (its header intact).
