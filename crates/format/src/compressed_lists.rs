@@ -680,7 +680,11 @@ mod tests {
             put_varint(coded, &mut page);
             page.resize(PAGE, 0);
             let error = decode_list(GapCoding::NEWEST, &page, 0, 9, 1, 1, &mut ids, None);
-            assert_eq!(error, Err(ListCodecError::IdOverflow { vertex: 9 }), "{coded}");
+            assert_eq!(
+                error,
+                Err(ListCodecError::IdOverflow { vertex: 9 }),
+                "{coded}"
+            );
         }
         // Random bytes decode to something or fail, never panic.
         let mut noisy = stream.clone();
