@@ -389,8 +389,11 @@ pub fn decode_list_at(
             .get(position..page_end.min(stream.len()))
             .filter(|bytes| !bytes.is_empty())
             .ok_or(ListCodecError::Truncated { vertex })?;
-        let (count, continues, used) =
-            decode_chunk(coding, vertex, bytes, ids, at + decoded as usize)?;
+        let chunk_at = at + decoded as usize;
+        let (count, continues, used) = decode_chunk(coding, vertex, bytes, ids, chunk_at)?;
+        if decoded > 0 && ids[chunk_at] <= ids[chunk_at - 1] {
+            return Err(ListCodecError::OutOfOrder { vertex });
+        }
         decoded += count;
         if let Some(weights) = weights.as_deref_mut() {
             let raw = bytes
@@ -686,6 +689,17 @@ mod tests {
                 "{coded}"
             );
         }
+        // A list whose second page starts below where its first ended.
+        let mut pages = Vec::new();
+        for (header, first) in [(1 << 1 | 1, 100), (1 << 1, 50)] {
+            let mut page = Vec::new();
+            put_varint(header, &mut page);
+            put_varint(crate::list_codec::zigzag(first), &mut page);
+            page.resize(PAGE, 0);
+            pages.extend(page);
+        }
+        let error = decode_list(GapCoding::NEWEST, &pages, 0, 0, 2, 2, &mut ids, None);
+        assert_eq!(error, Err(ListCodecError::OutOfOrder { vertex: 0 }));
         // Random bytes decode to something or fail, never panic.
         let mut noisy = stream.clone();
         for (index, byte) in noisy.iter_mut().enumerate().step_by(7) {

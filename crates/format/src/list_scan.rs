@@ -101,6 +101,9 @@ struct ListCursor {
     done: u64,
     /// Compressed lists: the byte where the next chunk starts.
     position: u64,
+    /// Compressed lists: the last id handed out, which the next chunk's ids must rise
+    /// above.
+    last_id: Option<u32>,
 }
 
 impl GraphFile {
@@ -264,6 +267,7 @@ impl ListScan {
             degree: end - start,
             done: 0,
             position,
+            last_id: None,
         }))
     }
 
@@ -321,6 +325,10 @@ impl ListScan {
         let at = ids.len();
         let (count, continues, used) =
             decode_chunk(graph.gap_coding(), vertex, bytes, ids, at).map_err(damaged)?;
+        if cursor.last_id.is_some_and(|last| ids[at] <= last) {
+            return Err(damaged(ListCodecError::OutOfOrder { vertex }));
+        }
+        cursor.last_id = ids.last().copied();
         if let Some(weights) = weights {
             let raw = bytes
                 .get(used..used + 4 * count as usize)

@@ -5,7 +5,9 @@
 
 use bitpacking::{BitPacker, BitPacker4x};
 
-use super::{ListCodec, get_varint, packed_tail, put_varint, stream_vbyte, varint_bytes};
+use super::{
+    ListCodec, get_varint, may_wrap, packed_tail, put_varint, rise_from, stream_vbyte, varint_bytes,
+};
 
 /// How the gaps after a chunk's last whole block are coded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +117,9 @@ impl ListCodec for BitPackedBlocks {
             let packed =
                 bytes.get(position + 1..position + 1 + BitPacker4x::compressed_block_size(bits))?;
             packer.decompress_strictly_sorted(Some(id), packed, block, bits);
+            if may_wrap(id, BLOCK, u32::from(bits)) && !rise_from(id, block) {
+                return None;
+            }
             id = block[BLOCK - 1];
             position += 1 + packed.len();
         }

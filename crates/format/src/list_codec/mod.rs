@@ -55,9 +55,10 @@ pub const PAGE_BYTES: usize = 4096;
 /// What can be wrong in encoded bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ListCodecError {
-    /// A chunk claims more bytes than its page holds, or a bit width no gap can have.
+    /// A chunk claims more bytes than its page holds, a bit width no gap can have, or
+    /// gaps that add up past `u32::MAX` (which would wrap its ids out of order).
     #[error(
-        "a chunk of vertex {vertex}'s list does not decode within its page (it runs past the page's end or names a bit width above 32)"
+        "a chunk of vertex {vertex}'s list does not decode within its page (it runs past the page's end, names a bit width above 32, or its gaps add up past u32::MAX)"
     )]
     Truncated {
         /// The vertex whose chunk was being decoded.
@@ -78,6 +79,12 @@ pub enum ListCodecError {
         vertex: u32,
         /// Its degree from the offsets.
         degree: u64,
+    },
+    /// A list's next chunk does not start above where the one before it ended.
+    #[error("vertex {vertex}'s list falls back where it goes on to its next page")]
+    OutOfOrder {
+        /// The vertex whose list was being decoded.
+        vertex: u32,
     },
     /// A non-empty list's offset lies past the end of the encoded stream.
     #[error("vertex {vertex}'s offset {offset} lies past the encoded lists' end")]
@@ -192,6 +199,25 @@ pub(crate) fn zigzag(value: i64) -> u64 {
 
 pub(crate) fn unzigzag(value: u64) -> i64 {
     (value >> 1) as i64 ^ -((value & 1) as i64)
+}
+
+/// Whether `ids` rise strictly from `before`: gaps add up in 32 bits, so a forged page
+/// could otherwise wrap its ids round into a list out of order (which kernels that merge
+/// lists, such as triangle counting, would count from without a word). The decoders ask
+/// only where a wrap is possible at all.
+pub(crate) fn rise_from(before: u32, ids: &[u32]) -> bool {
+    let mut last = before;
+    ids.iter().all(|&id| {
+        let rises = id > last;
+        last = id;
+        rises
+    })
+}
+
+/// Whether `gaps` gaps of at most `2^width` each, added to `before`, could pass
+/// `u32::MAX`.
+pub(crate) fn may_wrap(before: u32, gaps: usize, width: u32) -> bool {
+    u64::from(before) + ((gaps as u64) << width) > u64::from(u32::MAX)
 }
 
 /// A chunk's first id from its coded offset to `vertex` (zigzag), or `None` when it

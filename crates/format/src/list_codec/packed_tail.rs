@@ -11,7 +11,7 @@
 //! Tails shorter than the codec's threshold have no width byte: they are always in Stream
 //! VByte, whose control bytes cost less than a width byte on two or three gaps.
 
-use super::stream_vbyte;
+use super::{may_wrap, rise_from, stream_vbyte};
 
 /// The width byte saying the tail is in Stream VByte after all.
 const STREAM_VBYTE_MARK: u8 = 0xff;
@@ -132,6 +132,9 @@ pub(crate) fn decode_tail(first: u32, bytes: &[u8], out: &mut [u32]) -> Option<u
     for slot in out.iter_mut() {
         id = id.wrapping_add(*slot).wrapping_add(1);
         *slot = id;
+    }
+    if may_wrap(first, out.len(), width) && !rise_from(first, out) {
+        return None;
     }
     Some(1 + packed.len())
 }

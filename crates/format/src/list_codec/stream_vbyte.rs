@@ -3,7 +3,7 @@
 //! values' little-endian bytes, all control bytes first. Decoded in scalar code, or four
 //! values a step with SSSE3's byte shuffle where the processor has it.
 
-use super::ListCodec;
+use super::{ListCodec, may_wrap, rise_from};
 
 /// Gaps in Stream VByte: control bytes, then each gap in one to four data bytes.
 #[derive(Debug, Clone, Copy, Default)]
@@ -102,6 +102,14 @@ pub(crate) fn decode_gaps(first: u32, bytes: &[u8], out: &mut [u32], ssse3: bool
                 }
             }
         }
+    }
+    // A gap of 4 bytes may pass u32::MAX alone; gaps of 3 bytes or fewer add up to it
+    // only from near its top.
+    let four_bytes = controls
+        .iter()
+        .any(|&control| control & (control >> 1) & 0x55 != 0);
+    if (four_bytes || may_wrap(first, out.len(), 24)) && !rise_from(first, out) {
+        return None;
     }
     Some(position)
 }

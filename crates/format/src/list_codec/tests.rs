@@ -250,3 +250,59 @@ fn filling_pages_pads_less_than_keeping_short_lists_whole() {
         );
     }
 }
+
+/// Gaps minus one, each `gap`, packed at `width` bits as a packed tail holds them.
+fn packed_tail_bytes(width: u8, gaps: usize, gap: u32) -> Vec<u8> {
+    let mut bytes = vec![width];
+    let (mut bits, mut filled) = (0u64, 0u32);
+    for _ in 0..gaps {
+        bits |= u64::from(gap) << filled;
+        filled += u32::from(width);
+        while filled >= 8 {
+            bytes.push(bits as u8);
+            bits >>= 8;
+            filled -= 8;
+        }
+    }
+    bytes.push(bits as u8);
+    bytes.resize(bytes.len() + 16, 0);
+    bytes
+}
+
+#[test]
+fn gaps_that_add_up_past_u32_max_are_refused_in_every_part_of_a_chunk() {
+    // A packed tail: four gaps of 2^29 from 0 rise; from 0xf000_0000 they wrap.
+    let tail = packed_tail_bytes(30, 4, 1 << 29);
+    let mut out = [0u32; 4];
+    assert!(packed_tail::decode_tail(0, &tail, &mut out).is_some());
+    assert!(out.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_eq!(packed_tail::decode_tail(0xf000_0000, &tail, &mut out), None);
+    // A block of 128 gaps of 2^25 + 1: 2^32 and more in all, from any start.
+    use bitpacking::BitPacker;
+    let packer = bitpacking::BitPacker4x::new();
+    let deltas = [1u32 << 25; 128];
+    let mut block = vec![26u8];
+    block.resize(1 + bitpacking::BitPacker4x::compressed_block_size(26), 0);
+    packer.compress(&deltas, &mut block[1..], 26);
+    block.resize(block.len() + 64, 0);
+    let codec = BitPackedBlocks {
+        tail: TailCoding::PackedFrom(4),
+    };
+    let mut out = vec![0u32; 128];
+    assert_eq!(codec.decode_body(0, &block, &mut out), None);
+    // The same block of half those gaps rises.
+    let deltas = [1u32 << 24; 128];
+    packer.compress(&deltas, &mut block[1..], 26);
+    assert!(codec.decode_body(0, &block, &mut out).is_some());
+    assert!(out.windows(2).all(|pair| pair[0] < pair[1]));
+    // A Stream VByte tail: one gap of 0x20 from 0xffff_fff0.
+    let mut gaps = Vec::new();
+    stream_vbyte::encode_gaps(&[0, 0x20], &mut gaps);
+    gaps.resize(gaps.len() + 16, 0);
+    let mut out = [0u32; 1];
+    assert!(stream_vbyte::decode_gaps(0, &gaps, &mut out, false).is_some());
+    for ssse3 in [false, true] {
+        let decoded = stream_vbyte::decode_gaps(0xffff_fff0, &gaps, &mut out, ssse3);
+        assert_eq!(decoded, None, "ssse3 {ssse3}");
+    }
+}
