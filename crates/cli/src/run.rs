@@ -435,7 +435,6 @@ fn check_outputs(command: &RunCommand) -> Result<(), CliError> {
     prepare_json(command.json.as_deref())
 }
 
-/// Bytes the input's ids of `graph` take once loaded (0 when its ids are dense).
 /// Whether `parameters` name vertices by id (sources, vertex weights), which the
 /// input's ids must be read to find.
 fn parameters_name_vertices(kernel: Kernel, parameters: &ParameterFlags) -> bool {
@@ -464,6 +463,7 @@ fn output_held_bytes(ids_bytes: u64, table_format: Option<&str>) -> u64 {
         }
 }
 
+/// Bytes the input's ids of `graph` take once loaded (0 when its ids are dense).
 fn vertex_ids_bytes(origin: &dyn GraphOrigin) -> Result<u64, CliError> {
     let file = GraphFile::open(origin.local_file())?;
     Ok([

@@ -390,20 +390,18 @@ pub fn decode_list_at(
             .filter(|bytes| !bytes.is_empty())
             .ok_or(ListCodecError::Truncated { vertex })?;
         let chunk_at = at + decoded as usize;
-        let (count, continues, used) = decode_chunk(coding, vertex, bytes, ids, chunk_at)?;
-        if decoded > 0 && ids[chunk_at] <= ids[chunk_at - 1] {
-            return Err(ListCodecError::OutOfOrder { vertex });
-        }
+        let previous = (decoded > 0).then(|| ids[chunk_at - 1]);
+        let chunk_weights = weights.as_deref_mut();
+        let (count, continues) = decode_chunk(
+            coding,
+            vertex,
+            bytes,
+            ids,
+            chunk_at,
+            previous,
+            chunk_weights,
+        )?;
         decoded += count;
-        if let Some(weights) = weights.as_deref_mut() {
-            let raw = bytes
-                .get(used..used + 4 * count as usize)
-                .ok_or(ListCodecError::Truncated { vertex })?;
-            weights.extend(
-                raw.chunks_exact(4)
-                    .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])),
-            );
-        }
         if decoded > degree || continues != (decoded < degree) {
             return Err(ListCodecError::CountMismatch { vertex, degree });
         }
@@ -416,8 +414,9 @@ pub fn decode_list_at(
 }
 
 /// Decodes the chunk at the start of `bytes` (which end where its page ends), coded in
-/// `coding`, writing its ids over `ids[at..]` (grown where too short): returns its count,
-/// whether the list continues, and the bytes read.
+/// `coding`, writing its ids over `ids[at..]` (grown where too short) and appending its
+/// weights to `weights` when given; `previous` is the last id of the list's chunk before
+/// it, which its ids must rise above. Returns its count and whether the list continues.
 #[inline]
 pub(crate) fn decode_chunk(
     coding: GapCoding,
@@ -425,7 +424,9 @@ pub(crate) fn decode_chunk(
     bytes: &[u8],
     ids: &mut Vec<u32>,
     at: usize,
-) -> std::result::Result<(u64, bool, usize), ListCodecError> {
+    previous: Option<u32>,
+    weights: Option<&mut Vec<f32>>,
+) -> std::result::Result<(u64, bool), ListCodecError> {
     let truncated = ListCodecError::Truncated { vertex };
     let mut position = 0;
     let header = get_varint(bytes, &mut position).ok_or(truncated.clone())?;
@@ -435,17 +436,29 @@ pub(crate) fn decode_chunk(
     }
     let coded = get_varint(bytes, &mut position).ok_or(truncated)?;
     let first = first_id(vertex, coded).ok_or(ListCodecError::IdOverflow { vertex })?;
+    if previous.is_some_and(|last| first <= last) {
+        return Err(ListCodecError::OutOfOrder { vertex });
+    }
     let end = at + count as usize;
     if ids.len() < end {
         ids.resize(end, 0);
     }
     let chunk = &mut ids[at..end];
     chunk[0] = first;
-    let body = coding
+    position += coding
         .codec()
         .decode_body(first, &bytes[position..], &mut chunk[1..])
         .ok_or(ListCodecError::Truncated { vertex })?;
-    Ok((count, header & 1 == 1, position + body))
+    if let Some(weights) = weights {
+        let raw = bytes
+            .get(position..position + 4 * count as usize)
+            .ok_or(ListCodecError::Truncated { vertex })?;
+        weights.extend(
+            raw.chunks_exact(4)
+                .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+        );
+    }
+    Ok((count, header & 1 == 1))
 }
 
 #[cfg(test)]

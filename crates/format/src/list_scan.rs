@@ -322,22 +322,12 @@ impl ListScan {
             return Err(damaged(ListCodecError::Truncated { vertex }));
         }
         let bytes = self.neighbors.get(graph, cursor.position, page_end)?;
+        let coding = graph.gap_coding();
         let at = ids.len();
-        let (count, continues, used) =
-            decode_chunk(graph.gap_coding(), vertex, bytes, ids, at).map_err(damaged)?;
-        if cursor.last_id.is_some_and(|last| ids[at] <= last) {
-            return Err(damaged(ListCodecError::OutOfOrder { vertex }));
-        }
+        let (count, continues) =
+            decode_chunk(coding, vertex, bytes, ids, at, cursor.last_id, weights)
+                .map_err(damaged)?;
         cursor.last_id = ids.last().copied();
-        if let Some(weights) = weights {
-            let raw = bytes
-                .get(used..used + 4 * count as usize)
-                .ok_or_else(|| damaged(ListCodecError::Truncated { vertex }))?;
-            weights.extend(
-                raw.chunks_exact(4)
-                    .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])),
-            );
-        }
         cursor.done += count;
         if cursor.done > cursor.degree || continues != (cursor.done < cursor.degree) {
             return Err(damaged(ListCodecError::CountMismatch {

@@ -29,7 +29,7 @@ pub(crate) fn decode_buffer_bytes(longest_degree: u64, weighted: bool) -> u64 {
 struct Decoded {
     /// The block's ids in `ids[..filled]`; the buffer stays at its longest, so that a
     /// list is decoded straight over what the last block left rather than into entries
-    /// filled with zeros first.
+    /// filled first.
     ids: Vec<u32>,
     filled: usize,
     weights: Vec<f32>,
